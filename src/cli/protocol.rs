@@ -1,0 +1,56 @@
+//! `aigenora protocol ...`: work with protocol contracts.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Subcommand;
+use serde_json::{Value, json};
+
+use super::GlobalArgs;
+use crate::canonical::{self, PyJson};
+use crate::spec::{self, check_spec_version};
+
+#[derive(Debug, Subcommand)]
+pub enum ProtocolCommand {
+    /// Print a spec's protocol_id (SHA-256 of its canonical contract), as the reference does.
+    Hash {
+        /// Path to spec.json.
+        spec: PathBuf,
+        /// Print {"protocol_id", "warnings"} as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(command: ProtocolCommand, _global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+    match command {
+        ProtocolCommand::Hash { spec, json } => hash(&spec, json),
+    }
+}
+
+/// Hashes without validating (like the reference); an unknown spec_version only warns.
+fn hash(path: &std::path::Path, as_json: bool) -> anyhow::Result<ExitCode> {
+    let bytes = spec::read_limited(path).with_context(|| path.display().to_string())?;
+    let document = canonical::parse(&bytes)
+        .map_err(spec::SpecError::from)
+        .with_context(|| path.display().to_string())?;
+    let protocol_id = spec::protocol_id::protocol_id_of_bytes(&bytes)
+        .map_err(|e| anyhow::anyhow!("{e} ({})", path.display()))?;
+    let warnings: Vec<String> = spec_version_warning(&document).into_iter().collect();
+    if as_json {
+        println!("{}", json!({"protocol_id": protocol_id, "warnings": warnings}));
+    } else {
+        for warning in &warnings {
+            eprintln!("[warning] {warning}");
+        }
+        println!("{protocol_id}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn spec_version_warning(document: &PyJson) -> Option<String> {
+    let version = document.as_object()?.get("spec_version")?;
+    let value: Value = serde_json::from_str(&canonical::to_canonical_string(version)).unwrap_or(Value::Null);
+    check_spec_version(&json!({ "spec_version": value })).err().map(|e| e.to_string())
+}

@@ -1,0 +1,8 @@
+//! aigenora: agent-to-agent protocol contracts, hooks, P2P sessions and the community server.
+//!
+//! The library holds every concept once; the `aigenora` binary (`src/main.rs`) only parses
+//! the command line and dispatches into [`cli`].
+
+pub mod canonical;
+pub mod cli;
+pub mod spec;

@@ -1,0 +1,266 @@
+//! Lint of `flow`: the mode, what each mode needs from the spec (the engine-made frames must
+//! validate), phases and their exchanges, and `repeat`.
+
+use serde_json::{Map, Value};
+
+use super::messages::DeclaredMessage;
+use super::{Findings, join, kind};
+use crate::spec::flow::FlowMode;
+use crate::spec::pyrepr::py_repr_str;
+
+/// The values the reference accepts for `flow.phases[].repeat`.
+const REPEAT_VALUES: [&str; 3] = ["best_of", "total_rounds", "until game_over"];
+
+pub fn lint_flow(spec: &Value, declared: &[DeclaredMessage], findings: &mut Findings) {
+    let flow = match spec.get("flow") {
+        None | Some(Value::Null) => return,
+        Some(Value::Object(flow)) => flow,
+        Some(other) => return findings.error("flow", format!("expected an object, found {}", kind(other))),
+    };
+    let mode = match flow.get("mode") {
+        None | Some(Value::Null) => Some(FlowMode::SessionLoop),
+        Some(Value::String(text)) if text.is_empty() => Some(FlowMode::SessionLoop),
+        Some(Value::String(text)) => match FlowMode::parse(text) {
+            Some(mode) if mode.is_supported() => Some(mode),
+            Some(mode) => {
+                findings.error("flow.mode", format!("{mode} is recognised but not supported by this build yet"));
+                None
+            }
+            None => {
+                let supported: Vec<&str> =
+                    FlowMode::ALL.iter().filter(|m| m.is_supported()).map(|m| m.as_str()).collect();
+                findings.error(
+                    "flow.mode",
+                    format!("unsupported flow mode {}; one of {}", py_repr_str(text), supported.join(", ")),
+                );
+                None
+            }
+        },
+        Some(other) => {
+            findings.error("flow.mode", format!("expected a string, found {}", kind(other)));
+            None
+        }
+    };
+    let parameters = spec.get("parameters").and_then(Value::as_object);
+    lint_phases(flow.get("phases"), declared, parameters, findings);
+    let Some(mode) = mode else { return };
+    let needs = EngineFrames { declared, findings };
+    match mode {
+        FlowMode::SimultaneousRound => lint_simultaneous_round(flow, needs),
+        FlowMode::Free => lint_free(flow, needs),
+        FlowMode::MentalPoker => needs.declared_names(&MENTAL_POKER_MESSAGES),
+        _ => {}
+    }
+}
+
+fn lint_phases(
+    phases: Option<&Value>,
+    declared: &[DeclaredMessage],
+    parameters: Option<&Map<String, Value>>,
+    findings: &mut Findings,
+) {
+    let phases = match phases {
+        None | Some(Value::Null) => return,
+        Some(Value::Array(phases)) => phases,
+        Some(other) => return findings.error("flow.phases", format!("expected an array, found {}", kind(other))),
+    };
+    for (index, phase) in phases.iter().enumerate() {
+        let path = format!("flow.phases[{index}]");
+        let Value::Object(phase) = phase else {
+            findings.warning(&path, format!("expected a phase object, found {}", kind(phase)));
+            continue;
+        };
+        if let Some(repeat) = phase.get("repeat") {
+            lint_repeat(&join(&path, "repeat"), repeat, parameters, findings);
+        }
+        match phase.get("exchange") {
+            None => {}
+            Some(Value::Array(steps)) => {
+                for (step_index, step) in steps.iter().enumerate() {
+                    lint_exchange_step(&format!("{path}.exchange[{step_index}]"), step, declared, findings);
+                }
+            }
+            Some(other) => findings.error(join(&path, "exchange"), format!("expected an array, found {}", kind(other))),
+        }
+    }
+}
+
+fn lint_repeat(path: &str, repeat: &Value, parameters: Option<&Map<String, Value>>, findings: &mut Findings) {
+    let Some(repeat) = repeat.as_str().filter(|r| REPEAT_VALUES.contains(r)) else {
+        return findings.error(path, format!("must be one of best_of, total_rounds, until game_over; found {repeat}"));
+    };
+    if repeat != "until game_over" && !parameters.is_some_and(|p| p.contains_key(repeat)) {
+        findings.error(path, format!("repeats by {repeat}, but no parameter {repeat} is declared"));
+    }
+}
+
+fn lint_exchange_step(path: &str, step: &Value, declared: &[DeclaredMessage], findings: &mut Findings) {
+    let Value::Object(step) = step else {
+        return findings.error(path, format!("expected {{message, direction}}, found {}", kind(step)));
+    };
+    let Some(name) = step.get("message").and_then(Value::as_str) else {
+        return findings.error(join(path, "message"), "required: the name of a declared message");
+    };
+    let Some(message) = declared.iter().find(|m| m.name == name) else {
+        return findings.error(join(path, "message"), format!("names undeclared message {}", py_repr_str(name)));
+    };
+    match step.get("direction").and_then(Value::as_str) {
+        None => {} // implied by the message's own direction
+        Some(direction) if !super::messages::DIRECTIONS.contains(&direction) => findings.error(
+            join(path, "direction"),
+            format!("must be host_to_guest, guest_to_host or both, found {}", py_repr_str(direction)),
+        ),
+        Some(direction) => {
+            let fits = message.direction == Some("both") || message.direction == Some(direction);
+            if !fits && message.direction.is_some() {
+                findings.error(
+                    join(path, "direction"),
+                    format!(
+                        "{direction} does not match message {} declared {}",
+                        py_repr_str(name),
+                        message.direction.unwrap_or_default()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Checks that the frames the engine itself builds would pass validation.
+struct EngineFrames<'a, 'b> {
+    declared: &'a [DeclaredMessage<'a>],
+    findings: &'b mut Findings,
+}
+
+const MENTAL_POKER_MESSAGES: [&str; 12] = [
+    "join",
+    "ready",
+    "mp_setup_a",
+    "mp_setup_b",
+    "mp_ot_request",
+    "mp_ot_response",
+    "mp_play",
+    "mp_pass",
+    "mp_opening",
+    "mp_witness",
+    "mp_terminal_receipt",
+    "error",
+];
+
+impl<'a> EngineFrames<'a, '_> {
+    /// The unique schema a frame with `action` travelling `direction` resolves to, or an error.
+    fn schema_for(&mut self, action: &str, direction: &str, why: &str) -> Option<&'a DeclaredMessage<'a>> {
+        let declared: &'a [DeclaredMessage<'a>] = self.declared;
+        let matches: Vec<&'a DeclaredMessage<'a>> = declared
+            .iter()
+            .filter(|m| m.action_values().contains(&action))
+            .filter(|m| if direction == "both" { m.direction == Some("both") } else { m.travels(direction) })
+            .collect();
+        match matches.as_slice() {
+            [one] => Some(one),
+            [] => {
+                self.findings.error(
+                    "messages",
+                    format!("{why}: declare a message with action {} and direction {direction}", py_repr_str(action)),
+                );
+                None
+            }
+            _ => None, // reported as ambiguity by the messages pass
+        }
+    }
+
+    /// The engine sends exactly `keys`: each must be declared, and no other field required.
+    fn exact_fields(&mut self, action: &str, direction: &str, keys: &[&str], why: &str) {
+        let Some(message) = self.schema_for(action, direction, why) else { return };
+        let path = &message.path;
+        let Some(fields) = message.fields else { return };
+        for key in keys.iter().filter(|key| !fields.contains_key(**key)) {
+            self.findings.error(
+                join(path, "fields"),
+                format!("{why}: the engine sends field {}, which is not declared", py_repr_str(key)),
+            );
+        }
+        for (key, schema) in fields {
+            if !keys.contains(&key.as_str()) && schema.get("required") == Some(&Value::Bool(true)) {
+                self.findings.error(
+                    join(&join(path, "fields"), key),
+                    format!("{why}: required, but the engine never sends it"),
+                );
+            }
+        }
+    }
+
+    fn declared_names(self, names: &[&str]) {
+        for name in names {
+            if !self.declared.iter().any(|m| m.name == *name) {
+                self.findings.error("messages", format!("mental_poker needs a message named {}", py_repr_str(name)));
+            }
+        }
+    }
+}
+
+fn lint_simultaneous_round(flow: &Map<String, Value>, mut needs: EngineFrames) {
+    let round = match flow.get("round") {
+        Some(Value::Object(round)) => round,
+        Some(other) => {
+            return needs.findings.error("flow.round", format!("expected an object, found {}", kind(other)));
+        }
+        None => return needs.findings.error("flow.round", "required for simultaneous_round: {value_field, value_type_ref}"),
+    };
+    let text = |key: &str| round.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let value_field = text("value_field");
+    if value_field.is_none() {
+        needs.findings.error("flow.round.value_field", "required: a non-empty string naming the revealed field");
+    }
+    match text("value_type_ref") {
+        None => needs.findings.error("flow.round.value_type_ref", "required: a reference like reveal.fields.choice"),
+        Some(reference) => lint_type_ref(reference, value_field, &mut needs),
+    }
+    let value_field = value_field.unwrap_or("value");
+    let why = "simultaneous_round commit";
+    for direction in ["host_to_guest", "guest_to_host"] {
+        needs.exact_fields("commit", direction, &["action", "round", "hash"], why);
+        needs.exact_fields("reveal", direction, &["action", "round", value_field, "nonce"], "simultaneous_round reveal");
+    }
+}
+
+/// `value_type_ref` must resolve to a declared field: `<message>.fields.<field>`.
+fn lint_type_ref(reference: &str, value_field: Option<&str>, needs: &mut EngineFrames) {
+    let path = "flow.round.value_type_ref";
+    let parts: Vec<&str> = reference.split('.').collect();
+    let [message_name, "fields", field] = parts.as_slice() else {
+        return needs.findings.error(path, format!("{} is not of the form <message>.fields.<field>", py_repr_str(reference)));
+    };
+    let Some(message) = needs.declared.iter().find(|m| m.name == *message_name) else {
+        return needs.findings.error(path, format!("names undeclared message {}", py_repr_str(message_name)));
+    };
+    if !message.fields.is_some_and(|fields| fields.contains_key(*field)) {
+        return needs.findings.error(
+            path,
+            format!("message {} declares no field {}", py_repr_str(message_name), py_repr_str(field)),
+        );
+    }
+    if value_field.is_some_and(|value_field| value_field != *field) {
+        needs.findings.warning(
+            path,
+            format!("refers to field {} but value_field is {}", py_repr_str(field), py_repr_str(value_field.unwrap_or(""))),
+        );
+    }
+}
+
+fn lint_free(flow: &Map<String, Value>, mut needs: EngineFrames) {
+    match flow.get("end_when") {
+        None => needs.findings.warning("flow.end_when", "free mode should say how it ends (e.g. \"either_ends\")"),
+        Some(Value::String(text)) if text == "either_ends" => {}
+        Some(Value::String(text)) => needs.findings.warning(
+            "flow.end_when",
+            format!("{}: a free session always ends when either side ends", py_repr_str(text)),
+        ),
+        Some(other) => needs.findings.error("flow.end_when", format!("expected a string, found {}", kind(other))),
+    }
+    let why = "free mode";
+    needs.exact_fields("join", "guest_to_host", &["action"], why);
+    needs.exact_fields("ready", "host_to_guest", &["action"], why);
+    needs.exact_fields("chat", "both", &["action", "text", "seq"], why);
+    needs.exact_fields("end", "both", &["action"], why);
+}

@@ -1,0 +1,241 @@
+//! The protocol contract (`spec.json`): loading, the run gate, the static linter, runtime
+//! message validation, options against parameters, and protocol_id. Pure: no I/O beyond
+//! reading the spec file itself.
+
+pub mod fields;
+pub mod flow;
+pub mod lint;
+pub mod message;
+pub mod number;
+pub mod options;
+pub mod protocol_id;
+pub mod pyrepr;
+pub mod version;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::canonical::{self, JsonError, MAX_INPUT_BYTES};
+pub use flow::FlowMode;
+pub use lint::{Diagnostic, Severity, lint};
+pub use message::{Direction, MessageError, validate_message};
+pub use options::{OptionsError, parse_options, validate_options};
+pub use protocol_id::{HashError, protocol_id_of_bytes};
+pub use version::{VersionError, check_spec_version};
+
+/// Which side of a session an agent plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    Host,
+    Guest,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Host => "host",
+            Role::Guest => "guest",
+        }
+    }
+
+    pub fn peer(self) -> Role {
+        match self {
+            Role::Host => Role::Guest,
+            Role::Guest => Role::Host,
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a spec cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SpecError {
+    #[error("cannot read: {0}")]
+    Io(String),
+    #[error("invalid JSON: {0}")]
+    Json(#[from] JsonError),
+    #[error("the spec must be a JSON object, found {0}")]
+    NotAnObject(&'static str),
+    #[error("NaN and Infinity are not allowed in a spec (they are not standard JSON)")]
+    NonStandardNumber,
+    #[error(transparent)]
+    Version(#[from] VersionError),
+    #[error("{}", invalid_summary(.0))]
+    Invalid(Vec<Diagnostic>),
+}
+
+fn invalid_summary(errors: &[Diagnostic]) -> String {
+    match errors {
+        [only] => format!("invalid spec: {only}"),
+        [first, rest @ ..] => format!(
+            "invalid spec: {first} (and {} more; run `aigenora validate` for all)",
+            rest.len()
+        ),
+        [] => "invalid spec".to_string(),
+    }
+}
+
+/// A [`SpecError`] together with the file it came from.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{error} ({})", path.display())]
+pub struct SpecFileError {
+    pub path: PathBuf,
+    pub error: SpecError,
+}
+
+/// A parsed spec: always a JSON object, key order as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spec {
+    value: Value,
+}
+
+impl Spec {
+    /// Wraps a value that must be an object. No other checks (see [`Spec::check`]).
+    pub fn from_value(value: Value) -> Result<Spec, SpecError> {
+        match value {
+            Value::Object(_) => Ok(Spec { value }),
+            other => Err(SpecError::NotAnObject(json_kind(&other))),
+        }
+    }
+
+    /// Parses raw bytes with Python's acceptance rules (clear errors for every bad input).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Spec, SpecError> {
+        let python_view = canonical::parse(bytes)?;
+        if python_view.as_object().is_none() {
+            let value: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
+            return Err(SpecError::NotAnObject(json_kind(&value)));
+        }
+        let value: Value = serde_json::from_slice(bytes).map_err(|_| SpecError::NonStandardNumber)?;
+        Spec::from_value(value)
+    }
+
+    /// Reads and parses a spec file (size-checked before reading). No contract checks.
+    pub fn load(path: &Path) -> Result<Spec, SpecFileError> {
+        let at = |error| SpecFileError {
+            path: path.to_path_buf(),
+            error,
+        };
+        read_limited(path).map_err(at).and_then(|bytes| Spec::from_bytes(&bytes).map_err(at))
+    }
+
+    /// Loads a spec and applies the run gate ([`Spec::check`]): what `protocol test`,
+    /// `register`, `fetch`, `host`, `join` and `guest` all require.
+    pub fn load_checked(path: &Path) -> Result<Spec, SpecFileError> {
+        let spec = Spec::load(path)?;
+        spec.check().map_err(|error| SpecFileError {
+            path: path.to_path_buf(),
+            error,
+        })?;
+        Ok(spec)
+    }
+
+    /// The run gate: a supported `spec_version` and no lint errors.
+    pub fn check(&self) -> Result<(), SpecError> {
+        check_spec_version(&self.value)?;
+        let errors: Vec<Diagnostic> = lint(&self.value)
+            .into_iter()
+            .filter(|d| d.severity == Severity::Error)
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(SpecError::Invalid(errors))
+        }
+    }
+
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
+
+    pub fn into_value(self) -> Value {
+        self.value
+    }
+
+    pub fn object(&self) -> &Map<String, Value> {
+        self.value.as_object().expect("a Spec is always an object")
+    }
+
+    /// The content address of this spec.
+    pub fn protocol_id(&self) -> String {
+        protocol_id::protocol_id(&self.value).expect("a Spec is always an object")
+    }
+
+    pub fn name(&self) -> &str {
+        self.value.get("name").and_then(Value::as_str).unwrap_or("")
+    }
+
+    /// The resolved flow mode; `Err` carries the reason for a mode this build cannot name.
+    pub fn flow_mode(&self) -> Result<FlowMode, String> {
+        match flow::declared_mode(&self.value) {
+            Ok(None) => Ok(FlowMode::SessionLoop),
+            Ok(Some(text)) => FlowMode::parse(text).ok_or_else(|| format!("unsupported flow.mode {text:?}")),
+            Err(other) => Err(format!("flow.mode must be a string, found {other}")),
+        }
+    }
+
+    /// `flow.round.value_field` (default `value`), the reveal field of simultaneous rounds.
+    pub fn round_value_field(&self) -> &str {
+        self.value
+            .pointer("/flow/round/value_field")
+            .and_then(Value::as_str)
+            .filter(|field| !field.is_empty())
+            .unwrap_or("value")
+    }
+
+    pub fn shadow_judge(&self) -> bool {
+        self.value.get("shadow_judge") == Some(&Value::Bool(true))
+    }
+}
+
+/// Reads a file, refusing anything larger than [`MAX_INPUT_BYTES`] before loading it.
+pub fn read_limited(path: &Path) -> Result<Vec<u8>, SpecError> {
+    let metadata = std::fs::metadata(path).map_err(|e| SpecError::Io(e.to_string()))?;
+    if metadata.is_dir() {
+        return Err(SpecError::Io("is a directory, expected a spec.json file".into()));
+    }
+    if metadata.len() > MAX_INPUT_BYTES as u64 {
+        return Err(SpecError::Json(JsonError::TooLarge {
+            size: metadata.len() as usize,
+            limit: MAX_INPUT_BYTES,
+        }));
+    }
+    std::fs::read(path).map_err(|e| SpecError::Io(e.to_string()))
+}
+
+/// "an array", "a string", ... for messages about the wrong kind of JSON value.
+pub fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_documents_get_clear_errors() {
+        assert_eq!(Spec::from_bytes(b"[1,2]"), Err(SpecError::NotAnObject("an array")));
+        assert_eq!(Spec::from_bytes(b"{\"a\": NaN}"), Err(SpecError::NonStandardNumber));
+        assert_eq!(Spec::from_bytes(b""), Err(SpecError::Json(JsonError::Empty)));
+    }
+
+    #[test]
+    fn protocol_id_of_a_loaded_spec_matches_the_raw_bytes() {
+        let text = br#"{"name":"x","rules":{"f":1e16,"i":-0,"big":123456789012345678901234567890},"messages":[]}"#;
+        let spec = Spec::from_bytes(text).unwrap();
+        assert_eq!(spec.protocol_id(), protocol_id_of_bytes(text).unwrap());
+    }
+}
