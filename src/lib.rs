@@ -6,3 +6,4 @@
 pub mod canonical;
 pub mod cli;
 pub mod spec;
+pub mod transport;

@@ -1,0 +1,41 @@
+//! Moving JSON frames between the two sides of a session.
+//!
+//! The engine only sees [`Channel`]: a blocking, ordered, reliable pipe of JSON objects.
+//! [`memory`] pairs two channels in one process (`protocol test`).
+
+pub mod memory;
+
+use serde_json::Value;
+
+/// Largest frame either side accepts (the reference's `MAX_JSON_LINE_BYTES`).
+pub const MAX_FRAME_BYTES: usize = 8 * 1024 * 1024;
+
+/// Why a channel could not deliver or produce a frame.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChannelError {
+    /// The peer finished its side or the connection is gone; nothing more will arrive.
+    #[error("peer disconnected: {0}")]
+    Closed(String),
+    /// The peer sent something that is not a frame (bad JSON, oversized line).
+    #[error("malformed frame from peer: {0}")]
+    Malformed(String),
+    /// Nothing arrived within the allotted time.
+    #[error("timed out waiting for the peer")]
+    Timeout,
+}
+
+/// A bidirectional, ordered stream of JSON frames. Implementations deliver every frame the
+/// peer sent before reporting [`ChannelError::Closed`].
+pub trait Channel: Send {
+    /// Sends one frame.
+    fn send(&mut self, frame: &Value) -> Result<(), ChannelError>;
+
+    /// Blocks until the next frame arrives.
+    fn recv(&mut self) -> Result<Value, ChannelError>;
+
+    /// Ends our side cleanly: everything sent so far reaches the peer before this returns
+    /// (bounded by the implementation's grace period).
+    fn close(&mut self) -> Result<(), ChannelError> {
+        Ok(())
+    }
+}
