@@ -5,5 +5,6 @@
 
 pub mod canonical;
 pub mod cli;
+pub mod protocols;
 pub mod spec;
 pub mod transport;
