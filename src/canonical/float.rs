@@ -11,7 +11,12 @@ pub fn python_float_repr(value: f64) -> String {
         return if value > 0.0 { "Infinity" } else { "-Infinity" }.to_string();
     }
     if value == 0.0 {
-        return if value.is_sign_negative() { "-0.0" } else { "0.0" }.to_string();
+        return if value.is_sign_negative() {
+            "-0.0"
+        } else {
+            "0.0"
+        }
+        .to_string();
     }
     // Rust's `{:e}` prints the shortest digits that round-trip: "d.ddde[-]x".
     let scientific = format!("{:e}", value.abs());
@@ -70,7 +75,7 @@ mod tests {
             (100.0, "100.0"),
             (1.5e300, "1.5e+300"),
             (0.30000000000000004, "0.30000000000000004"),
-            (123456789.123456789, "123456789.12345679"),
+            (123456789.12345679, "123456789.12345679"),
             (5e-324, "5e-324"),
             (1e15, "1000000000000000.0"),
             (1e-4, "0.0001"),
