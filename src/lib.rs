@@ -5,6 +5,8 @@
 
 pub mod canonical;
 pub mod cli;
+pub mod engine;
+pub mod hooks;
 pub mod protocols;
 pub mod spec;
 pub mod transport;

@@ -59,6 +59,16 @@ impl Channel for MemoryChannel {
         }
     }
 
+    fn recv_timeout(&mut self, timeout: Duration) -> Result<Option<Value>, ChannelError> {
+        match self.incoming.recv_timeout(timeout) {
+            Ok(frame) => Ok(Some(frame)),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Ok(None),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                Err(ChannelError::Closed("peer closed the channel".into()))
+            }
+        }
+    }
+
     fn close(&mut self) -> Result<(), ChannelError> {
         self.outgoing = None;
         Ok(())

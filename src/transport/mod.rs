@@ -33,6 +33,10 @@ pub trait Channel: Send {
     /// Blocks until the next frame arrives.
     fn recv(&mut self) -> Result<Value, ChannelError>;
 
+    /// Waits at most `timeout` for the next frame; `Ok(None)` when none arrived in time.
+    fn recv_timeout(&mut self, timeout: std::time::Duration)
+    -> Result<Option<Value>, ChannelError>;
+
     /// Ends our side cleanly: everything sent so far reaches the peer before this returns
     /// (bounded by the implementation's grace period).
     fn close(&mut self) -> Result<(), ChannelError> {

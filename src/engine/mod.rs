@@ -1,0 +1,206 @@
+//! The flow engine: runs one side of a session for a spec's flow mode, over any
+//! [`Channel`] and any [`Hooks`]. Every frame in and out is validated against the spec;
+//! hooks only ever see validated messages. One file per flow mode.
+
+mod control;
+mod events;
+mod free;
+mod request_response;
+mod session;
+mod session_loop;
+mod simultaneous_round;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+pub use control::ControlMode;
+pub use events::{EventLog, iso_now};
+pub use free::{InputPoll, LineInput, LocalInput, ScriptStep, ScriptedInput};
+pub use simultaneous_round::commit_hash;
+
+use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, InitContext};
+use crate::spec::{Direction, FlowMode, MessageError, Role, Spec};
+use crate::transport::{Channel, ChannelError};
+use session::Session;
+
+/// Where display text goes (stdout for a real session; interleaved for `protocol test`).
+pub type DisplaySink = Arc<dyn Fn(Role, &str) + Send + Sync>;
+
+/// How one side runs.
+pub struct EngineConfig {
+    pub role: Role,
+    pub options: Map<String, Value>,
+    /// Extra positional arguments for `proto_init` (manual-decision protocols only).
+    pub args: Vec<String>,
+    /// This side's state directory (snapshot.json, details.jsonl, ...); must exist.
+    pub state_dir: PathBuf,
+    /// Where engine events go (events.jsonl).
+    pub events: EventLog,
+    pub control_mode: ControlMode,
+    /// Sleep between steps (session_loop sends and simultaneous rounds).
+    pub pace: Duration,
+    pub display: DisplaySink,
+    /// Local lines to send in free mode (stdin, inbox, or a script).
+    pub local_input: Option<Box<dyn LocalInput>>,
+}
+
+/// How a session ended for this side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub completed: bool,
+    /// `host`, `guest` or `draw` when the game declared one.
+    pub winner: Option<String>,
+    /// Why it ended when that is not plain completion (`peer_disconnected`, `abort`,
+    /// `commit_mismatch`, `balance_mismatch`, ...).
+    pub reason: Option<String>,
+    /// The host's invitation metadata (host side only).
+    pub metadata: Option<HostMetadata>,
+}
+
+impl Outcome {
+    fn ended(completed: bool, reason: Option<&str>) -> Outcome {
+        Outcome {
+            completed,
+            winner: None,
+            reason: reason.map(str::to_string),
+            metadata: None,
+        }
+    }
+
+    fn with_winner(mut self, candidates: &[Option<&Value>]) -> Outcome {
+        self.winner = winner_of(candidates);
+        self
+    }
+}
+
+/// Why a side stopped with an error (the peer sees a disconnect).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EngineError {
+    #[error("invalid message from the peer ({direction}): {error}")]
+    InvalidInbound {
+        direction: Direction,
+        error: MessageError,
+        frame: Value,
+    },
+    #[error("{source_name} produced an invalid message ({direction}): {error}; it was not sent")]
+    InvalidOutbound {
+        source_name: String,
+        direction: Direction,
+        error: MessageError,
+        frame: Value,
+    },
+    #[error(transparent)]
+    Hook(#[from] HookError),
+    #[error("{0}")]
+    Protocol(String),
+    #[error("{0}")]
+    Channel(ChannelError),
+    #[error("{0}")]
+    Spec(String),
+}
+
+/// Runs one side to the end. Peer disconnects and commit/balance mismatches are outcomes
+/// (`completed: false` with a reason); everything else that stops the side is an error,
+/// recorded in events.jsonl and the snapshot before it is returned.
+pub fn run(
+    spec: &Spec,
+    hooks: &mut dyn Hooks,
+    channel: &mut dyn Channel,
+    mut config: EngineConfig,
+) -> Result<Outcome, EngineError> {
+    let mode = spec.flow_mode().map_err(EngineError::Spec)?;
+    let local_input = config.local_input.take();
+    let mut session = Session::new(spec, hooks, channel, &config);
+    let result = session.start(mode).and_then(|metadata| {
+        let outcome = match mode {
+            FlowMode::SessionLoop => session_loop::run(&mut session),
+            FlowMode::RequestResponse => request_response::run(&mut session),
+            FlowMode::SimultaneousRound => simultaneous_round::run(&mut session),
+            FlowMode::Free => free::run(&mut session, local_input),
+            other => Err(EngineError::Spec(format!(
+                "flow mode {other} is not supported by this build yet"
+            ))),
+        };
+        outcome.map(|outcome| Outcome {
+            metadata,
+            ..outcome
+        })
+    });
+    let result = match result {
+        Err(EngineError::Channel(ChannelError::Closed(_))) => Ok(session.peer_disconnected()),
+        Err(error) => {
+            session.record_failure(&error);
+            Err(error)
+        }
+        Ok(outcome) => Ok(outcome),
+    };
+    session.close();
+    result
+}
+
+/// The decision configuration handed to `proto_init` for a control mode.
+fn decision_config(spec: &Spec, mode: ControlMode) -> Option<Value> {
+    let decision = spec.value().get("decision").and_then(Value::as_object);
+    let setting = |key: &str, default: Value| {
+        decision
+            .and_then(|d| d.get(key))
+            .cloned()
+            .unwrap_or(default)
+    };
+    match mode {
+        ControlMode::Autonomous => None,
+        ControlMode::Human => Some(json!({
+            "mode": "manual",
+            "control_mode": "human",
+            "timeout_seconds": setting("timeout_seconds", json!(120)),
+            "timeout_action": "abort",
+            "require_explicit": true,
+        })),
+        ControlMode::Hybrid => Some(json!({
+            "mode": "auto",
+            "control_mode": "hybrid",
+            "timeout_seconds": setting("timeout_seconds", json!(120)),
+            "timeout_action": setting("timeout_action", json!("fallback")),
+        })),
+    }
+}
+
+/// The first `winner`/`game_winner` equal to host, guest or draw among the candidates.
+fn winner_of(candidates: &[Option<&Value>]) -> Option<String> {
+    candidates.iter().flatten().find_map(|message| {
+        ["winner", "game_winner"].iter().find_map(|key| {
+            message
+                .get(key)
+                .and_then(Value::as_str)
+                .filter(|w| matches!(*w, "host" | "guest" | "draw"))
+                .map(str::to_string)
+        })
+    })
+}
+
+/// Builds the [`InitContext`] for this side.
+fn init_context<'a>(spec: &Spec, config: &'a EngineConfig, free_mode: bool) -> InitContext<'a> {
+    InitContext {
+        options: &config.options,
+        role: config.role,
+        args: &config.args,
+        state_dir: &config.state_dir,
+        decision: if free_mode {
+            None
+        } else {
+            decision_config(spec, config.control_mode)
+        },
+        timing: spec.value().get("timing").cloned(),
+    }
+}
+
+/// A hook result's termination reason, as the events name it.
+fn end_reason(result: &HookResult) -> &'static str {
+    if result.abort { "abort" } else { "completed" }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,243 @@
+//! One side's running session: the shared steps every flow mode is built from (validated
+//! send and receive, display, events, snapshot phases).
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Map, Value, json};
+
+use super::{EngineConfig, EngineError, Outcome, init_context};
+use crate::hooks::{HookError, Hooks, HostMetadata, Shown};
+use crate::spec::{Direction, FlowMode, Role, Spec};
+use crate::transport::{Channel, ChannelError};
+
+pub(crate) struct Session<'a> {
+    pub spec: &'a Spec,
+    pub hooks: &'a mut dyn Hooks,
+    channel: &'a mut dyn Channel,
+    pub config: &'a EngineConfig,
+}
+
+impl<'a> Session<'a> {
+    pub fn new(
+        spec: &'a Spec,
+        hooks: &'a mut dyn Hooks,
+        channel: &'a mut dyn Channel,
+        config: &'a EngineConfig,
+    ) -> Session<'a> {
+        Session {
+            spec,
+            hooks,
+            channel,
+            config,
+        }
+    }
+
+    pub fn role(&self) -> Role {
+        self.config.role
+    }
+
+    /// `proto_init`, the engine's snapshot skeleton, and the host metadata.
+    pub fn start(&mut self, mode: FlowMode) -> Result<Option<HostMetadata>, EngineError> {
+        let free = mode == FlowMode::Free;
+        self.hooks
+            .init(&init_context(self.spec, self.config, free))?;
+        let role = self.role().as_str();
+        let started_at = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs_f64();
+        let patch = json!({
+            "phase": "waiting_peer",
+            "role": role,
+            "protocol_id": self.spec.value().get("protocol_id").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or(self.spec.name()),
+            "protocol_name": self.spec.name(),
+            "started_at": started_at,
+            "last_event": {"summary": "Waiting for peer", "structured": {"role": role}},
+        });
+        self.hooks.snapshot_update(into_map(patch))?;
+        if self.role() == Role::Host || free {
+            return Ok(Some(self.hooks.host_metadata()?));
+        }
+        Ok(None)
+    }
+
+    /// The direction of what this side sends.
+    pub fn outbound(&self) -> Direction {
+        Direction::sent_by(self.role())
+    }
+
+    /// The direction of what this side receives.
+    pub fn inbound(&self) -> Direction {
+        Direction::sent_by(self.role().peer())
+    }
+
+    /// Validates, displays, records and sends a frame made by `source` (a hook or the engine).
+    /// Returns the display text.
+    pub fn send_as(
+        &mut self,
+        source: &str,
+        frame: &Value,
+        direction: Direction,
+    ) -> Result<Option<String>, EngineError> {
+        crate::spec::validate_message(self.spec.value(), frame, Some(direction), None).map_err(
+            |error| EngineError::InvalidOutbound {
+                source_name: source.to_string(),
+                direction,
+                error,
+                frame: frame.clone(),
+            },
+        )?;
+        let text = self.show(frame, Shown::Sent)?;
+        self.emit_message("sent", frame, text.as_deref());
+        self.send_raw(frame)?;
+        Ok(text)
+    }
+
+    /// Sends a frame the protocol leaves unvalidated (`{"action":"end"}`, commit-mismatch notice).
+    pub fn send_raw(&mut self, frame: &Value) -> Result<(), EngineError> {
+        self.channel.send(frame).map_err(EngineError::Channel)
+    }
+
+    /// Receives the next frame without validating it.
+    pub fn recv_raw(&mut self) -> Result<Value, EngineError> {
+        self.channel.recv().map_err(|error| match error {
+            ChannelError::Malformed(reason) => EngineError::InvalidInbound {
+                direction: self.inbound(),
+                error: crate::spec::MessageError(reason),
+                frame: Value::Null,
+            },
+            other => EngineError::Channel(other),
+        })
+    }
+
+    pub fn recv_raw_timeout(&mut self, timeout: Duration) -> Result<Option<Value>, EngineError> {
+        self.channel
+            .recv_timeout(timeout)
+            .map_err(EngineError::Channel)
+    }
+
+    /// Validates, displays and records an inbound frame.
+    pub fn accept(&mut self, frame: &Value, direction: Direction) -> Result<(), EngineError> {
+        crate::spec::validate_message(self.spec.value(), frame, Some(direction), None).map_err(
+            |error| EngineError::InvalidInbound {
+                direction,
+                error,
+                frame: frame.clone(),
+            },
+        )?;
+        let text = self.show(frame, Shown::Received)?;
+        self.emit_message("received", frame, text.as_deref());
+        Ok(())
+    }
+
+    /// Receives, validates, displays and records the next frame.
+    pub fn recv(&mut self) -> Result<Value, EngineError> {
+        let frame = self.recv_raw()?;
+        self.accept(&frame, self.inbound())?;
+        Ok(frame)
+    }
+
+    fn show(&mut self, frame: &Value, shown: Shown) -> Result<Option<String>, HookError> {
+        let text = self.hooks.display(frame, shown)?.filter(|t| !t.is_empty());
+        if let Some(text) = &text {
+            (self.config.display)(self.role(), text);
+        }
+        Ok(text)
+    }
+
+    fn emit_message(&self, direction: &str, frame: &Value, summary: Option<&str>) {
+        self.emit_with_summary(
+            "protocol_message",
+            json!({"direction": direction, "msg": frame}),
+            summary,
+        );
+    }
+
+    pub fn emit(&self, event: &str, data: Value) {
+        self.emit_with_summary(event, data, None);
+    }
+
+    fn emit_with_summary(&self, event: &str, data: Value, summary: Option<&str>) {
+        self.config.events.emit(event, data, summary);
+    }
+
+    pub fn phase(
+        &mut self,
+        phase: &str,
+        summary: &str,
+        structured: Value,
+    ) -> Result<(), EngineError> {
+        Ok(self
+            .hooks
+            .snapshot_phase(phase, summary, into_map(structured))?)
+    }
+
+    /// Ends with `session_ended` and a final snapshot phase.
+    pub fn finish(
+        &mut self,
+        completed: bool,
+        reason: &str,
+        phase: &str,
+        summary: &str,
+    ) -> Result<(), EngineError> {
+        self.emit(
+            "session_ended",
+            json!({"completed": completed, "reason": reason}),
+        );
+        self.phase(phase, summary, json!({"reason": reason}))
+    }
+
+    pub fn pace(&self) {
+        if !self.config.pace.is_zero() {
+            std::thread::sleep(self.config.pace);
+        }
+    }
+
+    /// The peer went away: recorded as an outcome, not an error.
+    pub fn peer_disconnected(&mut self) -> Outcome {
+        self.emit(
+            "session_ended",
+            json!({"completed": false, "reason": "peer_disconnected"}),
+        );
+        let _ = self.phase(
+            "aborted",
+            "Peer disconnected",
+            json!({"reason": "peer_disconnected"}),
+        );
+        Outcome::ended(false, Some("peer_disconnected"))
+    }
+
+    /// Writes what stopped this side to events.jsonl and the snapshot, so nothing is lost.
+    pub fn record_failure(&mut self, error: &EngineError) {
+        let text = error.to_string();
+        if let EngineError::InvalidInbound {
+            frame,
+            error: reason,
+            direction,
+        } = error
+        {
+            self.emit(
+                "message_rejected",
+                json!({"direction": direction.as_str(), "error": reason.0, "msg": frame}),
+            );
+        }
+        let short: String = text.chars().take(200).collect();
+        self.emit(
+            "session_ended",
+            json!({"completed": false, "reason": "engine_error", "error": short}),
+        );
+        let _ = self.phase("aborted", &short, json!({"reason": "engine_error"}));
+    }
+
+    /// Closes our sending side so everything sent reaches the peer.
+    pub fn close(&mut self) {
+        let _ = self.channel.close();
+    }
+}
+
+pub(crate) fn into_map(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}

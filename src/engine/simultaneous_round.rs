@@ -1,0 +1,235 @@
+//! simultaneous_round: engine-owned commit-reveal. Each round both sides commit to a
+//! hidden value (SHA-256 of `"<value>:<nonce>"`), then reveal; the host checks the guest's
+//! commitment, judges, and sends the round result; `{"action":"end"}` closes the match.
+//! With `shadow_judge`, the guest recomputes every round and refuses a host that lies.
+
+use serde_json::{Map, Value, json};
+
+use super::session::Session;
+use super::{EngineError, Outcome, end_reason};
+use crate::canonical::sha256_hex;
+use crate::spec::Role;
+use crate::spec::pyrepr::py_str;
+
+/// The round-result fields a shadow judge compares (adjudication only: no actions, no
+/// commitment machinery).
+const JUDGED_FIELDS: [&str; 15] = [
+    "host_hp",
+    "guest_hp",
+    "host_mana",
+    "guest_mana",
+    "host_damage_dealt",
+    "guest_damage_dealt",
+    "host_cd_a",
+    "host_cd_b",
+    "host_cd_ult",
+    "guest_cd_a",
+    "guest_cd_b",
+    "guest_cd_ult",
+    "round_winner",
+    "game_over",
+    "game_winner",
+];
+
+/// The commitment to a revealed value: SHA-256 of Python `f"{value}:{nonce}"`.
+pub fn commit_hash(value: &Value, nonce: &str) -> String {
+    sha256_hex(format!("{}:{nonce}", py_str(value)))
+}
+
+fn fresh_nonce() -> String {
+    hex::encode(rand::random::<[u8; 8]>())
+}
+
+pub(crate) fn run(session: &mut Session) -> Result<Outcome, EngineError> {
+    match session.role() {
+        Role::Host => host(session),
+        Role::Guest => guest(session),
+    }
+}
+
+fn commit_frame(round: u64, hash: &str) -> Value {
+    json!({"action": "commit", "round": round, "hash": hash})
+}
+
+fn reveal_frame(round: u64, field: &str, value: &Value, nonce: &str) -> Value {
+    let mut frame = Map::new();
+    frame.insert("action".into(), "reveal".into());
+    frame.insert("round".into(), round.into());
+    frame.insert(field.to_string(), value.clone());
+    frame.insert("nonce".into(), nonce.into());
+    Value::Object(frame)
+}
+
+fn host(session: &mut Session) -> Result<Outcome, EngineError> {
+    let outbound = session.outbound();
+    let field = session.spec.round_value_field().to_string();
+    let join = session.recv()?;
+    let ready = session.hooks.host_handle_join(&join)?;
+    let Some(ready) = ready.response else {
+        return Err(EngineError::Protocol(
+            "host join hook (proto_host_handle_join) did not return a ready response".into(),
+        ));
+    };
+    session.send_as("proto_host_handle_join", &ready, outbound)?;
+    for round in 0.. {
+        let value = session.hooks.round_value(round)?;
+        let nonce = fresh_nonce();
+        session.send_as(
+            "the engine (commit)",
+            &commit_frame(round, &commit_hash(&value, &nonce)),
+            outbound,
+        )?;
+        let guest_commit = session.recv()?;
+        session.send_as(
+            "the engine (reveal)",
+            &reveal_frame(round, &field, &value, &nonce),
+            outbound,
+        )?;
+        let guest_reveal = session.recv()?;
+        let guest_value = guest_reveal.get(&field).cloned().unwrap_or(Value::Null);
+        if let Some(mismatch) = check_commit(&guest_commit, &guest_reveal, &guest_value) {
+            session.emit("commit_mismatch_detected", json!({"round": round, "role": "guest", "expected": mismatch.0, "actual": mismatch.1}));
+            session.phase(
+                "aborted",
+                "Commit mismatch detected",
+                json!({"round": round}),
+            )?;
+            session.send_raw(
+                &json!({"action": "error", "round": round, "reason": "commit_mismatch"}),
+            )?;
+            return Ok(Outcome::ended(false, Some("commit_mismatch")));
+        }
+        let judged = session.hooks.round_judge(round, &value, &guest_value)?;
+        if let Some(result) = judged.message().cloned() {
+            session.send_as("proto_round_judge", &result, outbound)?;
+        }
+        if judged.ends() {
+            session.send_raw(&json!({"action": "end"}))?;
+            let reason = end_reason(&judged);
+            let phase = if judged.abort { "aborted" } else { "game_over" };
+            session.finish(true, reason, phase, "Session ended")?;
+            let outcome = Outcome::ended(judged.completed, judged.abort.then_some("abort"));
+            return Ok(outcome.with_winner(&[judged.message()]));
+        }
+        session.pace();
+    }
+    unreachable!("rounds are unbounded")
+}
+
+/// `Some((expected, actual))` when a reveal does not open its commitment.
+fn check_commit(commit: &Value, reveal: &Value, value: &Value) -> Option<(String, Value)> {
+    let nonce = reveal
+        .get("nonce")
+        .map(py_str)
+        .unwrap_or_else(|| "None".into());
+    let expected = sha256_hex(format!("{}:{nonce}", py_str(value)));
+    let actual = commit.get("hash").cloned().unwrap_or(Value::Null);
+    (actual.as_str() != Some(expected.as_str())).then_some((expected, actual))
+}
+
+fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
+    let outbound = session.outbound();
+    let field = session.spec.round_value_field().to_string();
+    let shadow = session.spec.shadow_judge();
+    let join = session.hooks.guest_join_message()?.unwrap_or_default();
+    session.send_as("proto_guest_join_message", &join, outbound)?;
+    let ready = session.recv()?;
+    session.hooks.guest_handle_ready(&ready)?;
+    let mut last_result: Option<Value> = None;
+    let mut next_frame: Option<Value> = None;
+    for round in 0.. {
+        let value = session.hooks.round_value(round)?;
+        let nonce = fresh_nonce();
+        let host_commit = match next_frame.take() {
+            Some(frame) => frame,
+            None => session.recv_raw()?,
+        };
+        if host_commit == json!({"action": "end"}) {
+            session.finish(true, "completed", "game_over", "Session completed")?;
+            return Ok(Outcome::ended(true, None).with_winner(&[last_result.as_ref()]));
+        }
+        session.accept(&host_commit, session.inbound())?;
+        session.send_as(
+            "the engine (commit)",
+            &commit_frame(round, &commit_hash(&value, &nonce)),
+            outbound,
+        )?;
+        let host_reveal = session.recv()?;
+        let host_value = host_reveal.get(&field).cloned().unwrap_or(Value::Null);
+        if let Some(mismatch) = check_commit(&host_commit, &host_reveal, &host_value) {
+            session.emit("commit_mismatch_detected", json!({"round": round, "role": "host", "expected": mismatch.0, "actual": mismatch.1}));
+            session.phase(
+                "aborted",
+                "Commit mismatch detected",
+                json!({"round": round}),
+            )?;
+            return Ok(Outcome::ended(false, Some("commit_mismatch")));
+        }
+        session.send_as(
+            "the engine (reveal)",
+            &reveal_frame(round, &field, &value, &nonce),
+            outbound,
+        )?;
+        let result = session.recv()?;
+        if shadow
+            && let Some(expected) = session.hooks.round_judge_pure(round, &host_value, &value)?
+        {
+            let mismatches = judged_differences(&expected, &result);
+            if !mismatches.is_empty() {
+                session.emit(
+                    "balance_mismatch_detected",
+                    json!({"round": round, "role": "host", "mismatches": mismatches}),
+                );
+                session.phase(
+                    "aborted",
+                    "Balance mismatch detected (shadow judge)",
+                    json!({"round": round}),
+                )?;
+                return Ok(Outcome::ended(false, Some("balance_mismatch")));
+            }
+        }
+        session.hooks.guest_handle(&result)?;
+        last_result = Some(result);
+        session.pace();
+        next_frame = Some(session.recv_raw()?);
+    }
+    unreachable!("rounds are unbounded")
+}
+
+/// Every judged field where the host's round result differs from the local recomputation
+/// (a field missing on both sides counts as equal).
+fn judged_differences(expected: &Value, actual: &Value) -> Vec<Value> {
+    JUDGED_FIELDS
+        .iter()
+        .filter_map(|field| {
+            let (want, got) = (expected.get(field), actual.get(field));
+            (want != got).then(|| json!({"field": field, "expected": want, "actual": got}))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commitments_use_python_str_formatting() {
+        assert_eq!(commit_hash(&json!(true), "00"), sha256_hex("True:00"));
+        assert_eq!(commit_hash(&json!("rock"), "ab"), sha256_hex("rock:ab"));
+        assert_eq!(commit_hash(&json!(7), "ab"), sha256_hex("7:ab"));
+    }
+
+    #[test]
+    fn shadow_judge_compares_only_judged_fields() {
+        let expected = json!({"host_hp": 10, "round_winner": "host", "host_move": "a"});
+        let actual =
+            json!({"host_hp": 9, "round_winner": "host", "host_move": "b", "guest_mana": 3});
+        assert_eq!(
+            judged_differences(&expected, &actual),
+            vec![
+                json!({"field": "host_hp", "expected": 10, "actual": 9}),
+                json!({"field": "guest_mana", "expected": null, "actual": 3}),
+            ]
+        );
+    }
+}

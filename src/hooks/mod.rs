@@ -1,0 +1,136 @@
+//! Local business logic: the [`Hooks`] interface the engine calls, and its implementation
+//! for `hooks.py` files run in an embedded CPython ([`python`]), plus skeleton generation
+//! and detection ([`skeleton`]).
+
+// pub mod python;
+// pub mod skeleton;
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::spec::Role;
+
+/// What a hook returns: an optional message to send and whether the session ends.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HookResult {
+    pub response: Option<Value>,
+    pub completed: bool,
+    pub abort: bool,
+}
+
+impl HookResult {
+    /// A non-empty response (the reference treats `None` and `{}` alike as "nothing to send").
+    pub fn message(&self) -> Option<&Value> {
+        self.response
+            .as_ref()
+            .filter(|r| r.as_object().is_none_or(|m| !m.is_empty()))
+    }
+
+    pub fn ends(&self) -> bool {
+        self.completed || self.abort
+    }
+}
+
+/// Whether a displayed message was sent or received.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    Sent,
+    Received,
+}
+
+impl Shown {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Shown::Sent => "sent",
+            Shown::Received => "received",
+        }
+    }
+}
+
+/// The host's invitation metadata (`proto_host_metadata`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostMetadata {
+    pub name: String,
+    pub tags: Vec<String>,
+    /// Invitation type: supply, demand or chat.
+    pub invite_type: String,
+    /// Options advertised when the host passes none.
+    pub default_options: Map<String, Value>,
+}
+
+/// Everything `proto_init` receives.
+#[derive(Debug, Clone)]
+pub struct InitContext<'a> {
+    pub options: &'a Map<String, Value>,
+    pub role: Role,
+    pub args: &'a [String],
+    pub state_dir: &'a Path,
+    /// The decision configuration (None in autonomous mode and in free mode).
+    pub decision: Option<Value>,
+    /// `spec.timing`, assigned to `hooks.timing` after `proto_init`.
+    pub timing: Option<Value>,
+}
+
+/// A hook that failed: which hook, what happened, and where in hooks.py.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("hook {hook} failed: {message}{}", location.as_ref().map(|l| format!(" ({l})")).unwrap_or_default())]
+pub struct HookError {
+    pub hook: String,
+    pub message: String,
+    /// `hooks.py:LINE` of the innermost frame inside the protocol's hooks file.
+    pub location: Option<String>,
+}
+
+impl HookError {
+    pub fn new(hook: &str, message: impl Into<String>) -> HookError {
+        HookError {
+            hook: hook.to_string(),
+            message: message.into(),
+            location: None,
+        }
+    }
+}
+
+/// The hooks API as the engine sees it (one implementation per language; `hooks.py` today).
+/// Method names follow the Python hook they call.
+pub trait Hooks: Send {
+    /// `proto_init(options, role, args, state_dir, decision_config)`, then `timing`.
+    fn init(&mut self, context: &InitContext) -> Result<(), HookError>;
+    fn host_metadata(&mut self) -> Result<HostMetadata, HookError>;
+    fn host_handle_join(&mut self, message: &Value) -> Result<HookResult, HookError>;
+    fn host_handle(&mut self, message: &Value) -> Result<HookResult, HookError>;
+    fn guest_join_message(&mut self) -> Result<Option<Value>, HookError>;
+    fn guest_handle_ready(&mut self, message: &Value) -> Result<(), HookError>;
+    fn guest_first_action(&mut self) -> Result<Option<Value>, HookError>;
+    fn guest_handle(&mut self, message: &Value) -> Result<HookResult, HookError>;
+    /// Text to print for a message (None or empty: nothing).
+    fn display(&mut self, message: &Value, shown: Shown) -> Result<Option<String>, HookError>;
+    /// This side's secret value for a simultaneous round (a string, integer or boolean).
+    fn round_value(&mut self, round: u64) -> Result<Value, HookError>;
+    fn round_judge(
+        &mut self,
+        round: u64,
+        host: &Value,
+        guest: &Value,
+    ) -> Result<HookResult, HookError>;
+    /// The side-effect-free judge of the shadow-judge protocol; `Ok(None)` when not defined.
+    fn round_judge_pure(
+        &mut self,
+        round: u64,
+        host: &Value,
+        guest: &Value,
+    ) -> Result<Option<Value>, HookError>;
+    fn on_message(&mut self, message: &Value) -> Result<(), HookError>;
+    fn on_send(&mut self, message: &Value) -> Result<(), HookError>;
+    fn on_end(&mut self) -> Result<(), HookError>;
+    /// Deep-merges `patch` into snapshot.json (the SDK's `snapshot.update`).
+    fn snapshot_update(&mut self, patch: Map<String, Value>) -> Result<(), HookError>;
+    /// Sets the snapshot phase with a summary (the SDK's `snapshot.set_phase`).
+    fn snapshot_phase(
+        &mut self,
+        phase: &str,
+        summary: &str,
+        structured: Map<String, Value>,
+    ) -> Result<(), HookError>;
+}
