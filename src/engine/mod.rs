@@ -193,6 +193,7 @@ fn init_context<'a>(spec: &Spec, config: &'a EngineConfig, free_mode: bool) -> I
         } else {
             decision_config(spec, config.control_mode)
         },
+        pass_decision: !free_mode,
         timing: spec.value().get("timing").cloned(),
     }
 }

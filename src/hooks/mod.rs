@@ -1,9 +1,10 @@
 //! Local business logic: the [`Hooks`] interface the engine calls, and its implementation
-//! for `hooks.py` files run in an embedded CPython ([`python`]), plus skeleton generation
-//! and detection ([`skeleton`]).
+//! for `hooks.py` files run in an embedded CPython ([`python_hooks`], [`interpreter`]).
 
-// pub mod python;
-// pub mod skeleton;
+mod convert;
+pub mod interpreter;
+pub mod python_hooks;
+
 
 use std::path::Path;
 
@@ -66,8 +67,10 @@ pub struct InitContext<'a> {
     pub role: Role,
     pub args: &'a [String],
     pub state_dir: &'a Path,
-    /// The decision configuration (None in autonomous mode and in free mode).
+    /// The decision configuration (None in autonomous mode).
     pub decision: Option<Value>,
+    /// Whether `proto_init` gets the decision argument at all (free mode calls it without).
+    pub pass_decision: bool,
     /// `spec.timing`, assigned to `hooks.timing` after `proto_init`.
     pub timing: Option<Value>,
 }

@@ -1,0 +1,110 @@
+//! The one embedded CPython per process: started on first use with the home of the
+//! interpreter the binary was built against, and our SDK installed as the `aigenora` package.
+
+use std::ffi::CString;
+use std::sync::OnceLock;
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+mod sdk {
+    include!(concat!(env!("OUT_DIR"), "/sdk_files.rs"));
+}
+
+/// The stdlib home recorded at build time (`sys.base_prefix` of the build interpreter).
+const BUILD_PREFIX: &str = env!("AIGENORA_PYTHON_PREFIX");
+/// The build interpreter, used as `sys.executable` for hooks that start Python subprocesses.
+const BUILD_EXECUTABLE: &str = env!("AIGENORA_PYTHON_EXECUTABLE");
+
+static STARTED: OnceLock<Result<(), String>> = OnceLock::new();
+
+/// Starts the interpreter (once) and installs the SDK. Safe to call from any thread.
+pub fn start() -> Result<(), String> {
+    STARTED.get_or_init(|| {
+        // SAFETY: runs once, guarded by the OnceLock, before any other Python API use.
+        unsafe { initialize() }?;
+        Python::attach(|py| install_sdk(py).map_err(|error| format!("cannot install the aigenora Python SDK: {error}")))
+    })
+    .clone()
+}
+
+/// Sets one PyConfig string field from UTF-8 text.
+macro_rules! set_config_string {
+    ($config:expr, $field:ident, $value:expr) => {{
+        match CString::new($value) {
+            Err(_) => Err(format!("invalid path {:?}", $value)),
+            Ok(text) => {
+                let config: *mut ffi::PyConfig = $config;
+                let status = ffi::PyConfig_SetBytesString(config, &raw mut (*config).$field, text.as_ptr());
+                if ffi::PyStatus_Exception(status) != 0 { Err(status_message(&status)) } else { Ok(()) }
+            }
+        }
+    }};
+}
+
+/// Initializes CPython from a PyConfig: PYTHONHOME from the build prefix unless the user set
+/// one, unbuffered stdio (so hook prints interleave with ours), no Python signal handlers.
+unsafe fn initialize() -> Result<(), String> {
+    unsafe {
+        if ffi::Py_IsInitialized() != 0 {
+            return Ok(());
+        }
+        let mut config = std::mem::MaybeUninit::<ffi::PyConfig>::uninit();
+        ffi::PyConfig_InitPythonConfig(config.as_mut_ptr());
+        let mut config = config.assume_init();
+        config.install_signal_handlers = 0;
+        config.buffered_stdio = 0;
+        config.parse_argv = 0;
+        let mut result = Ok(());
+        if std::env::var_os("PYTHONHOME").is_none() && !BUILD_PREFIX.is_empty() {
+            result = set_config_string!(&mut config, home, BUILD_PREFIX);
+        }
+        if result.is_ok() && !BUILD_EXECUTABLE.is_empty() {
+            result = set_config_string!(&mut config, executable, BUILD_EXECUTABLE);
+        }
+        if result.is_ok() {
+            let status = ffi::Py_InitializeFromConfig(&config);
+            if ffi::PyStatus_Exception(status) != 0 {
+                result = Err(status_message(&status));
+            }
+        }
+        ffi::PyConfig_Clear(&mut config);
+        result?;
+        // Release the GIL taken by initialization; every use re-attaches.
+        ffi::PyEval_SaveThread();
+        Ok(())
+    }
+}
+
+fn status_message(status: &ffi::PyStatus) -> String {
+    let text = |ptr: *const std::ffi::c_char| {
+        if ptr.is_null() {
+            String::new()
+        } else {
+            // SAFETY: CPython status strings are NUL-terminated static C strings.
+            unsafe { std::ffi::CStr::from_ptr(ptr) }.to_string_lossy().into_owned()
+        }
+    };
+    format!("cannot start the embedded Python: {} {}", text(status.func), text(status.err_msg))
+}
+
+fn install_sdk(py: Python<'_>) -> PyResult<()> {
+    let importer = PyModule::from_code(
+        py,
+        &CString::new(include_str!("sdk_importer.py")).expect("importer has no NUL"),
+        c"<aigenora-sdk>/sdk_importer.py",
+        c"aigenora_sdk_importer",
+    )?;
+    let files = PyDict::new(py);
+    for (path, source) in sdk::SDK_FILES {
+        files.set_item(path, source)?;
+    }
+    importer.getattr("install")?.call1((files,))?;
+    Ok(())
+}
+
+/// Whether the binary carries an SDK at all (it always should; tests assert it).
+pub fn sdk_file_count() -> usize {
+    sdk::SDK_FILES.len()
+}
