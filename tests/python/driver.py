@@ -79,7 +79,7 @@ class Session:
     """Both sides of one driven session plus the wire transcript."""
 
     def __init__(self, spec: dict, protocol_dir: Path, base: Path, options: dict,
-                 control_mode: str, prepare: dict | None):
+                 guest_options: dict | None, control_mode: str, prepare: dict | None):
         self.spec = spec
         self.mode = (spec.get("flow") or {}).get("mode") or "session_loop"
         self.transcript: list[dict] = []
@@ -91,7 +91,8 @@ class Session:
             _prepare_state_dir(state_dir, (prepare or {}).get(role) or {})
             hooks = load_hooks(protocol_dir)
             config = None if self.mode == "free" else decision_config(spec, control_mode)
-            hooks.proto_init(dict(options), role, [], state_dir, config)
+            own = guest_options if role == "guest" and guest_options is not None else options
+            hooks.proto_init(dict(own), role, [], state_dir, config)
             hooks.timing = spec.get("timing")
             hooks.snapshot.update(
                 phase="waiting_peer", role=role,
@@ -265,15 +266,18 @@ RUNNERS = {
 
 
 def play(protocol_dir: Path, base: Path, options: dict | None = None, control_mode: str = "hybrid",
-         seed: int | None = 7, prepare: dict | None = None, chat: list | None = None) -> dict:
-    """Play one session to its end; returns completion, outcome, transcript and printed text."""
+         seed: int | None = 7, prepare: dict | None = None, chat: list | None = None,
+         guest_options: dict | None = None) -> dict:
+    """Play one session to its end; returns completion, outcome, transcript and printed text.
+    `options` go to both sides unless `guest_options` gives the guest its own."""
     protocol_dir = Path(protocol_dir)
     spec = json.loads((protocol_dir / "spec.json").read_text(encoding="utf-8"))
     if seed is not None:
         random.seed(seed)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        session = Session(spec, protocol_dir, Path(base), options or {}, control_mode, prepare)
+        session = Session(spec, protocol_dir, Path(base), options or {}, guest_options,
+                          control_mode, prepare)
         if session.mode == "free":
             result = run_free(session, chat or [])
         else:
@@ -319,16 +323,16 @@ def summarize(result: dict, base: Path) -> dict:
 
 
 def main(job_path: str) -> None:
-    """Run a JSON job: {sdk_path, protocol_dir, base, options?, control_mode?, seed?, prepare?, chat?, out}."""
+    """Run a JSON job: {sdk_path, protocol_dir, base, out} plus any keyword argument of play()."""
     job = json.loads(Path(job_path).read_text(encoding="utf-8"))
-    sys.path.insert(0, job["sdk_path"])
-    result = play(Path(job["protocol_dir"]), Path(job["base"]), job.get("options"),
-                  job.get("control_mode", "hybrid"), job.get("seed", 7), job.get("prepare"), job.get("chat"))
+    sys.path.insert(0, job.pop("sdk_path"))
+    base, out = Path(job.pop("base")), Path(job.pop("out"))
+    result = play(Path(job.pop("protocol_dir")), base, **job)
     import aigenora
 
-    summary = summarize(result, Path(job["base"]))
+    summary = summarize(result, base)
     summary["sdk_file"] = aigenora.__file__
-    Path(job["out"]).write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
+    out.write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":
