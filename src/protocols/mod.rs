@@ -12,8 +12,25 @@ pub struct Builtin {
     pub hooks_py: &'static str,
 }
 
+/// Declares a built-in whose files live in `src/protocols/<alias>/`.
+macro_rules! builtin {
+    ($alias:literal) => {
+        Builtin {
+            alias: $alias,
+            spec_json: include_str!(concat!($alias, "/spec.json")),
+            hooks_py: include_str!(concat!($alias, "/hooks.py")),
+        }
+    };
+}
+
 /// Every built-in protocol, in listing order.
-pub const BUILTINS: &[Builtin] = &[];
+pub const BUILTINS: &[Builtin] = &[
+    builtin!("rock-paper-scissors"),
+    builtin!("coin-flip"),
+    builtin!("guess-number"),
+    builtin!("chat"),
+    builtin!("text-transform"),
+];
 
 /// Finds a built-in by alias.
 pub fn find(alias: &str) -> Option<&'static Builtin> {

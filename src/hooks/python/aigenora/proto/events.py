@@ -1,0 +1,31 @@
+"""events.jsonl: the session event stream that hooks, decision windows and the engine append to."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from aigenora.proto.files import append_jsonl, read_jsonl, utc_now
+
+
+class EventBus:
+    """events.jsonl: the session's event stream for external agents and UIs."""
+
+    def __init__(self, state_dir: str | Path):
+        self.events_file = Path(state_dir) / "events.jsonl"
+        self._lock = threading.Lock()
+
+    def emit(self, event_type: str, data: dict | None = None, summary: str | None = None) -> None:
+        record: dict[str, Any] = {"ts": utc_now(), "type": event_type}
+        if data:
+            record["data"] = data
+        if summary:
+            record["summary"] = summary
+        with self._lock:
+            append_jsonl(self.events_file, record)
+
+    def read_events(self, after_ts: str | None = None) -> list[dict]:
+        events = read_jsonl(self.events_file)
+        if after_ts is None:
+            return events
+        return [event for event in events if event.get("ts", "") > after_ts]

@@ -1,0 +1,182 @@
+"""Our built-in protocols (src/protocols/*) played to completion on our SDK in autonomous,
+hybrid and human modes, with deterministic results where options fix them, and compared
+with the same games run on the reference SDK."""
+from __future__ import annotations
+
+import ast
+import json
+import unittest
+
+import harness
+import driver
+from test_reference_games import first_difference
+
+BUILTINS = ("rock-paper-scissors", "coin-flip", "guess-number", "chat", "text-transform")
+
+
+def play(alias: str, test: unittest.TestCase, **kwargs) -> dict:
+    base = harness.scratch_dir(test)
+    result = driver.play(harness.OUR_PROTOCOLS / alias, base, **kwargs)
+    result["base"] = base
+    return result
+
+
+def results(result: dict, action: str = "round_result") -> list[dict]:
+    return [step["msg"] for step in result["transcript"] if step["msg"].get("action") == action]
+
+
+def cli_decision(window: dict, **value) -> dict:
+    return dict(window, **value, _meta={"origin": "cli", "decision_id": f"d{sorted(window.items())}"})
+
+
+class Layout(unittest.TestCase):
+    def test_each_protocol_has_spec_and_documented_hooks(self):
+        for alias in BUILTINS:
+            directory = harness.OUR_PROTOCOLS / alias
+            spec = json.loads((directory / "spec.json").read_text(encoding="utf-8"))
+            self.assertEqual(spec["spec_version"], "1.0", alias)
+            module = ast.parse((directory / "hooks.py").read_text(encoding="utf-8"))
+            self.assertTrue(ast.get_docstring(module), f"{alias}/hooks.py needs a module docstring")
+
+
+class RockPaperScissors(unittest.TestCase):
+    def test_scripted_99_round_benchmark(self):
+        options = {"best_of": 99, "termination": "fixed_rounds", "moves": "rock"}
+        runs = [play("rock-paper-scissors", self, options=options, control_mode=mode,
+                     guest_options={"moves": "paper, scissors, paper"}) for mode in ("autonomous", "hybrid")]
+        for result in runs:
+            rounds = results(result)
+            self.assertEqual(len(rounds), 99)
+            self.assertEqual((rounds[-1]["host_wins"], rounds[-1]["guest_wins"]), (33, 66))
+            self.assertEqual(result["outcome"], "guest")
+        self.assertEqual(driver.normalize(runs[0]["transcript"]), driver.normalize(runs[1]["transcript"]))
+
+    def test_seeded_games_repeat_exactly(self):
+        options = {"best_of": 5, "seed": 11}
+        first, second = (play("rock-paper-scissors", self, options=options, seed=None) for _ in range(2))
+        self.assertEqual(driver.normalize(first["transcript"]), driver.normalize(second["transcript"]))
+
+    def test_first_to_win_stops_at_max_rounds(self):
+        result = play("rock-paper-scissors", self, options={"best_of": 3, "moves": "rock"})
+        self.assertEqual(len(results(result)), 30)
+        self.assertEqual(result["outcome"], "draw")
+
+    def test_first_to_win(self):
+        result = play("rock-paper-scissors", self, options={"best_of": 5, "moves": "rock"},
+                      guest_options={"moves": "scissors,paper"})
+        self.assertEqual([r["round_winner"] for r in results(result)], ["host", "guest"] * 2 + ["host"])
+        self.assertEqual(result["outcome"], "host")
+
+    def test_hybrid_decision_overrides_the_script(self):
+        decisions = [cli_decision({"round": 1}, choice="paper")]
+        result = play("rock-paper-scissors", self, options={"best_of": 3, "termination": "fixed_rounds",
+                      "moves": "scissors"}, prepare={"guest": {"decisions": decisions}},
+                      guest_options={"moves": "rock"})
+        self.assertEqual([r["guest_choice"] for r in results(result)], ["rock", "paper", "rock"])
+
+    def test_human_mode_plays_submitted_moves(self):
+        moves = ["paper", "paper", "rock", "rock"]  # the guest asks once more before the end frame
+        prepare = {role: {"decisions": [cli_decision({"round": r}, choice=m) for r, m in enumerate(moves)]}
+                   for role in ("host", "guest")}
+        prepare["host"]["decisions"][0]["choice"] = "scissors"
+        result = play("rock-paper-scissors", self, control_mode="human", prepare=prepare,
+                      options={"best_of": 3, "termination": "fixed_rounds"})
+        self.assertEqual([r["round_winner"] for r in results(result)], ["host", "draw", "draw"])
+
+    def test_bad_move_script_is_rejected(self):
+        with self.assertRaisesRegex(ValueError, "unknown move"):
+            play("rock-paper-scissors", self, options={"moves": "rock,lizard"})
+
+
+class CoinFlip(unittest.TestCase):
+    def test_xor_decides_each_flip(self):
+        result = play("coin-flip", self, options={"flips": 4, "bits": "0"}, guest_options={"bits": "1 0"})
+        flips = results(result)
+        self.assertEqual([f["coin"] for f in flips], ["tails", "heads", "tails", "heads"])
+        self.assertEqual(result["outcome"], "draw")
+
+    def test_seeded_random_bits_in_every_mode(self):
+        for mode in ("autonomous", "hybrid"):
+            result = play("coin-flip", self, options={"flips": 3, "seed": 5}, control_mode=mode, seed=None)
+            self.assertEqual(len(results(result)), 3)
+            self.assertIn(result["outcome"], ("host", "guest"))
+
+
+class GuessNumber(unittest.TestCase):
+    def test_bisection_finds_the_secret(self):
+        result = play("guess-number", self, options={"secret": 37})
+        guesses = [m["number"] for m in results(result, "guess")]
+        self.assertEqual(guesses, [50, 25, 37])
+        self.assertEqual(result["outcome"], "guest")
+        self.assertEqual(results(result, "answer")[-1]["secret"], 37)
+
+    def test_host_wins_when_attempts_run_out(self):
+        result = play("guess-number", self, options={"secret": 99, "max_attempts": 2}, control_mode="autonomous")
+        self.assertEqual([a["result"] for a in results(result, "answer")], ["higher", "higher"])
+        self.assertEqual(result["outcome"], "host")
+
+    def test_hybrid_decision_is_used(self):
+        prepare = {"guest": {"decisions": [cli_decision({"attempt": 1}, number=64)]}}
+        result = play("guess-number", self, options={"secret": 64}, prepare=prepare)
+        self.assertEqual(len(results(result, "guess")), 1)
+        self.assertEqual(result["outcome"], "guest")
+
+    def test_seeded_random_guesses(self):
+        options = {"seed": 3, "guess_strategy": "random", "range_max": 1000, "max_attempts": 20}
+        first, second = (play("guess-number", self, options=options, seed=None) for _ in range(2))
+        self.assertEqual(first["transcript"], second["transcript"])
+        self.assertIn(first["outcome"], ("host", "guest"))
+
+
+class Chat(unittest.TestCase):
+    def test_lines_are_printed_and_kept(self):
+        result = play("chat", self, chat=[["guest", "hello"], ["host", "hi"], ["guest", "/quit"]])
+        self.assertEqual(result["printed"], "[guest] hello\n[host] hi\n[chat ended]\n[chat ended]\n")
+        snapshot = json.loads((result["base"] / "host" / "snapshot.json").read_text())
+        self.assertEqual(snapshot["messages"], [{"seq": 1, "from": "peer", "text": "hello"},
+                                                {"seq": 1, "from": "self", "text": "hi"}])
+        self.assertEqual(snapshot["phase"], "ended")
+
+
+class TextTransform(unittest.TestCase):
+    def test_every_operation(self):
+        expected = {"upper": "ÉTÉ À PARIS", "lower": "été à paris", "title": "Été À Paris",
+                    "reverse": "siraP à étÉ", "word_count": "3", "char_count": "11"}
+        for operation, output in expected.items():
+            result = play("text-transform", self, options={"operation": operation, "text": "Été à Paris"},
+                          control_mode="autonomous")
+            self.assertEqual(results(result, "result")[0]["output"], output, operation)
+
+    def test_decision_replaces_the_request(self):
+        prepare = {"guest": {"decisions": [cli_decision({"action_seq": 1}, operation="reverse", text="abc")]}}
+        result = play("text-transform", self, prepare=prepare)
+        self.assertEqual(results(result, "result")[0], {"action": "result", "operation": "reverse", "output": "cba"})
+
+
+class SameOnReferenceSdk(unittest.TestCase):
+    """Our hooks use only the shared SDK API, so the reference SDK gives identical files."""
+
+    SCENARIOS = {
+        "rock-paper-scissors": {"options": {"best_of": 5, "seed": 2}},
+        "coin-flip": {"options": {"flips": 3, "seed": 4},
+                      "prepare": {"guest": {"strategy": {"mode": "seq", "sequence": [1, 1, 0]}}}},
+        "guess-number": {"options": {"secret": 81, "seed": 1},
+                         "prepare": {"guest": {"decisions": [cli_decision({"attempt": 2}, number=80)]}}},
+        "chat": {"chat": [["guest", "hello"], ["host", "hi"], ["host", "/quit"]]},
+        "text-transform": {"options": {"operation": "title", "text": "a b"}},
+    }
+
+    def test_scenarios_match_reference(self):
+        for alias, kwargs in self.SCENARIOS.items():
+            with self.subTest(protocol=alias):
+                protocol_dir = harness.OUR_PROTOCOLS / alias
+                ours_base = harness.scratch_dir(self) / "state"
+                ours = driver.summarize(driver.play(protocol_dir, ours_base, **kwargs), ours_base)
+                theirs = harness.run_reference_driver(
+                    dict(kwargs, protocol_dir=str(protocol_dir)), harness.scratch_dir(self))
+                difference = first_difference(ours, theirs)
+                self.assertIsNone(difference, f"{alias}: differs at {difference}")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,250 @@
+"""Unit tests of our SDK's public surface: hooks defaults, proto_init, state-dir files,
+decision bus and windows, control modes, whisper parsing, mental-poker types."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+import unittest
+from pathlib import Path
+
+import harness
+from aigenora.control import ControlModeError, ensure_control_mode_supported, resolve_control_mode
+from aigenora.proto import mental_poker
+from aigenora.proto.decide_gateway import submit_decision
+from aigenora.proto.hooks import HookResult, InvalidHumanDecisionError, ProtocolHooks
+from aigenora.proto.sdk import (
+    DecisionBus, DecisionTimeoutError, DetailLog, SnapshotBus, StateStore, StrategyStore,
+)
+from aigenora.proto.whisper_bridge import extract_number, parse_whisper_to_command
+
+HYBRID = {"mode": "auto", "control_mode": "hybrid", "timeout_seconds": 120, "timeout_action": "fallback"}
+HUMAN = {"mode": "manual", "control_mode": "human", "timeout_seconds": 120,
+         "timeout_action": "abort", "require_explicit": True}
+
+
+class HumanCapable(ProtocolHooks):
+    SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
+
+
+def events(state_dir: Path) -> list[dict]:
+    path = state_dir / "events.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+class HooksDefaults(unittest.TestCase):
+    def test_hook_result(self):
+        self.assertEqual(HookResult({"a": 1}, True), HookResult(response={"a": 1}, completed=True))
+        self.assertEqual((HookResult().response, HookResult().completed, HookResult().abort),
+                         (None, False, False))
+        self.assertTrue(issubclass(InvalidHumanDecisionError, ValueError))
+
+    def test_default_hooks(self):
+        hooks = ProtocolHooks()
+        self.assertEqual(hooks.proto_host_metadata(), ("Game", "game", "supply", {}))
+        self.assertEqual(hooks.proto_host_handle_join({}), HookResult({"action": "ready"}))
+        self.assertEqual(hooks.proto_host_handle({}), HookResult(abort=True))
+        self.assertEqual(hooks.proto_guest_join_message(), {"action": "join"})
+        self.assertIsNone(hooks.proto_guest_first_action())
+        self.assertIsNone(hooks.proto_display({}, "sent"))
+        self.assertEqual(hooks.supported_control_modes(), ("autonomous", "hybrid"))
+        for call in (lambda: hooks.proto_round_value(0, {}),
+                     lambda: hooks.proto_round_judge(0, "a", "b", {}),
+                     hooks.proto_realtime_initial_state, hooks.proto_mp_deck_universe):
+            self.assertRaises(NotImplementedError, call)
+        self.assertEqual(hooks.proto_realtime_snapshot({"x": 1}, {}), {"world": {"x": 1}})
+        left = hooks.proto_group_member_left({}, {"id": "m"}, "r" * 100)
+        self.assertEqual(left["events"][0]["reason"], "r" * 64)
+        self.assertTrue(hooks.proto_mp_validate_play({}, "host", {}).ok)
+
+    def test_mental_poker_action_coercion(self):
+        hooks = ProtocolHooks()
+        state = {"_mp_hand": {"c1"}}
+        self.assertEqual(hooks.proto_mp_coerce_action(state, {"kind": "play", "id_b": "c1", "call_suit": "2"}),
+                         {"kind": "play", "id_b": "c1", "call_suit": 2})
+        self.assertEqual(hooks.proto_mp_coerce_action(state, {"kind": "draw", "id_b": "zz"}), {"kind": "draw"})
+        with self.assertRaisesRegex(ValueError, "id_b is not a card in the local hand"):
+            hooks.proto_mp_coerce_action(state, {"kind": "play", "id_b": "c2"})
+        with self.assertRaisesRegex(ValueError, "kind must be play, draw, or pass"):
+            hooks.proto_mp_coerce_action(state, {"kind": "fold"})
+
+    def test_deck_state(self):
+        deck = mental_poker.DeckState(stock={"a", "b"})
+        deck.deal_to("guest", "a")
+        self.assertEqual(deck.hand_of("guest"), {"a"})
+        self.assertTrue(deck.play("guest", "a"))
+        self.assertFalse(deck.play("guest", "a"))
+        self.assertEqual(deck.played, {"a"})
+        self.assertEqual(mental_poker.ValidationResult(False, "no").reason, "no")
+
+
+class ProtoInit(unittest.TestCase):
+    def setUp(self):
+        self.dir = harness.scratch_dir(self)
+
+    def test_autonomous_without_config(self):
+        hooks = ProtocolHooks()
+        hooks.proto_init({"k": 1}, "host", [], str(self.dir))
+        self.assertIsInstance(hooks.state_dir, Path)
+        self.assertEqual((hooks.control_mode, hooks.bus, hooks.decision_mode, hooks.timing),
+                         ("autonomous", None, None, None))
+        self.assertFalse(hooks.timing_enabled)
+        self.assertEqual(hooks.snapshot.read()["control_mode"], "autonomous")
+
+    def test_hybrid_creates_a_bus_unless_args_suppress_it(self):
+        hooks = ProtocolHooks()
+        hooks.proto_init({}, "guest", [], self.dir, HYBRID)
+        self.assertEqual((hooks.control_mode, hooks.decision_mode), ("hybrid", "auto"))
+        self.assertTrue((self.dir / "decision").is_dir())
+        legacy = ProtocolHooks()
+        legacy.proto_init({}, "guest", ["rock"], self.dir, HYBRID)
+        self.assertIsNone(legacy.bus)
+
+    def test_control_mode_from_config_shape(self):
+        hooks = HumanCapable()
+        hooks.proto_init({}, "host", ["x"], self.dir, {"mode": "manual"})
+        self.assertEqual(hooks.control_mode, "human")
+        self.assertIsNotNone(hooks.bus)
+
+    def test_unsupported_human_mode(self):
+        message = ("protocol hooks ProtocolHooks do not support control mode 'human'; "
+                   "supported modes: autonomous, hybrid")
+        with self.assertRaises(ControlModeError) as caught:
+            ProtocolHooks().proto_init({}, "host", [], self.dir, HUMAN)
+        self.assertEqual(str(caught.exception), message)
+
+    def test_control_mode_resolution(self):
+        self.assertEqual(resolve_control_mode(None), "hybrid")
+        self.assertEqual(resolve_control_mode(" Human "), "human")
+        self.assertEqual(resolve_control_mode(None, coach=True), "human")
+        self.assertRaises(ControlModeError, resolve_control_mode, "hybrid", coach=True)
+        self.assertRaises(ControlModeError, resolve_control_mode, "robot")
+        ensure_control_mode_supported(HumanCapable(), "human")
+
+
+class StateFiles(unittest.TestCase):
+    def setUp(self):
+        self.dir = harness.scratch_dir(self)
+
+    def test_snapshot_deep_merge_and_phase(self):
+        bus = SnapshotBus(self.dir)
+        bus.update(score={"host": 1, "guest": 0}, round=1)
+        bus.update({"score": {"guest": 2}})
+        snapshot = bus.set_phase("playing", summary="go", round=2)
+        self.assertEqual(snapshot["score"], {"host": 1, "guest": 2})
+        self.assertEqual(snapshot["last_event"], {"summary": "go", "structured": {"round": 2}})
+        self.assertEqual(list(snapshot), ["score", "round", "updated_at", "phase", "last_event"])
+        self.assertEqual(json.loads((self.dir / "snapshot.json").read_text()), snapshot)
+
+    def test_detail_log_and_state_store(self):
+        record = DetailLog(self.dir).append({"a": 1}, b="ü")
+        self.assertEqual(list(record), ["a", "b", "ts"])
+        self.assertIn('"b":"ü"', (self.dir / "details.jsonl").read_text(encoding="utf-8"))
+        store = StateStore(self.dir / "nested")
+        self.assertEqual(store.read_int("missing"), 0)
+        store.write("last_guess", 42)
+        self.assertEqual(store.read_int("last_guess"), 42)
+
+    def test_strategy_store_audits_changes(self):
+        store = StrategyStore(self.dir)
+        self.assertEqual(store.read(), {})
+        store.write({"mode": "fixed", "fixed": "rock"})
+        self.assertEqual(store.merge({"fixed": "paper"}), {"mode": "fixed", "fixed": "paper"})
+        self.assertEqual([e["op"] for e in store.read_events()], ["set", "merge"])
+
+
+class DecisionWindowsBehaviour(unittest.TestCase):
+    def setUp(self):
+        self.dir = harness.scratch_dir(self)
+
+    def _hooks(self, config=HYBRID, options=None, cls=ProtocolHooks):
+        hooks = cls()
+        hooks.proto_init(options or {}, "host", [], self.dir, config)
+        return hooks
+
+    def test_explicit_beats_generated_beats_legacy(self):
+        bus = DecisionBus(self.dir)
+        for record in ({"round": 0, "choice": "a"},
+                       {"round": 0, "choice": "b", "_meta": {"origin": "cli", "decision_id": "x"}},
+                       {"round": 0, "choice": "c", "_meta": {"origin": "policy_runner", "decision_id": "y"}}):
+            DecisionBus.submit(self.dir, record)
+        self.assertEqual(bus.peek_latest_for_match("round", 0)["choice"], "b")
+        self.assertEqual(bus.consume_latest_for_match("round", 0, consumer_id="t")["choice"], "b")
+        consumed = [json.loads(line) for line in (self.dir / "decision/consumed.jsonl").read_text().splitlines()]
+        self.assertEqual([c["reason"] for c in consumed], ["consumed", "superseded", "superseded"])
+        self.assertIsNone(DecisionBus(self.dir).consume_latest_for_match("round", 0))
+
+    def test_hybrid_window_falls_back_immediately(self):
+        hooks = self._hooks()
+        start = time.monotonic()
+        self.assertIsNone(hooks._consume_hybrid("round", 3))
+        self.assertLess(time.monotonic() - start, 0.1)
+        self.assertEqual([e["type"] for e in events(self.dir)],
+                         ["local_decision_window_started", "local_decision_fallback"])
+        finalized = json.loads((self.dir / "decision/finalized.json").read_text())
+        self.assertEqual(finalized["round:3"]["reason"], "fallback")
+
+    def test_hybrid_window_waits_for_min_think(self):
+        hooks = self._hooks(options={"min_think_seconds": 0.6})
+        late = {"round": 1, "choice": "rock", "_meta": {"origin": "web", "decision_id": "w"}}
+        timer = threading.Timer(0.2, DecisionBus.submit, (self.dir, late))
+        timer.start()
+        self.addCleanup(timer.cancel)
+        self.assertEqual(hooks._consume_hybrid("round", 1), late)
+        self.assertEqual(events(self.dir)[-1]["type"], "local_decision_consumed")
+
+    def test_human_window_requires_human_mode_and_times_out(self):
+        self.assertRaises(RuntimeError, self._hooks()._await_human_decision, "round", 0)
+        hooks = self._hooks(HUMAN, {"max_think_seconds": 0.3}, HumanCapable)
+        with self.assertRaises(DecisionTimeoutError):
+            hooks._await_human_decision("round", 0)
+        self.assertEqual(events(self.dir)[-1]["type"], "human_decision_failed")
+        self.assertEqual(hooks.snapshot.read()["timing"], {})
+
+    def test_human_window_returns_submission(self):
+        hooks = self._hooks(HUMAN, {"min_think_seconds": 0}, HumanCapable)
+        DecisionBus.submit(self.dir, {"round": 0, "choice": "paper"})
+        self.assertEqual(hooks._await_human_decision("round", 0), {"round": 0, "choice": "paper"})
+        with self.assertRaisesRegex(InvalidHumanDecisionError, "invalid human decision for round=0: bad"):
+            hooks._reject_human_decision("round", 0, {"choice": "x"}, "bad")
+
+    def test_submit_decision_gateway(self):
+        done = submit_decision(self.dir, {"round": 2, "choice": "rock"}, origin="cli",
+                               agent_id="a", idempotency_key="k")
+        self.assertTrue(done["ok"])
+        again = submit_decision(self.dir, {"round": 2, "choice": "rock"}, origin="cli",
+                                agent_id="a", idempotency_key="k")
+        self.assertEqual((again["reason"], again["decision_id"]), ("duplicate_idempotency", done["decision_id"]))
+        DecisionBus(self.dir).finalize_window("round", 2, "consumed")
+        self.assertEqual(submit_decision(self.dir, {"round": 2}, origin="cli")["reason"], "decision_finalized")
+        self.assertEqual(submit_decision(self.dir, {"x": 1}, origin="cli", require_match_key=True)["reason"],
+                         "match_key_required")
+
+    def test_whisper_override(self):
+        class Choices(ProtocolHooks):
+            CHOICE_KEYWORDS = {"rock": ["rock", "石头"], "paper": ["paper", "布"]}
+        hooks = self._hooks(cls=Choices)
+        hooks.strategy.write({"operator_hint": "一直出布"})
+        self.assertEqual(hooks._resolve_whisper_override("round", 0)[0], "paper")
+        hooks.strategy.write({"operator_hint": "paper next round only"})
+        self.assertIsNone(hooks._resolve_whisper_override("round", 0))
+
+
+class WhisperParsing(unittest.TestCase):
+    def test_commands(self):
+        keywords = {"rock": ["rock", "r"], "scissors": ["scissors", "s"]}
+        self.assertEqual(extract_number("bid 30 now"), 30)
+        self.assertIsNone(extract_number("none"))
+        self.assertEqual(parse_whisper_to_command("always rock", keywords),
+                         {"type": "strategy", "payload": {"mode": "fixed", "fixed": "rock"}})
+        self.assertEqual(parse_whisper_to_command("scissors this round", keywords, "round", 4),
+                         {"type": "decide", "payload": {"round": 4, "choice": "scissors"}})
+        self.assertEqual(parse_whisper_to_command("bid 12", None),
+                         {"type": "strategy", "payload": {"mode": "fixed", "bid": 12}})
+        self.assertEqual(parse_whisper_to_command("mirror them", keywords)["payload"]["policy"],
+                         "mirror_previous_opponent")
+        self.assertIsNone(parse_whisper_to_command("   ", keywords))
+
+
+if __name__ == "__main__":
+    unittest.main()
