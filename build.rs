@@ -37,11 +37,21 @@ fn embed_sdk() {
     let mut files = Vec::new();
     collect(&root, &mut files);
     files.sort();
-    let mut code = String::from("/// Our Python SDK, as (path relative to the package root, source).\n");
+    let mut code =
+        String::from("/// Our Python SDK, as (path relative to the package root, source).\n");
     code.push_str("pub const SDK_FILES: &[(&str, &str)] = &[\n");
     for file in &files {
-        let relative = file.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
-        writeln!(code, "    ({relative:?}, include_str!({:?})),", file.display().to_string()).unwrap();
+        let relative = file
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        writeln!(
+            code,
+            "    ({relative:?}, include_str!({:?})),",
+            file.display().to_string()
+        )
+        .unwrap();
         println!("cargo:rerun-if-changed={}", file.display());
     }
     code.push_str("];\n");
@@ -50,7 +60,9 @@ fn embed_sdk() {
 }
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {

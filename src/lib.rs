@@ -8,5 +8,6 @@ pub mod cli;
 pub mod engine;
 pub mod hooks;
 pub mod protocols;
+pub mod selfplay;
 pub mod spec;
 pub mod transport;

@@ -13,9 +13,19 @@ fn every_builtin_spec_lints_clean() {
         let dir = tempfile::tempdir().unwrap();
         let spec_path = dir.path().join("spec.json");
         std::fs::write(&spec_path, builtin.spec_json).unwrap();
-        let output = support::aigenora().arg("validate").arg(&spec_path).arg("--json").output().unwrap();
-        let report: Value = serde_json::from_slice(&output.stdout)
-            .unwrap_or_else(|e| panic!("{}: no JSON report ({e}): {}", builtin.alias, String::from_utf8_lossy(&output.stderr)));
+        let output = support::aigenora()
+            .arg("validate")
+            .arg(&spec_path)
+            .arg("--json")
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{}: no JSON report ({e}): {}",
+                builtin.alias,
+                String::from_utf8_lossy(&output.stderr)
+            )
+        });
         assert!(output.status.success(), "{}: {report}", builtin.alias);
         assert_eq!(report["errors"], 0, "{}: {report}", builtin.alias);
         assert_eq!(report["warnings"], 0, "{}: {report}", builtin.alias);
@@ -28,8 +38,16 @@ fn every_builtin_spec_lints_clean() {
 fn aliases_resolve_to_their_hooks() {
     for builtin in BUILTINS {
         let found = find(builtin.alias).expect("alias resolves");
-        assert!(found.hooks_py.contains("class Hooks(ProtocolHooks)"), "{}", builtin.alias);
-        assert!(found.hooks_py.starts_with("\"\"\""), "{}: hooks.py must open with a docstring", builtin.alias);
+        assert!(
+            found.hooks_py.contains("class Hooks(ProtocolHooks)"),
+            "{}",
+            builtin.alias
+        );
+        assert!(
+            found.hooks_py.starts_with("\"\"\""),
+            "{}: hooks.py must open with a docstring",
+            builtin.alias
+        );
     }
     assert!(find("no-such-protocol").is_none());
 }

@@ -22,6 +22,12 @@ fn python_sdk_unittest_suite_passes() {
         .output()
         .expect("cannot run python3 (needed for the embedded SDK tests)");
     let report = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "python SDK test suite failed:\n{report}");
-    assert!(report.contains("\nOK"), "unexpected unittest report:\n{report}");
+    assert!(
+        output.status.success(),
+        "python SDK test suite failed:\n{report}"
+    );
+    assert!(
+        report.contains("\nOK"),
+        "unexpected unittest report:\n{report}"
+    );
 }

@@ -2,6 +2,7 @@
 //! exit code. Errors reach the user as one `error: ...` line and exit code 1.
 
 mod protocol;
+mod protocol_test;
 mod validate;
 
 use std::path::PathBuf;
@@ -38,6 +39,22 @@ pub enum Command {
     Protocol(protocol::ProtocolCommand),
     /// Lint a spec.json, or validate one message (and --options) against it.
     Validate(validate::ValidateArgs),
+}
+
+impl GlobalArgs {
+    /// The data dir: `--data-dir`, else `AIGENORA_DATA_DIR`, `P2P_DATA_DIR`, `AGENT_DIR`,
+    /// else `./.aigenora`.
+    pub fn data_dir(&self) -> PathBuf {
+        self.data_dir
+            .clone()
+            .or_else(|| {
+                ["AIGENORA_DATA_DIR", "P2P_DATA_DIR", "AGENT_DIR"]
+                    .iter()
+                    .find_map(|name| std::env::var_os(name).filter(|v| !v.is_empty()))
+                    .map(PathBuf::from)
+            })
+            .unwrap_or_else(|| PathBuf::from(".aigenora"))
+    }
 }
 
 /// Runs a parsed command line and turns its outcome into the process exit code.

@@ -13,6 +13,25 @@ use crate::spec::{self, check_spec_version};
 
 #[derive(Debug, Subcommand)]
 pub enum ProtocolCommand {
+    /// Play a protocol against itself (host and guest in one process) and report.
+    Test(super::protocol_test::TestArgs),
+    /// Write a hooks.py skeleton (and its sidecar) for a spec into a directory.
+    Scaffold {
+        /// Path to spec.json.
+        spec: PathBuf,
+        /// The protocol directory to create (spec.json is copied there).
+        dir: PathBuf,
+    },
+    /// List the built-in protocols.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the directory of a built-in protocol (writing it into the data dir).
+    Path {
+        /// A built-in alias or a protocol directory.
+        protocol: String,
+    },
     /// Print a spec's protocol_id (SHA-256 of its canonical contract), as the reference does.
     Hash {
         /// Path to spec.json.
@@ -23,10 +42,68 @@ pub enum ProtocolCommand {
     },
 }
 
-pub fn run(command: ProtocolCommand, _global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+pub fn run(command: ProtocolCommand, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     match command {
         ProtocolCommand::Hash { spec, json } => hash(&spec, json),
+        ProtocolCommand::Test(args) => super::protocol_test::run(args, global),
+        ProtocolCommand::Scaffold { spec, dir } => scaffold(&spec, &dir),
+        ProtocolCommand::List { json } => list(json),
+        ProtocolCommand::Path { protocol } => {
+            let dir = crate::protocols::resolve(&protocol, &global.data_dir())
+                .map_err(anyhow::Error::msg)?;
+            println!("{}", dir.display());
+            Ok(ExitCode::SUCCESS)
+        }
     }
+}
+
+fn scaffold(spec_path: &std::path::Path, dir: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let spec = spec::Spec::load_checked(spec_path)?;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let target = dir.join("spec.json");
+    if !target.exists() {
+        std::fs::copy(spec_path, &target)
+            .with_context(|| format!("copying the spec into {}", dir.display()))?;
+    }
+    if !crate::hooks::skeleton::write_scaffold(&spec, dir)
+        .with_context(|| format!("writing {}", dir.display()))?
+    {
+        anyhow::bail!(
+            "{} already exists; not overwriting it",
+            dir.join("hooks.py").display()
+        );
+    }
+    println!("{}", dir.join("hooks.py").display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn list(as_json: bool) -> anyhow::Result<ExitCode> {
+    let rows: Vec<Value> = crate::protocols::BUILTINS
+        .iter()
+        .map(|builtin| {
+            let spec = builtin.spec();
+            json!({
+                "alias": builtin.alias,
+                "name": spec.name(),
+                "flow_mode": spec.flow_mode().map(|m| m.as_str()).unwrap_or("?"),
+                "protocol_id": spec.protocol_id(),
+            })
+        })
+        .collect();
+    if as_json {
+        println!("{}", Value::Array(rows));
+    } else {
+        for row in rows {
+            println!(
+                "{:<22} {:<20} {}  {}",
+                row["alias"].as_str().unwrap_or(""),
+                row["flow_mode"].as_str().unwrap_or(""),
+                row["protocol_id"].as_str().unwrap_or(""),
+                row["name"].as_str().unwrap_or("")
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Hashes without validating (like the reference); an unknown spec_version only warns.

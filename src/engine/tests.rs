@@ -11,16 +11,20 @@ use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, InitContext, Show
 use crate::spec::{Role, Spec};
 use crate::transport::memory::{MemoryChannel, duplex};
 
+type Handler = Box<dyn FnMut(&Value) -> HookResult + Send>;
+type Judge = Box<dyn FnMut(u64, &Value, &Value) -> HookResult + Send>;
+type PureJudge = Box<dyn FnMut(u64, &Value, &Value) -> Value + Send>;
+
 /// Scripted hooks: each side's behaviour is a few closures over shared test state.
 #[derive(Default)]
 struct TestHooks {
     calls: Arc<Mutex<Vec<String>>>,
     join: Option<Value>,
     first: Option<Value>,
-    handle: Option<Box<dyn FnMut(&Value) -> HookResult + Send>>,
+    handle: Option<Handler>,
     values: Vec<Value>,
-    judge: Option<Box<dyn FnMut(u64, &Value, &Value) -> HookResult + Send>>,
-    pure: Option<Box<dyn FnMut(u64, &Value, &Value) -> Value + Send>>,
+    judge: Option<Judge>,
+    pure: Option<PureJudge>,
     snapshot: Arc<Mutex<Map<String, Value>>>,
 }
 
@@ -367,7 +371,7 @@ fn beats(a: &Value, b: &Value) -> bool {
     )
 }
 
-fn judge(lie: bool) -> Box<dyn FnMut(u64, &Value, &Value) -> HookResult + Send> {
+fn judge(lie: bool) -> Judge {
     Box::new(move |round, h, g| {
         let winner = if beats(h, g) {
             "host"

@@ -29,7 +29,10 @@ pub fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyA
     })
 }
 
-pub fn to_python_dict<'py>(py: Python<'py>, map: &Map<String, Value>) -> PyResult<Bound<'py, PyDict>> {
+pub fn to_python_dict<'py>(
+    py: Python<'py>,
+    map: &Map<String, Value>,
+) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     for (key, item) in map {
         dict.set_item(key, to_python(py, item)?)?;
@@ -58,9 +61,11 @@ pub fn from_python(object: &Bound<'_, PyAny>) -> PyResult<Value> {
     }
     if let Ok(float) = object.cast::<PyFloat>() {
         let value = float.value();
-        return Number::from_f64(value)
-            .map(Value::Number)
-            .ok_or_else(|| PyTypeError::new_err(format!("{value} is not a finite number and cannot be sent as JSON")));
+        return Number::from_f64(value).map(Value::Number).ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "{value} is not a finite number and cannot be sent as JSON"
+            ))
+        });
     }
     if let Ok(text) = object.cast::<PyString>() {
         return Ok(Value::String(text.to_str()?.to_string()));
@@ -68,20 +73,33 @@ pub fn from_python(object: &Bound<'_, PyAny>) -> PyResult<Value> {
     if let Ok(dict) = object.cast::<PyDict>() {
         let mut map = Map::new();
         for (key, item) in dict.iter() {
-            let key = key
-                .cast::<PyString>()
-                .map_err(|_| PyTypeError::new_err(format!("dict key {} is not a string", repr(&key))))?;
+            let key = key.cast::<PyString>().map_err(|_| {
+                PyTypeError::new_err(format!("dict key {} is not a string", repr(&key)))
+            })?;
             map.insert(key.to_str()?.to_string(), from_python(&item)?);
         }
         return Ok(Value::Object(map));
     }
     if object.is_instance_of::<PyList>() || object.is_instance_of::<PyTuple>() {
-        return object.try_iter()?.map(|item| from_python(&item?)).collect::<PyResult<Vec<_>>>().map(Value::Array);
+        return object
+            .try_iter()?
+            .map(|item| from_python(&item?))
+            .collect::<PyResult<Vec<_>>>()
+            .map(Value::Array);
     }
-    let type_name = object.get_type().name().map(|n| n.to_string()).unwrap_or_default();
-    Err(PyTypeError::new_err(format!("a {type_name} value cannot be sent as JSON")))
+    let type_name = object
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_default();
+    Err(PyTypeError::new_err(format!(
+        "a {type_name} value cannot be sent as JSON"
+    )))
 }
 
 fn repr(object: &Bound<'_, PyAny>) -> String {
-    object.repr().map(|r| r.to_string()).unwrap_or_else(|_| "?".into())
+    object
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|_| "?".into())
 }

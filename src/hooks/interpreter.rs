@@ -21,12 +21,16 @@ static STARTED: OnceLock<Result<(), String>> = OnceLock::new();
 
 /// Starts the interpreter (once) and installs the SDK. Safe to call from any thread.
 pub fn start() -> Result<(), String> {
-    STARTED.get_or_init(|| {
-        // SAFETY: runs once, guarded by the OnceLock, before any other Python API use.
-        unsafe { initialize() }?;
-        Python::attach(|py| install_sdk(py).map_err(|error| format!("cannot install the aigenora Python SDK: {error}")))
-    })
-    .clone()
+    STARTED
+        .get_or_init(|| {
+            // SAFETY: runs once, guarded by the OnceLock, before any other Python API use.
+            unsafe { initialize() }?;
+            Python::attach(|py| {
+                install_sdk(py)
+                    .map_err(|error| format!("cannot install the aigenora Python SDK: {error}"))
+            })
+        })
+        .clone()
 }
 
 /// Sets one PyConfig string field from UTF-8 text.
@@ -36,8 +40,13 @@ macro_rules! set_config_string {
             Err(_) => Err(format!("invalid path {:?}", $value)),
             Ok(text) => {
                 let config: *mut ffi::PyConfig = $config;
-                let status = ffi::PyConfig_SetBytesString(config, &raw mut (*config).$field, text.as_ptr());
-                if ffi::PyStatus_Exception(status) != 0 { Err(status_message(&status)) } else { Ok(()) }
+                let status =
+                    ffi::PyConfig_SetBytesString(config, &raw mut (*config).$field, text.as_ptr());
+                if ffi::PyStatus_Exception(status) != 0 {
+                    Err(status_message(&status))
+                } else {
+                    Ok(())
+                }
             }
         }
     }};
@@ -83,10 +92,16 @@ fn status_message(status: &ffi::PyStatus) -> String {
             String::new()
         } else {
             // SAFETY: CPython status strings are NUL-terminated static C strings.
-            unsafe { std::ffi::CStr::from_ptr(ptr) }.to_string_lossy().into_owned()
+            unsafe { std::ffi::CStr::from_ptr(ptr) }
+                .to_string_lossy()
+                .into_owned()
         }
     };
-    format!("cannot start the embedded Python: {} {}", text(status.func), text(status.err_msg))
+    format!(
+        "cannot start the embedded Python: {} {}",
+        text(status.func),
+        text(status.err_msg)
+    )
 }
 
 fn install_sdk(py: Python<'_>) -> PyResult<()> {
@@ -107,4 +122,14 @@ fn install_sdk(py: Python<'_>) -> PyResult<()> {
 /// Whether the binary carries an SDK at all (it always should; tests assert it).
 pub fn sdk_file_count() -> usize {
     sdk::SDK_FILES.len()
+}
+
+/// Sends everything hooks `print` to stderr, keeping stdout for machine-readable output.
+pub fn route_prints_to_stderr() -> Result<(), String> {
+    start()?;
+    Python::attach(|py| {
+        let sys = py.import("sys")?;
+        sys.setattr("stdout", sys.getattr("stderr")?)
+    })
+    .map_err(|error| format!("cannot redirect hook output: {error}"))
 }

@@ -4,7 +4,7 @@
 mod convert;
 pub mod interpreter;
 pub mod python_hooks;
-
+pub mod skeleton;
 
 use std::path::Path;
 

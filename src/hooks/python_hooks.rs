@@ -24,11 +24,18 @@ impl PythonHooks {
     pub fn load(protocol_dir: &Path) -> Result<PythonHooks, HookError> {
         let hooks_file = protocol_dir.join("hooks.py");
         if !hooks_file.is_file() {
-            return Err(HookError::new("load", format!("hooks.py not found in protocol dir: {}", protocol_dir.display())));
+            return Err(HookError::new(
+                "load",
+                format!(
+                    "hooks.py not found in protocol dir: {}",
+                    protocol_dir.display()
+                ),
+            ));
         }
         interpreter::start().map_err(|e| HookError::new("load", e))?;
         Python::attach(|py| {
-            let instance = instantiate(py, &hooks_file).map_err(|e| describe(py, "load", &e, &hooks_file))?;
+            let instance =
+                instantiate(py, &hooks_file).map_err(|e| describe(py, "load", &e, &hooks_file))?;
             Ok(PythonHooks {
                 instance: instance.unbind(),
                 state: PyDict::new(py).unbind(),
@@ -56,20 +63,37 @@ impl PythonHooks {
 
     fn call_result(&self, method: &str, message: &Value) -> Result<HookResult, HookError> {
         let message = message.clone();
-        self.call(method, move |py, _| PyTuple::new(py, [to_python(py, &message)?]), coerce_result)
+        self.call(
+            method,
+            move |py, _| PyTuple::new(py, [to_python(py, &message)?]),
+            coerce_result,
+        )
     }
 
     /// Calls `hooks.snapshot.<method>` when the hooks have a snapshot (they may not, if
     /// their `proto_init` skipped `super()`).
-    fn snapshot_call(&self, hook: &str, method: &str, args: Vec<Value>, kwargs: Map<String, Value>) -> Result<(), HookError> {
+    fn snapshot_call(
+        &self,
+        hook: &str,
+        method: &str,
+        args: Vec<Value>,
+        kwargs: Map<String, Value>,
+    ) -> Result<(), HookError> {
         Python::attach(|py| {
             let run = || -> PyResult<()> {
                 let instance = self.instance.bind(py);
-                let Ok(snapshot) = instance.getattr("snapshot") else { return Ok(()) };
+                let Ok(snapshot) = instance.getattr("snapshot") else {
+                    return Ok(());
+                };
                 if snapshot.is_none() {
                     return Ok(());
                 }
-                let args = PyTuple::new(py, args.iter().map(|a| to_python(py, a)).collect::<PyResult<Vec<_>>>()?)?;
+                let args = PyTuple::new(
+                    py,
+                    args.iter()
+                        .map(|a| to_python(py, a))
+                        .collect::<PyResult<Vec<_>>>()?,
+                )?;
                 snapshot.call_method(method, args, Some(&to_python_dict(py, &kwargs)?))?;
                 Ok(())
             };
@@ -79,22 +103,38 @@ impl PythonHooks {
 }
 
 fn instantiate<'py>(py: Python<'py>, hooks_file: &Path) -> PyResult<Bound<'py, PyAny>> {
-    let resolved = hooks_file.canonicalize().unwrap_or_else(|_| hooks_file.to_path_buf());
-    let module_name = format!("aigenora_user_protocol_{}", &sha256_hex(resolved.to_string_lossy().as_bytes())[..16]);
+    let resolved = hooks_file
+        .canonicalize()
+        .unwrap_or_else(|_| hooks_file.to_path_buf());
+    let module_name = format!(
+        "aigenora_user_protocol_{}",
+        &sha256_hex(resolved.to_string_lossy().as_bytes())[..16]
+    );
     let util = py.import("importlib.util")?;
     let spec = util.call_method1("spec_from_file_location", (module_name, hooks_file))?;
     if spec.is_none() {
-        return Err(pyo3::exceptions::PyImportError::new_err(format!("cannot load hooks module: {}", hooks_file.display())));
+        return Err(pyo3::exceptions::PyImportError::new_err(format!(
+            "cannot load hooks module: {}",
+            hooks_file.display()
+        )));
     }
     let module = util.call_method1("module_from_spec", (&spec,))?;
-    spec.getattr("loader")?.call_method1("exec_module", (&module,))?;
+    spec.getattr("loader")?
+        .call_method1("exec_module", (&module,))?;
     let Ok(class) = module.getattr("Hooks") else {
-        return Err(pyo3::exceptions::PyTypeError::new_err(format!("{} must define class Hooks", hooks_file.display())));
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{} must define class Hooks",
+            hooks_file.display()
+        )));
     };
     let instance = class.call0()?;
-    let base = py.import("aigenora.proto.hooks")?.getattr("ProtocolHooks")?;
+    let base = py
+        .import("aigenora.proto.hooks")?
+        .getattr("ProtocolHooks")?;
     if !instance.is_instance(&base)? {
-        return Err(pyo3::exceptions::PyTypeError::new_err("Hooks must inherit aigenora.proto.hooks.ProtocolHooks"));
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "Hooks must inherit aigenora.proto.hooks.ProtocolHooks",
+        ));
     }
     Ok(instance)
 }
@@ -107,7 +147,11 @@ fn coerce_result(returned: &Bound<'_, PyAny>) -> PyResult<HookResult> {
     if returned.is_instance(&hook_result)? {
         let response = returned.getattr("response")?;
         return Ok(HookResult {
-            response: if response.is_none() { None } else { Some(from_python(&response)?) },
+            response: if response.is_none() {
+                None
+            } else {
+                Some(from_python(&response)?)
+            },
             completed: returned.getattr("completed")?.is_truthy()?,
             abort: returned.getattr("abort")?.is_truthy()?,
         });
@@ -122,14 +166,30 @@ fn coerce_result(returned: &Bound<'_, PyAny>) -> PyResult<HookResult> {
 }
 
 fn optional_value(returned: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
-    if returned.is_none() { Ok(None) } else { from_python(returned).map(Some) }
+    if returned.is_none() {
+        Ok(None)
+    } else {
+        from_python(returned).map(Some)
+    }
 }
 
 /// `ExceptionType: message` plus the innermost hooks.py line of the traceback.
 fn describe(py: Python<'_>, hook: &str, error: &PyErr, hooks_file: &Path) -> HookError {
-    let kind = error.get_type(py).name().map(|n| n.to_string()).unwrap_or_else(|_| "Exception".into());
-    let text = error.value(py).str().map(|s| s.to_string()).unwrap_or_default();
-    let message = if text.is_empty() { kind } else { format!("{kind}: {text}") };
+    let kind = error
+        .get_type(py)
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "Exception".into());
+    let text = error
+        .value(py)
+        .str()
+        .map(|s| s.to_string())
+        .unwrap_or_default();
+    let message = if text.is_empty() {
+        kind
+    } else {
+        format!("{kind}: {text}")
+    };
     HookError {
         hook: hook.to_string(),
         message,
@@ -139,10 +199,17 @@ fn describe(py: Python<'_>, hook: &str, error: &PyErr, hooks_file: &Path) -> Hoo
 
 fn hooks_line(py: Python<'_>, error: &PyErr, hooks_file: &Path) -> Option<String> {
     let mut frame = error.traceback(py).map(|tb| tb.into_any());
-    let wanted = hooks_file.canonicalize().unwrap_or_else(|_| hooks_file.to_path_buf());
+    let wanted = hooks_file
+        .canonicalize()
+        .unwrap_or_else(|_| hooks_file.to_path_buf());
     let mut found = None;
     while let Some(tb) = frame.filter(|tb| !tb.is_none()) {
-        let filename: Option<String> = tb.getattr("tb_frame").and_then(|f| f.getattr("f_code")).and_then(|c| c.getattr("co_filename")).and_then(|n| n.extract()).ok();
+        let filename: Option<String> = tb
+            .getattr("tb_frame")
+            .and_then(|f| f.getattr("f_code"))
+            .and_then(|c| c.getattr("co_filename"))
+            .and_then(|n| n.extract())
+            .ok();
         let line: Option<u64> = tb.getattr("tb_lineno").and_then(|l| l.extract()).ok();
         if let (Some(filename), Some(line)) = (filename, line) {
             let path = PathBuf::from(&filename);
@@ -158,14 +225,23 @@ fn hooks_line(py: Python<'_>, error: &PyErr, hooks_file: &Path) -> Option<String
 impl Hooks for PythonHooks {
     fn init(&mut self, context: &InitContext) -> Result<(), HookError> {
         let options = context.options.clone();
-        let (role, args, state_dir) = (context.role.as_str(), context.args.to_vec(), context.state_dir.to_path_buf());
+        let (role, args, state_dir) = (
+            context.role.as_str(),
+            context.args.to_vec(),
+            context.state_dir.to_path_buf(),
+        );
         let decision = context.decision.clone();
         let with_decision = context.pass_decision;
         self.call(
             "proto_init",
             move |py, _| {
                 let path = py.import("pathlib")?.getattr("Path")?.call1((state_dir,))?;
-                let mut items = vec![to_python_dict(py, &options)?.into_any(), role.into_pyobject(py)?.into_any(), PyList::new(py, args)?.into_any(), path];
+                let mut items = vec![
+                    to_python_dict(py, &options)?.into_any(),
+                    role.into_pyobject(py)?.into_any(),
+                    PyList::new(py, args)?.into_any(),
+                    path,
+                ];
                 if with_decision {
                     items.push(to_python(py, decision.as_ref().unwrap_or(&Value::Null))?);
                 }
@@ -175,23 +251,60 @@ impl Hooks for PythonHooks {
         )?;
         let timing = context.timing.clone().unwrap_or(Value::Null);
         Python::attach(|py| {
-            let set = || self.instance.bind(py).setattr("timing", to_python(py, &timing)?);
+            let set = || {
+                self.instance
+                    .bind(py)
+                    .setattr("timing", to_python(py, &timing)?)
+            };
             set().map_err(|e| describe(py, "proto_init", &e, &self.hooks_file))
         })
     }
 
     fn host_metadata(&mut self) -> Result<HostMetadata, HookError> {
-        self.call("proto_host_metadata", |py, _| Ok(PyTuple::empty(py)), |returned| {
-            let items: Vec<Value> = returned.try_iter()?.map(|item| from_python(&item?)).collect::<PyResult<_>>()?;
-            let text = |index: usize| items.get(index).and_then(Value::as_str).unwrap_or_default().to_string();
-            let tags = match items.get(1) {
-                Some(Value::Array(tags)) => tags.iter().filter_map(Value::as_str).map(str::to_string).collect(),
-                _ => text(1).split(',').map(str::trim).filter(|t| !t.is_empty()).map(str::to_string).collect(),
-            };
-            let invite_type = Some(text(2)).filter(|t| !t.is_empty()).unwrap_or_else(|| "supply".into());
-            let default_options = items.get(3).and_then(Value::as_object).cloned().unwrap_or_default();
-            Ok(HostMetadata { name: text(0), tags, invite_type, default_options })
-        })
+        self.call(
+            "proto_host_metadata",
+            |py, _| Ok(PyTuple::empty(py)),
+            |returned| {
+                let items: Vec<Value> = returned
+                    .try_iter()?
+                    .map(|item| from_python(&item?))
+                    .collect::<PyResult<_>>()?;
+                let text = |index: usize| {
+                    items
+                        .get(index)
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                let tags = match items.get(1) {
+                    Some(Value::Array(tags)) => tags
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect(),
+                    _ => text(1)
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|t| !t.is_empty())
+                        .map(str::to_string)
+                        .collect(),
+                };
+                let invite_type = Some(text(2))
+                    .filter(|t| !t.is_empty())
+                    .unwrap_or_else(|| "supply".into());
+                let default_options = items
+                    .get(3)
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                Ok(HostMetadata {
+                    name: text(0),
+                    tags,
+                    invite_type,
+                    default_options,
+                })
+            },
+        )
     }
 
     fn host_handle_join(&mut self, message: &Value) -> Result<HookResult, HookError> {
@@ -203,15 +316,24 @@ impl Hooks for PythonHooks {
     }
 
     fn guest_join_message(&mut self) -> Result<Option<Value>, HookError> {
-        self.call("proto_guest_join_message", |py, _| Ok(PyTuple::empty(py)), optional_value)
+        self.call(
+            "proto_guest_join_message",
+            |py, _| Ok(PyTuple::empty(py)),
+            optional_value,
+        )
     }
 
     fn guest_handle_ready(&mut self, message: &Value) -> Result<(), HookError> {
-        self.call_result("proto_guest_handle_ready", message).map(|_| ())
+        self.call_result("proto_guest_handle_ready", message)
+            .map(|_| ())
     }
 
     fn guest_first_action(&mut self) -> Result<Option<Value>, HookError> {
-        self.call("proto_guest_first_action", |py, _| Ok(PyTuple::empty(py)), optional_value)
+        self.call(
+            "proto_guest_first_action",
+            |py, _| Ok(PyTuple::empty(py)),
+            optional_value,
+        )
     }
 
     fn guest_handle(&mut self, message: &Value) -> Result<HookResult, HookError> {
@@ -222,29 +344,77 @@ impl Hooks for PythonHooks {
         let message = message.clone();
         self.call(
             "proto_display",
-            move |py, _| PyTuple::new(py, [to_python(py, &message)?, shown.as_str().into_pyobject(py)?.into_any()]),
-            |returned| Ok(if returned.is_truthy()? { Some(returned.str()?.to_string()) } else { None }),
+            move |py, _| {
+                PyTuple::new(
+                    py,
+                    [
+                        to_python(py, &message)?,
+                        shown.as_str().into_pyobject(py)?.into_any(),
+                    ],
+                )
+            },
+            |returned| {
+                Ok(if returned.is_truthy()? {
+                    Some(returned.str()?.to_string())
+                } else {
+                    None
+                })
+            },
         )
     }
 
     fn round_value(&mut self, round: u64) -> Result<Value, HookError> {
-        self.call("proto_round_value", move |py, state| PyTuple::new(py, [round.into_pyobject(py)?.into_any(), state.clone().into_any()]), from_python)
+        self.call(
+            "proto_round_value",
+            move |py, state| {
+                PyTuple::new(
+                    py,
+                    [
+                        round.into_pyobject(py)?.into_any(),
+                        state.clone().into_any(),
+                    ],
+                )
+            },
+            from_python,
+        )
     }
 
-    fn round_judge(&mut self, round: u64, host: &Value, guest: &Value) -> Result<HookResult, HookError> {
+    fn round_judge(
+        &mut self,
+        round: u64,
+        host: &Value,
+        guest: &Value,
+    ) -> Result<HookResult, HookError> {
         let (host, guest) = (host.clone(), guest.clone());
-        self.call("proto_round_judge", move |py, state| judge_args(py, state, round, &host, &guest), coerce_result)
+        self.call(
+            "proto_round_judge",
+            move |py, state| judge_args(py, state, round, &host, &guest),
+            coerce_result,
+        )
     }
 
-    fn round_judge_pure(&mut self, round: u64, host: &Value, guest: &Value) -> Result<Option<Value>, HookError> {
+    fn round_judge_pure(
+        &mut self,
+        round: u64,
+        host: &Value,
+        guest: &Value,
+    ) -> Result<Option<Value>, HookError> {
         let defined = Python::attach(|py| {
-            self.instance.bind(py).getattr("proto_round_judge_pure").map(|m| m.is_callable()).unwrap_or(false)
+            self.instance
+                .bind(py)
+                .getattr("proto_round_judge_pure")
+                .map(|m| m.is_callable())
+                .unwrap_or(false)
         });
         if !defined {
             return Ok(None);
         }
         let (host, guest) = (host.clone(), guest.clone());
-        self.call("proto_round_judge_pure", move |py, state| judge_args(py, state, round, &host, &guest), optional_value)
+        self.call(
+            "proto_round_judge_pure",
+            move |py, state| judge_args(py, state, round, &host, &guest),
+            optional_value,
+        )
     }
 
     fn on_message(&mut self, message: &Value) -> Result<(), HookError> {
@@ -260,16 +430,45 @@ impl Hooks for PythonHooks {
     }
 
     fn snapshot_update(&mut self, patch: Map<String, Value>) -> Result<(), HookError> {
-        self.snapshot_call("snapshot.update", "update", vec![Value::Object(patch)], Map::new())
+        self.snapshot_call(
+            "snapshot.update",
+            "update",
+            vec![Value::Object(patch)],
+            Map::new(),
+        )
     }
 
-    fn snapshot_phase(&mut self, phase: &str, summary: &str, structured: Map<String, Value>) -> Result<(), HookError> {
+    fn snapshot_phase(
+        &mut self,
+        phase: &str,
+        summary: &str,
+        structured: Map<String, Value>,
+    ) -> Result<(), HookError> {
         let mut kwargs = structured;
         kwargs.insert("summary".into(), summary.into());
-        self.snapshot_call("snapshot.set_phase", "set_phase", vec![phase.into()], kwargs)
+        self.snapshot_call(
+            "snapshot.set_phase",
+            "set_phase",
+            vec![phase.into()],
+            kwargs,
+        )
     }
 }
 
-fn judge_args<'py>(py: Python<'py>, state: &Bound<'py, PyDict>, round: u64, host: &Value, guest: &Value) -> PyResult<Bound<'py, PyTuple>> {
-    PyTuple::new(py, [round.into_pyobject(py)?.into_any(), to_python(py, host)?, to_python(py, guest)?, state.clone().into_any()])
+fn judge_args<'py>(
+    py: Python<'py>,
+    state: &Bound<'py, PyDict>,
+    round: u64,
+    host: &Value,
+    guest: &Value,
+) -> PyResult<Bound<'py, PyTuple>> {
+    PyTuple::new(
+        py,
+        [
+            round.into_pyobject(py)?.into_any(),
+            to_python(py, host)?,
+            to_python(py, guest)?,
+            state.clone().into_any(),
+        ],
+    )
 }

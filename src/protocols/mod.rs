@@ -36,3 +36,62 @@ pub const BUILTINS: &[Builtin] = &[
 pub fn find(alias: &str) -> Option<&'static Builtin> {
     BUILTINS.iter().find(|builtin| builtin.alias == alias)
 }
+
+impl Builtin {
+    /// The parsed contract (built-ins are checked by the test suite to always parse).
+    pub fn spec(&self) -> crate::spec::Spec {
+        crate::spec::Spec::from_bytes(self.spec_json.as_bytes()).expect("built-in specs parse")
+    }
+}
+
+/// Where a protocol with this id lives in a library: `<library>/<id[0:8]>/<id[8:]>`.
+pub fn library_dir(library: &std::path::Path, protocol_id: &str) -> std::path::PathBuf {
+    let split = protocol_id.len().min(8);
+    library
+        .join(&protocol_id[..split])
+        .join(&protocol_id[split..])
+}
+
+/// Writes a built-in's files into the protocol library of a data dir and returns that dir.
+/// Existing files are replaced when their content differs (built-ins stay pristine).
+pub fn materialize(
+    builtin: &Builtin,
+    data_dir: &std::path::Path,
+) -> std::io::Result<std::path::PathBuf> {
+    let dir = library_dir(&data_dir.join("protocols"), &builtin.spec().protocol_id());
+    std::fs::create_dir_all(&dir)?;
+    for (name, content) in [
+        ("spec.json", builtin.spec_json),
+        ("hooks.py", builtin.hooks_py),
+    ] {
+        let path = dir.join(name);
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(content) {
+            std::fs::write(&path, content)?;
+        }
+    }
+    Ok(dir)
+}
+
+/// A protocol argument: an existing directory, or a built-in alias (materialized into the
+/// data dir's library).
+pub fn resolve(argument: &str, data_dir: &std::path::Path) -> Result<std::path::PathBuf, String> {
+    let path = std::path::Path::new(argument);
+    if path.is_dir() {
+        return Ok(path.to_path_buf());
+    }
+    match find(argument) {
+        Some(builtin) => materialize(builtin, data_dir).map_err(|e| {
+            format!(
+                "cannot write built-in {argument} into {}: {e}",
+                data_dir.display()
+            )
+        }),
+        None => {
+            let aliases: Vec<&str> = BUILTINS.iter().map(|b| b.alias).collect();
+            Err(format!(
+                "{argument} is neither a protocol directory nor a built-in ({})",
+                aliases.join(", ")
+            ))
+        }
+    }
+}

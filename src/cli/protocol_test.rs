@@ -1,0 +1,179 @@
+//! `aigenora protocol test`: self-play of a protocol dir or built-in, optionally with the
+//! adversarial suite.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use clap::Args;
+use serde_json::{Value, json};
+
+use super::GlobalArgs;
+use crate::engine::{ControlMode, Outcome};
+use crate::hooks::skeleton;
+use crate::selfplay::{SelfPlay, SideReport, adversarial, stdout_display};
+use crate::spec::{self, Spec};
+
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    /// A protocol directory (spec.json + hooks.py) or a built-in alias.
+    pub protocol: String,
+    /// Options for both sides (a JSON object checked against the spec's parameters).
+    #[arg(long, value_name = "JSON")]
+    pub options: Option<String>,
+    /// Parent of the host-<ms>/guest-<ms> state dirs. Default: $TMPDIR/aigenora-sessions
+    #[arg(long, value_name = "DIR")]
+    pub state_base: Option<PathBuf>,
+    /// Also check that malformed guest messages are rejected before hooks see them.
+    #[arg(long)]
+    pub adversarial: bool,
+    /// Run hooks even if hooks.py is an unfilled skeleton (testing only).
+    #[arg(long)]
+    pub allow_skeleton_hooks: bool,
+    #[arg(long, value_enum, default_value_t = ControlMode::Hybrid)]
+    pub control_mode: ControlMode,
+    /// Seconds to sleep between steps.
+    #[arg(long, default_value_t = 0.0, value_name = "SECONDS")]
+    pub pace: f64,
+    /// Fail if both sides have not finished within this many seconds.
+    #[arg(long, default_value_t = 60, value_name = "SECONDS")]
+    pub timeout: u64,
+    /// Print a JSON report instead of the game output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+    let dir = crate::protocols::resolve(&args.protocol, &global.data_dir())
+        .map_err(anyhow::Error::msg)?;
+    let spec = Spec::load_checked(&dir.join("spec.json"))?;
+    skeleton::ensure_implemented(&dir, args.allow_skeleton_hooks).map_err(anyhow::Error::msg)?;
+    let options = spec::parse_options(args.options.as_deref())?;
+    spec::validate_options(spec.value(), &options).context("options")?;
+    if !(0.0..=3600.0).contains(&args.pace) {
+        bail!("--pace must be between 0 and 3600 seconds");
+    }
+    let play = SelfPlay {
+        protocol_dir: dir,
+        spec,
+        options,
+        state_base: args
+            .state_base
+            .clone()
+            .unwrap_or_else(|| std::env::temp_dir().join("aigenora-sessions")),
+        control_mode: args.control_mode,
+        pace: Duration::from_secs_f64(args.pace),
+        timeout: Duration::from_secs(args.timeout),
+        display: if args.json {
+            std::sync::Arc::new(|_, _| {})
+        } else {
+            stdout_display()
+        },
+    };
+    if args.json {
+        crate::hooks::interpreter::route_prints_to_stderr().map_err(anyhow::Error::msg)?;
+    }
+    let started = Instant::now();
+    let [host, guest] = play.run()?;
+    let elapsed = started.elapsed();
+    let failures: Vec<String> = [&host, &guest]
+        .iter()
+        .filter_map(|side| failure(side))
+        .collect();
+    let cases = if args.adversarial && failures.is_empty() {
+        adversarial::run_suite(&play)?
+    } else {
+        Vec::new()
+    };
+    let adversarial_failed = cases.iter().filter(|c| !c.rejected).count();
+    let passed =
+        failures.is_empty() && adversarial_failed == 0 && (!args.adversarial || !cases.is_empty());
+    if args.json {
+        let report = json!({
+            "passed": passed,
+            "seconds": elapsed.as_secs_f64(),
+            "host": side_json(&host),
+            "guest": side_json(&guest),
+            "adversarial": cases.iter().map(|c| json!({"case": c.label, "rejected": c.rejected, "detail": c.detail})).collect::<Vec<_>>(),
+        });
+        println!("{report}");
+        return Ok(if passed {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
+    }
+    println!(
+        "state: host {}  guest {}",
+        host.state_dir.display(),
+        guest.state_dir.display()
+    );
+    if !failures.is_empty() {
+        bail!("protocol test failed: {}", failures.join("; "));
+    }
+    if args.adversarial {
+        println!(
+            "[adversarial] {}/{} cases rejected malformed messages",
+            cases.len() - adversarial_failed,
+            cases.len()
+        );
+        for case in &cases {
+            let verdict = if case.rejected { "PASS" } else { "FAIL" };
+            println!("  [{verdict}] {}: {}", case.label, case.detail);
+        }
+        if cases.is_empty() {
+            bail!("adversarial suite found no guest messages to mutate");
+        }
+        if adversarial_failed > 0 {
+            bail!("{adversarial_failed} malformed message(s) were not rejected");
+        }
+    }
+    println!(
+        "[OK] protocol test passed ({}; {:.2} s)",
+        summary(&host, &guest),
+        elapsed.as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Why a side failed the test, if it did.
+fn failure(side: &SideReport) -> Option<String> {
+    match &side.result {
+        Err(error) => Some(format!("{} failed: {error}", side.role)),
+        Ok(Outcome {
+            reason: Some(reason),
+            ..
+        }) if ["peer_disconnected", "commit_mismatch", "balance_mismatch"]
+            .contains(&reason.as_str()) =>
+        {
+            Some(format!("{} ended with {reason}", side.role))
+        }
+        Ok(_) => None,
+    }
+}
+
+fn summary(host: &SideReport, guest: &SideReport) -> String {
+    let state = |side: &SideReport| match &side.result {
+        Ok(outcome) if outcome.completed => "completed",
+        Ok(_) => "ended",
+        Err(_) => "failed",
+    };
+    let winner = host
+        .result
+        .as_ref()
+        .ok()
+        .and_then(|o| o.winner.clone())
+        .or_else(|| guest.result.as_ref().ok().and_then(|o| o.winner.clone()));
+    let winner = winner.map(|w| format!(", winner {w}")).unwrap_or_default();
+    format!("host {}, guest {}{winner}", state(host), state(guest))
+}
+
+fn side_json(side: &SideReport) -> Value {
+    match &side.result {
+        Ok(outcome) => {
+            json!({"ok": true, "completed": outcome.completed, "winner": outcome.winner, "reason": outcome.reason, "state_dir": side.state_dir})
+        }
+        Err(error) => json!({"ok": false, "error": error.to_string(), "state_dir": side.state_dir}),
+    }
+}

@@ -1,0 +1,229 @@
+//! `protocol test --adversarial`: replays the session with one guest frame at a time
+//! replaced by a malformed variant (unknown field, missing required field, bad enum,
+//! out-of-range or mistyped integer, oversized text, bad hex, mistyped boolean) and checks
+//! that the host rejects each before any hook sees it.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use super::{SelfPlay, SelfPlayError};
+use crate::engine::EngineError;
+use crate::spec::Direction;
+use crate::spec::message::find_schema;
+use crate::transport::memory::MemoryChannel;
+use crate::transport::{Channel, ChannelError};
+
+/// One malformed frame and whether the host refused it.
+#[derive(Debug, Clone)]
+pub struct CaseResult {
+    /// `<message>/<case>`, e.g. `join/integer_out_of_range_best_of`.
+    pub label: String,
+    pub rejected: bool,
+    /// The host's verdict (its error, or what it did instead).
+    pub detail: String,
+}
+
+/// Runs the suite. An empty result means the guest never sent anything to mutate.
+pub fn run_suite(play: &SelfPlay) -> Result<Vec<CaseResult>, SelfPlayError> {
+    let quiet = SelfPlay {
+        display: Arc::new(|_, _| {}),
+        ..play.clone()
+    };
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let recorder = sent.clone();
+    quiet.run_with(Box::new(move |channel| {
+        Box::new(Rewriting {
+            inner: channel,
+            sent: recorder,
+            replace: None,
+        })
+    }))?;
+    let frames = sent.lock().expect("recorder lock").clone();
+    let mut results = Vec::new();
+    let mut seen_actions = Vec::new();
+    for (index, frame) in frames.iter().enumerate() {
+        let action = frame.get("action").cloned().unwrap_or(Value::Null);
+        if seen_actions.contains(&action) {
+            continue;
+        }
+        seen_actions.push(action);
+        for (case, malformed) in variants(play, frame) {
+            let label = format!(
+                "{}/{case}",
+                frame.get("action").and_then(Value::as_str).unwrap_or("?")
+            );
+            results.push(run_case(&quiet, index, label, malformed)?);
+        }
+    }
+    Ok(results)
+}
+
+fn run_case(
+    play: &SelfPlay,
+    index: usize,
+    label: String,
+    malformed: Value,
+) -> Result<CaseResult, SelfPlayError> {
+    let injected = malformed.clone();
+    let play = SelfPlay {
+        timeout: play.timeout.min(Duration::from_secs(30)),
+        ..play.clone()
+    };
+    let [host, _guest] = play.run_with(Box::new(move |channel| {
+        Box::new(Rewriting {
+            inner: channel,
+            sent: Arc::default(),
+            replace: Some((index, injected)),
+        })
+    }))?;
+    let rejected_in_log = std::fs::read_to_string(host.state_dir.join("events.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .any(|event| event["type"] == "message_rejected" && event["data"]["msg"] == malformed);
+    let detail = match &host.result {
+        Err(error @ EngineError::InvalidInbound { .. }) => error.to_string(),
+        Err(other) => format!("host failed for another reason: {other}"),
+        Ok(outcome) if rejected_in_log => format!(
+            "dropped the frame and went on (completed: {})",
+            outcome.completed
+        ),
+        Ok(outcome) => format!("host accepted it (completed: {})", outcome.completed),
+    };
+    let rejected = rejected_in_log
+        && !matches!(&host.result, Err(e) if !matches!(e, EngineError::InvalidInbound { .. }));
+    Ok(CaseResult {
+        label,
+        rejected,
+        detail,
+    })
+}
+
+/// The malformed variants of one real guest frame, derived from its schema.
+fn variants(play: &SelfPlay, frame: &Value) -> Vec<(String, Value)> {
+    let Some(base) = frame.as_object() else {
+        return Vec::new();
+    };
+    let direction = if play.spec.flow_mode() == Ok(crate::spec::FlowMode::Free)
+        && !matches!(base.get("action").and_then(Value::as_str), Some("join"))
+    {
+        Direction::Both
+    } else {
+        Direction::GuestToHost
+    };
+    let Ok(schema) = find_schema(play.spec.value(), base, Some(direction), None) else {
+        return Vec::new();
+    };
+    let Some(fields) = schema.get("fields").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let with = |key: &str, value: Value| {
+        let mut changed = base.clone();
+        changed.insert(key.to_string(), value);
+        Value::Object(changed)
+    };
+    out.push((
+        "unknown_field".to_string(),
+        with("__evil_unknown_field__", json!(1)),
+    ));
+    let first = |wanted: &dyn Fn(&Map<String, Value>) -> bool| {
+        fields
+            .iter()
+            .find(|(key, schema)| {
+                key.as_str() != "action" && schema.as_object().is_some_and(wanted)
+            })
+            .map(|(key, schema)| (key.clone(), schema.clone()))
+    };
+    let typed = |t: &'static str| {
+        move |s: &Map<String, Value>| s.get("type").and_then(Value::as_str) == Some(t)
+    };
+    if let Some((key, _)) = first(&|s| s.get("required") == Some(&Value::Bool(true)))
+        .filter(|(k, _)| base.contains_key(k))
+    {
+        let mut missing = base.clone();
+        missing.remove(&key);
+        out.push((format!("missing_required_{key}"), Value::Object(missing)));
+    }
+    if let Some((key, _)) = first(&typed("enum")) {
+        out.push((
+            format!("enum_out_of_range_{key}"),
+            with(&key, json!("__not_in_enum__")),
+        ));
+    }
+    if let Some((key, schema)) = first(&typed("integer")) {
+        let bound = |name: &str| schema.get(name).and_then(crate::spec::number::as_integer);
+        let outside = bound("max")
+            .map(|max| max + 1)
+            .or_else(|| bound("min").map(|min| min - 1));
+        if let Some(outside) = outside.and_then(|v| i64::try_from(v).ok()) {
+            out.push((
+                format!("integer_out_of_range_{key}"),
+                with(&key, json!(outside)),
+            ));
+        }
+        out.push((
+            format!("integer_wrong_type_{key}"),
+            with(&key, json!("not_an_integer")),
+        ));
+    }
+    if let Some((key, schema)) = first(&typed("text")) {
+        let limit = schema
+            .get("max_length")
+            .and_then(crate::spec::number::as_integer)
+            .unwrap_or(2000);
+        out.push((
+            format!("text_too_long_{key}"),
+            with(&key, json!("x".repeat(limit as usize + 1))),
+        ));
+    }
+    if let Some((key, _)) = first(&typed("boolean")) {
+        out.push((
+            format!("boolean_wrong_type_{key}"),
+            with(&key, json!("yes")),
+        ));
+    }
+    if let Some((key, _)) = first(&|s| {
+        matches!(
+            s.get("type").and_then(Value::as_str),
+            Some("hash" | "nonce" | "key" | "signature")
+        )
+    }) {
+        out.push((format!("hex_malformed_{key}"), with(&key, json!("NOT-HEX"))));
+    }
+    out
+}
+
+/// The guest's channel end: records what the guest sends and can swap one frame.
+struct Rewriting {
+    inner: MemoryChannel,
+    sent: Arc<Mutex<Vec<Value>>>,
+    replace: Option<(usize, Value)>,
+}
+
+impl Channel for Rewriting {
+    fn send(&mut self, frame: &Value) -> Result<(), ChannelError> {
+        let mut sent = self.sent.lock().expect("recorder lock");
+        let index = sent.len();
+        sent.push(frame.clone());
+        drop(sent);
+        match &self.replace {
+            Some((target, replacement)) if *target == index => self.inner.send(replacement),
+            _ => self.inner.send(frame),
+        }
+    }
+
+    fn recv(&mut self) -> Result<Value, ChannelError> {
+        self.inner.recv()
+    }
+
+    fn recv_timeout(&mut self, timeout: Duration) -> Result<Option<Value>, ChannelError> {
+        self.inner.recv_timeout(timeout)
+    }
+
+    fn close(&mut self) -> Result<(), ChannelError> {
+        self.inner.close()
+    }
+}

@@ -1,0 +1,222 @@
+//! Self-play (`protocol test`): the host and guest engines of one protocol dir, each on its
+//! own thread with its own hooks instance, joined by the in-memory duplex.
+
+pub mod adversarial;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Map, Value};
+
+use crate::engine::{
+    self, ControlMode, DisplaySink, EngineConfig, EngineError, EventLog, LocalInput, Outcome,
+    ScriptStep, ScriptedInput,
+};
+use crate::hooks::python_hooks::PythonHooks;
+use crate::spec::{FlowMode, Role, Spec};
+use crate::transport::memory::{MemoryChannel, duplex};
+use crate::transport::{Channel, ChannelError};
+
+/// What to play.
+#[derive(Clone)]
+pub struct SelfPlay {
+    pub protocol_dir: PathBuf,
+    pub spec: Spec,
+    pub options: Map<String, Value>,
+    /// Parent of the `host-<ms>` / `guest-<ms>` state dirs.
+    pub state_base: PathBuf,
+    pub control_mode: ControlMode,
+    pub pace: Duration,
+    /// How long both sides together may take.
+    pub timeout: Duration,
+    pub display: DisplaySink,
+}
+
+/// One side's result and where its files are.
+pub struct SideReport {
+    pub role: Role,
+    pub result: Result<Outcome, EngineError>,
+    pub state_dir: PathBuf,
+}
+
+/// Why self-play could not produce two results.
+#[derive(Debug, thiserror::Error)]
+pub enum SelfPlayError {
+    #[error("cannot create state dir {0}: {1}")]
+    StateDir(PathBuf, std::io::Error),
+    #[error("{0}")]
+    Hooks(#[from] crate::hooks::HookError),
+    #[error("protocol threads did not finish within {seconds} s: {stuck}")]
+    Timeout { seconds: u64, stuck: String },
+}
+
+/// Wraps the guest's end of the duplex (the adversarial suite tampers with it).
+pub type ChannelWrapper = Box<dyn FnOnce(MemoryChannel) -> Box<dyn Channel> + Send>;
+
+impl SelfPlay {
+    /// Plays one full session; both reports come back in host, guest order.
+    pub fn run(&self) -> Result<[SideReport; 2], SelfPlayError> {
+        self.run_with(Box::new(|channel| Box::new(channel)))
+    }
+
+    pub fn run_with(&self, wrap_guest: ChannelWrapper) -> Result<[SideReport; 2], SelfPlayError> {
+        let stamp = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis();
+        let (host_channel, guest_channel) = duplex();
+        let (done_tx, done_rx) = mpsc::channel::<SideReport>();
+        let free = self.spec.flow_mode() == Ok(FlowMode::Free);
+        let waiting = [
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicBool::new(false)),
+        ];
+        let sides: [(Role, Box<dyn Channel>); 2] = [
+            (Role::Host, Box::new(host_channel)),
+            (Role::Guest, wrap_guest(guest_channel)),
+        ];
+        for ((role, inner), waiting) in sides.into_iter().zip(waiting.iter().cloned()) {
+            let mut channel = Watched { inner, waiting };
+            let state_dir = unique_dir(&self.state_base, &format!("{role}-{stamp}"))?;
+            let mut hooks = PythonHooks::load(&self.protocol_dir)?;
+            let config = EngineConfig {
+                role,
+                options: self.options.clone(),
+                args: Vec::new(),
+                events: EventLog::to_file(state_dir.join("events.jsonl")),
+                state_dir: state_dir.clone(),
+                control_mode: self.control_mode,
+                pace: self.pace,
+                display: self.display.clone(),
+                local_input: free.then(|| chat_script(role)),
+            };
+            let (spec, done) = (self.spec.clone(), done_tx.clone());
+            std::thread::Builder::new()
+                .name(format!("aigenora-{role}"))
+                .spawn(move || {
+                    let result = engine::run(&spec, &mut hooks, &mut channel, config);
+                    let _ = done.send(SideReport {
+                        role,
+                        result,
+                        state_dir,
+                    });
+                })
+                .expect("spawn a self-play thread");
+        }
+        drop(done_tx);
+        collect(done_rx, self.timeout, &waiting)
+    }
+}
+
+/// The scripted chat of a free-mode self-play: both greet, then the guest ends.
+fn chat_script(role: Role) -> Box<dyn LocalInput> {
+    let steps = match role {
+        Role::Host => vec![ScriptStep::Say("hello from host".into())],
+        Role::Guest => vec![
+            ScriptStep::Say("hello from guest".into()),
+            ScriptStep::AwaitPeer(1),
+            ScriptStep::Say("/quit".into()),
+        ],
+    };
+    Box::new(ScriptedInput::new(steps))
+}
+
+fn collect(
+    done: mpsc::Receiver<SideReport>,
+    timeout: Duration,
+    waiting: &[Arc<AtomicBool>; 2],
+) -> Result<[SideReport; 2], SelfPlayError> {
+    let deadline = Instant::now() + timeout;
+    let mut host = None;
+    let mut guest = None;
+    while host.is_none() || guest.is_none() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match done.recv_timeout(left) {
+            Ok(report) if report.role == Role::Host => host = Some(report),
+            Ok(report) => guest = Some(report),
+            Err(_) => {
+                let describe = |name: &str, missing: bool, waiting: &AtomicBool| {
+                    missing.then(|| match waiting.load(Ordering::SeqCst) {
+                        true => format!("{name} (waiting for its peer)"),
+                        false => format!("{name} (stuck in its hooks)"),
+                    })
+                };
+                let stuck: Vec<String> = [
+                    describe("host", host.is_none(), &waiting[0]),
+                    describe("guest", guest.is_none(), &waiting[1]),
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                return Err(SelfPlayError::Timeout {
+                    seconds: timeout.as_secs(),
+                    stuck: stuck.join(", "),
+                });
+            }
+        }
+    }
+    Ok([host.expect("host reported"), guest.expect("guest reported")])
+}
+
+/// A side's channel that remembers whether the side is blocked waiting for its peer, so a
+/// timeout can name the side that is actually stuck.
+struct Watched {
+    inner: Box<dyn Channel>,
+    waiting: Arc<AtomicBool>,
+}
+
+impl Watched {
+    fn wait<T>(&mut self, receive: impl FnOnce(&mut dyn Channel) -> T) -> T {
+        self.waiting.store(true, Ordering::SeqCst);
+        let result = receive(self.inner.as_mut());
+        self.waiting.store(false, Ordering::SeqCst);
+        result
+    }
+}
+
+impl Channel for Watched {
+    fn send(&mut self, frame: &Value) -> Result<(), ChannelError> {
+        self.inner.send(frame)
+    }
+
+    fn recv(&mut self) -> Result<Value, ChannelError> {
+        self.wait(|channel| channel.recv())
+    }
+
+    fn recv_timeout(&mut self, timeout: Duration) -> Result<Option<Value>, ChannelError> {
+        self.wait(|channel| channel.recv_timeout(timeout))
+    }
+
+    fn close(&mut self) -> Result<(), ChannelError> {
+        self.inner.close()
+    }
+}
+
+/// `<base>/<name>`, suffixed if a run in the same millisecond already took it.
+fn unique_dir(base: &Path, name: &str) -> Result<PathBuf, SelfPlayError> {
+    for attempt in 0.. {
+        let candidate = if attempt == 0 {
+            base.join(name)
+        } else {
+            base.join(format!("{name}-{attempt}"))
+        };
+        if !candidate.exists() {
+            return std::fs::create_dir_all(&candidate)
+                .map(|()| candidate.clone())
+                .map_err(|e| SelfPlayError::StateDir(candidate, e));
+        }
+    }
+    unreachable!("some suffix is free")
+}
+
+/// Display output prefixed with the side that printed it.
+pub fn stdout_display() -> DisplaySink {
+    Arc::new(|role, text| {
+        for line in text.lines() {
+            println!("[{role}] {line}");
+        }
+    })
+}

@@ -1,0 +1,331 @@
+//! `aigenora protocol test`: our built-ins with several option sets, the reference's own
+//! 1v1 hooks.py files unchanged, the adversarial suite, and the documented failures (hook
+//! exception, undeclared outbound message, skeleton, stuck side).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::Value;
+use support::{aigenora, reference_package_dir};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// Runs `protocol test --json` and returns (exit code, report).
+fn test_json(protocol: &str, extra: &[&str]) -> (i32, Value) {
+    let data = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let output = aigenora()
+        .arg("--data-dir")
+        .arg(data.path())
+        .args(["protocol", "test", protocol, "--json", "--state-base"])
+        .arg(state.path())
+        .args(extra)
+        .output()
+        .unwrap();
+    let report = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("{protocol}: {}", String::from_utf8_lossy(&output.stderr)));
+    (output.status.code().unwrap(), report)
+}
+
+fn run_text(args: &[&str]) -> Output {
+    aigenora()
+        .args(["protocol", "test"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn every_builtin_passes_with_several_option_sets() {
+    let cases: &[(&str, &[&str])] = &[
+        ("rock-paper-scissors", &[]),
+        (
+            "rock-paper-scissors",
+            &[
+                "--options",
+                r#"{"best_of": 5, "termination": "fixed_rounds", "seed": 7}"#,
+            ],
+        ),
+        (
+            "rock-paper-scissors",
+            &[
+                "--options",
+                r#"{"rounds_to_win": 2, "moves": "rock,paper", "max_rounds": 6}"#,
+                "--control-mode",
+                "autonomous",
+            ],
+        ),
+        ("coin-flip", &[]),
+        (
+            "coin-flip",
+            &["--options", r#"{"flips": 5, "bits": "1,0", "seed": 3}"#],
+        ),
+        ("guess-number", &[]),
+        (
+            "guess-number",
+            &[
+                "--options",
+                r#"{"range_min": 1, "range_max": 1000, "max_attempts": 10, "secret": 777}"#,
+            ],
+        ),
+        (
+            "guess-number",
+            &[
+                "--options",
+                r#"{"max_attempts": 2, "guess_strategy": "random", "seed": 1}"#,
+            ],
+        ),
+        ("chat", &[]),
+        ("chat", &["--control-mode", "autonomous"]),
+        ("text-transform", &[]),
+        (
+            "text-transform",
+            &[
+                "--options",
+                r#"{"text": "Peer to peer", "operation": "reverse"}"#,
+            ],
+        ),
+        (
+            "text-transform",
+            &["--options", r#"{"operation": "word_count"}"#],
+        ),
+    ];
+    for (protocol, extra) in cases {
+        let (code, report) = test_json(protocol, extra);
+        assert_eq!(code, 0, "{protocol} {extra:?}: {report}");
+        assert_eq!(report["passed"], true);
+        assert_eq!(
+            report["host"]["completed"], true,
+            "{protocol} {extra:?}: {report}"
+        );
+        assert_eq!(
+            report["guest"]["completed"], true,
+            "{protocol} {extra:?}: {report}"
+        );
+        assert_eq!(
+            report["host"]["winner"], report["guest"]["winner"],
+            "{protocol}: both sides agree on the outcome"
+        );
+    }
+}
+
+#[test]
+fn builtins_lint_clean() {
+    for builtin in aigenora::protocols::BUILTINS {
+        let diagnostics = aigenora::spec::lint(builtin.spec().value());
+        assert!(diagnostics.is_empty(), "{}: {diagnostics:?}", builtin.alias);
+        aigenora::spec::validate_options(builtin.spec().value(), &serde_json::Map::new()).unwrap();
+    }
+}
+
+/// Copies one reference protocol (spec.json + hooks.py only) into a scratch dir.
+fn reference_protocol(prefix: &str, into: &Path) -> PathBuf {
+    let protocols = reference_package_dir().join("protocols").join(prefix);
+    let source = std::fs::read_dir(&protocols)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let target = into.join(prefix);
+    std::fs::create_dir_all(&target).unwrap();
+    for file in ["spec.json", "hooks.py"] {
+        std::fs::copy(source.join(file), target.join(file)).unwrap();
+    }
+    target
+}
+
+#[test]
+fn reference_hooks_run_unchanged() {
+    let scratch = tempfile::tempdir().unwrap();
+    let games = [
+        ("43a80648", "Rock-Paper-Scissors"),
+        ("9e5df77c", "Coin Flip"),
+        ("166570ef", "Guess Number"),
+        ("83ae1cd7", "Weak Wins All"),
+        ("6fdb1053", "Gomoku"),
+        ("5cd50a30", "Connect Four"),
+        ("5358130e", "Reversi"),
+        ("59da01bc", "Human Chat"),
+    ];
+    for (prefix, name) in games {
+        let dir = reference_protocol(prefix, scratch.path());
+        let (code, report) = test_json(dir.to_str().unwrap(), &[]);
+        assert_eq!(code, 0, "{name}: {report}");
+        assert_eq!(report["host"]["completed"], true, "{name}: {report}");
+        assert_eq!(report["guest"]["completed"], true, "{name}: {report}");
+    }
+}
+
+#[test]
+fn reference_rps_prints_both_sides_and_passes() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = reference_protocol("43a80648", scratch.path());
+    let output = run_text(&[dir.to_str().unwrap(), "--options", r#"{"best_of": 3}"#]);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("[host] --- Round 1 ---") && stdout.contains("[guest] --- Round 1 ---"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("=== Game Over ==="), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("[OK] protocol test passed"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn adversarial_suite_rejects_every_malformed_guest_message() {
+    for protocol in [
+        "rock-paper-scissors",
+        "guess-number",
+        "chat",
+        "text-transform",
+    ] {
+        let (code, report) = test_json(protocol, &["--adversarial"]);
+        assert_eq!(code, 0, "{protocol}: {report}");
+        let cases = report["adversarial"].as_array().unwrap();
+        assert!(cases.len() >= 3, "{protocol}: {report}");
+        assert!(
+            cases.iter().all(|c| c["rejected"] == true),
+            "{protocol}: {report}"
+        );
+        assert!(
+            cases
+                .iter()
+                .any(|c| c["case"].as_str().unwrap().ends_with("/unknown_field"))
+        );
+    }
+}
+
+#[test]
+fn a_hook_exception_names_the_hook_file_and_line() {
+    let output = run_text(&[
+        fixture("faulty").to_str().unwrap(),
+        "--options",
+        r#"{"fault": "exception"}"#,
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.starts_with("error: protocol test failed: host failed: hook proto_host_handle failed: KeyError: 'missing_key' ("), "{stderr}");
+    assert!(stderr.contains("faulty/hooks.py:17)"), "{stderr}");
+}
+
+#[test]
+fn an_undeclared_outbound_message_fails_and_is_never_sent() {
+    let state = tempfile::tempdir().unwrap();
+    let output = run_text(&[
+        fixture("faulty").to_str().unwrap(),
+        "--options",
+        r#"{"fault": "undeclared"}"#,
+        "--state-base",
+        state.path().to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("host failed: proto_host_handle produced an invalid message (host_to_guest): unknown field: bonus; it was not sent"), "{stderr}");
+    let guest_dir = std::fs::read_dir(state.path())
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("guest-"))
+        .unwrap()
+        .path();
+    let guest_events = std::fs::read_to_string(guest_dir.join("events.jsonl")).unwrap();
+    assert!(
+        !guest_events.contains("bonus"),
+        "the guest never received it: {guest_events}"
+    );
+}
+
+#[test]
+fn a_stuck_side_is_named() {
+    let output = run_text(&[
+        fixture("faulty").to_str().unwrap(),
+        "--options",
+        r#"{"fault": "stuck"}"#,
+        "--timeout",
+        "2",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        "error: protocol threads did not finish within 2 s: host (waiting for its peer), guest (stuck in its hooks)\n"
+    );
+}
+
+#[test]
+fn skeletons_are_refused_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let protocol = dir.path().join("proto");
+    let scaffold = aigenora()
+        .args(["protocol", "scaffold"])
+        .arg(fixture("faulty/spec.json"))
+        .arg(&protocol)
+        .output()
+        .unwrap();
+    assert!(
+        scaffold.status.success(),
+        "{}",
+        String::from_utf8_lossy(&scaffold.stderr)
+    );
+    let hooks = std::fs::read_to_string(protocol.join("hooks.py")).unwrap();
+    assert!(hooks.contains("AIGENORA_SKELETON = True"));
+    assert!(
+        hooks.contains("n: integer, required, 1..5"),
+        "docstrings list field constraints:\n{hooks}"
+    );
+    let sidecar: Value = serde_json::from_str(
+        &std::fs::read_to_string(protocol.join(".aigenora-hooks.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(sidecar["flow_mode"], "session_loop");
+
+    let refused = run_text(&[protocol.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8(refused.stderr).unwrap();
+    assert!(stderr.contains("is not implemented: unimplemented hooks: proto_guest_first_action, proto_guest_handle, proto_guest_handle_ready, proto_guest_join_message, proto_host_handle, proto_host_handle_join (reason: sidecar_hash_match)"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1);
+
+    let bypassed = aigenora()
+        .args(["protocol", "test"])
+        .arg(&protocol)
+        .env("AIGENORA_ALLOW_SKELETON_HOOKS", "yes")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(bypassed.stderr).unwrap();
+    assert!(
+        stderr.contains(
+            "NotImplementedError: AIGENORA_SKELETON_NOT_IMPLEMENTED: proto_guest_join_message"
+        ),
+        "runs, then fails inside the skeleton: {stderr}"
+    );
+}
+
+#[test]
+fn bad_options_are_refused_before_anything_runs() {
+    let output = run_text(&[
+        "rock-paper-scissors",
+        "--options",
+        r#"{"best_of": 0, "termination": "sudden_death"}"#,
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        "error: options: best_of: value out of range (0 not in 1..9999); termination: invalid enum 'sudden_death' (allowed: 'first_to_win', 'fixed_rounds')\n"
+    );
+}

@@ -1,0 +1,76 @@
+//! Faults only a cheating peer can cause, injected below the engine with real Python hooks:
+//! a reveal that breaks its commitment.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use aigenora::engine::ControlMode;
+use aigenora::selfplay::SelfPlay;
+use aigenora::transport::memory::MemoryChannel;
+use aigenora::transport::{Channel, ChannelError};
+use serde_json::{Value, json};
+
+/// The guest's end of the pipe, rewriting its reveals after its engine validated them.
+struct CheatingGuest(MemoryChannel);
+
+impl Channel for CheatingGuest {
+    fn send(&mut self, frame: &Value) -> Result<(), ChannelError> {
+        let mut frame = frame.clone();
+        if frame["action"] == "reveal" {
+            frame["choice"] = json!(if frame["choice"] == "rock" {
+                "paper"
+            } else {
+                "rock"
+            });
+        }
+        self.0.send(&frame)
+    }
+    fn recv(&mut self) -> Result<Value, ChannelError> {
+        self.0.recv()
+    }
+    fn recv_timeout(&mut self, timeout: Duration) -> Result<Option<Value>, ChannelError> {
+        self.0.recv_timeout(timeout)
+    }
+    fn close(&mut self) -> Result<(), ChannelError> {
+        self.0.close()
+    }
+}
+
+#[test]
+fn a_reveal_that_breaks_its_commitment_ends_the_match() {
+    let data = tempfile::tempdir().unwrap();
+    let builtin = aigenora::protocols::find("rock-paper-scissors").unwrap();
+    let protocol_dir = aigenora::protocols::materialize(builtin, data.path()).unwrap();
+    let play = SelfPlay {
+        protocol_dir,
+        spec: builtin.spec(),
+        options: serde_json::Map::new(),
+        state_base: data.path().join("sessions"),
+        control_mode: ControlMode::Hybrid,
+        pace: Duration::ZERO,
+        timeout: Duration::from_secs(30),
+        display: Arc::new(|_, _| {}),
+    };
+    let [host, guest] = play
+        .run_with(Box::new(|channel| Box::new(CheatingGuest(channel))))
+        .unwrap();
+    let host_outcome = host.result.unwrap();
+    assert_eq!(
+        (host_outcome.completed, host_outcome.reason.as_deref()),
+        (false, Some("commit_mismatch"))
+    );
+    assert!(!guest.result.unwrap().completed);
+    let events = std::fs::read_to_string(host.state_dir.join("events.jsonl")).unwrap();
+    let mismatch: Value = events
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["type"] == "commit_mismatch_detected")
+        .unwrap();
+    assert_eq!(mismatch["data"]["role"], "guest");
+    assert_eq!(mismatch["data"]["round"], 0);
+    let snapshot: Value = serde_json::from_str(
+        &std::fs::read_to_string(host.state_dir.join("snapshot.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(snapshot["phase"], "aborted");
+}
