@@ -1,6 +1,7 @@
 //! events.jsonl: one compact JSON event per line (`ts`, `type`, `data`, `summary`), the
 //! durable record of what a side did and why it stopped.
 
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -8,10 +9,11 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value};
 
 /// An append-only event file, shareable between threads (engine, heartbeat, renewal).
+/// The file is opened once, on the first event, and every event is one `write` call.
 #[derive(Clone, Debug)]
 pub struct EventLog {
     path: Option<Arc<PathBuf>>,
-    lock: Arc<Mutex<()>>,
+    file: Arc<Mutex<Option<File>>>,
 }
 
 impl EventLog {
@@ -19,7 +21,7 @@ impl EventLog {
     pub fn to_file(path: impl Into<PathBuf>) -> EventLog {
         EventLog {
             path: Some(Arc::new(path.into())),
-            lock: Arc::default(),
+            file: Arc::default(),
         }
     }
 
@@ -27,7 +29,7 @@ impl EventLog {
     pub fn discard() -> EventLog {
         EventLog {
             path: None,
-            lock: Arc::default(),
+            file: Arc::default(),
         }
     }
 
@@ -50,27 +52,28 @@ impl EventLog {
             entry.insert("summary".into(), Value::String(summary.to_string()));
         }
         let line = format!("{}\n", Value::Object(entry));
-        let _guard = self
-            .lock
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let written = path
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| {
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(path.as_path())
-            })
-            .and_then(|mut file| file.write_all(line.as_bytes()));
-        if let Err(error) = written {
-            eprintln!(
-                "warning: cannot write event {event} to {}: {error}",
-                path.display()
-            );
+        let mut file = self.file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if file.is_none() {
+            match open_append(path) {
+                Ok(opened) => *file = Some(opened),
+                Err(error) => return warn(event, path, &error),
+            }
+        }
+        if let Some(Err(error)) = file.as_mut().map(|f| f.write_all(line.as_bytes())) {
+            warn(event, path, &error);
         }
     }
+}
+
+fn open_append(path: &Path) -> std::io::Result<File> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::OpenOptions::new().create(true).append(true).open(path)
+}
+
+fn warn(event: &str, path: &Path, error: &std::io::Error) {
+    eprintln!("warning: cannot write event {event} to {}: {error}", path.display());
 }
 
 /// UTC now as Python's `datetime.now(timezone.utc).isoformat()` prints it.
