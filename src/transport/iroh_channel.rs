@@ -6,16 +6,16 @@
 //! so it works from any plain thread while a multi-thread runtime runs the I/O; it must not be
 //! called from inside an async task.
 //!
-//! Ending cleanly (the reference can lose its last frame here): [`Channel::close`] finishes our
-//! stream, waits until the peer acknowledged all of it and then until the peer finishes or
-//! closes too (bounded by the close grace), and only then closes the connection. `recv` always
-//! hands out every frame already received before it reports [`ChannelError::Closed`].
+//! Ending cleanly (the reference can lose its last frame here): [`Channel::close`] runs the
+//! sequence in [`super::shutdown`], which never cuts off a peer that is still consuming
+//! (bounded by the close grace). `recv` always hands out every frame already received before
+//! it reports [`ChannelError::Closed`].
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::time::Duration;
 
-use iroh::endpoint::{Connection, ConnectionError, SendStream, StoppedError, VarInt, WriteError};
+use iroh::endpoint::{Connection, ConnectionError, SendStream, VarInt, WriteError};
 use serde_json::Value;
 use tokio::runtime::Handle;
 use tokio::sync::{Semaphore, mpsc, watch};
@@ -26,6 +26,7 @@ use super::heartbeat::{
     EventSink, HeartbeatConfig, Received, RttStats, SysLayer, run_pinger, run_watchdog,
 };
 use super::lines::{Line, LineReader, encode_line};
+use super::shutdown::{CLOSE_DONE, PeerProgress, close_budget, close_cleanly, watch_peer_closing};
 use super::{Channel, ChannelError};
 
 /// Business frames received but not yet taken by the engine (the reference's queue size).
@@ -33,10 +34,9 @@ use super::{Channel, ChannelError};
 const RECEIVE_QUEUE_FRAMES: usize = 128;
 /// How long `close` waits for the peer by default.
 pub const DEFAULT_CLOSE_GRACE: Duration = Duration::from_secs(3);
-/// Extra time the engine thread allows the writer beyond the grace before giving up on it.
+/// Extra time the engine thread allows the writer beyond its close budget.
 const CLOSE_SLACK: Duration = Duration::from_secs(1);
-/// Application close codes on the connection.
-const CLOSE_DONE: u32 = 0;
+/// Application close code when the channel is dropped without `close`.
 const CLOSE_ABANDONED: u32 = 2;
 
 type Reply = SyncSender<Result<(), ChannelError>>;
@@ -78,6 +78,11 @@ impl IrohChannel {
         let (outgoing, queue) = mpsc::unbounded_channel();
         let (deliver, incoming) = std::sync::mpsc::channel();
         let (peer_done_tx, peer_done_rx) = watch::channel(false);
+        let (peer_closing_tx, peer_closing_rx) = watch::channel(false);
+        let peer = PeerProgress {
+            done: peer_done_rx,
+            closing: peer_closing_rx,
+        };
         let credits = Arc::new(Semaphore::new(RECEIVE_QUEUE_FRAMES));
         let sys = Arc::new(SysLayer::new());
         let reader = Reader {
@@ -90,7 +95,10 @@ impl IrohChannel {
         let io_tasks = vec![
             runtime.spawn(reader.run(peer_done_tx)).abort_handle(),
             runtime
-                .spawn(run_writer(send, connection.clone(), queue, peer_done_rx))
+                .spawn(run_writer(send, connection.clone(), queue, Some(peer)))
+                .abort_handle(),
+            runtime
+                .spawn(watch_peer_closing(connection.clone(), peer_closing_tx))
                 .abort_handle(),
         ];
         IrohChannel {
@@ -211,8 +219,8 @@ impl Channel for IrohChannel {
         }
     }
 
-    /// Finishes our stream, waits (at most the close grace) until the peer acknowledged every
-    /// byte and finished or closed its side, then closes the connection. Frames already
+    /// Ends the session without cutting off a peer that is still consuming (see
+    /// [`super::shutdown`]; waits at most the close grace plus two seconds). Frames already
     /// received stay available to `recv`. `Timeout` means the peer never acknowledged our
     /// last frames.
     fn close(&mut self) -> Result<(), ChannelError> {
@@ -232,7 +240,7 @@ impl Channel for IrohChannel {
             return Ok(());
         }
         let result = outcome
-            .recv_timeout(self.close_grace + CLOSE_SLACK)
+            .recv_timeout(close_budget(self.close_grace) + CLOSE_SLACK)
             .unwrap_or(Err(ChannelError::Timeout));
         self.connection
             .close(VarInt::from_u32(CLOSE_DONE), b"session over");
@@ -305,7 +313,7 @@ async fn run_writer(
     mut send: SendStream,
     connection: Connection,
     mut queue: mpsc::UnboundedReceiver<Outgoing>,
-    peer_done: watch::Receiver<bool>,
+    mut peer: Option<PeerProgress>,
 ) {
     let mut broken: Option<ChannelError> = None;
     while let Some(work) = queue.recv().await {
@@ -327,34 +335,12 @@ async fn run_writer(
             }
             Outgoing::Finish { grace, done } => {
                 broken = Some(ChannelError::Closed("channel closed locally".into()));
-                let _ = done
-                    .send(finish_cleanly(&mut send, &connection, peer_done.clone(), grace).await);
+                if let Some(peer) = peer.take() {
+                    let _ = done.send(close_cleanly(&mut send, &connection, peer, grace).await);
+                }
             }
         }
     }
-}
-
-/// Finishes the stream, waits for the peer's acknowledgement and its own end (bounded), then
-/// closes the connection.
-async fn finish_cleanly(
-    send: &mut SendStream,
-    connection: &Connection,
-    mut peer_done: watch::Receiver<bool>,
-    grace: Duration,
-) -> Result<(), ChannelError> {
-    let deadline = tokio::time::Instant::now() + grace;
-    let _ = send.finish();
-    let acknowledged = match tokio::time::timeout_at(deadline, send.stopped()).await {
-        Err(_) => Err(ChannelError::Timeout),
-        Ok(Ok(_))
-        | Ok(Err(StoppedError::ConnectionLost(ConnectionError::ApplicationClosed(_)))) => Ok(()),
-        Ok(Err(error)) => Err(ChannelError::Closed(format!(
-            "connection lost before the peer got our last frames: {error}"
-        ))),
-    };
-    let _ = tokio::time::timeout_at(deadline, peer_done.wait_for(|done| *done)).await;
-    connection.close(VarInt::from_u32(CLOSE_DONE), b"session over");
-    acknowledged
 }
 
 fn describe_write_error(error: &WriteError) -> String {

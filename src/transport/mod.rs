@@ -19,6 +19,7 @@ mod iroh_channel;
 mod lines;
 pub mod memory;
 mod relay;
+mod shutdown;
 mod ticket;
 
 pub use endpoint::{ALPN, DEFAULT_CONNECT_TIMEOUT, PeerLink, SessionEndpoint, TransportError};
