@@ -91,9 +91,10 @@ impl LineSplitter {
         }
     }
 
-    /// Whether the stream stopped in the middle of a line.
+    /// Whether the stream stopped in the middle of a line not yet reported (a line being
+    /// discarded was reported as oversized already).
     fn has_partial_line(&self) -> bool {
-        self.discarding || self.partial.iter().any(|b| !b.is_ascii_whitespace())
+        !self.discarding && self.partial.iter().any(|b| !b.is_ascii_whitespace())
     }
 }
 
