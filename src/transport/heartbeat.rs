@@ -251,7 +251,9 @@ pub(crate) async fn run_watchdog(layer: Arc<SysLayer>, timeout: Duration) {
 mod tests {
     use super::*;
 
-    fn recording_layer() -> (SysLayer, Arc<Mutex<Vec<(String, Value)>>>) {
+    type Recorded = Arc<Mutex<Vec<(String, Value)>>>;
+
+    fn recording_layer() -> (SysLayer, Recorded) {
         let layer = SysLayer::new();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let sink = seen.clone();

@@ -83,10 +83,8 @@ impl LineSplitter {
                     self.partial.extend_from_slice(segment);
                 }
             }
-            if newline.is_some() {
-                if !std::mem::take(&mut self.discarding) {
-                    out.push_back(Piece::Complete(std::mem::take(&mut self.partial)));
-                }
+            if newline.is_some() && !std::mem::take(&mut self.discarding) {
+                out.push_back(Piece::Complete(std::mem::take(&mut self.partial)));
             }
         }
     }

@@ -39,11 +39,11 @@ pub(crate) fn close_budget(grace: Duration) -> Duration {
 /// Watches for the peer's "closing" announcement and flips `closing` when it arrives.
 pub(crate) async fn watch_peer_closing(connection: Connection, closing: watch::Sender<bool>) {
     while let Ok(mut stream) = connection.accept_uni().await {
-        if let Ok(bytes) = stream.read_to_end(CLOSING_MARKER.len()).await {
-            if bytes == CLOSING_MARKER {
-                closing.send_replace(true);
-                return;
-            }
+        if let Ok(bytes) = stream.read_to_end(CLOSING_MARKER.len()).await
+            && bytes == CLOSING_MARKER
+        {
+            closing.send_replace(true);
+            return;
         }
     }
 }
@@ -90,9 +90,9 @@ pub(crate) async fn close_cleanly(
 }
 
 async fn announce_closing(connection: &Connection) {
-    if let Ok(mut stream) = connection.open_uni().await {
-        if stream.write_all(CLOSING_MARKER).await.is_ok() {
-            let _ = stream.finish();
-        }
+    if let Ok(mut stream) = connection.open_uni().await
+        && stream.write_all(CLOSING_MARKER).await.is_ok()
+    {
+        let _ = stream.finish();
     }
 }
