@@ -1,9 +1,32 @@
 //! Moving JSON frames between the two sides of a session.
 //!
 //! The engine only sees [`Channel`]: a blocking, ordered, reliable pipe of JSON objects.
-//! [`memory`] pairs two channels in one process (`protocol test`).
+//! [`memory`] pairs two channels in one process (`protocol test`); [`IrohChannel`] carries a
+//! real session over iroh (interop/p2p-wire.md §1 and §3).
+//!
+//! A session over iroh, from the CLI's async side:
+//! 1. [`SessionEndpoint::bind`] with a [`RelayChoice`] (`default`, `disabled`, URL).
+//! 2. Host: [`SessionEndpoint::ticket`] to publish, then [`SessionEndpoint::accept_first`].
+//!    Guest: parse the [`Ticket`], then [`SessionEndpoint::dial`].
+//! 3. [`IrohChannel::new`] with the [`PeerLink`] and the runtime handle; move the channel to
+//!    the engine thread. After the handshake the engine calls
+//!    [`IrohChannel::start_heartbeat`] when the reference would.
+//! 4. The engine ends with [`Channel::close`]; then [`SessionEndpoint::shutdown`].
 
+mod endpoint;
+mod heartbeat;
+mod iroh_channel;
+mod lines;
 pub mod memory;
+mod relay;
+mod shutdown;
+mod ticket;
+
+pub use endpoint::{ALPN, DEFAULT_CONNECT_TIMEOUT, PeerLink, SessionEndpoint, TransportError};
+pub use heartbeat::{EventSink, HeartbeatConfig, RttStats};
+pub use iroh_channel::{DEFAULT_CLOSE_GRACE, IrohChannel};
+pub use relay::{RELAY_ENV_VAR, RelayChoice, RelayChoiceError};
+pub use ticket::{Ticket, TicketError};
 
 use serde_json::Value;
 

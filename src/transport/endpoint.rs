@@ -1,0 +1,275 @@
+//! The iroh endpoint of one session: bind, publish a ticket, accept the first guest (host) or
+//! dial a ticket (guest), and hand over the single bidirectional stream as a [`PeerLink`].
+//!
+//! Like the reference, every run uses a fresh, throw-away iroh identity and ALPN
+//! `/agent-chat/1`. Unlike the reference, a host turns away every connection after the first
+//! one instead of leaving it hanging, and a guest makes its stream visible at once by writing
+//! an empty line (which every reader skips) right after opening it.
+
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use iroh::endpoint::{Connection, Incoming, RecvStream, SendStream, TransportConfig, VarInt};
+use iroh::{Endpoint, NodeAddr, NodeId, RelayMap, RelayMode};
+use tokio::sync::{oneshot, watch};
+use tokio::task::JoinHandle;
+
+use super::relay::RelayChoice;
+use super::ticket::Ticket;
+
+/// The ALPN every Aigenora session speaks.
+pub const ALPN: &[u8] = b"/agent-chat/1";
+
+/// How long a guest waits for the host by default (the reference has no bound).
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A connection with no packets for this long is dead (keep-alives go out every second, so
+/// only a vanished peer gets there). Shorter than quinn's 30 s so a killed peer is noticed soon.
+const IDLE_TIMEOUT_MS: u32 = 10_000;
+const KEEP_ALIVE: Duration = Duration::from_secs(1);
+/// Bound on waiting for the endpoint to learn its own addresses.
+const ADDRESS_WAIT: Duration = Duration::from_secs(15);
+/// Bound on waiting for a home relay before writing a ticket without one.
+const HOME_RELAY_WAIT: Duration = Duration::from_secs(5);
+/// Application close code and reason for connections a busy host turns away.
+const BUSY_CODE: u32 = 1;
+const BUSY_REASON: &[u8] = b"host is already serving a session";
+
+/// What went wrong while setting up a session connection.
+#[derive(Debug, thiserror::Error)]
+pub enum TransportError {
+    /// The local endpoint could not start.
+    #[error("cannot start the iroh endpoint: {0}")]
+    Bind(String),
+    /// The endpoint could not tell its own addresses in time.
+    #[error("cannot determine this node's addresses: {0}")]
+    Address(String),
+    /// The host did not answer within the connect timeout.
+    #[error("no answer from the host within {} s (is the ticket current and reachable?)", .0.as_secs_f64())]
+    ConnectTimeout(Duration),
+    /// The host could not be reached or refused the session.
+    #[error("cannot connect to the host: {0}")]
+    Connect(String),
+    /// The endpoint was closed before a guest arrived.
+    #[error("the endpoint closed before a guest connected")]
+    EndpointClosed,
+    /// `accept_first` was called on an endpoint that already hosts a session.
+    #[error("this endpoint already hosts a session")]
+    AlreadyHosting,
+}
+
+/// A connection and its single bidirectional stream, ready to carry JSON lines.
+pub struct PeerLink {
+    pub(crate) connection: Connection,
+    pub(crate) send: SendStream,
+    pub(crate) recv: RecvStream,
+}
+
+impl PeerLink {
+    /// The peer's (throw-away) iroh node id.
+    pub fn remote_node_id(&self) -> Option<NodeId> {
+        self.connection.remote_node_id().ok()
+    }
+}
+
+/// Our side of a session: one iroh endpoint, either hosting or dialing.
+pub struct SessionEndpoint {
+    endpoint: Endpoint,
+    relay: RelayChoice,
+    accept_loop: Option<JoinHandle<()>>,
+}
+
+impl SessionEndpoint {
+    /// Starts an endpoint with a fresh identity. With relays disabled it uses no discovery and
+    /// only direct (LAN/loopback) addresses, which works offline.
+    pub async fn bind(relay: &RelayChoice) -> Result<SessionEndpoint, TransportError> {
+        let mut transport = TransportConfig::default();
+        transport.keep_alive_interval(Some(KEEP_ALIVE));
+        transport.max_idle_timeout(Some(VarInt::from_u32(IDLE_TIMEOUT_MS).into()));
+        let builder = Endpoint::builder()
+            .alpns(vec![ALPN.to_vec()])
+            .transport_config(transport);
+        let builder = match relay {
+            RelayChoice::Default => builder.relay_mode(RelayMode::Default).discovery_n0(),
+            RelayChoice::Disabled => builder.relay_mode(RelayMode::Disabled).clear_discovery(),
+            RelayChoice::Custom(url) => builder
+                .relay_mode(RelayMode::Custom(RelayMap::from(url.clone())))
+                .clear_discovery(),
+        };
+        let endpoint = builder
+            .bind()
+            .await
+            .map_err(|e| TransportError::Bind(format!("{e:#}")))?;
+        Ok(SessionEndpoint {
+            endpoint,
+            relay: relay.clone(),
+            accept_loop: None,
+        })
+    }
+
+    /// Our (throw-away) iroh node id.
+    pub fn node_id(&self) -> NodeId {
+        self.endpoint.node_id()
+    }
+
+    /// The ticket a guest dials: node id, home relay (when relays are on) and direct
+    /// addresses. Without relays, loopback addresses are added so same-machine sessions work
+    /// whatever the network interfaces are.
+    pub async fn ticket(&self) -> Result<Ticket, TransportError> {
+        if self.relay.uses_relays() {
+            let _ = tokio::time::timeout(HOME_RELAY_WAIT, self.endpoint.home_relay().initialized())
+                .await;
+        }
+        let addr = tokio::time::timeout(ADDRESS_WAIT, self.endpoint.node_addr())
+            .await
+            .map_err(|_| {
+                TransportError::Address(format!("still unknown after {} s", ADDRESS_WAIT.as_secs()))
+            })?
+            .map_err(|e| TransportError::Address(format!("{e:#}")))?;
+        if self.relay.uses_relays() {
+            return Ok(Ticket::new(addr));
+        }
+        let (v4, v6) = self.endpoint.bound_sockets();
+        let loopback = [Some(v4), v6]
+            .into_iter()
+            .flatten()
+            .map(|bound| match bound {
+                SocketAddr::V4(_) if bound.ip().is_unspecified() => {
+                    SocketAddr::new(Ipv4Addr::LOCALHOST.into(), bound.port())
+                }
+                SocketAddr::V6(_) if bound.ip().is_unspecified() => {
+                    SocketAddr::new(Ipv6Addr::LOCALHOST.into(), bound.port())
+                }
+                other => other,
+            });
+        let direct = addr.direct_addresses().copied().chain(loopback);
+        Ok(Ticket::new(NodeAddr::from_parts(
+            addr.node_id,
+            None,
+            direct,
+        )))
+    }
+
+    /// Waits for the first guest that opens a bidirectional stream and returns it. From then
+    /// on (until [`shutdown`](Self::shutdown)), every other connection is closed right away.
+    pub async fn accept_first(&mut self) -> Result<PeerLink, TransportError> {
+        if self.accept_loop.is_some() {
+            return Err(TransportError::AlreadyHosting);
+        }
+        let (winner_tx, winner_rx) = oneshot::channel();
+        let gate = Arc::new(SessionGate {
+            winner: Mutex::new(Some(winner_tx)),
+            served: watch::channel(false).0,
+        });
+        self.accept_loop = Some(tokio::spawn(accept_loop(self.endpoint.clone(), gate)));
+        winner_rx.await.map_err(|_| TransportError::EndpointClosed)
+    }
+
+    /// Connects to the host named by `ticket` and opens the session stream, giving up after
+    /// `timeout`.
+    pub async fn dial(
+        &self,
+        ticket: &Ticket,
+        timeout: Duration,
+    ) -> Result<PeerLink, TransportError> {
+        let connect = async {
+            let connection = self
+                .endpoint
+                .connect(ticket.node_addr().clone(), ALPN)
+                .await
+                .map_err(|e| TransportError::Connect(format!("{e:#}")))?;
+            let (mut send, recv) = connection
+                .open_bi()
+                .await
+                .map_err(|e| TransportError::Connect(e.to_string()))?;
+            send.write_all(b"\n")
+                .await
+                .map_err(|e| TransportError::Connect(e.to_string()))?;
+            Ok(PeerLink {
+                connection,
+                send,
+                recv,
+            })
+        };
+        tokio::time::timeout(timeout, connect)
+            .await
+            .map_err(|_| TransportError::ConnectTimeout(timeout))?
+    }
+
+    /// Stops accepting and closes the endpoint (and any connection still open).
+    pub async fn shutdown(mut self) {
+        self.stop_accepting();
+        self.endpoint.close().await;
+    }
+
+    fn stop_accepting(&mut self) {
+        if let Some(task) = self.accept_loop.take() {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for SessionEndpoint {
+    fn drop(&mut self) {
+        self.stop_accepting();
+    }
+}
+
+/// Decides which connection gets the session: the first to open a stream.
+struct SessionGate {
+    winner: Mutex<Option<oneshot::Sender<PeerLink>>>,
+    served: watch::Sender<bool>,
+}
+
+impl SessionGate {
+    fn claim(&self, link: PeerLink) {
+        let slot = self
+            .winner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        match slot {
+            Some(winner) => {
+                self.served.send_replace(true);
+                if let Err(link) = winner.send(link) {
+                    turn_away(&link.connection);
+                }
+            }
+            None => turn_away(&link.connection),
+        }
+    }
+}
+
+fn turn_away(connection: &Connection) {
+    connection.close(VarInt::from_u32(BUSY_CODE), BUSY_REASON);
+}
+
+async fn accept_loop(endpoint: Endpoint, gate: Arc<SessionGate>) {
+    while let Some(incoming) = endpoint.accept().await {
+        tokio::spawn(serve_incoming(incoming, gate.clone()));
+    }
+}
+
+/// Completes one incoming connection and races it for the session.
+async fn serve_incoming(incoming: Incoming, gate: Arc<SessionGate>) {
+    let Ok(connecting) = incoming.accept() else {
+        return;
+    };
+    let Ok(connection) = connecting.await else {
+        return;
+    };
+    let mut served = gate.served.subscribe();
+    if *served.borrow() {
+        turn_away(&connection);
+        return;
+    }
+    tokio::select! {
+        stream = connection.accept_bi() => {
+            if let Ok((send, recv)) = stream {
+                gate.claim(PeerLink { connection, send, recv });
+            }
+        }
+        _ = served.wait_for(|served| *served) => turn_away(&connection),
+    }
+}

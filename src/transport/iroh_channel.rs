@@ -1,0 +1,357 @@
+//! [`IrohChannel`]: the blocking [`Channel`] the engine thread uses over an iroh session.
+//!
+//! Tokio tasks on the caller's runtime do the I/O: a reader (lines → `_sys` layer → a bounded
+//! queue of business frames), a writer (the only task touching the send stream) and, once
+//! started, the heartbeat pinger and watchdog. The engine side only blocks on std channels,
+//! so it works from any plain thread while a multi-thread runtime runs the I/O; it must not be
+//! called from inside an async task.
+//!
+//! Ending cleanly (the reference can lose its last frame here): [`Channel::close`] runs the
+//! sequence in [`super::shutdown`], which never cuts off a peer that is still consuming
+//! (bounded by the close grace). `recv` always hands out every frame already received before
+//! it reports [`ChannelError::Closed`].
+
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::time::Duration;
+
+use iroh::endpoint::{Connection, ConnectionError, SendStream, VarInt, WriteError};
+use serde_json::Value;
+use tokio::runtime::Handle;
+use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::task::AbortHandle;
+
+use super::endpoint::PeerLink;
+use super::heartbeat::{
+    EventSink, HeartbeatConfig, Received, RttStats, SysLayer, run_pinger, run_watchdog,
+};
+use super::lines::{Line, LineReader, encode_line};
+use super::shutdown::{CLOSE_DONE, PeerProgress, close_budget, close_cleanly, watch_peer_closing};
+use super::{Channel, ChannelError};
+
+/// Business frames received but not yet taken by the engine (the reference's queue size).
+/// When full, reading pauses and QUIC flow control holds the peer back.
+const RECEIVE_QUEUE_FRAMES: usize = 128;
+/// How long `close` waits for the peer by default.
+pub const DEFAULT_CLOSE_GRACE: Duration = Duration::from_secs(3);
+/// Extra time the engine thread allows the writer beyond its close budget.
+const CLOSE_SLACK: Duration = Duration::from_secs(1);
+/// Application close code when the channel is dropped without `close`.
+const CLOSE_ABANDONED: u32 = 2;
+
+type Reply = SyncSender<Result<(), ChannelError>>;
+
+/// Work for the writer task.
+enum Outgoing {
+    /// One encoded line; the engine waits for `done`, `_sys` frames pass `None`.
+    Line { bytes: Vec<u8>, done: Option<Reply> },
+    /// Finish the stream and end the connection cleanly.
+    Finish { grace: Duration, done: Reply },
+}
+
+/// A [`Channel`] over one iroh bidirectional stream.
+pub struct IrohChannel {
+    runtime: Handle,
+    connection: Connection,
+    outgoing: mpsc::UnboundedSender<Outgoing>,
+    incoming: Receiver<Line>,
+    credits: Arc<Semaphore>,
+    sys: Arc<SysLayer>,
+    io_tasks: Vec<AbortHandle>,
+    heartbeat_tasks: Vec<AbortHandle>,
+    recv_timeout: Option<Duration>,
+    close_grace: Duration,
+    ended: Option<ChannelError>,
+    closed_locally: bool,
+}
+
+impl IrohChannel {
+    /// Starts the reader and writer for `link` on `runtime`. `_sys` frames are filtered and
+    /// pings answered from now on; our own pings only start with
+    /// [`start_heartbeat`](Self::start_heartbeat).
+    pub fn new(link: PeerLink, runtime: &Handle) -> IrohChannel {
+        let PeerLink {
+            connection,
+            send,
+            recv,
+        } = link;
+        let (outgoing, queue) = mpsc::unbounded_channel();
+        let (deliver, incoming) = std::sync::mpsc::channel();
+        let (peer_done_tx, peer_done_rx) = watch::channel(false);
+        let (peer_closing_tx, peer_closing_rx) = watch::channel(false);
+        let peer = PeerProgress {
+            done: peer_done_rx,
+            closing: peer_closing_rx,
+        };
+        let credits = Arc::new(Semaphore::new(RECEIVE_QUEUE_FRAMES));
+        let sys = Arc::new(SysLayer::new());
+        let reader = Reader {
+            lines: LineReader::new(recv),
+            sys: sys.clone(),
+            deliver,
+            credits: credits.clone(),
+            outgoing: outgoing.clone(),
+        };
+        let io_tasks = vec![
+            runtime.spawn(reader.run(peer_done_tx)).abort_handle(),
+            runtime
+                .spawn(run_writer(send, connection.clone(), queue, Some(peer)))
+                .abort_handle(),
+            runtime
+                .spawn(watch_peer_closing(connection.clone(), peer_closing_tx))
+                .abort_handle(),
+        ];
+        IrohChannel {
+            runtime: runtime.clone(),
+            connection,
+            outgoing,
+            incoming,
+            credits,
+            sys,
+            io_tasks,
+            heartbeat_tasks: Vec::new(),
+            recv_timeout: None,
+            close_grace: DEFAULT_CLOSE_GRACE,
+            ended: None,
+            closed_locally: false,
+        }
+    }
+
+    /// Makes `recv` give up with [`ChannelError::Timeout`] after `timeout` of silence
+    /// (handshake steps with a budget). By default `recv` waits forever, like the reference.
+    pub fn with_recv_timeout(mut self, timeout: Duration) -> Self {
+        self.recv_timeout = Some(timeout);
+        self
+    }
+
+    /// Sets how long `close` waits for the peer to acknowledge and finish.
+    pub fn with_close_grace(mut self, grace: Duration) -> Self {
+        self.close_grace = grace;
+        self
+    }
+
+    /// Starts pinging every `config.interval` and watching for `config.timeout` of silence,
+    /// reporting to `events`. Call it after the handshake (the reference never pings before
+    /// `_session_ready`) and only when the reference would (see interop/p2p-wire.md §3).
+    /// Starting again replaces the previous heartbeat; the first event sink stays.
+    pub fn start_heartbeat(&mut self, config: HeartbeatConfig, events: EventSink) {
+        self.stop_heartbeat();
+        if self.closed_locally {
+            return;
+        }
+        self.sys.start_watching(events);
+        let outgoing = self.outgoing.clone();
+        let send_ping = move |ping: Value| match encode_line(&ping) {
+            Ok(bytes) => outgoing.send(Outgoing::Line { bytes, done: None }).is_ok(),
+            Err(_) => false,
+        };
+        self.heartbeat_tasks = vec![
+            self.runtime
+                .spawn(run_pinger(self.sys.clone(), config.interval, send_ping))
+                .abort_handle(),
+            self.runtime
+                .spawn(run_watchdog(self.sys.clone(), config.timeout))
+                .abort_handle(),
+        ];
+    }
+
+    /// Round-trip times measured by the heartbeat so far.
+    pub fn rtt(&self) -> RttStats {
+        self.sys.rtt()
+    }
+
+    fn stop_heartbeat(&mut self) {
+        for task in self.heartbeat_tasks.drain(..) {
+            task.abort();
+        }
+    }
+
+    fn take_incoming(&mut self) -> Result<Line, ChannelError> {
+        let gone = || ChannelError::Closed("channel reader stopped".into());
+        match self.recv_timeout {
+            None => self.incoming.recv().map_err(|_| gone()),
+            Some(timeout) => self
+                .incoming
+                .recv_timeout(timeout)
+                .map_err(|error| match error {
+                    RecvTimeoutError::Timeout => ChannelError::Timeout,
+                    RecvTimeoutError::Disconnected => gone(),
+                }),
+        }
+    }
+}
+
+impl Channel for IrohChannel {
+    fn send(&mut self, frame: &Value) -> Result<(), ChannelError> {
+        if self.closed_locally {
+            return Err(ChannelError::Closed("channel closed locally".into()));
+        }
+        let bytes = encode_line(frame)?;
+        let (done, outcome) = sync_channel(1);
+        let writer_gone = || ChannelError::Closed("channel writer stopped".into());
+        self.outgoing
+            .send(Outgoing::Line {
+                bytes,
+                done: Some(done),
+            })
+            .map_err(|_| writer_gone())?;
+        outcome.recv().map_err(|_| writer_gone())?
+    }
+
+    fn recv(&mut self) -> Result<Value, ChannelError> {
+        if let Some(ended) = &self.ended {
+            return Err(ended.clone());
+        }
+        match self.take_incoming()? {
+            Line::Frame(frame) => {
+                self.credits.add_permits(1);
+                Ok(frame)
+            }
+            Line::Malformed(reason) => {
+                self.credits.add_permits(1);
+                Err(ChannelError::Malformed(reason))
+            }
+            Line::End(reason) => {
+                let ended = ChannelError::Closed(reason);
+                self.ended = Some(ended.clone());
+                Err(ended)
+            }
+        }
+    }
+
+    /// Ends the session without cutting off a peer that is still consuming (see
+    /// [`super::shutdown`]; waits at most the close grace plus two seconds). Frames already
+    /// received stay available to `recv`. `Timeout` means the peer never acknowledged our
+    /// last frames.
+    fn close(&mut self) -> Result<(), ChannelError> {
+        if std::mem::replace(&mut self.closed_locally, true) {
+            return Ok(());
+        }
+        self.stop_heartbeat();
+        let (done, outcome) = sync_channel(1);
+        if self
+            .outgoing
+            .send(Outgoing::Finish {
+                grace: self.close_grace,
+                done,
+            })
+            .is_err()
+        {
+            return Ok(());
+        }
+        let result = outcome
+            .recv_timeout(close_budget(self.close_grace) + CLOSE_SLACK)
+            .unwrap_or(Err(ChannelError::Timeout));
+        self.connection
+            .close(VarInt::from_u32(CLOSE_DONE), b"session over");
+        result
+    }
+}
+
+impl Drop for IrohChannel {
+    fn drop(&mut self) {
+        if !self.closed_locally {
+            self.connection
+                .close(VarInt::from_u32(CLOSE_ABANDONED), b"channel dropped");
+        }
+        self.stop_heartbeat();
+        for task in self.io_tasks.drain(..) {
+            task.abort();
+        }
+    }
+}
+
+/// The reader task: lines from the peer, through the `_sys` layer, to the engine's queue.
+struct Reader {
+    lines: LineReader,
+    sys: Arc<SysLayer>,
+    deliver: std::sync::mpsc::Sender<Line>,
+    credits: Arc<Semaphore>,
+    outgoing: mpsc::UnboundedSender<Outgoing>,
+}
+
+impl Reader {
+    async fn run(mut self, peer_done: watch::Sender<bool>) {
+        loop {
+            let line = match self.lines.next().await {
+                Line::End(reason) => {
+                    let _ = self.deliver.send(Line::End(reason));
+                    peer_done.send_replace(true);
+                    return;
+                }
+                Line::Frame(frame) => {
+                    self.sys.heard_from_peer();
+                    match self.sys.classify(frame) {
+                        Received::Business(frame) => Line::Frame(frame),
+                        Received::Reply(answer) => {
+                            if let Ok(bytes) = encode_line(&answer) {
+                                let _ = self.outgoing.send(Outgoing::Line { bytes, done: None });
+                            }
+                            continue;
+                        }
+                        Received::Absorbed => continue,
+                    }
+                }
+                Line::Malformed(reason) => {
+                    self.sys.heard_from_peer();
+                    Line::Malformed(reason)
+                }
+            };
+            let Ok(credit) = self.credits.acquire().await else {
+                return;
+            };
+            credit.forget();
+            if self.deliver.send(line).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// The writer task: the only owner of the send stream.
+async fn run_writer(
+    mut send: SendStream,
+    connection: Connection,
+    mut queue: mpsc::UnboundedReceiver<Outgoing>,
+    mut peer: Option<PeerProgress>,
+) {
+    let mut broken: Option<ChannelError> = None;
+    while let Some(work) = queue.recv().await {
+        match work {
+            Outgoing::Line { bytes, done } => {
+                let result = match &broken {
+                    Some(error) => Err(error.clone()),
+                    None => send
+                        .write_all(&bytes)
+                        .await
+                        .map_err(|e| ChannelError::Closed(describe_write_error(&e))),
+                };
+                if let Err(error) = &result {
+                    broken.get_or_insert_with(|| error.clone());
+                }
+                if let Some(done) = done {
+                    let _ = done.send(result);
+                }
+            }
+            Outgoing::Finish { grace, done } => {
+                broken = Some(ChannelError::Closed("channel closed locally".into()));
+                if let Some(peer) = peer.take() {
+                    let _ = done.send(close_cleanly(&mut send, &connection, peer, grace).await);
+                }
+            }
+        }
+    }
+}
+
+fn describe_write_error(error: &WriteError) -> String {
+    match error {
+        WriteError::ConnectionLost(ConnectionError::ApplicationClosed(_)) => {
+            "peer closed the connection".into()
+        }
+        WriteError::ConnectionLost(ConnectionError::TimedOut) => {
+            "connection timed out (peer unreachable)".into()
+        }
+        WriteError::Stopped(code) => format!("peer stopped reading (code {code})"),
+        other => format!("iroh stream write failed: {other}"),
+    }
+}
