@@ -52,7 +52,10 @@ impl EventLog {
             entry.insert("summary".into(), Value::String(summary.to_string()));
         }
         let line = format!("{}\n", Value::Object(entry));
-        let mut file = self.file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut file = self
+            .file
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         if file.is_none() {
             match open_append(path) {
                 Ok(opened) => *file = Some(opened),
@@ -69,11 +72,17 @@ fn open_append(path: &Path) -> std::io::Result<File> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    std::fs::OpenOptions::new().create(true).append(true).open(path)
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
 }
 
 fn warn(event: &str, path: &Path, error: &std::io::Error) {
-    eprintln!("warning: cannot write event {event} to {}: {error}", path.display());
+    eprintln!(
+        "warning: cannot write event {event} to {}: {error}",
+        path.display()
+    );
 }
 
 /// UTC now as Python's `datetime.now(timezone.utc).isoformat()` prints it.

@@ -92,11 +92,11 @@ impl IrohChannel {
             credits: credits.clone(),
             outgoing: outgoing.clone(),
         };
+        // The writer is not aborted on drop: it flushes and finishes the stream, and ends
+        // by itself once every sender of its queue is gone.
+        runtime.spawn(run_writer(send, connection.clone(), queue, Some(peer)));
         let io_tasks = vec![
             runtime.spawn(reader.run(peer_done_tx)).abort_handle(),
-            runtime
-                .spawn(run_writer(send, connection.clone(), queue, Some(peer)))
-                .abort_handle(),
             runtime
                 .spawn(watch_peer_closing(connection.clone(), peer_closing_tx))
                 .abort_handle(),
@@ -166,17 +166,35 @@ impl IrohChannel {
         }
     }
 
-    fn take_incoming(&mut self) -> Result<Line, ChannelError> {
+    /// The next line, waiting at most `wait` (`Ok(None)` when nothing came in time).
+    fn take_incoming(&mut self, wait: Option<Duration>) -> Result<Option<Line>, ChannelError> {
         let gone = || ChannelError::Closed("channel reader stopped".into());
-        match self.recv_timeout {
-            None => self.incoming.recv().map_err(|_| gone()),
-            Some(timeout) => self
-                .incoming
-                .recv_timeout(timeout)
-                .map_err(|error| match error {
-                    RecvTimeoutError::Timeout => ChannelError::Timeout,
-                    RecvTimeoutError::Disconnected => gone(),
-                }),
+        match wait {
+            None => self.incoming.recv().map(Some).map_err(|_| gone()),
+            Some(timeout) => match self.incoming.recv_timeout(timeout) {
+                Ok(line) => Ok(Some(line)),
+                Err(RecvTimeoutError::Timeout) => Ok(None),
+                Err(RecvTimeoutError::Disconnected) => Err(gone()),
+            },
+        }
+    }
+
+    /// Turns a received line into a frame, remembering the end of the stream.
+    fn deliver(&mut self, line: Line) -> Result<Value, ChannelError> {
+        match line {
+            Line::Frame(frame) => {
+                self.credits.add_permits(1);
+                Ok(frame)
+            }
+            Line::Malformed(reason) => {
+                self.credits.add_permits(1);
+                Err(ChannelError::Malformed(reason))
+            }
+            Line::End(reason) => {
+                let ended = ChannelError::Closed(reason);
+                self.ended = Some(ended.clone());
+                Err(ended)
+            }
         }
     }
 }
@@ -202,20 +220,19 @@ impl Channel for IrohChannel {
         if let Some(ended) = &self.ended {
             return Err(ended.clone());
         }
-        match self.take_incoming()? {
-            Line::Frame(frame) => {
-                self.credits.add_permits(1);
-                Ok(frame)
-            }
-            Line::Malformed(reason) => {
-                self.credits.add_permits(1);
-                Err(ChannelError::Malformed(reason))
-            }
-            Line::End(reason) => {
-                let ended = ChannelError::Closed(reason);
-                self.ended = Some(ended.clone());
-                Err(ended)
-            }
+        match self.take_incoming(self.recv_timeout)? {
+            Some(line) => self.deliver(line),
+            None => Err(ChannelError::Timeout),
+        }
+    }
+
+    fn recv_timeout(&mut self, timeout: Duration) -> Result<Option<Value>, ChannelError> {
+        if let Some(ended) = &self.ended {
+            return Err(ended.clone());
+        }
+        match self.take_incoming(Some(timeout))? {
+            Some(line) => self.deliver(line).map(Some),
+            None => Ok(None),
         }
     }
 
@@ -249,15 +266,32 @@ impl Channel for IrohChannel {
 }
 
 impl Drop for IrohChannel {
+    /// Dropped without `close` (a panic, an early return): the writer still flushes what
+    /// the engine already sent and finishes the stream, then the connection is closed, all
+    /// off the caller's thread and bounded by the close budget.
     fn drop(&mut self) {
-        if !self.closed_locally {
-            self.connection
-                .close(VarInt::from_u32(CLOSE_ABANDONED), b"channel dropped");
-        }
         self.stop_heartbeat();
         for task in self.io_tasks.drain(..) {
             task.abort();
         }
+        if self.closed_locally {
+            return;
+        }
+        let (done, finished) = sync_channel(1);
+        let flushing = self
+            .outgoing
+            .send(Outgoing::Finish {
+                grace: Duration::ZERO,
+                done,
+            })
+            .is_ok();
+        let connection = self.connection.clone();
+        self.runtime.spawn_blocking(move || {
+            if flushing {
+                let _ = finished.recv_timeout(close_budget(Duration::ZERO) + CLOSE_SLACK);
+            }
+            connection.close(VarInt::from_u32(CLOSE_ABANDONED), b"channel dropped");
+        });
     }
 }
 
