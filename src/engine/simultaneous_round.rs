@@ -138,8 +138,6 @@ fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
     let mut last_result: Option<Value> = None;
     let mut next_frame: Option<Value> = None;
     for round in 0.. {
-        let value = session.hooks.round_value(round)?;
-        let nonce = fresh_nonce();
         let host_commit = match next_frame.take() {
             Some(frame) => frame,
             None => session.recv_raw()?,
@@ -149,6 +147,10 @@ fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
             return Ok(Outcome::ended(true, None).with_winner(&[last_result.as_ref()]));
         }
         session.accept(&host_commit, session.inbound())?;
+        // Asked only once the host has committed (the reference asks first), so the final
+        // `end` never opens a decision window for a round that will not be played.
+        let value = session.hooks.round_value(round)?;
+        let nonce = fresh_nonce();
         session.send_as(
             "the engine (commit)",
             &commit_frame(round, &commit_hash(&value, &nonce)),
