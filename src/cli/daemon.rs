@@ -1,0 +1,130 @@
+//! Running a session in the foreground until it ends or is signalled, and `--daemon`: the
+//! same command re-run in the background, the parent waiting for the session to get under
+//! way and printing one JSON line.
+
+use std::future::Future;
+use std::process::{ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::engine::iso_now;
+use crate::session::{EVENTS_FILE, SessionDir, SessionEnd};
+
+/// What the daemon parent waits for before it reports success.
+#[derive(Debug, Clone, Copy)]
+pub enum Waiting {
+    /// The host published its invitation (`invite_created`).
+    Invitation,
+    /// The guest completed the handshake (`peer_joined`).
+    Peer,
+}
+
+impl Waiting {
+    fn event(self) -> &'static str {
+        match self {
+            Waiting::Invitation => "invite_created",
+            Waiting::Peer => "peer_joined",
+        }
+    }
+
+    fn default_timeout(self) -> Duration {
+        match self {
+            Waiting::Invitation => Duration::from_secs(30),
+            Waiting::Peer => Duration::from_secs(60),
+        }
+    }
+
+    fn status(self) -> &'static str {
+        match self {
+            Waiting::Invitation => "hosting",
+            Waiting::Peer => "joining",
+        }
+    }
+}
+
+/// Runs a session on a fresh runtime; SIGTERM (`session abort`) or Ctrl-C ends it as aborted.
+pub fn run_until_signal(
+    dir: &SessionDir,
+    session: impl Future<Output = Result<SessionEnd, String>>,
+) -> Result<SessionEnd, String> {
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime.block_on(async {
+        let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .map_err(|e| format!("cannot watch for SIGTERM: {e}"))?;
+        tokio::select! {
+            ended = session => ended,
+            _ = terminate.recv() => Err(aborted(dir, "terminated (session abort)")),
+            _ = tokio::signal::ctrl_c() => Err(aborted(dir, "interrupted")),
+        }
+    })
+}
+
+/// Records an abort in events.jsonl and session.json; the peer sees the connection end.
+fn aborted(dir: &SessionDir, why: &str) -> String {
+    dir.events().emit("session_ended", json!({"completed": false, "reason": "aborted", "detail": why}), None);
+    let patch = json!({"status": "aborted", "completed": false, "end_reason": why, "ended_at": iso_now()});
+    let _ = dir.update(patch.as_object().cloned().unwrap_or_default());
+    format!("session aborted: {why}")
+}
+
+/// Re-runs this command in the background (writing into `dir`), waits for `waiting`, and
+/// prints `{"status": "hosting"|"joining", ...}` or `{"status": "error", ...}`.
+pub fn start(dir: &SessionDir, waiting: Waiting) -> anyhow::Result<ExitCode> {
+    let executable = std::env::current_exe()?;
+    let mut arguments: Vec<String> = std::env::args().skip(1).filter(|a| a != "--daemon").collect();
+    arguments.push("--internal-session-dir".into());
+    arguments.push(dir.root().display().to_string());
+    let log = |name: &str| std::fs::File::create(dir.root().join(name));
+    let mut child = std::process::Command::new(executable)
+        .args(&arguments)
+        .stdin(Stdio::null())
+        .stdout(log("daemon.out.log")?)
+        .stderr(log("daemon.err.log")?)
+        .spawn()?;
+    let timeout = std::env::var("AIGENORA_DAEMON_STARTUP_TIMEOUT")
+        .ok()
+        .and_then(|t| t.parse::<f64>().ok())
+        .filter(|t| t.is_finite() && *t > 0.0)
+        .map_or(waiting.default_timeout(), Duration::from_secs_f64);
+    let deadline = Instant::now() + timeout;
+    let failure = loop {
+        if let Some(event) = find_event(dir, waiting.event()) {
+            let info = dir.read();
+            let mut report = json!({
+                "status": waiting.status(),
+                "state_dir": dir.root(),
+                "pid": child.id(),
+                "post_id": info.get("post_id"),
+                "protocol_id": event.get("protocol_id").or(info.get("protocol_id")),
+                "control_mode": info.get("local_control_mode"),
+            });
+            if let Some(session_id) = event.get("session_id") {
+                report["session_id"] = session_id.clone();
+            }
+            println!("{report}");
+            return Ok(ExitCode::SUCCESS);
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            break format!("process exited before {} ({status})", waiting.event());
+        }
+        if Instant::now() >= deadline {
+            break format!("timeout waiting for {}", waiting.event());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let last_error = std::fs::read_to_string(dir.root().join("daemon.err.log"))
+        .ok()
+        .and_then(|text| text.lines().rev().find(|l| !l.trim().is_empty()).map(str::to_string));
+    println!("{}", json!({"status": "error", "reason": failure, "error": last_error, "state_dir": dir.root()}));
+    Ok(ExitCode::FAILURE)
+}
+
+/// The data of the first event of this type, once it is in events.jsonl.
+fn find_event(dir: &SessionDir, event: &str) -> Option<Value> {
+    let text = std::fs::read_to_string(dir.root().join(EVENTS_FILE)).ok()?;
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|entry| entry["type"] == event)
+        .map(|entry| entry.get("data").cloned().unwrap_or(Value::Null))
+}

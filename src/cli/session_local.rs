@@ -1,0 +1,98 @@
+//! `aigenora session list|events|abort`: this machine's session directories.
+
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use serde_json::{Value, json};
+
+use crate::session::{EVENTS_FILE, SessionDir, list_sessions};
+
+/// Lists sessions under the data dir, newest first.
+pub fn list(data_dir: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
+    let sessions = list_sessions(data_dir);
+    if as_json {
+        let rows: Vec<Value> = sessions
+            .iter()
+            .map(|(dir, info)| {
+                let mut row = info.clone();
+                row.insert("session_dir".into(), json!(dir));
+                Value::Object(row)
+            })
+            .collect();
+        println!("{}", Value::Array(rows));
+        return Ok(ExitCode::SUCCESS);
+    }
+    for (dir, info) in &sessions {
+        let field = |key: &str| info.get(key).and_then(Value::as_str).unwrap_or("-").to_string();
+        println!(
+            "{:<10} {:<9} post {:<18} session {:<16} {}",
+            field("status"),
+            field("role"),
+            field("post_id"),
+            field("session_id").chars().take(16).collect::<String>(),
+            dir.display()
+        );
+    }
+    if sessions.is_empty() {
+        println!("no sessions in {}", data_dir.join("sessions").display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints a session's events; with `follow`, keeps printing new ones until the session ends.
+pub fn events(state_dir: &Path, follow: bool) -> anyhow::Result<ExitCode> {
+    let path = state_dir.join(EVENTS_FILE);
+    if !state_dir.is_dir() {
+        bail!("no session directory at {}", state_dir.display());
+    }
+    let mut offset = 0u64;
+    let mut stdout = std::io::stdout();
+    loop {
+        let mut ended = false;
+        if let Ok(mut file) = std::fs::File::open(&path) {
+            file.seek(SeekFrom::Start(offset)).with_context(|| path.display().to_string())?;
+            let mut text = String::new();
+            file.read_to_string(&mut text).with_context(|| path.display().to_string())?;
+            let complete = text.rfind('\n').map_or(0, |end| end + 1);
+            offset += complete as u64;
+            for line in text[..complete].lines() {
+                writeln!(stdout, "{line}")?;
+                ended |= line.contains("\"type\":\"session_ended\"") || line.contains("\"type\":\"handshake_failed\"");
+            }
+            stdout.flush()?;
+        }
+        if !follow || ended || session_is_over(state_dir) {
+            return Ok(ExitCode::SUCCESS);
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn session_is_over(state_dir: &Path) -> bool {
+    let status = SessionDir::open(state_dir).read().get("status").and_then(Value::as_str).map(str::to_string);
+    matches!(status.as_deref(), Some("closed" | "aborted" | "crashed" | "failed"))
+}
+
+/// Stops a running session (SIGTERM to its process; it records the abort itself).
+pub fn abort(state_dir: &PathBuf) -> anyhow::Result<ExitCode> {
+    let session = SessionDir::open(state_dir);
+    let info = session.read();
+    if info.is_empty() {
+        bail!("no session.json in {}", state_dir.display());
+    }
+    if session_is_over(state_dir) {
+        bail!("session in {} already ended ({})", state_dir.display(), info.get("status").and_then(Value::as_str).unwrap_or("?"));
+    }
+    let Some(pid) = info.get("pid").and_then(Value::as_u64) else {
+        bail!("session.json in {} records no pid", state_dir.display());
+    };
+    let status = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status().context("running kill")?;
+    if !status.success() {
+        bail!("process {pid} is not running; the session in {} is stale", state_dir.display());
+    }
+    println!("{}", json!({"status": "aborting", "pid": pid, "state_dir": state_dir}));
+    Ok(ExitCode::SUCCESS)
+}

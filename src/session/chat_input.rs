@@ -1,0 +1,54 @@
+//! Free-mode input for a networked session: lines typed on stdin and records appended to
+//! the engine dir's `inbox.jsonl` (`{"text": ...}` per line, as a web UI writes them).
+
+use std::io::{BufRead, Read, Seek, SeekFrom};
+use std::path::PathBuf;
+use std::sync::mpsc::{Sender, channel};
+use std::time::Duration;
+
+use crate::engine::{LineInput, LocalInput};
+
+/// How often the inbox file is looked at.
+const INBOX_POLL: Duration = Duration::from_millis(100);
+
+/// Starts the stdin reader and the inbox watcher; the engine polls the returned input.
+pub fn start(engine_state_dir: PathBuf, read_stdin: bool) -> Box<dyn LocalInput> {
+    let (lines, input) = channel();
+    if read_stdin {
+        let to_engine = lines.clone();
+        std::thread::spawn(move || {
+            for line in std::io::stdin().lock().lines() {
+                let Ok(line) = line else { return };
+                if to_engine.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    std::thread::spawn(move || watch_inbox(engine_state_dir.join("inbox.jsonl"), lines));
+    Box::new(LineInput(input))
+}
+
+/// Forwards complete inbox records; a half-written last line is retried on the next poll.
+fn watch_inbox(path: PathBuf, lines: Sender<String>) {
+    let mut offset = 0u64;
+    loop {
+        if let Ok(mut file) = std::fs::File::open(&path)
+            && file.seek(SeekFrom::Start(offset)).is_ok()
+        {
+            let mut text = String::new();
+            if file.read_to_string(&mut text).is_ok() {
+                let complete = text.rfind('\n').map_or(0, |end| end + 1);
+                offset += complete as u64;
+                for record in text[..complete].lines() {
+                    let Ok(value) = serde_json::from_str::<serde_json::Value>(record) else { continue };
+                    let Some(line) = value.get("text").and_then(|t| t.as_str()).filter(|t| !t.is_empty()) else { continue };
+                    if lines.send(line.to_string()).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+        std::thread::sleep(INBOX_POLL);
+    }
+}

@@ -1,0 +1,123 @@
+//! A networked session's directory, `<data>/sessions/<role>-<ms>/`: `session.json` (status
+//! and identifiers, rewritten atomically), `events.jsonl` (what happened, in order), the
+//! daemon's logs, and the engine's own state dir inside.
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Map, Value};
+
+use crate::engine::EventLog;
+use crate::spec::Role;
+
+pub const SESSION_FILE: &str = "session.json";
+pub const EVENTS_FILE: &str = "events.jsonl";
+
+/// One session directory.
+#[derive(Debug, Clone)]
+pub struct SessionDir {
+    root: PathBuf,
+    events: EventLog,
+}
+
+fn now_millis() -> u128 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_millis()
+}
+
+impl SessionDir {
+    /// Creates a fresh `<data>/sessions/<role>-<ms>/`.
+    pub fn create(data_dir: &Path, role: Role) -> std::io::Result<SessionDir> {
+        let sessions = data_dir.join("sessions");
+        std::fs::create_dir_all(&sessions)?;
+        let stamp = now_millis();
+        for attempt in 0u32.. {
+            let name = if attempt == 0 { format!("{role}-{stamp}") } else { format!("{role}-{stamp}-{attempt}") };
+            let root = sessions.join(name);
+            match std::fs::create_dir(&root) {
+                Ok(()) => return Ok(SessionDir::open(root)),
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(error) => return Err(error),
+            }
+        }
+        unreachable!("some suffix is free")
+    }
+
+    /// An existing session directory.
+    pub fn open(root: impl Into<PathBuf>) -> SessionDir {
+        let root = root.into();
+        SessionDir { events: EventLog::to_file(root.join(EVENTS_FILE)), root }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Where the session's events are written (engine, heartbeat, renewal, handshake).
+    pub fn events(&self) -> &EventLog {
+        &self.events
+    }
+
+    /// A fresh engine state dir inside this session (`<role>-<ms>/`).
+    pub fn engine_state_dir(&self, role: Role) -> std::io::Result<PathBuf> {
+        let dir = self.root.join(format!("{role}-{}", now_millis()));
+        std::fs::create_dir_all(&dir)?;
+        Ok(dir)
+    }
+
+    /// `session.json` as an object (empty when missing or unreadable).
+    pub fn read(&self) -> Map<String, Value> {
+        read_session_file(&self.root)
+    }
+
+    /// Merges `patch` into `session.json` (top-level keys replaced), atomically.
+    pub fn update(&self, patch: Map<String, Value>) -> std::io::Result<()> {
+        let mut current = self.read();
+        current.extend(patch);
+        let text = serde_json::to_string_pretty(&Value::Object(current)).expect("JSON values serialize");
+        let temporary = self.root.join(".session.json.tmp");
+        std::fs::write(&temporary, text)?;
+        std::fs::rename(temporary, self.root.join(SESSION_FILE))
+    }
+}
+
+fn read_session_file(root: &Path) -> Map<String, Value> {
+    std::fs::read_to_string(root.join(SESSION_FILE))
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .and_then(|value| value.as_object().cloned())
+        .unwrap_or_default()
+}
+
+/// Every session under a data dir, newest first, with its `session.json`.
+pub fn list_sessions(data_dir: &Path) -> Vec<(PathBuf, Map<String, Value>)> {
+    let Ok(entries) = std::fs::read_dir(data_dir.join("sessions")) else { return Vec::new() };
+    let mut sessions: Vec<(PathBuf, Map<String, Value>)> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.join(SESSION_FILE).is_file())
+        .map(|path| {
+            let info = read_session_file(&path);
+            (path, info)
+        })
+        .collect();
+    sessions.sort_by(|a, b| b.0.cmp(&a.0));
+    sessions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn session_files_merge_and_list() {
+        let data = tempfile::tempdir().unwrap();
+        let dir = SessionDir::create(data.path(), Role::Host).unwrap();
+        dir.update(json!({"status": "starting", "role": "host"}).as_object().unwrap().clone()).unwrap();
+        dir.update(json!({"status": "closed"}).as_object().unwrap().clone()).unwrap();
+        assert_eq!(Value::Object(dir.read()), json!({"status": "closed", "role": "host"}));
+        let listed = list_sessions(data.path());
+        assert_eq!(listed.len(), 1);
+        assert!(listed[0].0.file_name().unwrap().to_string_lossy().starts_with("host-"));
+    }
+}

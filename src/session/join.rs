@@ -1,0 +1,124 @@
+//! `aigenora join <post_id>`: check the invitation and its binding signature, get the
+//! protocol ready, dial the host, verify its session proof, register the session with the
+//! server, play, and report the end.
+
+use serde_json::json;
+
+use super::handshake::GuestSide;
+use super::host::{announce_peer, heartbeat_events};
+use super::reports::{record_end, report_to_server};
+use super::runner::{heartbeat_applies, run_engine};
+use super::{PlaySettings, Protocol, SessionDir, SessionEnd, patch, prepare_protocol};
+use crate::api::session::NewSession;
+use crate::client::RestClient;
+use crate::data_dir::DataDir;
+use crate::engine::iso_now;
+use crate::identity::{self, new_session_nonce};
+use crate::spec::{self, Role};
+use crate::transport::{DEFAULT_CONNECT_TIMEOUT, IrohChannel, SessionEndpoint, Ticket};
+
+/// Everything `join` needs.
+pub struct JoinRequest {
+    pub client: RestClient,
+    pub data_dir: DataDir,
+    pub post_id: String,
+    pub settings: PlaySettings,
+    pub session_dir: SessionDir,
+    /// Run hooks even if they are an unfilled skeleton (testing only).
+    pub allow_skeleton: bool,
+}
+
+/// Joins one invitation and plays it to the end. `Err` when the game never started.
+pub async fn join(request: JoinRequest) -> Result<SessionEnd, String> {
+    let JoinRequest { client, data_dir, post_id, settings, session_dir, allow_skeleton } = request;
+    let identity = client.identity().clone();
+    let invitation = client.invitation(&post_id).await.map_err(|e| e.to_string())?;
+    if invitation.public_key == identity.public_key() {
+        return Err(format!("invitation {post_id} is your own; join it from another identity"));
+    }
+    if invitation.protocol_id.is_empty() {
+        return Err(format!("invitation {post_id} names no protocol_id"));
+    }
+    let ticket: Ticket = invitation
+        .verified_ticket()
+        .map_err(|e| format!("invitation {post_id}: {e}"))?
+        .parse()
+        .map_err(|e: crate::transport::TicketError| format!("invitation {post_id}: {e}"))?;
+    let prepared = prepare_protocol(&client, &data_dir, &invitation.protocol_id, allow_skeleton).await?;
+    let options = invitation.options.clone();
+    spec::validate_options(prepared.spec.value(), &options)
+        .map_err(|e| format!("the host's options do not fit protocol {}: {e}", invitation.protocol_id))?;
+    let protocol = Protocol { dir: prepared.dir.clone(), spec: prepared.spec };
+    let _ = session_dir.update(patch(json!({
+        "role": "guest",
+        "status": "starting",
+        "post_id": post_id,
+        "protocol_id": invitation.protocol_id,
+        "protocol_dir": protocol.dir,
+        "protocol_source": prepared.source,
+        "local_control_mode": settings.control_mode.as_str(),
+        "peer_control_mode": invitation.host_control_mode.as_str(),
+        "started_at": iso_now(),
+        "pid": std::process::id(),
+    })));
+    (settings.display)(Role::Guest, &format!("[join] protocol_dir: {}", protocol.dir.display()));
+
+    let endpoint = SessionEndpoint::bind(&settings.relay).await.map_err(|e| e.to_string())?;
+    let link = endpoint.dial(&ticket, DEFAULT_CONNECT_TIMEOUT).await.map_err(|e| e.to_string())?;
+    let runtime = tokio::runtime::Handle::current();
+    let display = settings.display.clone();
+    let (dir, id) = (session_dir.clone(), post_id.clone());
+    let played = tokio::task::spawn_blocking(move || {
+        let mut channel = IrohChannel::new(link, &runtime);
+        let side = GuestSide {
+            identity: &identity,
+            post_id: &id,
+            host_public_key: &invitation.public_key,
+            protocol_id: &invitation.protocol_id,
+            control_mode: settings.control_mode,
+            nonce: new_session_nonce(),
+        };
+        let proof = side.request_proof(&mut channel).map_err(|e| e.to_string())?;
+        let canonical = side.canonical();
+        let session = NewSession {
+            post_id: id.clone(),
+            host_public_key: invitation.public_key.clone(),
+            guest_public_key: identity.public_key().to_string(),
+            protocol_id: invitation.protocol_id.clone(),
+            session_nonce: side.nonce.clone(),
+            host_signature: proof.host_signature,
+            guest_signature: identity.sign_hex(canonical.as_bytes()),
+        };
+        let session_id = identity::session_id(&canonical);
+        let created = runtime.block_on(client.create_session(&session)).map_err(|e| format!("handshake failed: {e}"))?;
+        if created.session_id != session_id {
+            return Err(format!("handshake failed: the server named the session {}, expected {session_id}", created.session_id));
+        }
+        side.send_ready(&mut channel, &session_id).map_err(|e| e.to_string())?;
+        let peer_mode = proof.host_control_mode.unwrap_or(invitation.host_control_mode);
+        announce_peer(&dir, &settings, Role::Guest, &session_id, &invitation.public_key, peer_mode.as_str(), &invitation.protocol_id);
+        if heartbeat_applies(&protocol)
+            && let Some(config) = settings.heartbeat
+        {
+            channel.start_heartbeat(config, heartbeat_events(dir.events()));
+        }
+        let result = run_engine(Role::Guest, &protocol, options, &settings, &dir, &mut channel);
+        Ok((session_id, result, client))
+    })
+    .await
+    .map_err(|e| format!("session thread stopped: {e}"))?;
+    endpoint.shutdown().await;
+    let (session_id, result, client) = match played {
+        Ok(played) => played,
+        Err(handshake_error) => {
+            session_dir.events().emit("handshake_failed", json!({"error": handshake_error}), None);
+            let _ = session_dir.update(patch(json!({"status": "failed", "end_reason": handshake_error, "ended_at": iso_now()})));
+            return Err(handshake_error);
+        }
+    };
+    let end = SessionEnd { session_dir: session_dir.root().to_path_buf(), session_id, post_id, result };
+    report_to_server(&client, &end, &session_dir).await;
+    record_end(&end, &session_dir);
+    display(Role::Guest, "done");
+    Ok(end)
+}

@@ -1,0 +1,71 @@
+//! Networked sessions: a host publishing an invitation and serving one guest over iroh, a
+//! guest joining it, and the direct guest that dials a ticket without a server. Each side
+//! runs the handshake, then the flow engine on its own thread, then reports the end to the
+//! community server, recording everything in its session directory.
+
+mod chat_input;
+mod dir;
+pub mod direct;
+pub mod handshake;
+pub mod host;
+pub mod join;
+mod prepare;
+mod reports;
+mod runner;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+pub use dir::{EVENTS_FILE, SESSION_FILE, SessionDir, list_sessions};
+pub use prepare::{PreparedProtocol, prepare_protocol};
+
+use crate::engine::{ControlMode, DisplaySink, Outcome};
+use crate::spec::Spec;
+use crate::transport::{HeartbeatConfig, RelayChoice};
+
+/// How this side plays: the same settings for host, join and the direct guest.
+#[derive(Clone)]
+pub struct PlaySettings {
+    pub control_mode: ControlMode,
+    pub pace: Duration,
+    /// `None` disables the `_sys` heartbeat (pings are still answered and filtered).
+    pub heartbeat: Option<HeartbeatConfig>,
+    pub relay: RelayChoice,
+    /// Where hook display text goes.
+    pub display: DisplaySink,
+    /// Free mode reads local lines from stdin (plus the engine dir's inbox.jsonl).
+    pub chat_from_stdin: bool,
+}
+
+/// A protocol ready to run: its directory and checked spec.
+#[derive(Debug, Clone)]
+pub struct Protocol {
+    pub dir: PathBuf,
+    pub spec: Spec,
+}
+
+/// How a networked session ended for this side.
+#[derive(Debug)]
+pub struct SessionEnd {
+    pub session_dir: PathBuf,
+    pub session_id: String,
+    pub post_id: String,
+    /// The engine's outcome, or what stopped this side (handshake, engine error).
+    pub result: Result<Outcome, String>,
+}
+
+impl SessionEnd {
+    pub fn completed(&self) -> bool {
+        matches!(&self.result, Ok(outcome) if outcome.completed)
+    }
+}
+
+/// A `session.json` patch from a JSON object literal.
+fn patch(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
