@@ -1,0 +1,69 @@
+//! `aigenora session get|status`: read a session, or end one you take part in.
+
+use std::process::ExitCode;
+
+use clap::Subcommand;
+
+use super::GlobalArgs;
+use super::remote::{Remote, print_json};
+use crate::api::session::{Session, SessionStatus};
+
+#[derive(Debug, Subcommand)]
+pub enum SessionCommand {
+    /// Show a session registered on the community server.
+    Get {
+        session_id: String,
+        /// Print the session as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// End a session you take part in (only once; a second end is refused with HTTP 409).
+    Status {
+        session_id: String,
+        #[arg(value_enum)]
+        status: SessionStatus,
+        /// Print the updated session as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(command: SessionCommand, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+    let remote = Remote::connect(global)?;
+    match command {
+        SessionCommand::Get { session_id, json } => {
+            let session = remote.run(remote.client.session(&session_id))?;
+            show(&session, json);
+        }
+        SessionCommand::Status {
+            session_id,
+            status,
+            json,
+        } => {
+            let session = remote.run(remote.client.set_session_status(&session_id, status))?;
+            if json {
+                print_json(&session);
+            } else {
+                println!("[OK] session {session_id} status updated to {}", status.as_str());
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn show(session: &Session, as_json: bool) {
+    if as_json {
+        print_json(session);
+        return;
+    }
+    println!("session_id: {}", session.session_id);
+    println!("status: {}", session.status.as_str());
+    println!("post_id: {}", session.post_id);
+    println!("protocol_id: {}", session.protocol_id);
+    println!("host: {}", session.host_public_key);
+    println!("guest: {}", session.guest_public_key);
+    if let Some(result) = &session.result {
+        let winner = result.winner.map(|w| w.as_str()).unwrap_or("-");
+        println!("result: {} (winner: {winner})", result.outcome);
+    }
+}
