@@ -20,8 +20,12 @@ pub enum SessionCommand {
     /// End a session you take part in (only once; a second end is refused with HTTP 409).
     Status {
         session_id: String,
-        #[arg(value_enum)]
-        status: SessionStatus,
+        /// closed, failed or cancelled.
+        #[arg(value_enum, required_unless_present = "status_flag", conflicts_with = "status_flag")]
+        status: Option<SessionStatus>,
+        /// The same, spelled as the reference client spells it (`--status closed`).
+        #[arg(long = "status", id = "status_flag", value_enum, value_name = "STATUS")]
+        status_flag: Option<SessionStatus>,
         /// Print the updated session as JSON.
         #[arg(long)]
         json: bool,
@@ -38,8 +42,10 @@ pub fn run(command: SessionCommand, global: &GlobalArgs) -> anyhow::Result<ExitC
         SessionCommand::Status {
             session_id,
             status,
+            status_flag,
             json,
         } => {
+            let status = status.or(status_flag).ok_or_else(|| anyhow::anyhow!("a status is required"))?;
             let session = remote.run(remote.client.set_session_status(&session_id, status))?;
             if json {
                 print_json(&session);
