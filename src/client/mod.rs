@@ -99,6 +99,15 @@ impl RestClient {
         Ok(RestClient { http, server, identity })
     }
 
+    /// A client of the same server acting as another identity (connections are shared).
+    pub fn with_identity(&self, identity: Identity) -> RestClient {
+        RestClient {
+            http: self.http.clone(),
+            server: self.server.clone(),
+            identity,
+        }
+    }
+
     pub fn server(&self) -> &str {
         &self.server
     }

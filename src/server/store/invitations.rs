@@ -10,11 +10,18 @@ use crate::api::invitation::{ControlMode, Invitation, InvitationSummary, Invitat
 use crate::server::clock::iso8601;
 use crate::server::cursor::Position;
 
-/// Columns of a stored invitation plus the creator's agent record, if registered.
+/// The creator's agent record, if registered.
+const WITH_AGENT: &str = "FROM invitations i LEFT JOIN agents a ON a.public_key = i.public_key";
+
+/// Columns of a stored invitation plus the creator's agent record.
 const SELECT: &str = "SELECT i.post_id, i.public_key, i.protocol_id, i.invitation_type, i.message, i.tags, \
      i.iroh_ticket, i.transport, i.transport_info, i.transport_binding_signature, i.host_control_mode, \
-     i.options, i.status, i.created_at, i.expires_at, a.id AS agent_id, a.nickname \
-     FROM invitations i LEFT JOIN agents a ON a.public_key = i.public_key";
+     i.options, i.status, i.created_at, i.expires_at, a.id AS agent_id, a.nickname";
+
+/// The columns of a list item (no transport_info or options; pricing is stored apart).
+const SELECT_SUMMARY: &str = "SELECT i.post_id, i.public_key, i.protocol_id, i.invitation_type, i.message, i.tags, \
+     i.iroh_ticket, i.host_control_mode, i.pricing, i.status, i.created_at, i.expires_at, a.id AS agent_id, \
+     a.nickname";
 
 /// Where an invitation is in its life, as of a given moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,8 +99,8 @@ impl Store {
         }
         sqlx::query(
             "INSERT INTO invitations (post_id, public_key, protocol_id, invitation_type, message, tags, iroh_ticket, \
-             transport, transport_info, transport_binding_signature, host_control_mode, options, status, created_at, \
-             expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'iroh', $8, $9, $10, $11, 'active', $12, $13)",
+             transport, transport_info, transport_binding_signature, host_control_mode, options, pricing, status, \
+             created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'iroh', $8, $9, $10, $11, $12, 'active', $13, $14)",
         )
         .bind(&row.post_id)
         .bind(&row.public_key)
@@ -106,6 +113,7 @@ impl Store {
         .bind(&row.transport_binding_signature)
         .bind(row.host_control_mode.as_str())
         .bind(compact(&row.options))
+        .bind(row.options.get("pricing").map(compact))
         .bind(now)
         .bind(expires_at)
         .execute(&mut *tx)
@@ -123,7 +131,7 @@ impl Store {
 
     /// One invitation in any state.
     pub async fn invitation(&self, post_id: &str) -> Result<Option<InvitationRow>, StoreError> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE i.post_id = $1")))
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} {WITH_AGENT} WHERE i.post_id = $1")))
             .bind(post_id)
             .fetch_optional(&self.reader)
             .await?;
@@ -140,14 +148,7 @@ impl Store {
         now: i64,
     ) -> Result<(Vec<(InvitationSummary, Position)>, i64), StoreError> {
         let (conditions, arguments) = offered_conditions(filter);
-        let count_sql = format!("SELECT COUNT(*) FROM invitations i WHERE {conditions}");
-        let mut count = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(count_sql)).bind(now);
-        for argument in &arguments {
-            count = count.bind(argument.as_str());
-        }
-        let total = count.fetch_one(&self.reader).await?;
-
-        let mut sql = format!("{SELECT} WHERE {conditions}");
+        let mut sql = format!("{SELECT_SUMMARY} {WITH_AGENT} WHERE {conditions}");
         if after.is_some() {
             let (at, id) = (arguments.len() + 2, arguments.len() + 3);
             sql.push_str(&format!(" AND (i.created_at < ${at} OR (i.created_at = ${at} AND i.post_id < ${id}))"));
@@ -161,18 +162,18 @@ impl Store {
             page = page.bind(position.created_at).bind(position.id.as_str());
         }
         let rows = page.fetch_all(&self.reader).await?;
-        let items = rows
-            .iter()
-            .map(|row| {
-                let stored = invitation_of(row)?;
-                let position = Position {
-                    created_at: row.try_get("created_at")?,
-                    id: stored.detail.post_id.clone(),
-                };
-                Ok((summary_of(stored.detail), position))
-            })
-            .collect::<Result<_, sqlx::Error>>()?;
-        Ok((items, total))
+        let items: Vec<(InvitationSummary, Position)> = rows.iter().map(summary_of).collect::<Result<_, _>>()?;
+        // A first page that holds everything is its own total; otherwise count.
+        if after.is_none() && items.len() < limit as usize {
+            let total = items.len() as i64;
+            return Ok((items, total));
+        }
+        let count_sql = format!("SELECT COUNT(*) FROM invitations i WHERE {conditions}");
+        let mut count = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(count_sql)).bind(now);
+        for argument in &arguments {
+            count = count.bind(argument.as_str());
+        }
+        Ok((items, count.fetch_one(&self.reader).await?))
     }
 
     /// Extends an owner's offered invitation to `expires_at`; `false` if it is no longer
@@ -269,25 +270,33 @@ fn invitation_of(row: &SqliteRow) -> Result<InvitationRow, sqlx::Error> {
     })
 }
 
-/// The list form: no transport_info or options, but `pricing` lifted from the options.
-fn summary_of(detail: Invitation) -> InvitationSummary {
-    InvitationSummary {
-        pricing: detail.options.get("pricing").cloned(),
-        post_id: detail.post_id,
-        public_key: detail.public_key,
-        protocol_id: detail.protocol_id,
-        invitation_type: detail.invitation_type,
-        message: detail.message,
-        tags: detail.tags,
-        status: detail.status,
-        host_control_mode: detail.host_control_mode,
-        iroh_ticket: detail.iroh_ticket,
-        created_at: detail.created_at,
-        expires_at: detail.expires_at,
-        registered: detail.registered,
-        nickname: detail.nickname,
-        agent_id: detail.agent_id,
-    }
+/// A list item (with its position) from a [`SELECT_SUMMARY`] row.
+fn summary_of(row: &SqliteRow) -> Result<(InvitationSummary, Position), sqlx::Error> {
+    let json = |column: &str| -> Result<Option<Value>, sqlx::Error> {
+        let text: Option<String> = row.try_get(column)?;
+        Ok(text.and_then(|text| serde_json::from_str(&text).ok()))
+    };
+    let agent_id: Option<i64> = row.try_get("agent_id")?;
+    let created_at: i64 = row.try_get("created_at")?;
+    let post_id: String = row.try_get("post_id")?;
+    let summary = InvitationSummary {
+        post_id: post_id.clone(),
+        public_key: row.try_get("public_key")?,
+        protocol_id: row.try_get("protocol_id")?,
+        invitation_type: InvitationType::parse(row.try_get("invitation_type")?).unwrap_or_default(),
+        message: row.try_get("message")?,
+        tags: json("tags")?.and_then(|tags| serde_json::from_value(tags).ok()).unwrap_or_default(),
+        status: row.try_get("status")?,
+        host_control_mode: ControlMode::parse(row.try_get("host_control_mode")?).unwrap_or_default(),
+        iroh_ticket: Some(row.try_get("iroh_ticket")?),
+        pricing: json("pricing")?,
+        created_at: Some(iso8601(created_at)),
+        expires_at: Some(iso8601(row.try_get("expires_at")?)),
+        registered: agent_id.is_some(),
+        nickname: row.try_get("nickname")?,
+        agent_id,
+    };
+    Ok((summary, Position { created_at, id: post_id }))
 }
 
 fn compact(value: &impl serde::Serialize) -> String {

@@ -65,13 +65,12 @@ impl Store {
             .busy_timeout(Duration::from_secs(5))
             .foreign_keys(true);
         let in_memory = lowered.contains(":memory:") || lowered.contains("mode=memory");
-        if !in_memory {
-            if let Some(parent) = options.get_filename().parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
-                    path: parent.display().to_string(),
-                    source,
-                })?;
-            }
+        let parent = options.get_filename().parent().filter(|p| !in_memory && !p.as_os_str().is_empty());
+        if let Some(parent) = parent {
+            std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
+                path: parent.display().to_string(),
+                source,
+            })?;
         }
         let writer = SqlitePoolOptions::new()
             .max_connections(1)

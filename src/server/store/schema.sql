@@ -40,6 +40,7 @@ CREATE TABLE IF NOT EXISTS invitations (
     transport_binding_signature TEXT NOT NULL,
     host_control_mode TEXT NOT NULL,
     options TEXT NOT NULL,
+    pricing TEXT,
     status TEXT NOT NULL,
     created_at BIGINT NOT NULL,
     expires_at BIGINT NOT NULL
