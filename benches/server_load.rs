@@ -28,7 +28,10 @@ fn main() {
     let seconds: u64 = env_or("BENCH_SECONDS", 5);
     let dir = tempfile::tempdir().unwrap();
     let (server, url) = start_server(dir.path());
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     println!("server_load: {clients} clients, {seconds} s per phase, {url}");
     runtime.block_on(async {
         let protocol_id = setup(&url).await;
@@ -37,22 +40,34 @@ fn main() {
         for _ in 0..50 {
             let host = client(&url, Identity::generate());
             for seed in 0..3 {
-                host.create_invitation(&offer(host.identity(), &protocol_id, seed)).await.unwrap();
+                host.create_invitation(&offer(host.identity(), &protocol_id, seed))
+                    .await
+                    .unwrap();
             }
         }
-        report("signed GET /api/v1/invitations?limit=20", duration, run(&url, clients, duration, |c, _| {
-            Box::pin(async move {
-                let filter = BrowseFilter { limit: Some(20), ..Default::default() };
-                c.browse(&filter).await.map(drop)
+        report(
+            "signed GET /api/v1/invitations?limit=20",
+            duration,
+            run(&url, clients, duration, |c, _| {
+                Box::pin(async move {
+                    let filter = BrowseFilter {
+                        limit: Some(20),
+                        ..Default::default()
+                    };
+                    c.browse(&filter).await.map(drop)
+                })
             })
-        }).await);
+            .await,
+        );
         let create_protocol = protocol_id.clone();
         let created = run(&url, clients, duration, move |c, n| {
             let protocol_id = create_protocol.clone();
             Box::pin(async move {
                 // A fresh key for every offer keeps each key under the active limit.
                 let c = c.with_identity(Identity::generate());
-                c.create_invitation(&offer(c.identity(), &protocol_id, n as u32)).await.map(drop)
+                c.create_invitation(&offer(c.identity(), &protocol_id, n as u32))
+                    .await
+                    .map(drop)
             })
         })
         .await;
@@ -68,7 +83,10 @@ struct ServerProcess(Child);
 
 impl Drop for ServerProcess {
     fn drop(&mut self) {
-        let _ = Command::new("kill").arg("-TERM").arg(self.0.id().to_string()).status();
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.0.id().to_string())
+            .status();
         let _ = self.0.wait();
     }
 }
@@ -84,7 +102,10 @@ async fn setup(url: &str) -> String {
     }))
     .unwrap();
     let body = NewProtocol::for_spec(&spec);
-    client(url, Identity::generate()).register_protocol(&body).await.unwrap();
+    client(url, Identity::generate())
+        .register_protocol(&body)
+        .await
+        .unwrap();
     body.protocol_id
 }
 
@@ -93,7 +114,11 @@ async fn renew_phase(url: &str, protocol_id: &str, clients: usize, duration: Dur
     let mut owned = Vec::new();
     for seed in 0..clients {
         let c = client(url, Identity::generate());
-        let post_id = c.create_invitation(&offer(c.identity(), protocol_id, seed as u32)).await.unwrap().post_id;
+        let post_id = c
+            .create_invitation(&offer(c.identity(), protocol_id, seed as u32))
+            .await
+            .unwrap()
+            .post_id;
         owned.push((c, post_id));
     }
     let owned = Arc::new(owned);
@@ -109,7 +134,9 @@ async fn renew_phase(url: &str, protocol_id: &str, clients: usize, duration: Dur
     .await
 }
 
-type Call = std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), aigenora::client::ClientError>> + Send>>;
+type Call = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<(), aigenora::client::ClientError>> + Send>,
+>;
 
 /// Runs `clients` loops of `call` for `duration` and gathers their latencies.
 async fn run(
@@ -121,9 +148,16 @@ async fn run(
     let stop = Arc::new(AtomicBool::new(false));
     let mut tasks = Vec::new();
     for _ in 0..clients {
-        let (stop, call, c) = (stop.clone(), call.clone(), client(url, Identity::generate()));
+        let (stop, call, c) = (
+            stop.clone(),
+            call.clone(),
+            client(url, Identity::generate()),
+        );
         tasks.push(tokio::spawn(async move {
-            let mut samples = Samples { micros: Vec::new(), errors: 0 };
+            let mut samples = Samples {
+                micros: Vec::new(),
+                errors: 0,
+            };
             let mut n = 0u64;
             while !stop.load(Ordering::Relaxed) {
                 let started = Instant::now();
@@ -138,7 +172,10 @@ async fn run(
     }
     tokio::time::sleep(duration).await;
     stop.store(true, Ordering::Relaxed);
-    let mut all = Samples { micros: Vec::new(), errors: 0 };
+    let mut all = Samples {
+        micros: Vec::new(),
+        errors: 0,
+    };
     for task in tasks {
         let samples = task.await.unwrap();
         all.micros.extend(samples.micros);
@@ -165,7 +202,11 @@ fn report(name: &str, duration: Duration, mut samples: Samples) {
 }
 
 fn offer(host: &Identity, protocol_id: &str, seed: u32) -> NewInvitation {
-    let mut new = NewInvitation::signed(host, protocol_id, &format!("nodebench{seed:08x}{}", &host.public_key()[..16]));
+    let mut new = NewInvitation::signed(
+        host,
+        protocol_id,
+        &format!("nodebench{seed:08x}{}", &host.public_key()[..16]),
+    );
     new.message = "bench".into();
     new.tags = vec!["bench".into()];
     new
@@ -184,11 +225,20 @@ fn start_server(dir: &std::path::Path) -> (ServerProcess, String) {
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_string();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .to_string();
     (ServerProcess(child), url)
 }
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }

@@ -53,7 +53,10 @@ fn server_from(
 ) -> Result<String, ConfigError> {
     let chosen = match flag.filter(|value| !value.is_empty()) {
         Some(url) => url.to_string(),
-        None => match SERVER_ENV.iter().find_map(|name| env(name).filter(|value| !value.is_empty())) {
+        None => match SERVER_ENV
+            .iter()
+            .find_map(|name| env(name).filter(|value| !value.is_empty()))
+        {
             Some(url) => url,
             None => configured_server(data_dir)?.unwrap_or_else(|| DEFAULT_SERVER.to_string()),
         },
@@ -73,7 +76,8 @@ fn configured_server(data_dir: &Path) -> Result<Option<String>, ConfigError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(error(e.to_string())),
     };
-    let document: Value = serde_json::from_str(&text).map_err(|e| error(format!("not JSON: {e}")))?;
+    let document: Value =
+        serde_json::from_str(&text).map_err(|e| error(format!("not JSON: {e}")))?;
     match document.get("server") {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(url)) if !url.is_empty() => Ok(Some(url.clone())),
@@ -86,16 +90,34 @@ mod tests {
     use super::*;
 
     fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |name| pairs.iter().find(|(key, _)| *key == name).map(|(_, value)| value.to_string())
+        move |name| {
+            pairs
+                .iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| value.to_string())
+        }
     }
 
     #[test]
     fn data_dir_precedence() {
-        let all = env_of(&[("AIGENORA_DATA_DIR", "a"), ("P2P_DATA_DIR", "p"), ("AGENT_DIR", "g")]);
-        assert_eq!(data_dir_from(Some(Path::new("flag")), &all), PathBuf::from("flag"));
+        let all = env_of(&[
+            ("AIGENORA_DATA_DIR", "a"),
+            ("P2P_DATA_DIR", "p"),
+            ("AGENT_DIR", "g"),
+        ]);
+        assert_eq!(
+            data_dir_from(Some(Path::new("flag")), &all),
+            PathBuf::from("flag")
+        );
         assert_eq!(data_dir_from(None, &all), PathBuf::from("a"));
-        assert_eq!(data_dir_from(None, env_of(&[("P2P_DATA_DIR", "p"), ("AGENT_DIR", "g")])), PathBuf::from("p"));
-        assert_eq!(data_dir_from(None, env_of(&[("AGENT_DIR", "g")])), PathBuf::from("g"));
+        assert_eq!(
+            data_dir_from(None, env_of(&[("P2P_DATA_DIR", "p"), ("AGENT_DIR", "g")])),
+            PathBuf::from("p")
+        );
+        assert_eq!(
+            data_dir_from(None, env_of(&[("AGENT_DIR", "g")])),
+            PathBuf::from("g")
+        );
         assert_eq!(data_dir_from(None, env_of(&[])), PathBuf::from(".aigenora"));
     }
 
@@ -103,15 +125,39 @@ mod tests {
     fn server_precedence_and_config_file() {
         let dir = tempfile::tempdir().unwrap();
         let none = env_of(&[]);
-        assert_eq!(server_from(None, dir.path(), &none).unwrap(), DEFAULT_SERVER);
-        std::fs::write(dir.path().join(CONFIG_FILE_NAME), r#"{"server":"http://conf:1/"}"#).unwrap();
-        assert_eq!(server_from(None, dir.path(), &none).unwrap(), "http://conf:1");
+        assert_eq!(
+            server_from(None, dir.path(), &none).unwrap(),
+            DEFAULT_SERVER
+        );
+        std::fs::write(
+            dir.path().join(CONFIG_FILE_NAME),
+            r#"{"server":"http://conf:1/"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            server_from(None, dir.path(), &none).unwrap(),
+            "http://conf:1"
+        );
         let p2p = env_of(&[("P2P_SERVER", "http://p2p:2")]);
         assert_eq!(server_from(None, dir.path(), &p2p).unwrap(), "http://p2p:2");
-        let both = env_of(&[("P2P_SERVER", "http://p2p:2"), ("AIGENORA_SERVER", "http://ours:3")]);
-        assert_eq!(server_from(None, dir.path(), &both).unwrap(), "http://ours:3");
-        assert_eq!(server_from(Some("http://flag:4//"), dir.path(), &both).unwrap(), "http://flag:4");
+        let both = env_of(&[
+            ("P2P_SERVER", "http://p2p:2"),
+            ("AIGENORA_SERVER", "http://ours:3"),
+        ]);
+        assert_eq!(
+            server_from(None, dir.path(), &both).unwrap(),
+            "http://ours:3"
+        );
+        assert_eq!(
+            server_from(Some("http://flag:4//"), dir.path(), &both).unwrap(),
+            "http://flag:4"
+        );
         std::fs::write(dir.path().join(CONFIG_FILE_NAME), r#"{"server":5}"#).unwrap();
-        assert!(server_from(None, dir.path(), &none).unwrap_err().to_string().contains("\"server\" must be"));
+        assert!(
+            server_from(None, dir.path(), &none)
+                .unwrap_err()
+                .to_string()
+                .contains("\"server\" must be")
+        );
     }
 }

@@ -53,7 +53,9 @@ mod tests {
         let id = "43a806481a8e8cd00bc89f4676756c9be9081c0dd8392bee8e3534da41daa55f";
         assert_eq!(
             dir.protocol_dir(id),
-            PathBuf::from("/d/protocols/43a80648/1a8e8cd00bc89f4676756c9be9081c0dd8392bee8e3534da41daa55f")
+            PathBuf::from(
+                "/d/protocols/43a80648/1a8e8cd00bc89f4676756c9be9081c0dd8392bee8e3534da41daa55f"
+            )
         );
         assert_eq!(dir.key_file(), PathBuf::from("/d/key.json"));
     }

@@ -54,7 +54,10 @@ struct Reference<'a> {
 
 impl Reference<'_> {
     fn command(&self, mut command: Command) -> Output {
-        command.env("P2P_SERVER", self.server).env_remove("AIGENORA_CONFIG").env_remove("P2P_DATA_DIR");
+        command
+            .env("P2P_SERVER", self.server)
+            .env_remove("AIGENORA_CONFIG")
+            .env_remove("P2P_DATA_DIR");
         command.output().unwrap()
     }
 
@@ -73,21 +76,36 @@ impl Reference<'_> {
 }
 
 fn ok(output: Output) -> String {
-    let (out, err) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    let (out, err) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
     assert!(output.status.success(), "reference failed:\n{out}\n{err}");
     out.into_owned()
 }
 
 fn ours(dir: &Path, server: &str, args: &[&str]) -> Output {
-    aigenora().arg("--data-dir").arg(dir).args(["--server", server]).args(args).output().unwrap()
+    aigenora()
+        .arg("--data-dir")
+        .arg(dir)
+        .args(["--server", server])
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 #[test]
 fn the_reference_client_works_unchanged_against_our_server() {
     let server = TestServer::start(&[]);
-    let reference = Reference { server: &server.url };
+    let reference = Reference {
+        server: &server.url,
+    };
     let work = tempfile::tempdir().unwrap();
-    let (alice, bob, carol) = (work.path().join("alice"), work.path().join("bob"), work.path().join("carol"));
+    let (alice, bob, carol) = (
+        work.path().join("alice"),
+        work.path().join("bob"),
+        work.path().join("carol"),
+    );
 
     // Identity and registration (alice and bob by the reference; carol's key made by us).
     ok(reference.cli(&alice, &["init"]));
@@ -101,19 +119,61 @@ fn the_reference_client_works_unchanged_against_our_server() {
 
     // Protocols: the reference registers our spec; both clients fetch it.
     let spec_path = work.path().join("spec.json");
-    std::fs::write(&spec_path, serde_json::to_string_pretty(&test_spec("Interop", 1)).unwrap()).unwrap();
-    let protocol_id = aigenora::spec::Spec::from_value(test_spec("Interop", 1)).unwrap().protocol_id();
-    assert!(ok(reference.cli(&alice, &["protocol", "register", spec_path.to_str().unwrap()])).contains(&protocol_id));
-    ok(reference.cli(&alice, &["protocol", "register", spec_path.to_str().unwrap()]));
-    assert_eq!(ok(reference.cli(&bob, &["protocol", "fetch", &protocol_id])).lines().next(), Some(protocol_id.as_str()));
-    let fetched = bob.join("protocols").join(&protocol_id[..8]).join(&protocol_id[8..]).join("spec.json");
+    std::fs::write(
+        &spec_path,
+        serde_json::to_string_pretty(&test_spec("Interop", 1)).unwrap(),
+    )
+    .unwrap();
+    let protocol_id = aigenora::spec::Spec::from_value(test_spec("Interop", 1))
+        .unwrap()
+        .protocol_id();
+    assert!(
+        ok(reference.cli(
+            &alice,
+            &["protocol", "register", spec_path.to_str().unwrap()]
+        ))
+        .contains(&protocol_id)
+    );
+    ok(reference.cli(
+        &alice,
+        &["protocol", "register", spec_path.to_str().unwrap()],
+    ));
+    assert_eq!(
+        ok(reference.cli(&bob, &["protocol", "fetch", &protocol_id]))
+            .lines()
+            .next(),
+        Some(protocol_id.as_str())
+    );
+    let fetched = bob
+        .join("protocols")
+        .join(&protocol_id[..8])
+        .join(&protocol_id[8..])
+        .join("spec.json");
     assert_eq!(identity_hash(&fetched), protocol_id);
-    assert!(ours(&carol, &server.url, &["protocol", "fetch", &protocol_id]).status.success());
+    assert!(
+        ours(&carol, &server.url, &["protocol", "fetch", &protocol_id])
+            .status
+            .success()
+    );
     assert!(ok(reference.cli(&bob, &["protocol", "discover"])).contains("Interop"));
     let ours_path = work.path().join("ours.json");
-    std::fs::write(&ours_path, serde_json::to_string(&test_spec("Ours", 2)).unwrap()).unwrap();
-    assert!(ours(&carol, &server.url, &["protocol", "register", ours_path.to_str().unwrap()]).status.success());
-    let ours_id = aigenora::spec::Spec::from_value(test_spec("Ours", 2)).unwrap().protocol_id();
+    std::fs::write(
+        &ours_path,
+        serde_json::to_string(&test_spec("Ours", 2)).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        ours(
+            &carol,
+            &server.url,
+            &["protocol", "register", ours_path.to_str().unwrap()]
+        )
+        .status
+        .success()
+    );
+    let ours_id = aigenora::spec::Spec::from_value(test_spec("Ours", 2))
+        .unwrap()
+        .protocol_id();
     ok(reference.cli(&bob, &["protocol", "fetch", &ours_id]));
 
     // An invitation posted by the reference: browsed and verified by both clients.
@@ -123,8 +183,25 @@ fn the_reference_client_works_unchanged_against_our_server() {
     )))
     .unwrap();
     let post_id = posted["post_id"].as_str().unwrap().to_string();
-    let line = ok(reference.cli(&bob, &["browse", "--oneline", "--tags", "game,greet", "--type", "supply", "--limit", "5"]));
-    assert!(line.starts_with(&format!("{post_id}\t{protocol_id}\tsupply\tÉcho ✓\tgame,greet\t")), "{line}");
+    let line = ok(reference.cli(
+        &bob,
+        &[
+            "browse",
+            "--oneline",
+            "--tags",
+            "game,greet",
+            "--type",
+            "supply",
+            "--limit",
+            "5",
+        ],
+    ));
+    assert!(
+        line.starts_with(&format!(
+            "{post_id}\t{protocol_id}\tsupply\tÉcho ✓\tgame,greet\t"
+        )),
+        "{line}"
+    );
     assert!(line.contains("\ttrue\talice\t1\t"), "{line}");
     let detail = ok(reference.cli(&bob, &["browse", "--post-id", &post_id]));
     assert!(detail.contains("options: best_of=3"), "{detail}");
@@ -132,39 +209,78 @@ fn the_reference_client_works_unchanged_against_our_server() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let carol_client = server.client(&carol_key);
     let invitation = runtime.block_on(carol_client.invitation(&post_id)).unwrap();
-    assert_eq!(invitation.verified_ticket().unwrap(), fake_ticket(1), "our guest accepts the reference's binding");
-    let listed = runtime.block_on(carol_client.browse(&BrowseFilter::default())).unwrap();
+    assert_eq!(
+        invitation.verified_ticket().unwrap(),
+        fake_ticket(1),
+        "our guest accepts the reference's binding"
+    );
+    let listed = runtime
+        .block_on(carol_client.browse(&BrowseFilter::default()))
+        .unwrap();
     assert_eq!(listed.results[0].message, "Écho ✓");
 
     // Cancel: not by others, then by the owner (204).
     let refused = reference.cli(&bob, &["cancel", &post_id]);
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("HTTP 403"));
-    assert_eq!(ok(reference.cli(&alice, &["cancel", &post_id])).trim(), "[OK] invitation cancelled");
+    assert_eq!(
+        ok(reference.cli(&alice, &["cancel", &post_id])).trim(),
+        "[OK] invitation cancelled"
+    );
     assert!(ok(reference.cli(&bob, &["browse"])).starts_with("Total: 0"));
 
     // A session: our host (carol) offers, the reference guest (bob) registers the match.
     let offer = NewInvitation::signed(&carol_key, &protocol_id, &fake_ticket(2));
-    let post_id = runtime.block_on(carol_client.create_invitation(&offer)).unwrap().post_id;
+    let post_id = runtime
+        .block_on(carol_client.create_invitation(&offer))
+        .unwrap()
+        .post_id;
     let bob_key = load_key_file(&bob).unwrap();
     let nonce = identity::new_session_nonce();
-    let canonical = identity::session_canonical(&post_id, carol_key.public_key(), bob_key.public_key(), &protocol_id, &nonce);
+    let canonical = identity::session_canonical(
+        &post_id,
+        carol_key.public_key(),
+        bob_key.public_key(),
+        &protocol_id,
+        &nonce,
+    );
     let host_signature = carol_key.sign_hex(canonical.as_bytes());
     let created: Value = serde_json::from_str(&ok(reference.script(
         REFERENCE_GUEST,
-        &[bob.to_str().unwrap(), &post_id, carol_key.public_key(), &protocol_id, &nonce, &host_signature],
+        &[
+            bob.to_str().unwrap(),
+            &post_id,
+            carol_key.public_key(),
+            &protocol_id,
+            &nonce,
+            &host_signature,
+        ],
     )))
     .unwrap();
     let session_id = created["session_id"].as_str().unwrap().to_string();
     assert_eq!(session_id, identity::session_id(&canonical));
     assert!(ok(reference.cli(&bob, &["session", "get", &session_id])).contains("status: matched"));
-    ok(reference.cli(&bob, &["session", "status", &session_id, "--status", "closed"]));
-    let second = ours(&carol, &server.url, &["session", "status", &session_id, "closed"]);
-    assert!(String::from_utf8_lossy(&second.stderr).contains("HTTP 409"), "the second close is refused");
+    ok(reference.cli(
+        &bob,
+        &["session", "status", &session_id, "--status", "closed"],
+    ));
+    let second = ours(
+        &carol,
+        &server.url,
+        &["session", "status", &session_id, "closed"],
+    );
+    assert!(
+        String::from_utf8_lossy(&second.stderr).contains("HTTP 409"),
+        "the second close is refused"
+    );
 }
 
 /// protocol_id of a spec file, computed by our `protocol hash`.
 fn identity_hash(path: &Path) -> String {
-    let output = aigenora().args(["protocol", "hash"]).arg(path).output().unwrap();
+    let output = aigenora()
+        .args(["protocol", "hash"])
+        .arg(path)
+        .output()
+        .unwrap();
     String::from_utf8(output.stdout).unwrap().trim().to_string()
 }

@@ -48,9 +48,13 @@ pub struct Agent {
 
 /// Nickname rule: 1 to 32 characters of `[A-Za-z0-9_.-]`.
 pub fn check_nickname(nickname: &str) -> Result<(), String> {
-    let valid_chars = nickname.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+    let valid_chars = nickname
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
     if nickname.is_empty() || nickname.len() > MAX_NICKNAME_CHARS || !valid_chars {
-        return Err(format!("nickname must be 1-{MAX_NICKNAME_CHARS} characters of A-Za-z0-9_.-"));
+        return Err(format!(
+            "nickname must be 1-{MAX_NICKNAME_CHARS} characters of A-Za-z0-9_.-"
+        ));
     }
     Ok(())
 }
@@ -58,7 +62,9 @@ pub fn check_nickname(nickname: &str) -> Result<(), String> {
 /// Bio rule: at most 280 characters, no control characters.
 pub fn check_bio(bio: &str) -> Result<(), String> {
     if bio.chars().count() > MAX_BIO_CHARS || bio.chars().any(char::is_control) {
-        return Err(format!("bio must be at most {MAX_BIO_CHARS} characters without control characters"));
+        return Err(format!(
+            "bio must be at most {MAX_BIO_CHARS} characters without control characters"
+        ));
     }
     Ok(())
 }

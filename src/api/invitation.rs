@@ -30,9 +30,13 @@ impl InvitationType {
     }
 
     pub fn parse(text: &str) -> Option<InvitationType> {
-        [InvitationType::Supply, InvitationType::Demand, InvitationType::Chat]
-            .into_iter()
-            .find(|kind| kind.as_str() == text)
+        [
+            InvitationType::Supply,
+            InvitationType::Demand,
+            InvitationType::Chat,
+        ]
+        .into_iter()
+        .find(|kind| kind.as_str() == text)
     }
 }
 
@@ -56,9 +60,13 @@ impl ControlMode {
     }
 
     pub fn parse(text: &str) -> Option<ControlMode> {
-        [ControlMode::Autonomous, ControlMode::Hybrid, ControlMode::Human]
-            .into_iter()
-            .find(|mode| mode.as_str() == text)
+        [
+            ControlMode::Autonomous,
+            ControlMode::Hybrid,
+            ControlMode::Human,
+        ]
+        .into_iter()
+        .find(|mode| mode.as_str() == text)
     }
 }
 
@@ -100,7 +108,12 @@ impl NewInvitation {
     /// An invitation for `ticket`, with `transport_info` and the binding signature made by
     /// `host` (what `host` posts). Adjust message, tags, type, mode and options after.
     pub fn signed(host: &Identity, protocol_id: &str, ticket: &str) -> NewInvitation {
-        let binding = identity::transport_binding_canonical(host.public_key(), TRANSPORT_IROH, ticket, protocol_id);
+        let binding = identity::transport_binding_canonical(
+            host.public_key(),
+            TRANSPORT_IROH,
+            ticket,
+            protocol_id,
+        );
         NewInvitation {
             message: String::new(),
             tags: Vec::new(),
@@ -184,8 +197,14 @@ pub enum BindingError {
 impl Invitation {
     /// The ticket to dial: `transport_info.ticket` wins over `iroh_ticket` (as in the reference).
     pub fn ticket(&self) -> Option<&str> {
-        let from_info = self.transport_info.as_ref().map(|info| info.ticket.as_str());
-        from_info.filter(|t| !t.is_empty()).or(self.iroh_ticket.as_deref()).filter(|t| !t.is_empty())
+        let from_info = self
+            .transport_info
+            .as_ref()
+            .map(|info| info.ticket.as_str());
+        from_info
+            .filter(|t| !t.is_empty())
+            .or(self.iroh_ticket.as_deref())
+            .filter(|t| !t.is_empty())
     }
 
     /// The guest's pre-dial check: iroh transport, a ticket, and the creator's binding
@@ -195,10 +214,17 @@ impl Invitation {
             return Err(BindingError::UnsupportedTransport(self.transport.clone()));
         }
         let ticket = self.ticket().ok_or(BindingError::NoTicket)?;
-        let signature = self.transport_binding_signature.as_deref().filter(|s| !s.is_empty());
+        let signature = self
+            .transport_binding_signature
+            .as_deref()
+            .filter(|s| !s.is_empty());
         let signature = signature.ok_or(BindingError::Unsigned)?;
-        let canonical =
-            identity::transport_binding_canonical(&self.public_key, TRANSPORT_IROH, ticket, &self.protocol_id);
+        let canonical = identity::transport_binding_canonical(
+            &self.public_key,
+            TRANSPORT_IROH,
+            ticket,
+            &self.protocol_id,
+        );
         identity::verify_hex(&self.public_key, canonical.as_bytes(), signature)?;
         Ok(ticket)
     }
@@ -282,9 +308,13 @@ impl BrowseFilter {
 
 /// Tag rule: 1 to 64 characters of `[A-Za-z0-9_.:-]`.
 pub fn check_tag(tag: &str) -> Result<(), String> {
-    let valid_chars = tag.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'));
+    let valid_chars = tag
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'));
     if tag.is_empty() || tag.len() > MAX_TAG_CHARS || !valid_chars {
-        return Err(format!("tag {tag:?} must be 1-{MAX_TAG_CHARS} characters of A-Za-z0-9_.:-"));
+        return Err(format!(
+            "tag {tag:?} must be 1-{MAX_TAG_CHARS} characters of A-Za-z0-9_.:-"
+        ));
     }
     Ok(())
 }
@@ -308,8 +338,22 @@ mod tests {
         new.message = "Rock".into();
         new.tags = vec!["game".into()];
         let text = serde_json::to_string(&new).unwrap();
-        let keys: Vec<&str> = ["message", "tags", "iroh_ticket", "transport", "transport_info", "transport_binding_signature", "protocol_id", "host_control_mode", "type"].to_vec();
-        let positions: Vec<usize> = keys.iter().map(|k| text.find(&format!("\"{k}\":")).unwrap()).collect();
+        let keys: Vec<&str> = [
+            "message",
+            "tags",
+            "iroh_ticket",
+            "transport",
+            "transport_info",
+            "transport_binding_signature",
+            "protocol_id",
+            "host_control_mode",
+            "type",
+        ]
+        .to_vec();
+        let positions: Vec<usize> = keys
+            .iter()
+            .map(|k| text.find(&format!("\"{k}\":")).unwrap())
+            .collect();
         assert!(positions.windows(2).all(|w| w[0] < w[1]), "{text}");
         assert!(!text.contains("options"));
 
@@ -321,7 +365,10 @@ mod tests {
         assert_eq!(detail.verified_ticket(), Ok("nodeabc"));
         let mut forged = detail.clone();
         forged.iroh_ticket = Some("nodeevil".into());
-        assert!(matches!(forged.verified_ticket(), Err(BindingError::BadSignature(_))));
+        assert!(matches!(
+            forged.verified_ticket(),
+            Err(BindingError::BadSignature(_))
+        ));
     }
 
     #[test]
@@ -333,7 +380,10 @@ mod tests {
             limit: Some(5),
             cursor: None,
         };
-        assert_eq!(filter.query(), "?protocol_id=ab&type=supply&tags=game%2Crps&limit=5");
+        assert_eq!(
+            filter.query(),
+            "?protocol_id=ab&type=supply&tags=game%2Crps&limit=5"
+        );
         assert_eq!(BrowseFilter::default().query(), "");
     }
 

@@ -26,7 +26,10 @@ pub struct ErrorBody {
 /// True for the URL-safe ids the server issues (`[A-Za-z0-9_-]`, 1..=128 characters), so a
 /// caller never has to percent-encode an id it puts in a path.
 pub fn is_url_safe_id(text: &str) -> bool {
-    (1..=128).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    (1..=128).contains(&text.len())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// Percent-encodes a query value the way Python's `urlencode` does (space becomes `+`), so
@@ -35,7 +38,9 @@ pub fn encode_query_value(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for byte in value.bytes() {
         match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-' | b'~' => out.push(byte as char),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-' | b'~' => {
+                out.push(byte as char)
+            }
             b' ' => out.push('+'),
             other => out.push_str(&format!("%{other:02X}")),
         }
@@ -48,8 +53,10 @@ pub fn query_string(pairs: &[(&str, String)]) -> String {
     if pairs.is_empty() {
         return String::new();
     }
-    let joined: Vec<String> =
-        pairs.iter().map(|(key, value)| format!("{key}={}", encode_query_value(value))).collect();
+    let joined: Vec<String> = pairs
+        .iter()
+        .map(|(key, value)| format!("{key}={}", encode_query_value(value)))
+        .collect();
     format!("?{}", joined.join("&"))
 }
 
@@ -62,7 +69,10 @@ mod tests {
         assert_eq!(encode_query_value("game,rps"), "game%2Crps");
         assert_eq!(encode_query_value("a:b c"), "a%3Ab+c");
         assert_eq!(query_string(&[]), "");
-        assert_eq!(query_string(&[("type", "supply".into()), ("limit", "5".into())]), "?type=supply&limit=5");
+        assert_eq!(
+            query_string(&[("type", "supply".into()), ("limit", "5".into())]),
+            "?type=supply&limit=5"
+        );
     }
 
     #[test]

@@ -31,7 +31,12 @@ impl NewProtocol {
     /// The registration body for a spec, filled the way the reference fills it.
     pub fn for_spec(spec: &Spec) -> NewProtocol {
         let protocol_id = spec.protocol_id();
-        let text = |key: &str| spec.value().get(key).and_then(Value::as_str).filter(|v| !v.is_empty());
+        let text = |key: &str| {
+            spec.value()
+                .get(key)
+                .and_then(Value::as_str)
+                .filter(|v| !v.is_empty())
+        };
         NewProtocol {
             name: text("name").unwrap_or(&protocol_id).to_string(),
             description: text("description").unwrap_or_default().to_string(),
@@ -86,14 +91,22 @@ pub struct ProtocolList {
 /// whole body when the key is absent (all three forms exist in the wild).
 pub fn spec_of_response(body: Value) -> Result<Value, String> {
     let spec = match body {
-        Value::Object(mut map) if map.contains_key("spec_json") => map.remove("spec_json").unwrap_or(Value::Null),
+        Value::Object(mut map) if map.contains_key("spec_json") => {
+            map.remove("spec_json").unwrap_or(Value::Null)
+        }
         other => other,
     };
     let spec = match spec {
-        Value::String(text) => serde_json::from_str(&text).map_err(|e| format!("spec_json is not JSON: {e}"))?,
+        Value::String(text) => {
+            serde_json::from_str(&text).map_err(|e| format!("spec_json is not JSON: {e}"))?
+        }
         other => other,
     };
-    if spec.is_object() { Ok(spec) } else { Err("the protocol response holds no JSON spec object".into()) }
+    if spec.is_object() {
+        Ok(spec)
+    } else {
+        Err("the protocol response holds no JSON spec object".into())
+    }
 }
 
 #[cfg(test)]
@@ -105,7 +118,10 @@ mod tests {
     fn the_spec_is_found_in_every_response_shape() {
         let spec = json!({"messages": []});
         assert_eq!(spec_of_response(json!({"spec_json": spec})).unwrap(), spec);
-        assert_eq!(spec_of_response(json!({"spec_json": spec.to_string()})).unwrap(), spec);
+        assert_eq!(
+            spec_of_response(json!({"spec_json": spec.to_string()})).unwrap(),
+            spec
+        );
         assert_eq!(spec_of_response(spec.clone()).unwrap(), spec);
         assert!(spec_of_response(json!({"spec_json": 3})).is_err());
     }
@@ -117,6 +133,9 @@ mod tests {
         assert_eq!(body.name, spec.protocol_id());
         assert_eq!(body.protocol_type, "protocol");
         let text = serde_json::to_string(&body).unwrap();
-        assert!(text.starts_with(r#"{"protocol_id":""#) && text.contains(r#""type":"protocol","spec_json":{"#));
+        assert!(
+            text.starts_with(r#"{"protocol_id":""#)
+                && text.contains(r#""type":"protocol","spec_json":{"#)
+        );
     }
 }

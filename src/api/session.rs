@@ -26,9 +26,14 @@ impl SessionStatus {
     }
 
     pub fn parse(text: &str) -> Option<SessionStatus> {
-        [SessionStatus::Matched, SessionStatus::Closed, SessionStatus::Failed, SessionStatus::Cancelled]
-            .into_iter()
-            .find(|status| status.as_str() == text)
+        [
+            SessionStatus::Matched,
+            SessionStatus::Closed,
+            SessionStatus::Failed,
+            SessionStatus::Cancelled,
+        ]
+        .into_iter()
+        .find(|status| status.as_str() == text)
     }
 }
 
@@ -51,7 +56,9 @@ impl Winner {
     }
 
     pub fn parse(text: &str) -> Option<Winner> {
-        [Winner::Host, Winner::Guest, Winner::Draw].into_iter().find(|w| w.as_str() == text)
+        [Winner::Host, Winner::Guest, Winner::Draw]
+            .into_iter()
+            .find(|w| w.as_str() == text)
     }
 }
 
@@ -167,12 +174,28 @@ mod tests {
     fn the_guest_proof_matches_the_canonical() {
         let host = Identity::generate();
         let guest = Identity::generate();
-        let canonical = identity::session_canonical("p", host.public_key(), guest.public_key(), "x", "n");
+        let canonical =
+            identity::session_canonical("p", host.public_key(), guest.public_key(), "x", "n");
         let host_signature = host.sign_hex(canonical.as_bytes());
-        let session = NewSession::signed_by_guest(&guest, "p", host.public_key(), "x", "n", &host_signature);
+        let session =
+            NewSession::signed_by_guest(&guest, "p", host.public_key(), "x", "n", &host_signature);
         assert_eq!(session.canonical(), canonical);
         assert_eq!(session.session_id(), identity::session_id(&canonical));
-        assert!(identity::verify_hex(guest.public_key(), canonical.as_bytes(), &session.guest_signature).is_ok());
-        assert_eq!(serde_json::to_string(&StatusUpdate { status: SessionStatus::Closed, winner: None }).unwrap(), r#"{"status":"closed"}"#);
+        assert!(
+            identity::verify_hex(
+                guest.public_key(),
+                canonical.as_bytes(),
+                &session.guest_signature
+            )
+            .is_ok()
+        );
+        assert_eq!(
+            serde_json::to_string(&StatusUpdate {
+                status: SessionStatus::Closed,
+                winner: None
+            })
+            .unwrap(),
+            r#"{"status":"closed"}"#
+        );
     }
 }

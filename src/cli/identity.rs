@@ -50,7 +50,10 @@ pub fn init(args: InitArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         println!("[OK] identity created: {}", identity.public_key());
         println!("key: {}", key_file.display());
     } else {
-        println!("[OK] identity exists: {} (--force replaces it)", identity.public_key());
+        println!(
+            "[OK] identity exists: {} (--force replaces it)",
+            identity.public_key()
+        );
         println!("key: {}", key_file.display());
     }
     Ok(ExitCode::SUCCESS)
@@ -74,8 +77,14 @@ pub fn register(args: RegisterArgs, global: &GlobalArgs) -> anyhow::Result<ExitC
         return Ok(ExitCode::SUCCESS);
     }
     match (agent, already) {
-        (Some(agent), false) => println!("[OK] registered {} as agent_id {}", agent.nickname, agent.agent_id),
-        (Some(agent), true) => println!("[OK] already registered: {} (agent_id {})", agent.nickname, agent.agent_id),
+        (Some(agent), false) => println!(
+            "[OK] registered {} as agent_id {}",
+            agent.nickname, agent.agent_id
+        ),
+        (Some(agent), true) => println!(
+            "[OK] already registered: {} (agent_id {})",
+            agent.nickname, agent.agent_id
+        ),
         (None, _) => println!("[OK] already registered"),
     }
     Ok(ExitCode::SUCCESS)

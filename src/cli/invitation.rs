@@ -49,7 +49,10 @@ pub fn browse(args: BrowseArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode>
     let remote = Remote::connect(global)?;
     if let Some(post_id) = &args.post_id {
         let invitation = remote.run(remote.client.invitation(post_id))?;
-        println!("{}", serde_json::to_string_pretty(&invitation).expect("output always serializes"));
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&invitation).expect("output always serializes")
+        );
         return Ok(ExitCode::SUCCESS);
     }
     let filter = BrowseFilter {
@@ -59,18 +62,29 @@ pub fn browse(args: BrowseArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode>
         limit: args.limit,
         cursor: None,
     };
-    if filter.protocol_id.as_deref().is_some_and(|id| !is_lower_hex_64(id)) {
+    if filter
+        .protocol_id
+        .as_deref()
+        .is_some_and(|id| !is_lower_hex_64(id))
+    {
         anyhow::bail!("--protocol-id must be a 64-character lowercase protocol hash");
     }
     let list = remote.run(remote.client.browse(&filter))?;
     if args.json {
         print_json(&list);
     } else if args.oneline {
-        list.results.iter().for_each(|item| println!("{}", oneline(item)));
+        list.results
+            .iter()
+            .for_each(|item| println!("{}", oneline(item)));
     } else {
         println!("Total: {}", list.total);
         for item in &list.results {
-            println!("{} [{}] {}", item.post_id, item.invitation_type.as_str(), item.message);
+            println!(
+                "{} [{}] {}",
+                item.post_id,
+                item.invitation_type.as_str(),
+                item.message
+            );
             println!("  protocol_id: {}", item.protocol_id);
             println!("  public_key: {}", item.public_key);
             println!("  host_control_mode: {}", item.host_control_mode.as_str());
@@ -92,7 +106,9 @@ pub fn cancel(args: CancelArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode>
 
 /// `--tags a,b`: trimmed, de-duplicated, checked like the server checks them.
 fn parse_tags(text: Option<&str>) -> anyhow::Result<Vec<String>> {
-    let Some(text) = text else { return Ok(Vec::new()) };
+    let Some(text) = text else {
+        return Ok(Vec::new());
+    };
     let mut tags: Vec<String> = Vec::new();
     for tag in text.split(',').map(str::trim).filter(|tag| !tag.is_empty()) {
         if !tags.iter().any(|seen| seen == tag) {
@@ -128,7 +144,9 @@ fn oneline(item: &InvitationSummary) -> String {
 
 /// `free`, `<amount> <currency>`, or the pricing model.
 fn pricing(pricing: Option<&Value>) -> String {
-    let Some(Value::Object(pricing)) = pricing else { return String::new() };
+    let Some(Value::Object(pricing)) = pricing else {
+        return String::new();
+    };
     let field = |key: &str| match pricing.get(key) {
         Some(Value::String(text)) => text.clone(),
         Some(Value::Null) | None => String::new(),
@@ -137,8 +155,14 @@ fn pricing(pricing: Option<&Value>) -> String {
     if field("model") == "free" {
         return "free".into();
     }
-    let shown = format!("{} {}", field("amount"), field("currency")).trim().to_string();
-    if shown.is_empty() { field("model") } else { shown }
+    let shown = format!("{} {}", field("amount"), field("currency"))
+        .trim()
+        .to_string();
+    if shown.is_empty() {
+        field("model")
+    } else {
+        shown
+    }
 }
 
 #[cfg(test)]
@@ -147,7 +171,10 @@ mod tests {
 
     #[test]
     fn tags_are_trimmed_deduplicated_and_checked() {
-        assert_eq!(parse_tags(Some(" game, rps,game")).unwrap(), vec!["game", "rps"]);
+        assert_eq!(
+            parse_tags(Some(" game, rps,game")).unwrap(),
+            vec!["game", "rps"]
+        );
         assert!(parse_tags(Some(" , ")).is_err());
         assert!(parse_tags(Some("bad tag")).is_err());
         assert_eq!(parse_tags(None).unwrap(), Vec::<String>::new());
@@ -156,7 +183,12 @@ mod tests {
     #[test]
     fn pricing_text() {
         assert_eq!(pricing(Some(&json!({"model": "free"}))), "free");
-        assert_eq!(pricing(Some(&json!({"model": "fixed", "amount": 5, "currency": "USD"}))), "5 USD");
+        assert_eq!(
+            pricing(Some(
+                &json!({"model": "fixed", "amount": 5, "currency": "USD"})
+            )),
+            "5 USD"
+        );
         assert_eq!(pricing(None), "");
     }
 }

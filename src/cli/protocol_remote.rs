@@ -33,7 +33,11 @@ pub fn register(path: &Path, as_json: bool, global: &GlobalArgs) -> anyhow::Resu
 /// `protocol fetch <id>`: download, verify the hash and the run gate, install spec.json.
 pub fn fetch(protocol_id: &str, as_json: bool, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let remote = Remote::connect(global)?;
-    let fetched = remote.run(fetch_protocol(&remote.client, &remote.data_dir, protocol_id))?;
+    let fetched = remote.run(fetch_protocol(
+        &remote.client,
+        &remote.data_dir,
+        protocol_id,
+    ))?;
     // Hook point: the hooks.py skeleton for a fetched protocol is generated here, next to
     // `fetched.dir.join("spec.json")`, once the hooks module provides it.
     let spec_path = fetched.dir.join("spec.json");
@@ -44,7 +48,11 @@ pub fn fetch(protocol_id: &str, as_json: bool, global: &GlobalArgs) -> anyhow::R
             "name": fetched.spec.name(),
         }));
     } else {
-        println!("[OK] fetched {} ({})", fetched.protocol_id, fetched.spec.name());
+        println!(
+            "[OK] fetched {} ({})",
+            fetched.protocol_id,
+            fetched.spec.name()
+        );
         println!("spec: {}", spec_path.display());
     }
     Ok(ExitCode::SUCCESS)
@@ -70,7 +78,10 @@ pub fn discover(
     for protocol in &page.results {
         let name: String = protocol.name.chars().take(20).collect();
         let description: String = protocol.description.chars().take(50).collect();
-        println!("  {name:<20} {}...  {description}", &protocol.protocol_id[..16.min(protocol.protocol_id.len())]);
+        println!(
+            "  {name:<20} {}...  {description}",
+            &protocol.protocol_id[..16.min(protocol.protocol_id.len())]
+        );
     }
     let count = page.results.len();
     println!("({count} protocol{})", if count == 1 { "" } else { "s" });

@@ -48,5 +48,8 @@ impl Remote {
 
 /// Prints a value as one line of JSON (what `--json` prints).
 pub fn print_json(value: &impl serde::Serialize) {
-    println!("{}", serde_json::to_string(value).expect("output always serializes"));
+    println!(
+        "{}",
+        serde_json::to_string(value).expect("output always serializes")
+    );
 }

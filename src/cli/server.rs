@@ -43,7 +43,11 @@ pub fn run(args: ServerArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
         let handle = server::serve(config.clone()).await?;
-        println!("aigenora server listening on {} (database: {})", handle.url(), config.database_url);
+        println!(
+            "aigenora server listening on {} (database: {})",
+            handle.url(),
+            config.database_url
+        );
         server::run_until_signal(handle).await
     })?;
     Ok(ExitCode::SUCCESS)

@@ -21,7 +21,11 @@ pub enum SessionCommand {
     Status {
         session_id: String,
         /// closed, failed or cancelled.
-        #[arg(value_enum, required_unless_present = "status_flag", conflicts_with = "status_flag")]
+        #[arg(
+            value_enum,
+            required_unless_present = "status_flag",
+            conflicts_with = "status_flag"
+        )]
         status: Option<SessionStatus>,
         /// The same, spelled as the reference client spells it (`--status closed`).
         #[arg(long = "status", id = "status_flag", value_enum, value_name = "STATUS")]
@@ -45,12 +49,17 @@ pub fn run(command: SessionCommand, global: &GlobalArgs) -> anyhow::Result<ExitC
             status_flag,
             json,
         } => {
-            let status = status.or(status_flag).ok_or_else(|| anyhow::anyhow!("a status is required"))?;
+            let status = status
+                .or(status_flag)
+                .ok_or_else(|| anyhow::anyhow!("a status is required"))?;
             let session = remote.run(remote.client.set_session_status(&session_id, status))?;
             if json {
                 print_json(&session);
             } else {
-                println!("[OK] session {session_id} status updated to {}", status.as_str());
+                println!(
+                    "[OK] session {session_id} status updated to {}",
+                    status.as_str()
+                );
             }
         }
     }

@@ -39,9 +39,10 @@ impl RestClient {
         let nonce = challenge.nonce.clone();
         let difficulty = challenge.difficulty;
         let key = public_key.clone();
-        let counter = tokio::task::spawn_blocking(move || identity::solve_pow(&nonce, &key, difficulty))
-            .await
-            .expect("the proof-of-work task does not panic");
+        let counter =
+            tokio::task::spawn_blocking(move || identity::solve_pow(&nonce, &key, difficulty))
+                .await
+                .expect("the proof-of-work task does not panic");
         let proof = identity::registration_canonical(&challenge.nonce, &public_key, nickname);
         let body = Registration {
             signature: self.identity().sign_hex(proof.as_bytes()),
@@ -52,17 +53,26 @@ impl RestClient {
             counter,
         };
         let target = "/api/v1/auth/register";
-        let reply = self.call(Method::POST, target, Some(&body), &[200, 201, 409]).await?;
+        let reply = self
+            .call(Method::POST, target, Some(&body), &[200, 201, 409])
+            .await?;
         if reply.status() == 409 {
-            return Ok(Registered::AlreadyRegistered(reply.json(Method::POST, target).unwrap_or(Value::Null)));
+            return Ok(Registered::AlreadyRegistered(
+                reply.json(Method::POST, target).unwrap_or(Value::Null),
+            ));
         }
         Ok(Registered::New(reply.json(Method::POST, target)?))
     }
 
     /// `GET /agents?public_key=` → the registered agent, or `None` (404).
     pub async fn agent(&self, public_key: &str) -> Result<Option<Agent>, ClientError> {
-        let target = format!("/api/v1/agents?public_key={}", encode_query_value(public_key));
-        let reply = self.call(Method::GET, &target, None::<&()>, &[200, 404]).await?;
+        let target = format!(
+            "/api/v1/agents?public_key={}",
+            encode_query_value(public_key)
+        );
+        let reply = self
+            .call(Method::GET, &target, None::<&()>, &[200, 404])
+            .await?;
         match reply.status() {
             404 => Ok(None),
             _ => Ok(Some(reply.json(Method::GET, &target)?)),

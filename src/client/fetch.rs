@@ -18,9 +18,15 @@ pub enum FetchError {
     #[error("protocol hash mismatch: requested {requested}, got {got}")]
     HashMismatch { requested: String, got: String },
     #[error("fetched protocol {protocol_id} cannot be used: {error}")]
-    Unusable { protocol_id: String, error: SpecError },
+    Unusable {
+        protocol_id: String,
+        error: SpecError,
+    },
     #[error("cannot write {path}: {source}")]
-    Write { path: String, source: std::io::Error },
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 /// A protocol now present in the local library.

@@ -48,7 +48,11 @@ pub enum ClientError {
         reason: String,
     },
     #[error("{method} {target}: unexpected response: {reason}")]
-    BadResponse { method: Method, target: String, reason: String },
+    BadResponse {
+        method: Method,
+        target: String,
+        reason: String,
+    },
     #[error("invalid {what} {value:?} (expected 1-128 characters of A-Za-z0-9_-)")]
     InvalidId { what: &'static str, value: String },
 }
@@ -96,7 +100,11 @@ impl RestClient {
             .timeout(REQUEST_TIMEOUT)
             .build()
             .map_err(|e| bad(&e.to_string()))?;
-        Ok(RestClient { http, server, identity })
+        Ok(RestClient {
+            http,
+            server,
+            identity,
+        })
     }
 
     /// A client of the same server acting as another identity (connections are shared).
@@ -117,7 +125,12 @@ impl RestClient {
     }
 
     /// Sends one signed request. `target` is `/api/v1/...` with its query, already encoded.
-    pub(crate) async fn send(&self, method: Method, target: &str, body: Vec<u8>) -> Result<Reply, ClientError> {
+    pub(crate) async fn send(
+        &self,
+        method: Method,
+        target: &str,
+        body: Vec<u8>,
+    ) -> Result<Reply, ClientError> {
         debug_assert!(target.starts_with(API_PREFIX), "targets are API paths");
         let signed = self.identity.sign_request(method.as_str(), target, &body);
         let mut request = self
@@ -160,7 +173,13 @@ impl RestClient {
         }
         let (code, reason) = match serde_json::from_slice::<ErrorBody>(&reply.body) {
             Ok(error) => (Some(error.error), error.message),
-            Err(_) => (None, String::from_utf8_lossy(&reply.body).chars().take(SHOWN_BODY_CHARS).collect()),
+            Err(_) => (
+                None,
+                String::from_utf8_lossy(&reply.body)
+                    .chars()
+                    .take(SHOWN_BODY_CHARS)
+                    .collect(),
+            ),
         };
         Err(ClientError::Status {
             method,
@@ -178,7 +197,11 @@ impl Reply {
     }
 
     /// Parses the body as `T`, naming the call when it does not fit.
-    pub(crate) fn json<T: DeserializeOwned>(&self, method: Method, target: &str) -> Result<T, ClientError> {
+    pub(crate) fn json<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        target: &str,
+    ) -> Result<T, ClientError> {
         serde_json::from_slice(&self.body).map_err(|e| ClientError::BadResponse {
             method,
             target: target.to_string(),

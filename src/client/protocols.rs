@@ -16,11 +16,18 @@ pub enum ProtocolRegistered {
 
 impl RestClient {
     /// `POST /protocols`.
-    pub async fn register_protocol(&self, protocol: &NewProtocol) -> Result<ProtocolRegistered, ClientError> {
+    pub async fn register_protocol(
+        &self,
+        protocol: &NewProtocol,
+    ) -> Result<ProtocolRegistered, ClientError> {
         let target = "/api/v1/protocols";
-        let reply = self.call(Method::POST, target, Some(protocol), &[200, 201, 409]).await?;
+        let reply = self
+            .call(Method::POST, target, Some(protocol), &[200, 201, 409])
+            .await?;
         if reply.status() == 409 {
-            return Ok(ProtocolRegistered::AlreadyRegistered(reply.json(Method::POST, target).unwrap_or(Value::Null)));
+            return Ok(ProtocolRegistered::AlreadyRegistered(
+                reply.json(Method::POST, target).unwrap_or(Value::Null),
+            ));
         }
         Ok(ProtocolRegistered::New(reply.json(Method::POST, target)?))
     }
@@ -29,10 +36,15 @@ impl RestClient {
     /// `GET /protocols/{id}` (the reference's order). Not yet checked against the id.
     pub async fn protocol_spec(&self, protocol_id: &str) -> Result<Value, ClientError> {
         let bundle = format!("/api/v1/protocols/{protocol_id}/bundle");
-        let reply = self.call(Method::GET, &bundle, None::<&()>, &[200, 404]).await?;
+        let reply = self
+            .call(Method::GET, &bundle, None::<&()>, &[200, 404])
+            .await?;
         let (reply, target) = if reply.status() == 404 {
             let target = format!("/api/v1/protocols/{protocol_id}");
-            (self.call(Method::GET, &target, None::<&()>, &[200]).await?, target)
+            (
+                self.call(Method::GET, &target, None::<&()>, &[200]).await?,
+                target,
+            )
         } else {
             (reply, bundle)
         };
@@ -47,7 +59,9 @@ impl RestClient {
     /// `GET /protocols/{id}`.
     pub async fn protocol(&self, protocol_id: &str) -> Result<ProtocolRecord, ClientError> {
         let target = format!("/api/v1/protocols/{protocol_id}");
-        self.call(Method::GET, &target, None::<&()>, &[200]).await?.json(Method::GET, &target)
+        self.call(Method::GET, &target, None::<&()>, &[200])
+            .await?
+            .json(Method::GET, &target)
     }
 
     /// `GET /protocols?limit=&cursor=&q=`: one page of the directory, newest first.
@@ -65,6 +79,8 @@ impl RestClient {
             pairs.push(("q", query.to_string()));
         }
         let target = format!("/api/v1/protocols{}", query_string(&pairs));
-        self.call(Method::GET, &target, None::<&()>, &[200]).await?.json(Method::GET, &target)
+        self.call(Method::GET, &target, None::<&()>, &[200])
+            .await?
+            .json(Method::GET, &target)
     }
 }

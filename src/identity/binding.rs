@@ -5,8 +5,15 @@
 pub const TRANSPORT_IROH: &str = "iroh";
 
 /// Four `\n`-joined lines, no trailing newline; a missing protocol id is the empty string.
-pub fn transport_binding_canonical(public_key: &str, transport: &str, ticket: &str, protocol_id: &str) -> String {
-    format!("public_key:{public_key}\ntransport:{transport}\niroh_ticket:{ticket}\nprotocol_id:{protocol_id}")
+pub fn transport_binding_canonical(
+    public_key: &str,
+    transport: &str,
+    ticket: &str,
+    protocol_id: &str,
+) -> String {
+    format!(
+        "public_key:{public_key}\ntransport:{transport}\niroh_ticket:{ticket}\nprotocol_id:{protocol_id}"
+    )
 }
 
 #[cfg(test)]
@@ -25,10 +32,15 @@ mod tests {
         let canonical = transport_binding_canonical(ALICE_PUBLIC, TRANSPORT_IROH, TICKET, PROTOCOL);
         assert_eq!(
             canonical,
-            format!("public_key:{ALICE_PUBLIC}\ntransport:iroh\niroh_ticket:{TICKET}\nprotocol_id:{PROTOCOL}")
+            format!(
+                "public_key:{ALICE_PUBLIC}\ntransport:iroh\niroh_ticket:{TICKET}\nprotocol_id:{PROTOCOL}"
+            )
         );
         let alice = Identity::from_seed_hex(ALICE_SEED).unwrap();
         assert_eq!(alice.sign_hex(canonical.as_bytes()), SIGNATURE);
-        assert_eq!(verify_hex(ALICE_PUBLIC, canonical.as_bytes(), SIGNATURE), Ok(()));
+        assert_eq!(
+            verify_hex(ALICE_PUBLIC, canonical.as_bytes(), SIGNATURE),
+            Ok(())
+        );
     }
 }

@@ -26,8 +26,14 @@ pub fn load_key_file(data_dir: &Path) -> Result<Identity, IdentityError> {
         path: shown.clone(),
         reason: reason.to_string(),
     };
-    let document: Value = serde_json::from_str(&text).map_err(|e| malformed(&format!("not JSON: {e}")))?;
-    let field = |name: &str| document.get(name).and_then(Value::as_str).filter(|v| !v.is_empty());
+    let document: Value =
+        serde_json::from_str(&text).map_err(|e| malformed(&format!("not JSON: {e}")))?;
+    let field = |name: &str| {
+        document
+            .get(name)
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty())
+    };
     let public = field("public_key")
         .or_else(|| field("peer_id"))
         .filter(|v| v.len() == 64)
@@ -94,11 +100,17 @@ mod tests {
         assert!(fresh);
         let text = std::fs::read_to_string(dir.path().join(KEY_FILE_NAME)).unwrap();
         assert!(text.starts_with(r#"{"public_key":""#) && text.contains(r#"","private_key":""#));
-        assert_eq!(load_key_file(dir.path()).unwrap().public_key(), created.public_key());
+        assert_eq!(
+            load_key_file(dir.path()).unwrap().public_key(),
+            created.public_key()
+        );
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(dir.path().join(KEY_FILE_NAME)).unwrap().permissions().mode();
+            let mode = std::fs::metadata(dir.path().join(KEY_FILE_NAME))
+                .unwrap()
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o777, 0o600);
         }
         let (kept, fresh) = create_key_file(dir.path(), false).unwrap();
@@ -113,14 +125,31 @@ mod tests {
     fn accepts_peer_id_and_uppercase_and_rejects_mismatches() {
         let dir = tempfile::tempdir().unwrap();
         let write = |text: String| std::fs::write(dir.path().join(KEY_FILE_NAME), text).unwrap();
-        write(format!(r#"{{"peer_id":"{}","private_key":"{}"}}"#, ALICE_PUBLIC.to_uppercase(), ALICE_SEED));
-        assert_eq!(load_key_file(dir.path()).unwrap().public_key(), ALICE_PUBLIC);
-        write(format!(r#"{{"public_key":"{BOB_PUBLIC}","private_key":"{ALICE_SEED}"}}"#));
+        write(format!(
+            r#"{{"peer_id":"{}","private_key":"{}"}}"#,
+            ALICE_PUBLIC.to_uppercase(),
+            ALICE_SEED
+        ));
+        assert_eq!(
+            load_key_file(dir.path()).unwrap().public_key(),
+            ALICE_PUBLIC
+        );
+        write(format!(
+            r#"{{"public_key":"{BOB_PUBLIC}","private_key":"{ALICE_SEED}"}}"#
+        ));
         let error = load_key_file(dir.path()).unwrap_err().to_string();
         assert!(error.contains("does not belong"), "{error}");
         write("{}".into());
-        assert!(load_key_file(dir.path()).unwrap_err().to_string().contains("public_key must be 64"));
+        assert!(
+            load_key_file(dir.path())
+                .unwrap_err()
+                .to_string()
+                .contains("public_key must be 64")
+        );
         let missing = tempfile::tempdir().unwrap();
-        assert!(matches!(load_key_file(missing.path()), Err(IdentityError::NotFound(_))));
+        assert!(matches!(
+            load_key_file(missing.path()),
+            Err(IdentityError::NotFound(_))
+        ));
     }
 }

@@ -12,7 +12,9 @@ pub fn pow_satisfied(nonce: &str, public_key: &str, counter: u64, difficulty: u8
 
 /// The smallest counter that satisfies [`pow_satisfied`] (what the reference computes).
 pub fn solve_pow(nonce: &str, public_key: &str, difficulty: u8) -> u64 {
-    (0..).find(|&counter| pow_satisfied(nonce, public_key, counter, difficulty)).expect("unbounded search")
+    (0..)
+        .find(|&counter| pow_satisfied(nonce, public_key, counter, difficulty))
+        .expect("unbounded search")
 }
 
 /// The bytes the registrant signs (the bio is not covered).

@@ -12,8 +12,17 @@ pub const HEADER_REQUEST_ID: &str = "x-request-id";
 
 /// The bytes a request signature covers. `target` is the path plus `?query`, exactly as
 /// sent; `method` is uppercased; the body is appended raw (nothing when empty).
-pub fn request_canonical(timestamp: &str, method: &str, target: &str, request_id: &str, body: &[u8]) -> Vec<u8> {
-    let head = format!("{timestamp}\n{}\n{target}\n{request_id}\n", method.to_ascii_uppercase());
+pub fn request_canonical(
+    timestamp: &str,
+    method: &str,
+    target: &str,
+    request_id: &str,
+    body: &[u8],
+) -> Vec<u8> {
+    let head = format!(
+        "{timestamp}\n{}\n{target}\n{request_id}\n",
+        method.to_ascii_uppercase()
+    );
     let mut bytes = Vec::with_capacity(head.len() + body.len());
     bytes.extend_from_slice(head.as_bytes());
     bytes.extend_from_slice(body);
@@ -99,8 +108,17 @@ mod tests {
 
     #[test]
     fn an_empty_body_ends_the_canonical_with_a_newline() {
-        let bytes = request_canonical("1795988720", "GET", "/api/v1/protocols?limit=20", "3892c8a7860e35feed978736e66c0626", b"");
-        assert_eq!(bytes, b"1795988720\nGET\n/api/v1/protocols?limit=20\n3892c8a7860e35feed978736e66c0626\n");
+        let bytes = request_canonical(
+            "1795988720",
+            "GET",
+            "/api/v1/protocols?limit=20",
+            "3892c8a7860e35feed978736e66c0626",
+            b"",
+        );
+        assert_eq!(
+            bytes,
+            b"1795988720\nGET\n/api/v1/protocols?limit=20\n3892c8a7860e35feed978736e66c0626\n"
+        );
     }
 
     #[test]

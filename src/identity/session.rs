@@ -42,7 +42,10 @@ mod tests {
             "43a806481a8e8cd00bc89f4676756c9be9081c0dd8392bee8e3534da41daa55f",
             "278d88a663765108",
         );
-        assert_eq!(session_id(&canonical), "a5ba10081631d1c25b693044d8df0ecc1e90ee2a1c5d4465ae9beda1bad2f09c");
+        assert_eq!(
+            session_id(&canonical),
+            "a5ba10081631d1c25b693044d8df0ecc1e90ee2a1c5d4465ae9beda1bad2f09c"
+        );
         let host = Identity::from_seed_hex(ALICE_SEED).unwrap();
         let guest = Identity::from_seed_hex(BOB_SEED).unwrap();
         assert_eq!(

@@ -21,7 +21,12 @@ pub enum CursorError {
 
 /// Encodes `position` for the filter described by `filter` (any stable text).
 pub fn encode(position: &Position, filter: &str) -> String {
-    hex::encode(format!("{}.{}.{}", position.created_at, position.id, filter_tag(filter)))
+    hex::encode(format!(
+        "{}.{}.{}",
+        position.created_at,
+        position.id,
+        filter_tag(filter)
+    ))
 }
 
 /// Decodes a cursor issued by [`encode`] for the same `filter`.

@@ -56,7 +56,11 @@ impl ApiError {
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> ApiError {
         tracing::error!(%error, "storage failure");
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", "the server could not complete the request")
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal_error",
+            "the server could not complete the request",
+        )
     }
 }
 
@@ -73,7 +77,11 @@ impl IntoResponse for ApiError {
 /// Parses a JSON request body (already buffered and signature-checked).
 pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
     if bytes.is_empty() {
-        return Err(ApiError::bad_request("invalid_body", "the request needs a JSON body"));
+        return Err(ApiError::bad_request(
+            "invalid_body",
+            "the request needs a JSON body",
+        ));
     }
-    serde_json::from_slice(bytes).map_err(|e| ApiError::bad_request("invalid_body", format!("invalid JSON body: {e}")))
+    serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::bad_request("invalid_body", format!("invalid JSON body: {e}")))
 }

@@ -73,7 +73,10 @@ pub enum ServerError {
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("cannot listen on {addr}: {source}")]
-    Bind { addr: SocketAddr, source: std::io::Error },
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
     #[error("the server stopped with an error: {0}")]
     Serve(std::io::Error),
 }

@@ -39,7 +39,9 @@ impl ReplayCache {
         hasher.update(request_id.as_bytes());
         let digest = hasher.finalize();
         let key = u128::from_le_bytes(digest[..16].try_into().expect("16 bytes"));
-        let mut shard = self.shards[(key % SHARDS as u128) as usize].lock().unwrap_or_else(|e| e.into_inner());
+        let mut shard = self.shards[(key % SHARDS as u128) as usize]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         if now >= shard.next_sweep {
             shard.seen.retain(|_, until| *until > now);
             shard.next_sweep = now + SWEEP_EVERY_MS;
@@ -65,6 +67,9 @@ mod tests {
         assert!(!cache.first_use("k", "r1", 1_000, 500));
         assert!(cache.first_use("other", "r1", 1_000, 500));
         assert!(cache.first_use("k", "r2", 1_000, 500));
-        assert!(cache.first_use("k", "r1", 50_000, 20_000), "forgotten after its window");
+        assert!(
+            cache.first_use("k", "r1", 50_000, 20_000),
+            "forgotten after its window"
+        );
     }
 }

@@ -18,7 +18,8 @@ pub async fn seed_builtin_protocols(store: &Store) -> Result<(), StoreError> {
             }
         };
         let body = NewProtocol::for_spec(&spec);
-        let compact = serde_json::to_string(&body.spec_json).expect("a JSON value always serializes");
+        let compact =
+            serde_json::to_string(&body.spec_json).expect("a JSON value always serializes");
         let row = NewProtocolRow {
             protocol_id: &body.protocol_id,
             name: &body.name,

@@ -15,7 +15,8 @@ use super::AppState;
 use super::clock::now_ms;
 use super::error::ApiError;
 use crate::identity::{
-    self, HEADER_PUBLIC_KEY, HEADER_REQUEST_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, SignatureError, request_canonical,
+    self, HEADER_PUBLIC_KEY, HEADER_REQUEST_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, SignatureError,
+    request_canonical,
 };
 
 /// The verified signer of a request (lowercase hex public key).
@@ -26,20 +27,28 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Caller, ApiError> {
-        parts
-            .extensions
-            .get::<Caller>()
-            .cloned()
-            .ok_or_else(|| ApiError::unauthorized("missing_signature", "this endpoint needs a signed request"))
+        parts.extensions.get::<Caller>().cloned().ok_or_else(|| {
+            ApiError::unauthorized("missing_signature", "this endpoint needs a signed request")
+        })
     }
 }
 
 /// Middleware: verify, then pass the request on (body intact) with [`Caller`] attached.
-pub async fn require_signature(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+pub async fn require_signature(
+    State(state): State<Arc<AppState>>,
+    request: Request,
+    next: Next,
+) -> Response {
     let (mut parts, body) = request.into_parts();
     let limit = state.limits.max_body_bytes;
-    let declared = parts.headers.get(axum::http::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok());
-    if declared.and_then(|v| v.parse::<usize>().ok()).is_some_and(|length| length > limit) {
+    let declared = parts
+        .headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok());
+    if declared
+        .and_then(|v| v.parse::<usize>().ok())
+        .is_some_and(|length| length > limit)
+    {
         return too_large(limit);
     }
     let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
@@ -48,7 +57,8 @@ pub async fn require_signature(State(state): State<Arc<AppState>>, request: Requ
     match verify(&state, &parts, &bytes) {
         Ok(caller) => {
             parts.extensions.insert(caller);
-            next.run(Request::from_parts(parts, Body::from(bytes))).await
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
         }
         Err(error) => error.into_response(),
     }
@@ -64,7 +74,12 @@ fn too_large(limit: usize) -> Response {
 }
 
 fn verify(state: &AppState, parts: &Parts, body: &[u8]) -> Result<Caller, ApiError> {
-    let header = |name: &str| parts.headers.get(name).and_then(|value| value.to_str().ok());
+    let header = |name: &str| {
+        parts
+            .headers
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+    };
     let (Some(public_key), Some(signature), Some(timestamp), Some(request_id)) = (
         header(HEADER_PUBLIC_KEY),
         header(HEADER_SIGNATURE),
@@ -78,10 +93,14 @@ fn verify(state: &AppState, parts: &Parts, body: &[u8]) -> Result<Caller, ApiErr
     };
     let public_key = public_key.to_ascii_lowercase();
     if !identity::is_lower_hex_64(&public_key) {
-        return Err(ApiError::unauthorized("invalid_public_key", "X-Public-Key must be 64 hex characters"));
+        return Err(ApiError::unauthorized(
+            "invalid_public_key",
+            "X-Public-Key must be 64 hex characters",
+        ));
     }
-    let seconds = parse_unix_seconds(timestamp)
-        .ok_or_else(|| ApiError::unauthorized("invalid_timestamp", "X-Timestamp must be Unix seconds"))?;
+    let seconds = parse_unix_seconds(timestamp).ok_or_else(|| {
+        ApiError::unauthorized("invalid_timestamp", "X-Timestamp must be Unix seconds")
+    })?;
     let now = now_ms();
     let window = state.limits.signature_window_secs;
     if (now / 1000 - seconds).abs() > window {
@@ -96,7 +115,11 @@ fn verify(state: &AppState, parts: &Parts, body: &[u8]) -> Result<Caller, ApiErr
             "X-Request-Id must be 1-128 visible ASCII characters",
         ));
     }
-    let target = parts.uri.path_and_query().map(|target| target.as_str()).unwrap_or_else(|| parts.uri.path());
+    let target = parts
+        .uri
+        .path_and_query()
+        .map(|target| target.as_str())
+        .unwrap_or_else(|| parts.uri.path());
     let canonical = request_canonical(timestamp, parts.method.as_str(), target, request_id, body);
     identity::verify_hex(&public_key, &canonical, signature).map_err(|error| {
         let message = match error {
@@ -106,7 +129,10 @@ fn verify(state: &AppState, parts: &Parts, body: &[u8]) -> Result<Caller, ApiErr
         ApiError::unauthorized("invalid_signature", message)
     })?;
     let forget_at = (seconds + window + 1) * 1000;
-    if !state.replay.first_use(&public_key, request_id, forget_at, now) {
+    if !state
+        .replay
+        .first_use(&public_key, request_id, forget_at, now)
+    {
         return Err(ApiError::unauthorized(
             "replayed_request",
             "this X-Request-Id was already used by this key",

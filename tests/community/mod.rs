@@ -40,10 +40,17 @@ impl TestServer {
     /// Stops the server with SIGTERM (a graceful shutdown) and waits for it to exit.
     pub fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            let status = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap();
+            let status = Command::new("kill")
+                .arg("-TERM")
+                .arg(child.id().to_string())
+                .status()
+                .unwrap();
             assert!(status.success());
             let exit = child.wait().unwrap();
-            assert!(exit.success(), "the server exits cleanly on SIGTERM: {exit}");
+            assert!(
+                exit.success(),
+                "the server exits cleanly on SIGTERM: {exit}"
+            );
         }
     }
 
@@ -64,7 +71,10 @@ impl TestServer {
     pub async fn registered(&self, nickname: &str) -> (Identity, RestClient) {
         let identity = Identity::generate();
         let client = self.client(&identity);
-        assert!(matches!(client.register(nickname, "").await.unwrap(), Registered::New(_)));
+        assert!(matches!(
+            client.register(nickname, "").await.unwrap(),
+            Registered::New(_)
+        ));
         (identity, client)
     }
 }
@@ -93,7 +103,9 @@ fn spawn(database: &Path, extra: &[String]) -> (Child, String) {
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     let url = line
         .split_whitespace()
         .find(|word| word.starts_with("http://"))
@@ -118,7 +130,11 @@ pub async fn raw(
     headers: Option<&aigenora::identity::SignedHeaders>,
     body: Vec<u8>,
 ) -> Raw {
-    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).no_proxy().build().unwrap();
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .build()
+        .unwrap();
     let mut request = http
         .request(method.parse().unwrap(), format!("{url}{target}"))
         .header("content-type", "application/json")
@@ -132,12 +148,26 @@ pub async fn raw(
     let status = response.status().as_u16();
     let bytes = response.bytes().await.unwrap().to_vec();
     let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    Raw { status, body, bytes }
+    Raw {
+        status,
+        body,
+        bytes,
+    }
 }
 
 /// A correctly signed raw request as `identity`.
-pub async fn signed(url: &str, identity: &Identity, method: &str, target: &str, body: &Value) -> Raw {
-    let bytes = if body.is_null() { Vec::new() } else { serde_json::to_vec(body).unwrap() };
+pub async fn signed(
+    url: &str,
+    identity: &Identity,
+    method: &str,
+    target: &str,
+    body: &Value,
+) -> Raw {
+    let bytes = if body.is_null() {
+        Vec::new()
+    } else {
+        serde_json::to_vec(body).unwrap()
+    };
     let headers = identity.sign_request(method, target, &bytes);
     raw(url, method, target, Some(&headers), bytes).await
 }
@@ -171,5 +201,7 @@ pub async fn register_test_protocol(client: &RestClient, name: &str, variant: u3
 
 /// A plausible iroh ticket (the server treats tickets as opaque).
 pub fn fake_ticket(seed: u32) -> String {
-    format!("nodeaaav{seed:08x}kt5t57fqgjbiz6pjkxbl6xuye23t7kol2cdujt7xakdg5sxpwajdnb2hi4dthixs65ltmuys2mjoojsw")
+    format!(
+        "nodeaaav{seed:08x}kt5t57fqgjbiz6pjkxbl6xuye23t7kol2cdujt7xakdg5sxpwajdnb2hi4dthixs65ltmuys2mjoojsw"
+    )
 }

@@ -17,12 +17,20 @@ pub async fn by_public_key(
     query: Result<Query<Params>, QueryRejection>,
 ) -> ApiResult<Json<Agent>> {
     let params = params(query)?;
-    let key = params.get("public_key").map(|key| key.to_ascii_lowercase()).unwrap_or_default();
+    let key = params
+        .get("public_key")
+        .map(|key| key.to_ascii_lowercase())
+        .unwrap_or_default();
     if !is_lower_hex_64(&key) {
-        return Err(ApiError::bad_request("invalid_public_key", "public_key must be 64 hex characters"));
+        return Err(ApiError::bad_request(
+            "invalid_public_key",
+            "public_key must be 64 hex characters",
+        ));
     }
     match state.store.agent(&key).await? {
         Some(agent) => Ok(Json(agent)),
-        None => Err(ApiError::not_found("no agent is registered with this public key")),
+        None => Err(ApiError::not_found(
+            "no agent is registered with this public key",
+        )),
     }
 }

@@ -12,7 +12,8 @@ use rand::RngCore;
 
 use super::listing::{self, Params};
 use crate::api::invitation::{
-    Invitation, InvitationLease, InvitationList, InvitationType, NewInvitation, TransportInfo, check_tags,
+    Invitation, InvitationLease, InvitationList, InvitationType, NewInvitation, TransportInfo,
+    check_tags,
 };
 use crate::identity::{self, TRANSPORT_IROH, is_lower_hex_64};
 use crate::server::clock::{iso8601, now_ms};
@@ -34,11 +35,18 @@ pub async fn create(
     let new: NewInvitation = parse_body(&body)?;
     let row = validate_new(new, &caller)?;
     if !state.store.protocol_exists(&row.protocol_id).await? {
-        return Err(ApiError::bad_request("protocol_not_found", "protocol_id not found"));
+        return Err(ApiError::bad_request(
+            "protocol_not_found",
+            "protocol_id not found",
+        ));
     }
     let now = now_ms();
     let expires_at = now + state.limits.invitation_ttl_ms;
-    if !state.store.insert_invitation(&row, MAX_ACTIVE_INVITATIONS, now, expires_at).await? {
+    if !state
+        .store
+        .insert_invitation(&row, MAX_ACTIVE_INVITATIONS, now, expires_at)
+        .await?
+    {
         return Err(ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
             "too_many_invitations",
@@ -51,14 +59,26 @@ pub async fn create(
 /// Checks a posted invitation and turns it into a row owned by `caller`.
 fn validate_new(new: NewInvitation, caller: &str) -> ApiResult<NewInvitationRow> {
     if !is_lower_hex_64(&new.protocol_id) {
-        return Err(ApiError::bad_request("invalid_protocol_id", "protocol_id must be 64 lowercase hex characters"));
+        return Err(ApiError::bad_request(
+            "invalid_protocol_id",
+            "protocol_id must be 64 lowercase hex characters",
+        ));
     }
     if new.transport != TRANSPORT_IROH {
-        return Err(ApiError::bad_request("unsupported_transport", "transport must be \"iroh\""));
+        return Err(ApiError::bad_request(
+            "unsupported_transport",
+            "transport must be \"iroh\"",
+        ));
     }
     let ticket = new.iroh_ticket;
-    if ticket.is_empty() || ticket.len() > MAX_TICKET_CHARS || !ticket.bytes().all(|b| b.is_ascii_graphic()) {
-        return Err(ApiError::bad_request("invalid_ticket", format!("iroh_ticket must be 1-{MAX_TICKET_CHARS} visible ASCII characters")));
+    if ticket.is_empty()
+        || ticket.len() > MAX_TICKET_CHARS
+        || !ticket.bytes().all(|b| b.is_ascii_graphic())
+    {
+        return Err(ApiError::bad_request(
+            "invalid_ticket",
+            format!("iroh_ticket must be 1-{MAX_TICKET_CHARS} visible ASCII characters"),
+        ));
     }
     let transport_info = match new.transport_info {
         None => TransportInfo {
@@ -67,14 +87,21 @@ fn validate_new(new: NewInvitation, caller: &str) -> ApiResult<NewInvitationRow>
             ticket: ticket.clone(),
         },
         Some(info) if info.ticket != ticket => {
-            return Err(ApiError::bad_request("ticket_mismatch", "transport_info.ticket must equal iroh_ticket"));
+            return Err(ApiError::bad_request(
+                "ticket_mismatch",
+                "transport_info.ticket must equal iroh_ticket",
+            ));
         }
         Some(info) if info.endpoint_id.to_ascii_lowercase() != caller => {
-            return Err(ApiError::bad_request("endpoint_mismatch", "transport_info.endpoint_id must be the creator's public key"));
+            return Err(ApiError::bad_request(
+                "endpoint_mismatch",
+                "transport_info.endpoint_id must be the creator's public key",
+            ));
         }
         Some(info) => info,
     };
-    let binding = identity::transport_binding_canonical(caller, TRANSPORT_IROH, &ticket, &new.protocol_id);
+    let binding =
+        identity::transport_binding_canonical(caller, TRANSPORT_IROH, &ticket, &new.protocol_id);
     identity::verify_hex(caller, binding.as_bytes(), &new.transport_binding_signature).map_err(|e| {
         ApiError::bad_request(
             "invalid_binding_signature",
@@ -83,7 +110,10 @@ fn validate_new(new: NewInvitation, caller: &str) -> ApiResult<NewInvitationRow>
     })?;
     check_tags(&new.tags).map_err(|m| ApiError::bad_request("invalid_tags", m))?;
     if new.message.chars().count() > MAX_MESSAGE_CHARS {
-        return Err(ApiError::bad_request("invalid_message", format!("message must be at most {MAX_MESSAGE_CHARS} characters")));
+        return Err(ApiError::bad_request(
+            "invalid_message",
+            format!("message must be at most {MAX_MESSAGE_CHARS} characters"),
+        ));
     }
     Ok(NewInvitationRow {
         post_id: new_post_id(),
@@ -109,11 +139,17 @@ pub async fn browse(
     let filter_key = format!(
         "invitations|{}|{}|{}",
         filter.protocol_id.as_deref().unwrap_or_default(),
-        filter.invitation_type.map(InvitationType::as_str).unwrap_or_default(),
+        filter
+            .invitation_type
+            .map(InvitationType::as_str)
+            .unwrap_or_default(),
         filter.tags.join(",")
     );
     let page = listing::page(&params, &filter_key)?;
-    let (items, total) = state.store.offered_invitations(&filter, page.after.as_ref(), page.limit + 1, now_ms()).await?;
+    let (items, total) = state
+        .store
+        .offered_invitations(&filter, page.after.as_ref(), page.limit + 1, now_ms())
+        .await?;
     let (results, next_cursor) = listing::split_page(items, page.limit, &filter_key);
     Ok(Json(InvitationList {
         results,
@@ -124,21 +160,36 @@ pub async fn browse(
 
 fn browse_filter(params: &Params) -> ApiResult<OfferedFilter> {
     let protocol_id = params.get("protocol_id").cloned();
-    if protocol_id.as_deref().is_some_and(|id| !is_lower_hex_64(id)) {
-        return Err(ApiError::bad_request("invalid_filter", "protocol_id must be 64 lowercase hex characters"));
+    if protocol_id
+        .as_deref()
+        .is_some_and(|id| !is_lower_hex_64(id))
+    {
+        return Err(ApiError::bad_request(
+            "invalid_filter",
+            "protocol_id must be 64 lowercase hex characters",
+        ));
     }
     let invitation_type = match params.get("type") {
         None => None,
-        Some(text) => Some(
-            InvitationType::parse(text).ok_or_else(|| ApiError::bad_request("invalid_filter", "type must be supply, demand or chat"))?,
-        ),
+        Some(text) => Some(InvitationType::parse(text).ok_or_else(|| {
+            ApiError::bad_request("invalid_filter", "type must be supply, demand or chat")
+        })?),
     };
     let tags = match params.get("tags") {
         None => Vec::new(),
         Some(text) => {
-            let tags = dedup(text.split(',').map(str::trim).filter(|t| !t.is_empty()).map(String::from).collect());
+            let tags = dedup(
+                text.split(',')
+                    .map(str::trim)
+                    .filter(|t| !t.is_empty())
+                    .map(String::from)
+                    .collect(),
+            );
             if tags.is_empty() {
-                return Err(ApiError::bad_request("invalid_filter", "tags cannot be empty"));
+                return Err(ApiError::bad_request(
+                    "invalid_filter",
+                    "tags cannot be empty",
+                ));
             }
             check_tags(&tags).map_err(|m| ApiError::bad_request("invalid_filter", m))?;
             tags
@@ -161,12 +212,10 @@ pub async fn get_one(
     let now = now_ms();
     match row.state(now) {
         InvitationState::Active => Ok(Json(row.detail)),
-        InvitationState::Expired if row.detail.public_key == caller => {
-            Ok(Json(Invitation {
-                status: "expired".into(),
-                ..row.detail
-            }))
-        }
+        InvitationState::Expired if row.detail.public_key == caller => Ok(Json(Invitation {
+            status: "expired".into(),
+            ..row.detail
+        })),
         _ if row.detail.public_key == caller => Ok(Json(row.detail)),
         other => Err(not_offered(other, &row)),
     }
@@ -185,8 +234,15 @@ pub async fn renew(
         other => return Err(not_offered(other, &row)),
     }
     let expires_at = now + state.limits.invitation_ttl_ms;
-    if !state.store.renew_invitation(&post_id, &caller, now, expires_at).await? {
-        return Err(ApiError::gone("invitation_not_active", "the invitation is no longer offered"));
+    if !state
+        .store
+        .renew_invitation(&post_id, &caller, now, expires_at)
+        .await?
+    {
+        return Err(ApiError::gone(
+            "invitation_not_active",
+            "the invitation is no longer offered",
+        ));
     }
     Ok(Json(lease(post_id, expires_at)))
 }
@@ -204,20 +260,30 @@ pub async fn cancel(
         other => return Err(not_offered(other, &row)),
     }
     if !state.store.cancel_invitation(&post_id, &caller).await? {
-        return Err(ApiError::gone("invitation_not_active", "the invitation is no longer active"));
+        return Err(ApiError::gone(
+            "invitation_not_active",
+            "the invitation is no longer active",
+        ));
     }
     Ok(StatusCode::NO_CONTENT)
 }
 
 async fn find(state: &AppState, post_id: &str) -> ApiResult<InvitationRow> {
-    state.store.invitation(post_id).await?.ok_or_else(|| ApiError::not_found("invitation not found"))
+    state
+        .store
+        .invitation(post_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("invitation not found"))
 }
 
 fn require_owner(row: &InvitationRow, caller: &str, action: &str) -> ApiResult<()> {
     if row.detail.public_key == caller {
         Ok(())
     } else {
-        Err(ApiError::forbidden("not_owner", format!("only the creator of an invitation can {action} it")))
+        Err(ApiError::forbidden(
+            "not_owner",
+            format!("only the creator of an invitation can {action} it"),
+        ))
     }
 }
 
@@ -228,7 +294,9 @@ pub(super) fn not_offered(state: InvitationState, row: &InvitationRow) -> ApiErr
             "invitation_expired",
             format!("the invitation expired at {}", iso8601(row.expires_at)),
         ),
-        InvitationState::Cancelled => ApiError::gone("invitation_cancelled", "the invitation was cancelled"),
+        InvitationState::Cancelled => {
+            ApiError::gone("invitation_cancelled", "the invitation was cancelled")
+        }
         InvitationState::Matched | InvitationState::Active => {
             ApiError::conflict("invitation_matched", "the invitation is already matched")
         }

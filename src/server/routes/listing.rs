@@ -32,16 +32,25 @@ pub fn page(params: &Params, filter: &str) -> ApiResult<Page> {
         None => DEFAULT_LIST_LIMIT,
         Some(text) => match text.parse::<u32>() {
             Ok(limit) if limit >= 1 => limit.min(MAX_LIST_LIMIT),
-            _ => return Err(ApiError::bad_request("invalid_limit", "limit must be a positive integer")),
+            _ => {
+                return Err(ApiError::bad_request(
+                    "invalid_limit",
+                    "limit must be a positive integer",
+                ));
+            }
         },
     };
     if params.get("offset").is_some_and(|offset| offset != "0") {
-        return Err(ApiError::bad_request("invalid_offset", "only offset=0 is supported; page with cursor"));
+        return Err(ApiError::bad_request(
+            "invalid_offset",
+            "only offset=0 is supported; page with cursor",
+        ));
     }
     let after = match params.get("cursor").filter(|cursor| !cursor.is_empty()) {
         None => None,
         Some(text) => Some(
-            cursor::decode(text, filter).map_err(|e| ApiError::bad_request("invalid_cursor", e.to_string()))?,
+            cursor::decode(text, filter)
+                .map_err(|e| ApiError::bad_request("invalid_cursor", e.to_string()))?,
         ),
     };
     Ok(Page { limit, after })
@@ -49,11 +58,20 @@ pub fn page(params: &Params, filter: &str) -> ApiResult<Page> {
 
 /// Keeps the first `limit` items (the store is asked for one more) and returns the cursor
 /// of the next page when there is one.
-pub fn split_page<T>(items: Vec<(T, Position)>, limit: u32, filter: &str) -> (Vec<T>, Option<String>) {
+pub fn split_page<T>(
+    items: Vec<(T, Position)>,
+    limit: u32,
+    filter: &str,
+) -> (Vec<T>, Option<String>) {
     let limit = limit as usize;
     let more = items.len() > limit;
     let mut kept: Vec<(T, Position)> = items;
     kept.truncate(limit);
-    let next = more.then(|| kept.last().map(|(_, position)| cursor::encode(position, filter))).flatten();
+    let next = more
+        .then(|| {
+            kept.last()
+                .map(|(_, position)| cursor::encode(position, filter))
+        })
+        .flatten();
     (kept.into_iter().map(|(item, _)| item).collect(), next)
 }

@@ -27,16 +27,37 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/v1/auth/challenge", get(registration::challenge))
         .route("/api/v1/auth/register", post(registration::register))
         .route("/api/v1/agents", get(agents::by_public_key))
-        .route("/api/v1/protocols", get(protocols::list).post(protocols::register))
+        .route(
+            "/api/v1/protocols",
+            get(protocols::list).post(protocols::register),
+        )
         .route("/api/v1/protocols/{protocol_id}", get(protocols::get_one))
-        .route("/api/v1/protocols/{protocol_id}/bundle", get(protocols::bundle))
-        .route("/api/v1/invitations", get(invitations::browse).post(invitations::create))
-        .route("/api/v1/invitations/{post_id}", get(invitations::get_one).delete(invitations::cancel))
-        .route("/api/v1/invitations/{post_id}/renew", post(invitations::renew))
+        .route(
+            "/api/v1/protocols/{protocol_id}/bundle",
+            get(protocols::bundle),
+        )
+        .route(
+            "/api/v1/invitations",
+            get(invitations::browse).post(invitations::create),
+        )
+        .route(
+            "/api/v1/invitations/{post_id}",
+            get(invitations::get_one).delete(invitations::cancel),
+        )
+        .route(
+            "/api/v1/invitations/{post_id}/renew",
+            post(invitations::renew),
+        )
         .route("/api/v1/sessions", post(sessions::create))
         .route("/api/v1/sessions/{session_id}", get(sessions::get_one))
-        .route("/api/v1/sessions/{session_id}/status", post(sessions::set_status))
-        .route("/api/v1/sessions/{session_id}/result", post(sessions::report_result))
+        .route(
+            "/api/v1/sessions/{session_id}/status",
+            post(sessions::set_status),
+        )
+        .route(
+            "/api/v1/sessions/{session_id}/result",
+            post(sessions::report_result),
+        )
         .route_layer(from_fn_with_state(state.clone(), require_signature));
     Router::new()
         .route("/api/v1/version", get(meta::version))

@@ -12,7 +12,9 @@ use axum::http::StatusCode;
 use serde_json::Value;
 
 use super::listing::{self, Params};
-use crate::api::protocol::{MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, NewProtocol, ProtocolList, ProtocolRecord};
+use crate::api::protocol::{
+    MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, NewProtocol, ProtocolList, ProtocolRecord,
+};
 use crate::identity::is_lower_hex_64;
 use crate::server::AppState;
 use crate::server::clock::now_ms;
@@ -34,20 +36,30 @@ pub async fn register(
         return Err(invalid_id());
     }
     let spec_value = match new.spec_json {
-        Value::String(text) => serde_json::from_str(&text)
-            .map_err(|e| ApiError::bad_request("invalid_spec", format!("spec_json is not JSON: {e}")))?,
+        Value::String(text) => serde_json::from_str(&text).map_err(|e| {
+            ApiError::bad_request("invalid_spec", format!("spec_json is not JSON: {e}"))
+        })?,
         other => other,
     };
-    let spec = Spec::from_value(spec_value).map_err(|e| ApiError::bad_request("invalid_spec", e.to_string()))?;
+    let spec = Spec::from_value(spec_value)
+        .map_err(|e| ApiError::bad_request("invalid_spec", e.to_string()))?;
     let computed = spec.protocol_id();
     if computed != new.protocol_id {
         return Err(ApiError::bad_request(
             "protocol_id_mismatch",
-            format!("protocol_id mismatch: the body says {}, the spec hashes to {computed}", new.protocol_id),
+            format!(
+                "protocol_id mismatch: the body says {}, the spec hashes to {computed}",
+                new.protocol_id
+            ),
         ));
     }
-    spec.check().map_err(|e| ApiError::bad_request("invalid_spec", e.to_string()))?;
-    let name = if new.name.is_empty() { computed.clone() } else { new.name };
+    spec.check()
+        .map_err(|e| ApiError::bad_request("invalid_spec", e.to_string()))?;
+    let name = if new.name.is_empty() {
+        computed.clone()
+    } else {
+        new.name
+    };
     check_text("name", &name, MAX_NAME_CHARS)?;
     check_text("description", &new.description, MAX_DESCRIPTION_CHARS)?;
     check_text("type", &new.protocol_type, 64)?;
@@ -61,9 +73,16 @@ pub async fn register(
         registrant_key: Some(&caller),
     };
     if !state.store.insert_protocol(&row, now_ms()).await? {
-        return Err(ApiError::conflict("protocol_exists", format!("protocol {computed} is already registered")));
+        return Err(ApiError::conflict(
+            "protocol_exists",
+            format!("protocol {computed} is already registered"),
+        ));
     }
-    let stored = state.store.protocol(&computed).await?.ok_or_else(|| ApiError::not_found("protocol not found"))?;
+    let stored = state
+        .store
+        .protocol(&computed)
+        .await?
+        .ok_or_else(|| ApiError::not_found("protocol not found"))?;
     Ok((StatusCode::CREATED, Json(stored)))
 }
 
@@ -94,22 +113,37 @@ pub async fn list(
     let params = listing::params(query)?;
     let search = params.get("q").map(|q| q.trim()).filter(|q| !q.is_empty());
     if search.is_some_and(|q| q.chars().count() > MAX_QUERY_CHARS) {
-        return Err(ApiError::bad_request("invalid_query", format!("q must be at most {MAX_QUERY_CHARS} characters")));
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            format!("q must be at most {MAX_QUERY_CHARS} characters"),
+        ));
     }
     let filter = format!("protocols|q={}", search.unwrap_or_default());
     let page = listing::page(&params, &filter)?;
-    let items = state.store.list_protocols(search, page.after.as_ref(), page.limit + 1).await?;
+    let items = state
+        .store
+        .list_protocols(search, page.after.as_ref(), page.limit + 1)
+        .await?;
     let (results, next_cursor) = listing::split_page(items, page.limit, &filter);
-    Ok(Json(ProtocolList { results, next_cursor }))
+    Ok(Json(ProtocolList {
+        results,
+        next_cursor,
+    }))
 }
 
 fn invalid_id() -> ApiError {
-    ApiError::bad_request("invalid_protocol_id", "protocol_id must be 64 lowercase hex characters")
+    ApiError::bad_request(
+        "invalid_protocol_id",
+        "protocol_id must be 64 lowercase hex characters",
+    )
 }
 
 fn check_text(field: &str, value: &str, max_chars: usize) -> ApiResult<()> {
     if value.chars().count() > max_chars {
-        return Err(ApiError::bad_request("invalid_field", format!("{field} must be at most {max_chars} characters")));
+        return Err(ApiError::bad_request(
+            "invalid_field",
+            format!("{field} must be at most {max_chars} characters"),
+        ));
     }
     Ok(())
 }

@@ -17,13 +17,19 @@ use crate::server::signature::Caller;
 use crate::server::store::RegisterOutcome;
 use crate::server::{AppState, CHALLENGE_TTL};
 
-pub async fn challenge(State(state): State<Arc<AppState>>, Caller(caller): Caller) -> ApiResult<Json<Challenge>> {
+pub async fn challenge(
+    State(state): State<Arc<AppState>>,
+    Caller(caller): Caller,
+) -> ApiResult<Json<Challenge>> {
     let mut bytes = [0u8; 16];
     rand::rngs::OsRng.fill_bytes(&mut bytes);
     let nonce = hex::encode(bytes);
     let now = now_ms();
     let expires_at = now + CHALLENGE_TTL.as_millis() as i64;
-    state.store.insert_challenge(&nonce, &caller, now, expires_at).await?;
+    state
+        .store
+        .insert_challenge(&nonce, &caller, now, expires_at)
+        .await?;
     Ok(Json(Challenge {
         nonce,
         difficulty: state.limits.pow_difficulty,
@@ -38,28 +44,53 @@ pub async fn register(
 ) -> ApiResult<(StatusCode, Json<Agent>)> {
     let registration: Registration = parse_body(&body)?;
     if registration.public_key.to_ascii_lowercase() != caller {
-        return Err(ApiError::bad_request("key_mismatch", "public_key must be the signing key (X-Public-Key)"));
+        return Err(ApiError::bad_request(
+            "key_mismatch",
+            "public_key must be the signing key (X-Public-Key)",
+        ));
     }
-    check_nickname(&registration.nickname).map_err(|m| ApiError::bad_request("invalid_nickname", m))?;
+    check_nickname(&registration.nickname)
+        .map_err(|m| ApiError::bad_request("invalid_nickname", m))?;
     check_bio(&registration.bio).map_err(|m| ApiError::bad_request("invalid_bio", m))?;
     let difficulty = state.limits.pow_difficulty;
-    if !identity::pow_satisfied(&registration.nonce, &registration.public_key, registration.counter, difficulty) {
+    if !identity::pow_satisfied(
+        &registration.nonce,
+        &registration.public_key,
+        registration.counter,
+        difficulty,
+    ) {
         return Err(ApiError::bad_request(
             "invalid_proof_of_work",
             format!("the proof of work does not have {difficulty} leading zero bytes"),
         ));
     }
-    let proof = identity::registration_canonical(&registration.nonce, &registration.public_key, &registration.nickname);
+    let proof = identity::registration_canonical(
+        &registration.nonce,
+        &registration.public_key,
+        &registration.nickname,
+    );
     identity::verify_hex(&caller, proof.as_bytes(), &registration.signature).map_err(|e| {
-        ApiError::bad_request("invalid_registration_signature", format!("registration signature: {e}"))
+        ApiError::bad_request(
+            "invalid_registration_signature",
+            format!("registration signature: {e}"),
+        )
     })?;
-    let outcome =
-        state.store.register_agent(&registration.nonce, &caller, &registration.nickname, &registration.bio, now_ms()).await?;
+    let outcome = state
+        .store
+        .register_agent(
+            &registration.nonce,
+            &caller,
+            &registration.nickname,
+            &registration.bio,
+            now_ms(),
+        )
+        .await?;
     match outcome {
         RegisterOutcome::Registered(agent) => Ok((StatusCode::CREATED, Json(agent))),
-        RegisterOutcome::AlreadyRegistered => {
-            Err(ApiError::conflict("already_registered", "this public key is already registered"))
-        }
+        RegisterOutcome::AlreadyRegistered => Err(ApiError::conflict(
+            "already_registered",
+            "this public key is already registered",
+        )),
         RegisterOutcome::UnknownNonce => Err(ApiError::bad_request(
             "invalid_nonce",
             "unknown, used or expired nonce; request a new challenge",

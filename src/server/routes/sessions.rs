@@ -10,7 +10,9 @@ use axum::http::StatusCode;
 
 use super::invitations::not_offered;
 use crate::api::is_url_safe_id;
-use crate::api::session::{NewSession, ResultReport, Session, SessionCreated, SessionStatus, StatusUpdate};
+use crate::api::session::{
+    NewSession, ResultReport, Session, SessionCreated, SessionStatus, StatusUpdate,
+};
 use crate::identity::{self, is_lower_hex_64};
 use crate::server::AppState;
 use crate::server::clock::now_ms;
@@ -27,17 +29,33 @@ pub async fn create(
     let new: NewSession = parse_body(&body)?;
     check_shape(&new)?;
     if new.guest_public_key != caller {
-        return Err(ApiError::forbidden("not_guest", "the guest (guest_public_key) must sign this request"));
+        return Err(ApiError::forbidden(
+            "not_guest",
+            "the guest (guest_public_key) must sign this request",
+        ));
     }
     if new.guest_public_key == new.host_public_key {
-        return Err(ApiError::bad_request("self_session", "host and guest must be different agents"));
+        return Err(ApiError::bad_request(
+            "self_session",
+            "host and guest must be different agents",
+        ));
     }
-    let invitation = state.store.invitation(&new.post_id).await?.ok_or_else(|| ApiError::not_found("invitation not found"))?;
+    let invitation = state
+        .store
+        .invitation(&new.post_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("invitation not found"))?;
     if invitation.detail.public_key != new.host_public_key {
-        return Err(ApiError::bad_request("host_mismatch", "host_public_key is not the invitation's creator"));
+        return Err(ApiError::bad_request(
+            "host_mismatch",
+            "host_public_key is not the invitation's creator",
+        ));
     }
     if invitation.detail.protocol_id != new.protocol_id {
-        return Err(ApiError::bad_request("protocol_mismatch", "protocol_id differs from the invitation's"));
+        return Err(ApiError::bad_request(
+            "protocol_mismatch",
+            "protocol_id differs from the invitation's",
+        ));
     }
     let now = now_ms();
     match invitation.state(now) {
@@ -71,14 +89,25 @@ pub async fn create(
                 status: Some(SessionStatus::Matched),
             }),
         )),
-        CreateSession::InvitationTaken => Err(ApiError::conflict("invitation_matched", "the invitation is no longer offered")),
-        CreateSession::Duplicate => Err(ApiError::conflict("session_exists", "this session already exists")),
+        CreateSession::InvitationTaken => Err(ApiError::conflict(
+            "invitation_matched",
+            "the invitation is no longer offered",
+        )),
+        CreateSession::Duplicate => Err(ApiError::conflict(
+            "session_exists",
+            "this session already exists",
+        )),
     }
 }
 
 /// Ids and keys in their wire forms; the nonce cannot contain the canonical's separator.
 fn check_shape(new: &NewSession) -> ApiResult<()> {
-    let bad = |message: &str| Err(ApiError::bad_request("invalid_session", message.to_string()));
+    let bad = |message: &str| {
+        Err(ApiError::bad_request(
+            "invalid_session",
+            message.to_string(),
+        ))
+    };
     if !is_url_safe_id(&new.post_id) {
         return bad("post_id must be 1-128 characters of A-Za-z0-9_-");
     }
@@ -94,7 +123,10 @@ fn check_shape(new: &NewSession) -> ApiResult<()> {
     Ok(())
 }
 
-pub async fn get_one(State(state): State<Arc<AppState>>, Path(session_id): Path<String>) -> ApiResult<Json<Session>> {
+pub async fn get_one(
+    State(state): State<Arc<AppState>>,
+    Path(session_id): Path<String>,
+) -> ApiResult<Json<Session>> {
     Ok(Json(find(&state, &session_id).await?))
 }
 
@@ -107,12 +139,19 @@ pub async fn set_status(
 ) -> ApiResult<Json<Session>> {
     let update: StatusUpdate = parse_body(&body)?;
     if update.status == SessionStatus::Matched {
-        return Err(ApiError::bad_request("invalid_status", "status must be closed, failed or cancelled"));
+        return Err(ApiError::bad_request(
+            "invalid_status",
+            "status must be closed, failed or cancelled",
+        ));
     }
     let session = find(&state, &session_id).await?;
     let role = participant(&session, &caller)?;
     let report = update.winner.map(|winner| (role, winner));
-    if !state.store.end_session(&session_id, update.status, report, now_ms()).await? {
+    if !state
+        .store
+        .end_session(&session_id, update.status, report, now_ms())
+        .await?
+    {
         let current = find(&state, &session_id).await?.status;
         return Err(ApiError::conflict(
             "session_ended",
@@ -132,14 +171,25 @@ pub async fn report_result(
     let report: ResultReport = parse_body(&body)?;
     let session = find(&state, &session_id).await?;
     let role = participant(&session, &caller)?;
-    if !state.store.report_result(&session_id, role, report.winner, now_ms()).await? {
-        return Err(ApiError::conflict("result_reported", format!("the {role} already reported a different winner")));
+    if !state
+        .store
+        .report_result(&session_id, role, report.winner, now_ms())
+        .await?
+    {
+        return Err(ApiError::conflict(
+            "result_reported",
+            format!("the {role} already reported a different winner"),
+        ));
     }
     Ok(Json(find(&state, &session_id).await?))
 }
 
 async fn find(state: &AppState, session_id: &str) -> ApiResult<Session> {
-    state.store.session(session_id).await?.ok_or_else(|| ApiError::not_found("session not found"))
+    state
+        .store
+        .session(session_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("session not found"))
 }
 
 fn participant(session: &Session, caller: &str) -> ApiResult<Role> {
@@ -148,6 +198,9 @@ fn participant(session: &Session, caller: &str) -> ApiResult<Role> {
     } else if session.guest_public_key == caller {
         Ok(Role::Guest)
     } else {
-        Err(ApiError::forbidden("not_participant", "only the session's host or guest can do this"))
+        Err(ApiError::forbidden(
+            "not_participant",
+            "only the session's host or guest can do this",
+        ))
     }
 }

@@ -18,9 +18,18 @@ pub enum RegisterOutcome {
 
 impl Store {
     /// Remembers a registration nonce issued to `public_key` (and forgets expired ones).
-    pub async fn insert_challenge(&self, nonce: &str, public_key: &str, now: i64, expires_at: i64) -> Result<(), StoreError> {
+    pub async fn insert_challenge(
+        &self,
+        nonce: &str,
+        public_key: &str,
+        now: i64,
+        expires_at: i64,
+    ) -> Result<(), StoreError> {
         let mut tx = self.writer.begin().await?;
-        sqlx::query("DELETE FROM challenges WHERE expires_at <= $1").bind(now).execute(&mut *tx).await?;
+        sqlx::query("DELETE FROM challenges WHERE expires_at <= $1")
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
         sqlx::query("INSERT INTO challenges (nonce, public_key, expires_at) VALUES ($1, $2, $3)")
             .bind(nonce)
             .bind(public_key)
@@ -41,12 +50,14 @@ impl Store {
         now: i64,
     ) -> Result<RegisterOutcome, StoreError> {
         let mut tx = self.writer.begin().await?;
-        let taken = sqlx::query("DELETE FROM challenges WHERE nonce = $1 AND public_key = $2 AND expires_at > $3")
-            .bind(nonce)
-            .bind(public_key)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+        let taken = sqlx::query(
+            "DELETE FROM challenges WHERE nonce = $1 AND public_key = $2 AND expires_at > $3",
+        )
+        .bind(nonce)
+        .bind(public_key)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
         if taken.rows_affected() == 0 {
             return Ok(RegisterOutcome::UnknownNonce);
         }
@@ -71,10 +82,12 @@ impl Store {
 
     /// The agent registered with `public_key`, if any.
     pub async fn agent(&self, public_key: &str) -> Result<Option<Agent>, StoreError> {
-        let row = sqlx::query("SELECT id, public_key, nickname, bio, created_at FROM agents WHERE public_key = $1")
-            .bind(public_key)
-            .fetch_optional(&self.reader)
-            .await?;
+        let row = sqlx::query(
+            "SELECT id, public_key, nickname, bio, created_at FROM agents WHERE public_key = $1",
+        )
+        .bind(public_key)
+        .fetch_optional(&self.reader)
+        .await?;
         Ok(row.as_ref().map(agent_of).transpose()?)
     }
 }

@@ -6,7 +6,9 @@ use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
 use super::{Store, StoreError};
-use crate::api::invitation::{ControlMode, Invitation, InvitationSummary, InvitationType, TransportInfo};
+use crate::api::invitation::{
+    ControlMode, Invitation, InvitationSummary, InvitationType, TransportInfo,
+};
 use crate::server::clock::iso8601;
 use crate::server::cursor::Position;
 
@@ -119,11 +121,13 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         for tag in &row.tags {
-            sqlx::query("INSERT INTO invitation_tags (post_id, tag) VALUES ($1, $2) ON CONFLICT DO NOTHING")
-                .bind(&row.post_id)
-                .bind(tag)
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query(
+                "INSERT INTO invitation_tags (post_id, tag) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+            )
+            .bind(&row.post_id)
+            .bind(tag)
+            .execute(&mut *tx)
+            .await?;
         }
         tx.commit().await?;
         Ok(true)
@@ -131,10 +135,12 @@ impl Store {
 
     /// One invitation in any state.
     pub async fn invitation(&self, post_id: &str) -> Result<Option<InvitationRow>, StoreError> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} {WITH_AGENT} WHERE i.post_id = $1")))
-            .bind(post_id)
-            .fetch_optional(&self.reader)
-            .await?;
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{SELECT} {WITH_AGENT} WHERE i.post_id = $1"
+        )))
+        .bind(post_id)
+        .fetch_optional(&self.reader)
+        .await?;
         Ok(row.as_ref().map(invitation_of).transpose()?)
     }
 
@@ -151,9 +157,13 @@ impl Store {
         let mut sql = format!("{SELECT_SUMMARY} {WITH_AGENT} WHERE {conditions}");
         if after.is_some() {
             let (at, id) = (arguments.len() + 2, arguments.len() + 3);
-            sql.push_str(&format!(" AND (i.created_at < ${at} OR (i.created_at = ${at} AND i.post_id < ${id}))"));
+            sql.push_str(&format!(
+                " AND (i.created_at < ${at} OR (i.created_at = ${at} AND i.post_id < ${id}))"
+            ));
         }
-        sql.push_str(&format!(" ORDER BY i.created_at DESC, i.post_id DESC LIMIT {limit}"));
+        sql.push_str(&format!(
+            " ORDER BY i.created_at DESC, i.post_id DESC LIMIT {limit}"
+        ));
         let mut page = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(now);
         for argument in &arguments {
             page = page.bind(argument.as_str());
@@ -162,7 +172,8 @@ impl Store {
             page = page.bind(position.created_at).bind(position.id.as_str());
         }
         let rows = page.fetch_all(&self.reader).await?;
-        let items: Vec<(InvitationSummary, Position)> = rows.iter().map(summary_of).collect::<Result<_, _>>()?;
+        let items: Vec<(InvitationSummary, Position)> =
+            rows.iter().map(summary_of).collect::<Result<_, _>>()?;
         // A first page that holds everything is its own total; otherwise count.
         if after.is_none() && items.len() < limit as usize {
             let total = items.len() as i64;
@@ -178,7 +189,13 @@ impl Store {
 
     /// Extends an owner's offered invitation to `expires_at`; `false` if it is no longer
     /// offered or not theirs.
-    pub async fn renew_invitation(&self, post_id: &str, owner: &str, now: i64, expires_at: i64) -> Result<bool, StoreError> {
+    pub async fn renew_invitation(
+        &self,
+        post_id: &str,
+        owner: &str,
+        now: i64,
+        expires_at: i64,
+    ) -> Result<bool, StoreError> {
         let done = sqlx::query(
             "UPDATE invitations SET expires_at = $1 \
              WHERE post_id = $2 AND public_key = $3 AND status = 'active' AND expires_at > $4",
@@ -222,8 +239,11 @@ fn offered_conditions(filter: &OfferedFilter) -> (String, Vec<String>) {
         conditions.push_str(&format!(" AND i.invitation_type = ${n}"));
     }
     if !filter.tags.is_empty() {
-        let placeholders: Vec<String> =
-            filter.tags.iter().map(|tag| format!("${}", next(tag.clone(), &mut arguments))).collect();
+        let placeholders: Vec<String> = filter
+            .tags
+            .iter()
+            .map(|tag| format!("${}", next(tag.clone(), &mut arguments)))
+            .collect();
         conditions.push_str(&format!(
             " AND i.post_id IN (SELECT post_id FROM invitation_tags WHERE tag IN ({}) GROUP BY post_id \
              HAVING COUNT(*) = {})",
@@ -251,7 +271,8 @@ fn invitation_of(row: &SqliteRow) -> Result<InvitationRow, sqlx::Error> {
         message: row.try_get("message")?,
         tags: serde_json::from_value(json("tags")?).unwrap_or_default(),
         status: status.clone(),
-        host_control_mode: ControlMode::parse(row.try_get("host_control_mode")?).unwrap_or_default(),
+        host_control_mode: ControlMode::parse(row.try_get("host_control_mode")?)
+            .unwrap_or_default(),
         transport: row.try_get("transport")?,
         iroh_ticket: Some(ticket),
         transport_info: serde_json::from_value(json("transport_info")?).ok(),
@@ -285,9 +306,12 @@ fn summary_of(row: &SqliteRow) -> Result<(InvitationSummary, Position), sqlx::Er
         protocol_id: row.try_get("protocol_id")?,
         invitation_type: InvitationType::parse(row.try_get("invitation_type")?).unwrap_or_default(),
         message: row.try_get("message")?,
-        tags: json("tags")?.and_then(|tags| serde_json::from_value(tags).ok()).unwrap_or_default(),
+        tags: json("tags")?
+            .and_then(|tags| serde_json::from_value(tags).ok())
+            .unwrap_or_default(),
         status: row.try_get("status")?,
-        host_control_mode: ControlMode::parse(row.try_get("host_control_mode")?).unwrap_or_default(),
+        host_control_mode: ControlMode::parse(row.try_get("host_control_mode")?)
+            .unwrap_or_default(),
         iroh_ticket: Some(row.try_get("iroh_ticket")?),
         pricing: json("pricing")?,
         created_at: Some(iso8601(created_at)),
@@ -296,7 +320,13 @@ fn summary_of(row: &SqliteRow) -> Result<(InvitationSummary, Position), sqlx::Er
         nickname: row.try_get("nickname")?,
         agent_id,
     };
-    Ok((summary, Position { created_at, id: post_id }))
+    Ok((
+        summary,
+        Position {
+            created_at,
+            id: post_id,
+        },
+    ))
 }
 
 fn compact(value: &impl serde::Serialize) -> String {

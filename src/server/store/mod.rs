@@ -28,7 +28,10 @@ pub enum StoreError {
     #[error("unsupported database URL {0:?} (expected sqlite://PATH)")]
     UnsupportedUrl(String),
     #[error("cannot create the database directory: {source} ({path})")]
-    CreateDir { path: String, source: std::io::Error },
+    CreateDir {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("cannot open the database: {source} ({url})")]
     Open { url: String, source: sqlx::Error },
     #[error("database error: {0}")]
@@ -65,7 +68,10 @@ impl Store {
             .busy_timeout(Duration::from_secs(5))
             .foreign_keys(true);
         let in_memory = lowered.contains(":memory:") || lowered.contains("mode=memory");
-        let parent = options.get_filename().parent().filter(|p| !in_memory && !p.as_os_str().is_empty());
+        let parent = options
+            .get_filename()
+            .parent()
+            .filter(|p| !in_memory && !p.as_os_str().is_empty());
         if let Some(parent) = parent {
             std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
                 path: parent.display().to_string(),
@@ -78,7 +84,10 @@ impl Store {
             .connect_with(options.clone())
             .await
             .map_err(open)?;
-        sqlx::raw_sql(include_str!("schema.sql")).execute(&writer).await.map_err(open)?;
+        sqlx::raw_sql(include_str!("schema.sql"))
+            .execute(&writer)
+            .await
+            .map_err(open)?;
         let reader = if in_memory {
             writer.clone()
         } else {

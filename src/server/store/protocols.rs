@@ -23,7 +23,11 @@ pub struct NewProtocolRow<'a> {
 
 impl Store {
     /// Stores a protocol; `false` when its id is already known.
-    pub async fn insert_protocol(&self, protocol: &NewProtocolRow<'_>, now: i64) -> Result<bool, StoreError> {
+    pub async fn insert_protocol(
+        &self,
+        protocol: &NewProtocolRow<'_>,
+        now: i64,
+    ) -> Result<bool, StoreError> {
         let inserted = sqlx::query(
             "INSERT INTO protocols (protocol_id, name, description, protocol_type, spec_json, registrant_key, created_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7)",
@@ -96,7 +100,9 @@ impl Store {
         }
         if after.is_some() {
             let (at, id) = (arguments.len() + 1, arguments.len() + 2);
-            sql.push_str(&format!(" AND (created_at < ${at} OR (created_at = ${at} AND protocol_id < ${id}))"));
+            sql.push_str(&format!(
+                " AND (created_at < ${at} OR (created_at = ${at} AND protocol_id < ${id}))"
+            ));
         }
         sql.push_str(" ORDER BY created_at DESC, protocol_id DESC LIMIT ");
         sql.push_str(&limit.to_string());
@@ -105,10 +111,15 @@ impl Store {
             statement = statement.bind(argument.as_str());
         }
         if let Some(position) = after {
-            statement = statement.bind(position.created_at).bind(position.id.as_str());
+            statement = statement
+                .bind(position.created_at)
+                .bind(position.id.as_str());
         }
         let rows = statement.fetch_all(&self.reader).await?;
-        rows.iter().map(summary_of).collect::<Result<_, _>>().map_err(StoreError::from)
+        rows.iter()
+            .map(summary_of)
+            .collect::<Result<_, _>>()
+            .map_err(StoreError::from)
     }
 }
 
@@ -122,10 +133,18 @@ fn summary_of(row: &SqliteRow) -> Result<(ProtocolSummary, Position), sqlx::Erro
         protocol_type: row.try_get("protocol_type")?,
         created_at: Some(iso8601(created_at)),
     };
-    Ok((summary, Position { created_at, id: protocol_id }))
+    Ok((
+        summary,
+        Position {
+            created_at,
+            id: protocol_id,
+        },
+    ))
 }
 
 /// Escapes `%`, `_` and the escape character itself for a `LIKE ... ESCAPE '\'` pattern.
 pub(super) fn escape_like(text: &str) -> String {
-    text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
+    text.replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_")
 }

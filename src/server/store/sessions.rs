@@ -21,7 +21,12 @@ pub enum CreateSession {
 
 impl Store {
     /// Marks the offered invitation matched and stores the session, atomically.
-    pub async fn create_session(&self, id: &str, new: &NewSession, now: i64) -> Result<CreateSession, StoreError> {
+    pub async fn create_session(
+        &self,
+        id: &str,
+        new: &NewSession,
+        now: i64,
+    ) -> Result<CreateSession, StoreError> {
         let mut tx = self.writer.begin().await?;
         let matched = sqlx::query(
             "UPDATE invitations SET status = 'matched' WHERE post_id = $1 AND status = 'active' AND expires_at > $2",
@@ -106,7 +111,13 @@ impl Store {
     }
 
     /// Records one party's result; `false` if that party already reported another winner.
-    pub async fn report_result(&self, session_id: &str, party: Role, winner: Winner, now: i64) -> Result<bool, StoreError> {
+    pub async fn report_result(
+        &self,
+        session_id: &str,
+        party: Role,
+        winner: Winner,
+        now: i64,
+    ) -> Result<bool, StoreError> {
         let column = match party {
             Role::Host => "host_report",
             Role::Guest => "guest_report",
