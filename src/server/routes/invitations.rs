@@ -221,30 +221,23 @@ pub async fn get_one(
     }
 }
 
+/// Extends an offered invitation by the TTL (creator only). The update is tried first; the
+/// invitation is only read to explain a refusal.
 pub async fn renew(
     State(state): State<Arc<AppState>>,
     Caller(caller): Caller,
     Path(post_id): Path<String>,
 ) -> ApiResult<Json<InvitationLease>> {
-    let row = find(&state, &post_id).await?;
-    require_owner(&row, &caller, "renew")?;
     let now = now_ms();
-    match row.state(now) {
-        InvitationState::Active => {}
-        other => return Err(not_offered(other, &row)),
-    }
     let expires_at = now + state.limits.invitation_ttl_ms;
-    if !state
+    if state
         .store
         .renew_invitation(&post_id, &caller, now, expires_at)
         .await?
     {
-        return Err(ApiError::gone(
-            "invitation_not_active",
-            "the invitation is no longer offered",
-        ));
+        return Ok(Json(lease(post_id, expires_at)));
     }
-    Ok(Json(lease(post_id, expires_at)))
+    Err(refusal(&state, &post_id, &caller, "renew", now).await?)
 }
 
 /// Withdraws an active invitation (expired ones too); 204 with an empty body.
@@ -253,19 +246,29 @@ pub async fn cancel(
     Caller(caller): Caller,
     Path(post_id): Path<String>,
 ) -> ApiResult<StatusCode> {
-    let row = find(&state, &post_id).await?;
-    require_owner(&row, &caller, "cancel")?;
-    match row.state(now_ms()) {
-        InvitationState::Active | InvitationState::Expired => {}
-        other => return Err(not_offered(other, &row)),
+    if state.store.cancel_invitation(&post_id, &caller).await? {
+        return Ok(StatusCode::NO_CONTENT);
     }
-    if !state.store.cancel_invitation(&post_id, &caller).await? {
-        return Err(ApiError::gone(
-            "invitation_not_active",
-            "the invitation is no longer active",
+    let now = now_ms();
+    Err(refusal(&state, &post_id, &caller, "cancel", now).await?)
+}
+
+/// Why an owner-only change did not apply: missing, not the owner, or no longer offered.
+async fn refusal(
+    state: &AppState,
+    post_id: &str,
+    caller: &str,
+    action: &str,
+    now: i64,
+) -> ApiResult<ApiError> {
+    let row = find(state, post_id).await?;
+    if row.detail.public_key != caller {
+        return Ok(ApiError::forbidden(
+            "not_owner",
+            format!("only the creator of an invitation can {action} it"),
         ));
     }
-    Ok(StatusCode::NO_CONTENT)
+    Ok(not_offered(row.state(now), &row))
 }
 
 async fn find(state: &AppState, post_id: &str) -> ApiResult<InvitationRow> {
@@ -274,17 +277,6 @@ async fn find(state: &AppState, post_id: &str) -> ApiResult<InvitationRow> {
         .invitation(post_id)
         .await?
         .ok_or_else(|| ApiError::not_found("invitation not found"))
-}
-
-fn require_owner(row: &InvitationRow, caller: &str, action: &str) -> ApiResult<()> {
-    if row.detail.public_key == caller {
-        Ok(())
-    } else {
-        Err(ApiError::forbidden(
-            "not_owner",
-            format!("only the creator of an invitation can {action} it"),
-        ))
-    }
 }
 
 /// The refusal for an invitation that is not offered any more.
@@ -297,9 +289,14 @@ pub(super) fn not_offered(state: InvitationState, row: &InvitationRow) -> ApiErr
         InvitationState::Cancelled => {
             ApiError::gone("invitation_cancelled", "the invitation was cancelled")
         }
-        InvitationState::Matched | InvitationState::Active => {
+        InvitationState::Matched => {
             ApiError::conflict("invitation_matched", "the invitation is already matched")
         }
+        // The state changed between the refused update and this read.
+        InvitationState::Active => ApiError::conflict(
+            "invitation_changed",
+            "the invitation changed meanwhile; retry",
+        ),
     }
 }
 

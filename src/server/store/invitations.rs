@@ -80,7 +80,7 @@ pub struct OfferedFilter {
 
 impl Store {
     /// Stores an invitation unless its creator already has `max_active` offered ones
-    /// (`Ok(false)`). The count and the insert are one transaction on the single writer.
+    /// (`Ok(false)`): one conditional insert plus its tags, in one transaction on the writer.
     pub async fn insert_invitation(
         &self,
         row: &NewInvitationRow,
@@ -89,20 +89,13 @@ impl Store {
         expires_at: i64,
     ) -> Result<bool, StoreError> {
         let mut tx = self.writer.begin().await?;
-        let active: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM invitations WHERE public_key = $1 AND status = 'active' AND expires_at > $2",
-        )
-        .bind(&row.public_key)
-        .bind(now)
-        .fetch_one(&mut *tx)
-        .await?;
-        if active >= max_active {
-            return Ok(false);
-        }
-        sqlx::query(
+        let inserted = sqlx::query(
             "INSERT INTO invitations (post_id, public_key, protocol_id, invitation_type, message, tags, iroh_ticket, \
              transport, transport_info, transport_binding_signature, host_control_mode, options, pricing, status, \
-             created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'iroh', $8, $9, $10, $11, $12, 'active', $13, $14)",
+             created_at, expires_at) \
+             SELECT $1, $2, $3, $4, $5, $6, $7, 'iroh', $8, $9, $10, $11, $12, 'active', $13, $14 \
+             WHERE (SELECT COUNT(*) FROM invitations WHERE public_key = $2 AND status = 'active' AND expires_at > $13) \
+             < $15",
         )
         .bind(&row.post_id)
         .bind(&row.public_key)
@@ -118,16 +111,25 @@ impl Store {
         .bind(row.options.get("pricing").map(compact))
         .bind(now)
         .bind(expires_at)
+        .bind(max_active)
         .execute(&mut *tx)
         .await?;
-        for tag in &row.tags {
-            sqlx::query(
-                "INSERT INTO invitation_tags (post_id, tag) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-            )
-            .bind(&row.post_id)
-            .bind(tag)
-            .execute(&mut *tx)
-            .await?;
+        if inserted.rows_affected() == 0 {
+            return Ok(false);
+        }
+        if !row.tags.is_empty() {
+            let values: Vec<String> = (0..row.tags.len())
+                .map(|i| format!("($1, ${})", i + 2))
+                .collect();
+            let sql = format!(
+                "INSERT INTO invitation_tags (post_id, tag) VALUES {}",
+                values.join(", ")
+            );
+            let mut statement = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(&row.post_id);
+            for tag in &row.tags {
+                statement = statement.bind(tag);
+            }
+            statement.execute(&mut *tx).await?;
         }
         tx.commit().await?;
         Ok(true)
@@ -154,7 +156,11 @@ impl Store {
         now: i64,
     ) -> Result<(Vec<(InvitationSummary, Position)>, i64), StoreError> {
         let (conditions, arguments) = offered_conditions(filter);
-        let mut sql = format!("{SELECT_SUMMARY} {WITH_AGENT} WHERE {conditions}");
+        // The total rides along as an uncorrelated subquery (evaluated once): one round trip.
+        let mut sql = format!(
+            "{SELECT_SUMMARY}, (SELECT COUNT(*) FROM invitations i WHERE {conditions}) AS total \
+             {WITH_AGENT} WHERE {conditions}"
+        );
         if after.is_some() {
             let (at, id) = (arguments.len() + 2, arguments.len() + 3);
             sql.push_str(&format!(
@@ -172,19 +178,28 @@ impl Store {
             page = page.bind(position.created_at).bind(position.id.as_str());
         }
         let rows = page.fetch_all(&self.reader).await?;
-        let items: Vec<(InvitationSummary, Position)> =
-            rows.iter().map(summary_of).collect::<Result<_, _>>()?;
-        // A first page that holds everything is its own total; otherwise count.
-        if after.is_none() && items.len() < limit as usize {
-            let total = items.len() as i64;
-            return Ok((items, total));
-        }
-        let count_sql = format!("SELECT COUNT(*) FROM invitations i WHERE {conditions}");
-        let mut count = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(count_sql)).bind(now);
-        for argument in &arguments {
+        let total = match rows.first() {
+            Some(row) => row.try_get("total")?,
+            None if after.is_none() => 0,
+            None => self.count_offered(&conditions, &arguments, now).await?,
+        };
+        let items = rows.iter().map(summary_of).collect::<Result<_, _>>()?;
+        Ok((items, total))
+    }
+
+    /// How many offered invitations match (for a page past the end, which has no rows).
+    async fn count_offered(
+        &self,
+        conditions: &str,
+        arguments: &[String],
+        now: i64,
+    ) -> Result<i64, StoreError> {
+        let sql = format!("SELECT COUNT(*) FROM invitations i WHERE {conditions}");
+        let mut count = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)).bind(now);
+        for argument in arguments {
             count = count.bind(argument.as_str());
         }
-        Ok((items, count.fetch_one(&self.reader).await?))
+        Ok(count.fetch_one(&self.reader).await?)
     }
 
     /// Extends an owner's offered invitation to `expires_at`; `false` if it is no longer
