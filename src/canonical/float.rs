@@ -11,7 +11,12 @@ pub fn python_float_repr(value: f64) -> String {
         return if value > 0.0 { "Infinity" } else { "-Infinity" }.to_string();
     }
     if value == 0.0 {
-        return if value.is_sign_negative() { "-0.0" } else { "0.0" }.to_string();
+        return if value.is_sign_negative() {
+            "-0.0"
+        } else {
+            "0.0"
+        }
+        .to_string();
     }
     // Rust's `{:e}` prints the shortest digits that round-trip: "d.ddde[-]x".
     let scientific = format!("{:e}", value.abs());

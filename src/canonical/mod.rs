@@ -101,7 +101,9 @@ impl From<&serde_json::Value> for PyJson {
                 }
             }
             serde_json::Value::String(text) => PyJson::Str(text.clone()),
-            serde_json::Value::Array(items) => PyJson::Array(items.iter().map(PyJson::from).collect()),
+            serde_json::Value::Array(items) => {
+                PyJson::Array(items.iter().map(PyJson::from).collect())
+            }
             serde_json::Value::Object(map) => PyJson::Object(
                 map.iter()
                     .map(|(key, item)| (key.clone(), PyJson::from(item)))

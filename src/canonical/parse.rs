@@ -271,7 +271,10 @@ impl Parser<'_> {
     }
 
     fn hex4(&mut self, at: usize) -> Result<u32, JsonError> {
-        let digits = self.text.get(at..at + 4).filter(|d| d.bytes().all(|b| b.is_ascii_hexdigit()));
+        let digits = self
+            .text
+            .get(at..at + 4)
+            .filter(|d| d.bytes().all(|b| b.is_ascii_hexdigit()));
         match digits {
             Some(digits) => Ok(u32::from_str_radix(digits, 16).expect("checked hex digits")),
             None => Err(self.syntax("invalid \\uXXXX escape")),
@@ -328,24 +331,46 @@ mod tests {
 
     #[test]
     fn python_number_model() {
-        assert_eq!(canonical("[-0, 0, 1.0, 1e2, 1E+2, -0.0, 18446744073709551616]"),
-            "[0,0,1.0,100.0,100.0,-0.0,18446744073709551616]");
-        assert_eq!(canonical("[NaN, Infinity, -Infinity, 1e400, 1e-400]"),
-            "[NaN,Infinity,-Infinity,Infinity,0.0]");
+        assert_eq!(
+            canonical("[-0, 0, 1.0, 1e2, 1E+2, -0.0, 18446744073709551616]"),
+            "[0,0,1.0,100.0,100.0,-0.0,18446744073709551616]"
+        );
+        assert_eq!(
+            canonical("[NaN, Infinity, -Infinity, 1e400, 1e-400]"),
+            "[NaN,Infinity,-Infinity,Infinity,0.0]"
+        );
     }
 
     #[test]
     fn duplicate_keys_last_wins_and_escapes_decode() {
-        assert_eq!(canonical(r#"{"a":1,"a":2,"caf\u00e9":"\ud83d\ude00"}"#), "{\"a\":2,\"café\":\"😀\"}");
+        assert_eq!(
+            canonical(r#"{"a":1,"a":2,"caf\u00e9":"\ud83d\ude00"}"#),
+            "{\"a\":2,\"café\":\"😀\"}"
+        );
     }
 
     #[test]
     fn rejects_what_python_rejects() {
-        for bad in ["", "{", "[1,]", "{\"a\":1,}", "01", "1.", "\"\u{1}\"", "\"\\ud800\"", "\"\\x\"", "nul", "{} x"] {
+        for bad in [
+            "",
+            "{",
+            "[1,]",
+            "{\"a\":1,}",
+            "01",
+            "1.",
+            "\"\u{1}\"",
+            "\"\\ud800\"",
+            "\"\\x\"",
+            "nul",
+            "{} x",
+        ] {
             assert!(parse(bad.as_bytes()).is_err(), "{bad:?} should fail");
         }
         assert_eq!(parse("\u{feff}{}".as_bytes()), Err(JsonError::Bom));
-        assert!(matches!(parse(b"{\"a\":\"\xff\"}"), Err(JsonError::InvalidUtf8 { offset: 6 })));
+        assert!(matches!(
+            parse(b"{\"a\":\"\xff\"}"),
+            Err(JsonError::InvalidUtf8 { offset: 6 })
+        ));
         let huge = "9".repeat(4301);
         assert!(parse(huge.as_bytes()).is_err());
         assert!(parse("9".repeat(4300).as_bytes()).is_ok());
@@ -354,7 +379,10 @@ mod tests {
     #[test]
     fn depth_is_bounded_without_overflowing_the_stack() {
         let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-        assert!(matches!(parse(deep.as_bytes()), Err(JsonError::TooDeep { .. })));
+        assert!(matches!(
+            parse(deep.as_bytes()),
+            Err(JsonError::TooDeep { .. })
+        ));
         let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
         assert!(parse(ok.as_bytes()).is_ok());
     }

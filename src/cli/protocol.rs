@@ -59,7 +59,9 @@ pub fn run(command: ProtocolCommand, global: &GlobalArgs) -> anyhow::Result<Exit
     match command {
         ProtocolCommand::Hash { spec, json } => hash(&spec, json),
         ProtocolCommand::Register { spec, json } => protocol_remote::register(&spec, json, global),
-        ProtocolCommand::Fetch { protocol_id, json } => protocol_remote::fetch(&protocol_id, json, global),
+        ProtocolCommand::Fetch { protocol_id, json } => {
+            protocol_remote::fetch(&protocol_id, json, global)
+        }
         ProtocolCommand::Discover {
             limit,
             cursor,
@@ -79,7 +81,10 @@ fn hash(path: &std::path::Path, as_json: bool) -> anyhow::Result<ExitCode> {
         .map_err(|e| anyhow::anyhow!("{e} ({})", path.display()))?;
     let warnings: Vec<String> = spec_version_warning(&document).into_iter().collect();
     if as_json {
-        println!("{}", json!({"protocol_id": protocol_id, "warnings": warnings}));
+        println!(
+            "{}",
+            json!({"protocol_id": protocol_id, "warnings": warnings})
+        );
     } else {
         for warning in &warnings {
             eprintln!("[warning] {warning}");
@@ -91,6 +96,9 @@ fn hash(path: &std::path::Path, as_json: bool) -> anyhow::Result<ExitCode> {
 
 fn spec_version_warning(document: &PyJson) -> Option<String> {
     let version = document.as_object()?.get("spec_version")?;
-    let value: Value = serde_json::from_str(&canonical::to_canonical_string(version)).unwrap_or(Value::Null);
-    check_spec_version(&json!({ "spec_version": value })).err().map(|e| e.to_string())
+    let value: Value =
+        serde_json::from_str(&canonical::to_canonical_string(version)).unwrap_or(Value::Null);
+    check_spec_version(&json!({ "spec_version": value }))
+        .err()
+        .map(|e| e.to_string())
 }

@@ -45,7 +45,10 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
 fn lint(args: &ValidateArgs, spec: &Spec) -> anyhow::Result<ExitCode> {
     let mut diagnostics = spec::lint(spec.value());
     diagnostics.extend(options_diagnostics(args, spec)?);
-    let errors = diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+    let errors = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
     let warnings = diagnostics.len() - errors;
     let file = args.spec.display();
     if args.json {
@@ -68,10 +71,17 @@ fn lint(args: &ValidateArgs, spec: &Spec) -> anyhow::Result<ExitCode> {
         }
         if !args.quiet || errors > 0 {
             let verdict = if errors == 0 { "OK" } else { "INVALID" };
-            println!("{file}: {verdict}: {errors} error(s), {warnings} warning(s); protocol_id {}", spec.protocol_id());
+            println!(
+                "{file}: {verdict}: {errors} error(s), {warnings} warning(s); protocol_id {}",
+                spec.protocol_id()
+            );
         }
     }
-    Ok(if errors == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if errors == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// `--options` problems as diagnostics under the `options` path.
@@ -80,7 +90,10 @@ fn options_diagnostics(args: &ValidateArgs, spec: &Spec) -> anyhow::Result<Vec<D
         return Ok(Vec::new());
     };
     let options = spec::parse_options(Some(text))?;
-    let problems = spec::validate_options(spec.value(), &options).err().map(|e| e.0).unwrap_or_default();
+    let problems = spec::validate_options(spec.value(), &options)
+        .err()
+        .map(|e| e.0)
+        .unwrap_or_default();
     Ok(problems
         .into_iter()
         .map(|problem| Diagnostic {
@@ -98,11 +111,20 @@ fn validate_message(args: &ValidateArgs, spec: &Spec, text: &str) -> anyhow::Res
         spec::validate_options(spec.value(), &options).context("options")?;
     }
     let message = read_message(text)?;
-    let outcome = spec::validate_message(spec.value(), &message, args.direction, args.message_name.as_deref());
+    let outcome = spec::validate_message(
+        spec.value(),
+        &message,
+        args.direction,
+        args.message_name.as_deref(),
+    );
     if args.json {
         let error = outcome.as_ref().err().map(ToString::to_string);
         println!("{}", json!({"valid": outcome.is_ok(), "error": error}));
-        return Ok(if outcome.is_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE });
+        return Ok(if outcome.is_ok() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
     }
     match outcome {
         Ok(()) => {
@@ -118,11 +140,12 @@ fn validate_message(args: &ValidateArgs, spec: &Spec, text: &str) -> anyhow::Res
 fn read_message(text: &str) -> anyhow::Result<Value> {
     let text = if text == "-" {
         let mut buffer = String::new();
-        std::io::stdin().read_to_string(&mut buffer).context("reading the message from stdin")?;
+        std::io::stdin()
+            .read_to_string(&mut buffer)
+            .context("reading the message from stdin")?;
         buffer
     } else {
         text.to_string()
     };
     serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("the message is not valid JSON: {e}"))
 }
-

@@ -33,7 +33,12 @@ pub const DEFAULT_ARRAY_MAX_TOTAL_BYTES: i128 = 262_144;
 pub const DEFAULT_JSON_MAX_TOTAL_BYTES: i128 = 1_048_576;
 
 /// Checks one present field value against its schema, appending `<key>: ...` errors.
-pub fn check_field(schema: &Map<String, Value>, value: &Value, key: &str, errors: &mut Vec<String>) {
+pub fn check_field(
+    schema: &Map<String, Value>,
+    value: &Value,
+    key: &str,
+    errors: &mut Vec<String>,
+) {
     let field_type = schema.get("type");
     let Some(Value::String(field_type)) = field_type else {
         let shown = field_type.map_or("None".to_string(), py_repr);
@@ -58,7 +63,9 @@ pub fn check_field(schema: &Map<String, Value>, value: &Value, key: &str, errors
         "nonce" if !text.is_some_and(|t| is_lower_hex(t, 16, 64)) => {
             fail(errors, "expected 16-64 lowercase hex chars".into())
         }
-        "id" if !text.is_some_and(is_safe_identifier) => fail(errors, "expected safe identifier".into()),
+        "id" if !text.is_some_and(is_safe_identifier) => {
+            fail(errors, "expected safe identifier".into())
+        }
         "signature" if !text.is_some_and(|t| is_lower_hex(t, 128, 128)) => {
             fail(errors, "expected lowercase Ed25519 signature hex".into())
         }
@@ -68,7 +75,10 @@ pub fn check_field(schema: &Map<String, Value>, value: &Value, key: &str, errors
         "text" => {
             let limit = limit_of(schema, "max_length", DEFAULT_TEXT_MAX_LENGTH);
             if !text.is_some_and(|t| fits(t.len(), &limit)) {
-                fail(errors, format!("expected text <= {} UTF-8 bytes", py_repr_limit(&limit)));
+                fail(
+                    errors,
+                    format!("expected text <= {} UTF-8 bytes", py_repr_limit(&limit)),
+                );
             }
         }
         "ciphertext" => {
@@ -79,7 +89,10 @@ pub fn check_field(schema: &Map<String, Value>, value: &Value, key: &str, errors
             if !ok {
                 fail(
                     errors,
-                    format!("expected hex ciphertext <= {} chars (even length)", py_repr_limit(&limit)),
+                    format!(
+                        "expected hex ciphertext <= {} chars (even length)",
+                        py_repr_limit(&limit)
+                    ),
                 );
             }
         }
@@ -89,13 +102,19 @@ pub fn check_field(schema: &Map<String, Value>, value: &Value, key: &str, errors
         "ot_blob" => {
             let limit = limit_of(schema, "max_length", DEFAULT_OT_BLOB_MAX_LENGTH);
             if !text.is_some_and(|t| fits(t.len(), &limit)) {
-                fail(errors, format!("expected ot_blob <= {} UTF-8 bytes", py_repr_limit(&limit)));
+                fail(
+                    errors,
+                    format!("expected ot_blob <= {} UTF-8 bytes", py_repr_limit(&limit)),
+                );
             }
         }
         "array" => check_array(schema, value, key, errors),
         "json" => check_json(schema, value, key, errors),
         known if FIELD_TYPES.contains(&known) => {}
-        other => fail(errors, format!("unsupported field type {}", py_repr_str(other))),
+        other => fail(
+            errors,
+            format!("unsupported field type {}", py_repr_str(other)),
+        ),
     }
 }
 
@@ -104,15 +123,23 @@ fn check_integer(schema: &Map<String, Value>, value: &Value, key: &str, errors: 
         errors.push(format!("{key}: expected integer"));
         return;
     };
-    for (bound, breaks, word) in [("min", Ordering::Less, "below min"), ("max", Ordering::Greater, "above max")] {
-        let Some(limit) = schema.get(bound) else { continue };
+    for (bound, breaks, word) in [
+        ("min", Ordering::Less, "below min"),
+        ("max", Ordering::Greater, "above max"),
+    ] {
+        let Some(limit) = schema.get(bound) else {
+            continue;
+        };
         match PyNumber::of(limit) {
             Some(limit_number) => {
                 if number.compare(&limit_number) == Some(breaks) {
                     errors.push(format!("{key}: {word} {}", py_repr(limit)));
                 }
             }
-            None => errors.push(format!("{key}: schema {bound} {} is not a number", py_repr(limit))),
+            None => errors.push(format!(
+                "{key}: schema {bound} {} is not a number",
+                py_repr(limit)
+            )),
         }
     }
 }
@@ -137,14 +164,24 @@ fn check_array(schema: &Map<String, Value>, value: &Value, key: &str, errors: &m
         return;
     };
     if items_schema.get("type").and_then(Value::as_str) == Some("array") {
-        errors.push(format!("{key}: nested array not allowed (items must be scalar)"));
+        errors.push(format!(
+            "{key}: nested array not allowed (items must be scalar)"
+        ));
         return;
     }
     let count = items.len() as i128;
-    if let Some(min) = schema.get("min_items").and_then(as_integer).filter(|min| count < *min) {
+    if let Some(min) = schema
+        .get("min_items")
+        .and_then(as_integer)
+        .filter(|min| count < *min)
+    {
         errors.push(format!("{key}: below min_items {min}"));
     }
-    if let Some(max) = schema.get("max_items").and_then(as_integer).filter(|max| count > *max) {
+    if let Some(max) = schema
+        .get("max_items")
+        .and_then(as_integer)
+        .filter(|max| count > *max)
+    {
         errors.push(format!("{key}: above max_items {max}"));
     }
     let limit = limit_of(schema, "max_total_bytes", DEFAULT_ARRAY_MAX_TOTAL_BYTES);
@@ -161,12 +198,23 @@ fn check_array(schema: &Map<String, Value>, value: &Value, key: &str, errors: &m
 }
 
 fn check_json(schema: &Map<String, Value>, value: &Value, key: &str, errors: &mut Vec<String>) {
-    let container = schema.get("container").cloned().unwrap_or(Value::from("any"));
+    let container = schema
+        .get("container")
+        .cloned()
+        .unwrap_or(Value::from("any"));
     match container.as_str() {
-        Some("object") if !value.is_object() => return errors.push(format!("{key}: expected JSON object")),
-        Some("array") if !value.is_array() => return errors.push(format!("{key}: expected JSON array")),
+        Some("object") if !value.is_object() => {
+            return errors.push(format!("{key}: expected JSON object"));
+        }
+        Some("array") if !value.is_array() => {
+            return errors.push(format!("{key}: expected JSON array"));
+        }
         Some("any" | "object" | "array") => {}
-        _ => return errors.push(format!("{key}: json container must be any, object, or array")),
+        _ => {
+            return errors.push(format!(
+                "{key}: json container must be any, object, or array"
+            ));
+        }
     }
     if !is_finite_json(value) {
         return errors.push(format!("{key}: expected finite JSON value"));
@@ -187,14 +235,18 @@ fn check_json(schema: &Map<String, Value>, value: &Value, key: &str, errors: &mu
                 encoded.len()
             )),
             Some(_) => {}
-            None => errors.push(format!("{key}: json max_total_bytes must be a positive integer")),
+            None => errors.push(format!(
+                "{key}: json max_total_bytes must be a positive integer"
+            )),
         },
     }
 }
 
 fn is_finite_json(value: &Value) -> bool {
     match value {
-        Value::Number(_) => !matches!(PyNumber::of(value), Some(PyNumber::Float(f)) if !f.is_finite()),
+        Value::Number(_) => {
+            !matches!(PyNumber::of(value), Some(PyNumber::Float(f)) if !f.is_finite())
+        }
         Value::Array(items) => items.iter().all(is_finite_json),
         Value::Object(map) => map.values().all(is_finite_json),
         _ => true,
@@ -203,14 +255,16 @@ fn is_finite_json(value: &Value) -> bool {
 
 /// A size limit from the schema: the declared number, or the default when absent.
 fn limit_of(schema: &Map<String, Value>, name: &str, default: i128) -> Value {
-    schema.get(name).cloned().unwrap_or(Value::from(default as i64))
+    schema
+        .get(name)
+        .cloned()
+        .unwrap_or(Value::from(default as i64))
 }
 
 /// `size <= limit` with Python's comparison (a non-numeric limit accepts nothing).
 fn fits(size: usize, limit: &Value) -> bool {
-    PyNumber::of(limit).is_some_and(|limit| {
-        PyNumber::Int(size as i128).compare(&limit) != Some(Ordering::Greater)
-    })
+    PyNumber::of(limit)
+        .is_some_and(|limit| PyNumber::Int(size as i128).compare(&limit) != Some(Ordering::Greater))
 }
 
 fn py_repr_limit(limit: &Value) -> String {
@@ -219,7 +273,8 @@ fn py_repr_limit(limit: &Value) -> String {
 
 /// `[0-9a-f]{min,max}` over the whole string.
 pub fn is_lower_hex(text: &str, min: usize, max: usize) -> bool {
-    (min..=max).contains(&text.len()) && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    (min..=max).contains(&text.len())
+        && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// `[A-Za-z0-9_.:-]{1,128}`, the reference's safe identifier.
@@ -244,8 +299,14 @@ mod tests {
     #[test]
     fn integer_rules() {
         let schema = json!({"type": "integer", "min": 1, "max": 5});
-        assert_eq!(errors_for(schema.clone(), json!(true)), ["f: expected integer"]);
-        assert_eq!(errors_for(schema.clone(), json!(1.0)), ["f: expected integer"]);
+        assert_eq!(
+            errors_for(schema.clone(), json!(true)),
+            ["f: expected integer"]
+        );
+        assert_eq!(
+            errors_for(schema.clone(), json!(1.0)),
+            ["f: expected integer"]
+        );
         assert_eq!(errors_for(schema.clone(), json!(0)), ["f: below min 1"]);
         assert_eq!(errors_for(schema.clone(), json!(6)), ["f: above max 5"]);
         assert!(errors_for(schema, json!(3)).is_empty());
@@ -257,9 +318,15 @@ mod tests {
             errors_for(json!({"type": "enum", "values": ["a"]}), json!("b")),
             ["f: value 'b' not in enum"]
         );
-        assert_eq!(errors_for(json!({"type": "hash"}), json!("AB")), ["f: expected lowercase SHA256 hex"]);
+        assert_eq!(
+            errors_for(json!({"type": "hash"}), json!("AB")),
+            ["f: expected lowercase SHA256 hex"]
+        );
         assert!(errors_for(json!({"type": "nonce"}), json!("0123456789abcdef")).is_empty());
-        assert_eq!(errors_for(json!({"type": "id"}), json!("a b")), ["f: expected safe identifier"]);
+        assert_eq!(
+            errors_for(json!({"type": "id"}), json!("a b")),
+            ["f: expected safe identifier"]
+        );
         assert_eq!(
             errors_for(json!({"type": "text", "max_length": 3}), json!("éé")),
             ["f: expected text <= 3 UTF-8 bytes"]
@@ -268,8 +335,14 @@ mod tests {
             errors_for(json!({"type": "ciphertext"}), json!("abc")),
             ["f: expected hex ciphertext <= 512 chars (even length)"]
         );
-        assert_eq!(errors_for(json!({"type": "string"}), json!("x")), ["f: unsupported field type 'string'"]);
-        assert_eq!(errors_for(json!({}), json!("x")), ["f: unsupported field type None"]);
+        assert_eq!(
+            errors_for(json!({"type": "string"}), json!("x")),
+            ["f: unsupported field type 'string'"]
+        );
+        assert_eq!(
+            errors_for(json!({}), json!("x")),
+            ["f: unsupported field type None"]
+        );
     }
 
     #[test]
@@ -277,10 +350,17 @@ mod tests {
         let schema = json!({"type": "array", "items": {"type": "integer", "max": 2}, "max_items": 2, "max_total_bytes": 2});
         assert_eq!(
             errors_for(schema, json!([1, 2, 3])),
-            ["f: above max_items 2", "f: array total 3 bytes exceeds max_total_bytes 2", "f[2]: above max 2"]
+            [
+                "f: above max_items 2",
+                "f: array total 3 bytes exceeds max_total_bytes 2",
+                "f[2]: above max 2"
+            ]
         );
         assert_eq!(
-            errors_for(json!({"type": "array", "items": {"type": "array"}}), json!([])),
+            errors_for(
+                json!({"type": "array", "items": {"type": "array"}}),
+                json!([])
+            ),
             ["f: nested array not allowed (items must be scalar)"]
         );
         assert_eq!(
@@ -288,7 +368,10 @@ mod tests {
             ["f: expected JSON object"]
         );
         assert_eq!(
-            errors_for(json!({"type": "json", "max_total_bytes": 4}), json!({"a": 1})),
+            errors_for(
+                json!({"type": "json", "max_total_bytes": 4}),
+                json!({"a": 1})
+            ),
             ["f: JSON payload 7 bytes exceeds max_total_bytes 4"]
         );
     }

@@ -45,7 +45,10 @@ impl FlowMode {
 
     /// Modes the reference implements but this build does not run yet.
     pub fn is_supported(self) -> bool {
-        !matches!(self, FlowMode::AuthoritativeRealtime | FlowMode::AuthoritativeGroup)
+        !matches!(
+            self,
+            FlowMode::AuthoritativeRealtime | FlowMode::AuthoritativeGroup
+        )
     }
 }
 

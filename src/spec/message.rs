@@ -113,31 +113,44 @@ pub fn find_schema<'a>(
 ) -> Result<&'a Map<String, Value>, MessageError> {
     let schemas = match spec.get("messages") {
         Some(Value::Array(items)) if !items.is_empty() => items,
-        _ => return Err(MessageError("spec.messages must be a non-empty array".into())),
+        _ => {
+            return Err(MessageError(
+                "spec.messages must be a non-empty array".into(),
+            ));
+        }
     };
     let action = message.get("action");
-    let mut candidates = schemas.iter().filter_map(Value::as_object).filter(|schema| {
-        let selected = match message_name.filter(|name| !name.is_empty()) {
-            Some(name) => schema.get("name").and_then(Value::as_str) == Some(name),
-            None => {
-                let values = schema
-                    .get("fields")
-                    .and_then(|fields| fields.get("action"))
-                    .and_then(Value::as_object)
-                    .and_then(|action_schema| action_schema.get("values"));
-                action_matches(values, action)
-            }
-        };
-        selected && direction_matches(schema, direction)
-    });
+    let mut candidates = schemas
+        .iter()
+        .filter_map(Value::as_object)
+        .filter(|schema| {
+            let selected = match message_name.filter(|name| !name.is_empty()) {
+                Some(name) => schema.get("name").and_then(Value::as_str) == Some(name),
+                None => {
+                    let values = schema
+                        .get("fields")
+                        .and_then(|fields| fields.get("action"))
+                        .and_then(Value::as_object)
+                        .and_then(|action_schema| action_schema.get("values"));
+                    action_matches(values, action)
+                }
+            };
+            selected && direction_matches(schema, direction)
+        });
     let first = candidates.next();
     match (first, candidates.next()) {
         (Some(schema), None) => Ok(schema),
-        (Some(_), Some(_)) => Err(MessageError("ambiguous message schema; pass message_name".into())),
+        (Some(_), Some(_)) => Err(MessageError(
+            "ambiguous message schema; pass message_name".into(),
+        )),
         (None, _) => {
             let shown = action.map_or("None".to_string(), py_repr);
-            let suffix = direction.map(|d| format!(" direction={d}")).unwrap_or_default();
-            Err(MessageError(format!("message schema not found for action={shown}{suffix}")))
+            let suffix = direction
+                .map(|d| format!(" direction={d}"))
+                .unwrap_or_default();
+            Err(MessageError(format!(
+                "message schema not found for action={shown}{suffix}"
+            )))
         }
     }
 }
@@ -171,9 +184,17 @@ mod tests {
 
     #[test]
     fn errors_are_collected_in_reference_order() {
-        let error = validate_message(&spec(), &json!({"action": "move", "y": 1, "note": "toolong"}), None, None)
-            .unwrap_err();
-        assert_eq!(error.0, "unknown field: y; missing required field: x; note: expected text <= 4 UTF-8 bytes");
+        let error = validate_message(
+            &spec(),
+            &json!({"action": "move", "y": 1, "note": "toolong"}),
+            None,
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(
+            error.0,
+            "unknown field: y; missing required field: x; note: expected text <= 4 UTF-8 bytes"
+        );
     }
 
     #[test]
@@ -181,22 +202,43 @@ mod tests {
         let guest_move = json!({"action": "move", "x": 1});
         assert!(validate_message(&spec(), &guest_move, Some(Direction::GuestToHost), None).is_ok());
         assert_eq!(
-            validate_message(&spec(), &guest_move, Some(Direction::HostToGuest), None).unwrap_err().0,
+            validate_message(&spec(), &guest_move, Some(Direction::HostToGuest), None)
+                .unwrap_err()
+                .0,
             "message schema not found for action='move' direction=host_to_guest"
         );
         assert_eq!(
-            validate_message(&spec(), &guest_move, Some(Direction::Both), None).unwrap_err().0,
+            validate_message(&spec(), &guest_move, Some(Direction::Both), None)
+                .unwrap_err()
+                .0,
             "message schema not found for action='move' direction=both"
         );
-        assert!(validate_message(&spec(), &json!({"action": "chat"}), Some(Direction::Both), None).is_ok());
+        assert!(
+            validate_message(
+                &spec(),
+                &json!({"action": "chat"}),
+                Some(Direction::Both),
+                None
+            )
+            .is_ok()
+        );
         assert_eq!(
-            validate_message(&spec(), &json!({"x": 1}), None, None).unwrap_err().0,
+            validate_message(&spec(), &json!({"x": 1}), None, None)
+                .unwrap_err()
+                .0,
             "message schema not found for action=None"
         );
         assert_eq!(
-            validate_message(&spec(), &json!({}), None, Some("empty")).unwrap_err().0,
+            validate_message(&spec(), &json!({}), None, Some("empty"))
+                .unwrap_err()
+                .0,
             "message empty has no fields schema"
         );
-        assert_eq!(validate_message(&spec(), &json!([1]), None, None).unwrap_err().0, "message must be a JSON object");
+        assert_eq!(
+            validate_message(&spec(), &json!([1]), None, None)
+                .unwrap_err()
+                .0,
+            "message must be a JSON object"
+        );
     }
 }

@@ -112,7 +112,8 @@ impl Spec {
             let value: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
             return Err(SpecError::NotAnObject(json_kind(&value)));
         }
-        let value: Value = serde_json::from_slice(bytes).map_err(|_| SpecError::NonStandardNumber)?;
+        let value: Value =
+            serde_json::from_slice(bytes).map_err(|_| SpecError::NonStandardNumber)?;
         Spec::from_value(value)
     }
 
@@ -122,7 +123,9 @@ impl Spec {
             path: path.to_path_buf(),
             error,
         };
-        read_limited(path).map_err(at).and_then(|bytes| Spec::from_bytes(&bytes).map_err(at))
+        read_limited(path)
+            .map_err(at)
+            .and_then(|bytes| Spec::from_bytes(&bytes).map_err(at))
     }
 
     /// Loads a spec and applies the run gate ([`Spec::check`]): what `protocol test`,
@@ -175,7 +178,9 @@ impl Spec {
     pub fn flow_mode(&self) -> Result<FlowMode, String> {
         match flow::declared_mode(&self.value) {
             Ok(None) => Ok(FlowMode::SessionLoop),
-            Ok(Some(text)) => FlowMode::parse(text).ok_or_else(|| format!("unsupported flow.mode {text:?}")),
+            Ok(Some(text)) => {
+                FlowMode::parse(text).ok_or_else(|| format!("unsupported flow.mode {text:?}"))
+            }
             Err(other) => Err(format!("flow.mode must be a string, found {other}")),
         }
     }
@@ -198,7 +203,9 @@ impl Spec {
 pub fn read_limited(path: &Path) -> Result<Vec<u8>, SpecError> {
     let metadata = std::fs::metadata(path).map_err(|e| SpecError::Io(e.to_string()))?;
     if metadata.is_dir() {
-        return Err(SpecError::Io("is a directory, expected a spec.json file".into()));
+        return Err(SpecError::Io(
+            "is a directory, expected a spec.json file".into(),
+        ));
     }
     if metadata.len() > MAX_INPUT_BYTES as u64 {
         return Err(SpecError::Json(JsonError::TooLarge {
@@ -227,9 +234,18 @@ mod tests {
 
     #[test]
     fn bad_documents_get_clear_errors() {
-        assert_eq!(Spec::from_bytes(b"[1,2]"), Err(SpecError::NotAnObject("an array")));
-        assert_eq!(Spec::from_bytes(b"{\"a\": NaN}"), Err(SpecError::NonStandardNumber));
-        assert_eq!(Spec::from_bytes(b""), Err(SpecError::Json(JsonError::Empty)));
+        assert_eq!(
+            Spec::from_bytes(b"[1,2]"),
+            Err(SpecError::NotAnObject("an array"))
+        );
+        assert_eq!(
+            Spec::from_bytes(b"{\"a\": NaN}"),
+            Err(SpecError::NonStandardNumber)
+        );
+        assert_eq!(
+            Spec::from_bytes(b""),
+            Err(SpecError::Json(JsonError::Empty))
+        );
     }
 
     #[test]

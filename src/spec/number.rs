@@ -72,7 +72,8 @@ mod tests {
 
     #[test]
     fn classifies_like_python() {
-        let big: Value = serde_json::from_str("123456789012345678901234567890123456789012").unwrap();
+        let big: Value =
+            serde_json::from_str("123456789012345678901234567890123456789012").unwrap();
         assert!(is_integer(&big));
         assert!(!is_integer(&json!(1.0)));
         assert!(!is_integer(&json!(true)));
@@ -80,6 +81,9 @@ mod tests {
         let one = PyNumber::of(&json!(1)).unwrap();
         let one_and_half = PyNumber::of(&json!(1.5)).unwrap();
         assert_eq!(one.compare(&one_and_half), Some(Ordering::Less));
-        assert_eq!(PyNumber::of(&big).unwrap().compare(&one), Some(Ordering::Greater));
+        assert_eq!(
+            PyNumber::of(&big).unwrap().compare(&one),
+            Some(Ordering::Greater)
+        );
     }
 }

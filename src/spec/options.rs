@@ -25,7 +25,9 @@ pub fn parse_options(text: Option<&str>) -> Result<Map<String, Value>, OptionsEr
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(OptionsError(vec!["--options must be a JSON object".into()])),
-        Err(error) => Err(OptionsError(vec![format!("--options is not valid JSON: {error}")])),
+        Err(error) => Err(OptionsError(vec![format!(
+            "--options is not valid JSON: {error}"
+        )])),
     }
 }
 
@@ -48,34 +50,54 @@ pub fn validate_options(spec: &Value, options: &Map<String, Value>) -> Result<()
     }
 }
 
-fn check_parameter(key: &str, schema: &Map<String, Value>, value: &Value, errors: &mut Vec<String>) {
+fn check_parameter(
+    key: &str,
+    schema: &Map<String, Value>,
+    value: &Value,
+    errors: &mut Vec<String>,
+) {
     match schema.get("type").and_then(Value::as_str) {
         Some("integer") => match PyNumber::of(value).filter(PyNumber::is_int) {
             None => errors.push(format!("{key}: expected integer, got {}", py_repr(value))),
             Some(number) => {
                 if let Some(range) = out_of_range(&number, schema) {
-                    errors.push(format!("{key}: value out of range ({} not in {range})", py_repr(value)));
+                    errors.push(format!(
+                        "{key}: value out of range ({} not in {range})",
+                        py_repr(value)
+                    ));
                 }
             }
         },
         Some("boolean") if !value.is_boolean() => {
             errors.push(format!("{key}: expected boolean, got {}", py_repr(value)))
         }
-        Some("enum") if !value.as_str().is_some_and(|v| enum_contains(schema.get("values"), v)) => {
-            errors.push(format!("{key}: invalid enum {} (allowed: {})", py_repr(value), allowed(schema)))
+        Some("enum")
+            if !value
+                .as_str()
+                .is_some_and(|v| enum_contains(schema.get("values"), v)) =>
+        {
+            errors.push(format!(
+                "{key}: invalid enum {} (allowed: {})",
+                py_repr(value),
+                allowed(schema)
+            ))
         }
         Some("text") => {
             let limit = schema
                 .get("max_length")
                 .and_then(super::number::as_integer)
                 .unwrap_or(super::fields::DEFAULT_TEXT_MAX_LENGTH);
-            if !value.as_str().is_some_and(|text| text.len() as i128 <= limit) {
+            if !value
+                .as_str()
+                .is_some_and(|text| text.len() as i128 <= limit)
+            {
                 errors.push(format!("{key}: expected text <= {limit} UTF-8 bytes"));
             }
         }
-        Some("id") if !value.as_str().is_some_and(is_safe_identifier) => {
-            errors.push(format!("{key}: expected safe identifier, got {}", py_repr(value)))
-        }
+        Some("id") if !value.as_str().is_some_and(is_safe_identifier) => errors.push(format!(
+            "{key}: expected safe identifier, got {}",
+            py_repr(value)
+        )),
         Some("table") => check_table(key, schema, value, errors),
         _ => {}
     }
@@ -85,8 +107,12 @@ fn check_parameter(key: &str, schema: &Map<String, Value>, value: &Value, errors
 fn out_of_range(number: &PyNumber, schema: &Map<String, Value>) -> Option<String> {
     let min = schema.get("min").and_then(PyNumber::of);
     let max = schema.get("max").and_then(PyNumber::of);
-    let below = min.as_ref().is_some_and(|m| number.compare(m) == Some(Ordering::Less));
-    let above = max.as_ref().is_some_and(|m| number.compare(m) == Some(Ordering::Greater));
+    let below = min
+        .as_ref()
+        .is_some_and(|m| number.compare(m) == Some(Ordering::Less));
+    let above = max
+        .as_ref()
+        .is_some_and(|m| number.compare(m) == Some(Ordering::Greater));
     (below || above).then(|| {
         let show = |bound: Option<&Value>| bound.map(py_repr).unwrap_or_default();
         format!("{}..{}", show(schema.get("min")), show(schema.get("max")))
@@ -105,7 +131,9 @@ fn check_table(path: &str, schema: &Map<String, Value>, value: &Value, errors: &
     let columns = match schema.get("columns") {
         Some(Value::Object(columns)) if !columns.is_empty() => columns,
         _ => {
-            errors.push(format!("{path}: table schema requires a non-empty 'columns' field-tree"));
+            errors.push(format!(
+                "{path}: table schema requires a non-empty 'columns' field-tree"
+            ));
             return;
         }
     };
@@ -128,7 +156,9 @@ fn check_fields(path: &str, fields: &Map<String, Value>, value: &Value, errors: 
         errors.push(format!("{path}: unknown field {}", py_repr_str(key)));
     }
     for (key, node) in fields {
-        let required = node.get("required").is_none_or(|flag| flag != &Value::Bool(false));
+        let required = node
+            .get("required")
+            .is_none_or(|flag| flag != &Value::Bool(false));
         match map.get(key) {
             None if required => errors.push(format!("{path}: missing field {}", py_repr_str(key))),
             None => {}
@@ -145,17 +175,24 @@ fn check_node(path: &str, node: &Value, value: &Value, errors: &mut Vec<String>)
     match node.get("type").and_then(Value::as_str) {
         Some("object") => match node.get("fields") {
             Some(Value::Object(fields)) => check_fields(path, fields, value, errors),
-            _ => errors.push(format!("{path}: object node requires a 'fields' field-tree")),
+            _ => errors.push(format!(
+                "{path}: object node requires a 'fields' field-tree"
+            )),
         },
         Some("integer") => match PyNumber::of(value).filter(PyNumber::is_int) {
             None => errors.push(format!("{path}: expected integer, got {}", py_repr(value))),
             Some(number) => {
-                for (bound, breaks, word) in
-                    [("min", Ordering::Less, "below min"), ("max", Ordering::Greater, "above max")]
-                {
+                for (bound, breaks, word) in [
+                    ("min", Ordering::Less, "below min"),
+                    ("max", Ordering::Greater, "above max"),
+                ] {
                     let limit = node.get(bound).and_then(PyNumber::of);
                     if limit.is_some_and(|limit| number.compare(&limit) == Some(breaks)) {
-                        errors.push(format!("{path}: {word} {} (got {})", py_repr(&node[bound]), py_repr(value)));
+                        errors.push(format!(
+                            "{path}: {word} {} (got {})",
+                            py_repr(&node[bound]),
+                            py_repr(value)
+                        ));
                     }
                 }
             }
@@ -163,8 +200,16 @@ fn check_node(path: &str, node: &Value, value: &Value, errors: &mut Vec<String>)
         Some("boolean") if !value.is_boolean() => {
             errors.push(format!("{path}: expected boolean, got {}", py_repr(value)))
         }
-        Some("enum") if !value.as_str().is_some_and(|v| enum_contains(node.get("values"), v)) => {
-            errors.push(format!("{path}: invalid enum {} (allowed: {})", py_repr(value), allowed(node)))
+        Some("enum")
+            if !value
+                .as_str()
+                .is_some_and(|v| enum_contains(node.get("values"), v)) =>
+        {
+            errors.push(format!(
+                "{path}: invalid enum {} (allowed: {})",
+                py_repr(value),
+                allowed(node)
+            ))
         }
         Some("boolean" | "enum") => {}
         other => errors.push(format!(
@@ -203,7 +248,10 @@ mod tests {
             error.to_string(),
             "best_of: value out of range (0 not in 1..9); fast: expected boolean, got 1; mode: invalid enum 'c' (allowed: 'a', 'b')"
         );
-        assert_eq!(check(json!({"best_of": 2.0})).unwrap_err().0, ["best_of: expected integer, got 2.0"]);
+        assert_eq!(
+            check(json!({"best_of": 2.0})).unwrap_err().0,
+            ["best_of: expected integer, got 2.0"]
+        );
     }
 
     #[test]
@@ -214,16 +262,22 @@ mod tests {
             "rogue": 5
         }}))
         .unwrap_err();
-        assert_eq!(error.0, [
-            "balance.warrior.hp: below min 1 (got 0)",
-            "balance.warrior.skill: unknown field 'extra'",
-            "balance.warrior.skill.dmg: above max 50 (got 60)",
-            "balance.mage: unknown field 'bogus'",
-            "balance.mage: missing field 'hp'",
-            "balance.mage.skill.dmg: expected integer, got 'x'",
-            "balance.rogue: expected object",
-        ]);
-        assert_eq!(check(json!({"balance": [1]})).unwrap_err().0, ["balance: expected a keyed table object"]);
+        assert_eq!(
+            error.0,
+            [
+                "balance.warrior.hp: below min 1 (got 0)",
+                "balance.warrior.skill: unknown field 'extra'",
+                "balance.warrior.skill.dmg: above max 50 (got 60)",
+                "balance.mage: unknown field 'bogus'",
+                "balance.mage: missing field 'hp'",
+                "balance.mage.skill.dmg: expected integer, got 'x'",
+                "balance.rogue: expected object",
+            ]
+        );
+        assert_eq!(
+            check(json!({"balance": [1]})).unwrap_err().0,
+            ["balance: expected a keyed table object"]
+        );
     }
 
     #[test]

@@ -133,14 +133,22 @@ mod tests {
 
     #[test]
     fn flow_normalisation() {
-        assert_eq!(contract_text(r#"{"flow":{"mode":"session_loop","phases":[]}}"#), "{}");
-        assert_eq!(contract_text(r#"{"flow":{"mode":"","end_when":"x"}}"#), "{}");
+        assert_eq!(
+            contract_text(r#"{"flow":{"mode":"session_loop","phases":[]}}"#),
+            "{}"
+        );
+        assert_eq!(
+            contract_text(r#"{"flow":{"mode":"","end_when":"x"}}"#),
+            "{}"
+        );
         assert_eq!(
             contract_text(r#"{"flow":{"mode":"free","round":{"a":1}}}"#),
             r#"{"flow":{"mode":"free"}}"#
         );
         assert_eq!(
-            contract_text(r#"{"flow":{"mode":"simultaneous_round","round":{"a":1},"realtime":{}}}"#),
+            contract_text(
+                r#"{"flow":{"mode":"simultaneous_round","round":{"a":1},"realtime":{}}}"#
+            ),
             r#"{"flow":{"mode":"simultaneous_round","round":{"a":1}}}"#
         );
         assert_eq!(
@@ -158,7 +166,10 @@ mod tests {
             r#"{"parameters":{"a":{"type":"integer"},"b":{"columns":{"default":1}},"c":5}}"#
         );
         assert_eq!(contract_text(r#"{"parameters":[1]}"#), "{}");
-        assert_eq!(contract_text(r#"{"timing":null,"rules":null}"#), r#"{"rules":null,"timing":null}"#);
+        assert_eq!(
+            contract_text(r#"{"timing":null,"rules":null}"#),
+            r#"{"rules":null,"timing":null}"#
+        );
     }
 
     #[test]

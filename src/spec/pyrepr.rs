@@ -115,7 +115,10 @@ mod tests {
         assert_eq!(py_repr(&json!(null)), "None");
         assert_eq!(py_repr(&json!("it's")), "\"it's\"");
         assert_eq!(py_repr(&json!("a'b\"c")), "'a\\'b\"c'");
-        assert_eq!(py_repr(&json!(["x", 1, true, {"k": 2.5}])), "['x', 1, True, {'k': 2.5}]");
+        assert_eq!(
+            py_repr(&json!(["x", 1, true, {"k": 2.5}])),
+            "['x', 1, True, {'k': 2.5}]"
+        );
         assert_eq!(py_repr_str("tab\there\u{1}é"), "'tab\\there\\x01é'");
         assert_eq!(py_str(&json!("plain")), "plain");
     }

@@ -36,11 +36,15 @@ mod tests {
         assert!(check_spec_version(&json!({"spec_version": "1.0"})).is_ok());
         assert!(check_spec_version(&json!({"spec_version": null})).is_ok());
         assert_eq!(
-            check_spec_version(&json!({"spec_version": "2.0"})).unwrap_err().to_string(),
+            check_spec_version(&json!({"spec_version": "2.0"}))
+                .unwrap_err()
+                .to_string(),
             "unsupported spec_version: '2.0' (supported: 1.0)"
         );
         assert_eq!(
-            check_spec_version(&json!({"spec_version": 1.0})).unwrap_err().to_string(),
+            check_spec_version(&json!({"spec_version": 1.0}))
+                .unwrap_err()
+                .to_string(),
             "unsupported spec_version: 1.0 (supported: 1.0)"
         );
     }

@@ -36,18 +36,26 @@ impl MemoryChannel {
 
 impl Channel for MemoryChannel {
     fn send(&mut self, frame: &Value) -> Result<(), ChannelError> {
-        let sender = self.outgoing.as_ref().ok_or_else(|| ChannelError::Closed("channel closed locally".into()))?;
-        sender.send(frame.clone()).map_err(|_| ChannelError::Closed("peer is gone".into()))
+        let sender = self
+            .outgoing
+            .as_ref()
+            .ok_or_else(|| ChannelError::Closed("channel closed locally".into()))?;
+        sender
+            .send(frame.clone())
+            .map_err(|_| ChannelError::Closed("peer is gone".into()))
     }
 
     fn recv(&mut self) -> Result<Value, ChannelError> {
         let closed = || ChannelError::Closed("peer closed the channel".into());
         match self.recv_timeout {
             None => self.incoming.recv().map_err(|_| closed()),
-            Some(timeout) => self.incoming.recv_timeout(timeout).map_err(|error| match error {
-                std::sync::mpsc::RecvTimeoutError::Timeout => ChannelError::Timeout,
-                std::sync::mpsc::RecvTimeoutError::Disconnected => closed(),
-            }),
+            Some(timeout) => self
+                .incoming
+                .recv_timeout(timeout)
+                .map_err(|error| match error {
+                    std::sync::mpsc::RecvTimeoutError::Timeout => ChannelError::Timeout,
+                    std::sync::mpsc::RecvTimeoutError::Disconnected => closed(),
+                }),
         }
     }
 

@@ -33,9 +33,18 @@ pub fn reference_python() -> &'static Path {
             std::fs::create_dir_all(venv.parent().unwrap()).unwrap();
             let _guard = FileLock::acquire(&lock);
             if !marker.exists() {
-                run(Command::new("python3").args(["-m", "venv"]).arg(&venv), "create the reference venv");
                 run(
-                    Command::new(&python).args(["-m", "pip", "install", "-q", &format!("aigenora=={REFERENCE_VERSION}")]),
+                    Command::new("python3").args(["-m", "venv"]).arg(&venv),
+                    "create the reference venv",
+                );
+                run(
+                    Command::new(&python).args([
+                        "-m",
+                        "pip",
+                        "install",
+                        "-q",
+                        &format!("aigenora=={REFERENCE_VERSION}"),
+                    ]),
                     "install the reference client (aigenora) from PyPI",
                 );
                 std::fs::write(&marker, "").unwrap();
@@ -48,10 +57,17 @@ pub fn reference_python() -> &'static Path {
 /// The installed reference package directory (for its built-in protocols and hooks).
 pub fn reference_package_dir() -> PathBuf {
     let output = Command::new(reference_python())
-        .args(["-c", "import aigenora, os; print(os.path.dirname(aigenora.__file__))"])
+        .args([
+            "-c",
+            "import aigenora, os; print(os.path.dirname(aigenora.__file__))",
+        ])
         .output()
         .expect("run the reference python");
-    assert!(output.status.success(), "reference package not importable: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "reference package not importable: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
 }
 
@@ -64,7 +80,9 @@ pub fn reference_cli() -> Command {
 }
 
 fn run(command: &mut Command, what: &str) {
-    let output = command.output().unwrap_or_else(|e| panic!("cannot {what}: {e}"));
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot {what}: {e}"));
     assert!(
         output.status.success(),
         "cannot {what}: {}{}",
@@ -79,7 +97,12 @@ struct FileLock(PathBuf);
 impl FileLock {
     fn acquire(path: &Path) -> FileLock {
         for _ in 0..1200 {
-            if std::fs::OpenOptions::new().write(true).create_new(true).open(path).is_ok() {
+            if std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+                .is_ok()
+            {
                 return FileLock(path.to_path_buf());
             }
             std::thread::sleep(std::time::Duration::from_millis(250));

@@ -15,7 +15,9 @@ pub fn lint_flow(spec: &Value, declared: &[DeclaredMessage], findings: &mut Find
     let flow = match spec.get("flow") {
         None | Some(Value::Null) => return,
         Some(Value::Object(flow)) => flow,
-        Some(other) => return findings.error("flow", format!("expected an object, found {}", kind(other))),
+        Some(other) => {
+            return findings.error("flow", format!("expected an object, found {}", kind(other)));
+        }
     };
     let mode = match flow.get("mode") {
         None | Some(Value::Null) => Some(FlowMode::SessionLoop),
@@ -23,21 +25,34 @@ pub fn lint_flow(spec: &Value, declared: &[DeclaredMessage], findings: &mut Find
         Some(Value::String(text)) => match FlowMode::parse(text) {
             Some(mode) if mode.is_supported() => Some(mode),
             Some(mode) => {
-                findings.error("flow.mode", format!("{mode} is recognised but not supported by this build yet"));
+                findings.error(
+                    "flow.mode",
+                    format!("{mode} is recognised but not supported by this build yet"),
+                );
                 None
             }
             None => {
-                let supported: Vec<&str> =
-                    FlowMode::ALL.iter().filter(|m| m.is_supported()).map(|m| m.as_str()).collect();
+                let supported: Vec<&str> = FlowMode::ALL
+                    .iter()
+                    .filter(|m| m.is_supported())
+                    .map(|m| m.as_str())
+                    .collect();
                 findings.error(
                     "flow.mode",
-                    format!("unsupported flow mode {}; one of {}", py_repr_str(text), supported.join(", ")),
+                    format!(
+                        "unsupported flow mode {}; one of {}",
+                        py_repr_str(text),
+                        supported.join(", ")
+                    ),
                 );
                 None
             }
         },
         Some(other) => {
-            findings.error("flow.mode", format!("expected a string, found {}", kind(other)));
+            findings.error(
+                "flow.mode",
+                format!("expected a string, found {}", kind(other)),
+            );
             None
         }
     };
@@ -62,12 +77,20 @@ fn lint_phases(
     let phases = match phases {
         None | Some(Value::Null) => return,
         Some(Value::Array(phases)) => phases,
-        Some(other) => return findings.error("flow.phases", format!("expected an array, found {}", kind(other))),
+        Some(other) => {
+            return findings.error(
+                "flow.phases",
+                format!("expected an array, found {}", kind(other)),
+            );
+        }
     };
     for (index, phase) in phases.iter().enumerate() {
         let path = format!("flow.phases[{index}]");
         let Value::Object(phase) = phase else {
-            findings.warning(&path, format!("expected a phase object, found {}", kind(phase)));
+            findings.warning(
+                &path,
+                format!("expected a phase object, found {}", kind(phase)),
+            );
             continue;
         };
         if let Some(repeat) = phase.get("repeat") {
@@ -77,38 +100,74 @@ fn lint_phases(
             None => {}
             Some(Value::Array(steps)) => {
                 for (step_index, step) in steps.iter().enumerate() {
-                    lint_exchange_step(&format!("{path}.exchange[{step_index}]"), step, declared, findings);
+                    lint_exchange_step(
+                        &format!("{path}.exchange[{step_index}]"),
+                        step,
+                        declared,
+                        findings,
+                    );
                 }
             }
-            Some(other) => findings.error(join(&path, "exchange"), format!("expected an array, found {}", kind(other))),
+            Some(other) => findings.error(
+                join(&path, "exchange"),
+                format!("expected an array, found {}", kind(other)),
+            ),
         }
     }
 }
 
-fn lint_repeat(path: &str, repeat: &Value, parameters: Option<&Map<String, Value>>, findings: &mut Findings) {
+fn lint_repeat(
+    path: &str,
+    repeat: &Value,
+    parameters: Option<&Map<String, Value>>,
+    findings: &mut Findings,
+) {
     let Some(repeat) = repeat.as_str().filter(|r| REPEAT_VALUES.contains(r)) else {
-        return findings.error(path, format!("must be one of best_of, total_rounds, until game_over; found {repeat}"));
+        return findings.error(
+            path,
+            format!("must be one of best_of, total_rounds, until game_over; found {repeat}"),
+        );
     };
     if repeat != "until game_over" && !parameters.is_some_and(|p| p.contains_key(repeat)) {
-        findings.error(path, format!("repeats by {repeat}, but no parameter {repeat} is declared"));
+        findings.error(
+            path,
+            format!("repeats by {repeat}, but no parameter {repeat} is declared"),
+        );
     }
 }
 
-fn lint_exchange_step(path: &str, step: &Value, declared: &[DeclaredMessage], findings: &mut Findings) {
+fn lint_exchange_step(
+    path: &str,
+    step: &Value,
+    declared: &[DeclaredMessage],
+    findings: &mut Findings,
+) {
     let Value::Object(step) = step else {
-        return findings.error(path, format!("expected {{message, direction}}, found {}", kind(step)));
+        return findings.error(
+            path,
+            format!("expected {{message, direction}}, found {}", kind(step)),
+        );
     };
     let Some(name) = step.get("message").and_then(Value::as_str) else {
-        return findings.error(join(path, "message"), "required: the name of a declared message");
+        return findings.error(
+            join(path, "message"),
+            "required: the name of a declared message",
+        );
     };
     let Some(message) = declared.iter().find(|m| m.name == name) else {
-        return findings.error(join(path, "message"), format!("names undeclared message {}", py_repr_str(name)));
+        return findings.error(
+            join(path, "message"),
+            format!("names undeclared message {}", py_repr_str(name)),
+        );
     };
     match step.get("direction").and_then(Value::as_str) {
         None => {} // implied by the message's own direction
         Some(direction) if !super::messages::DIRECTIONS.contains(&direction) => findings.error(
             join(path, "direction"),
-            format!("must be host_to_guest, guest_to_host or both, found {}", py_repr_str(direction)),
+            format!(
+                "must be host_to_guest, guest_to_host or both, found {}",
+                py_repr_str(direction)
+            ),
         ),
         Some(direction) => {
             let fits = message.direction == Some("both") || message.direction == Some(direction);
@@ -149,19 +208,33 @@ const MENTAL_POKER_MESSAGES: [&str; 12] = [
 
 impl<'a> EngineFrames<'a, '_> {
     /// The unique schema a frame with `action` travelling `direction` resolves to, or an error.
-    fn schema_for(&mut self, action: &str, direction: &str, why: &str) -> Option<&'a DeclaredMessage<'a>> {
+    fn schema_for(
+        &mut self,
+        action: &str,
+        direction: &str,
+        why: &str,
+    ) -> Option<&'a DeclaredMessage<'a>> {
         let declared: &'a [DeclaredMessage<'a>] = self.declared;
         let matches: Vec<&'a DeclaredMessage<'a>> = declared
             .iter()
             .filter(|m| m.action_values().contains(&action))
-            .filter(|m| if direction == "both" { m.direction == Some("both") } else { m.travels(direction) })
+            .filter(|m| {
+                if direction == "both" {
+                    m.direction == Some("both")
+                } else {
+                    m.travels(direction)
+                }
+            })
             .collect();
         match matches.as_slice() {
             [one] => Some(one),
             [] => {
                 self.findings.error(
                     "messages",
-                    format!("{why}: declare a message with action {} and direction {direction}", py_repr_str(action)),
+                    format!(
+                        "{why}: declare a message with action {} and direction {direction}",
+                        py_repr_str(action)
+                    ),
                 );
                 None
             }
@@ -171,13 +244,18 @@ impl<'a> EngineFrames<'a, '_> {
 
     /// The engine sends exactly `keys`: each must be declared, and no other field required.
     fn exact_fields(&mut self, action: &str, direction: &str, keys: &[&str], why: &str) {
-        let Some(message) = self.schema_for(action, direction, why) else { return };
+        let Some(message) = self.schema_for(action, direction, why) else {
+            return;
+        };
         let path = &message.path;
         let Some(fields) = message.fields else { return };
         for key in keys.iter().filter(|key| !fields.contains_key(**key)) {
             self.findings.error(
                 join(path, "fields"),
-                format!("{why}: the engine sends field {}, which is not declared", py_repr_str(key)),
+                format!(
+                    "{why}: the engine sends field {}, which is not declared",
+                    py_repr_str(key)
+                ),
             );
         }
         for (key, schema) in fields {
@@ -193,7 +271,10 @@ impl<'a> EngineFrames<'a, '_> {
     fn declared_names(self, names: &[&str]) {
         for name in names {
             if !self.declared.iter().any(|m| m.name == *name) {
-                self.findings.error("messages", format!("mental_poker needs a message named {}", py_repr_str(name)));
+                self.findings.error(
+                    "messages",
+                    format!("mental_poker needs a message named {}", py_repr_str(name)),
+                );
             }
         }
     }
@@ -203,24 +284,48 @@ fn lint_simultaneous_round(flow: &Map<String, Value>, mut needs: EngineFrames) {
     let round = match flow.get("round") {
         Some(Value::Object(round)) => round,
         Some(other) => {
-            return needs.findings.error("flow.round", format!("expected an object, found {}", kind(other)));
+            return needs.findings.error(
+                "flow.round",
+                format!("expected an object, found {}", kind(other)),
+            );
         }
-        None => return needs.findings.error("flow.round", "required for simultaneous_round: {value_field, value_type_ref}"),
+        None => {
+            return needs.findings.error(
+                "flow.round",
+                "required for simultaneous_round: {value_field, value_type_ref}",
+            );
+        }
     };
-    let text = |key: &str| round.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let text = |key: &str| {
+        round
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
     let value_field = text("value_field");
     if value_field.is_none() {
-        needs.findings.error("flow.round.value_field", "required: a non-empty string naming the revealed field");
+        needs.findings.error(
+            "flow.round.value_field",
+            "required: a non-empty string naming the revealed field",
+        );
     }
     match text("value_type_ref") {
-        None => needs.findings.error("flow.round.value_type_ref", "required: a reference like reveal.fields.choice"),
+        None => needs.findings.error(
+            "flow.round.value_type_ref",
+            "required: a reference like reveal.fields.choice",
+        ),
         Some(reference) => lint_type_ref(reference, value_field, &mut needs),
     }
     let value_field = value_field.unwrap_or("value");
     let why = "simultaneous_round commit";
     for direction in ["host_to_guest", "guest_to_host"] {
         needs.exact_fields("commit", direction, &["action", "round", "hash"], why);
-        needs.exact_fields("reveal", direction, &["action", "round", value_field, "nonce"], "simultaneous_round reveal");
+        needs.exact_fields(
+            "reveal",
+            direction,
+            &["action", "round", value_field, "nonce"],
+            "simultaneous_round reveal",
+        );
     }
 }
 
@@ -229,34 +334,63 @@ fn lint_type_ref(reference: &str, value_field: Option<&str>, needs: &mut EngineF
     let path = "flow.round.value_type_ref";
     let parts: Vec<&str> = reference.split('.').collect();
     let [message_name, "fields", field] = parts.as_slice() else {
-        return needs.findings.error(path, format!("{} is not of the form <message>.fields.<field>", py_repr_str(reference)));
-    };
-    let Some(message) = needs.declared.iter().find(|m| m.name == *message_name) else {
-        return needs.findings.error(path, format!("names undeclared message {}", py_repr_str(message_name)));
-    };
-    if !message.fields.is_some_and(|fields| fields.contains_key(*field)) {
         return needs.findings.error(
             path,
-            format!("message {} declares no field {}", py_repr_str(message_name), py_repr_str(field)),
+            format!(
+                "{} is not of the form <message>.fields.<field>",
+                py_repr_str(reference)
+            ),
+        );
+    };
+    let Some(message) = needs.declared.iter().find(|m| m.name == *message_name) else {
+        return needs.findings.error(
+            path,
+            format!("names undeclared message {}", py_repr_str(message_name)),
+        );
+    };
+    if !message
+        .fields
+        .is_some_and(|fields| fields.contains_key(*field))
+    {
+        return needs.findings.error(
+            path,
+            format!(
+                "message {} declares no field {}",
+                py_repr_str(message_name),
+                py_repr_str(field)
+            ),
         );
     }
     if value_field.is_some_and(|value_field| value_field != *field) {
         needs.findings.warning(
             path,
-            format!("refers to field {} but value_field is {}", py_repr_str(field), py_repr_str(value_field.unwrap_or(""))),
+            format!(
+                "refers to field {} but value_field is {}",
+                py_repr_str(field),
+                py_repr_str(value_field.unwrap_or(""))
+            ),
         );
     }
 }
 
 fn lint_free(flow: &Map<String, Value>, mut needs: EngineFrames) {
     match flow.get("end_when") {
-        None => needs.findings.warning("flow.end_when", "free mode should say how it ends (e.g. \"either_ends\")"),
+        None => needs.findings.warning(
+            "flow.end_when",
+            "free mode should say how it ends (e.g. \"either_ends\")",
+        ),
         Some(Value::String(text)) if text == "either_ends" => {}
         Some(Value::String(text)) => needs.findings.warning(
             "flow.end_when",
-            format!("{}: a free session always ends when either side ends", py_repr_str(text)),
+            format!(
+                "{}: a free session always ends when either side ends",
+                py_repr_str(text)
+            ),
         ),
-        Some(other) => needs.findings.error("flow.end_when", format!("expected a string, found {}", kind(other))),
+        Some(other) => needs.findings.error(
+            "flow.end_when",
+            format!("expected a string, found {}", kind(other)),
+        ),
     }
     let why = "free mode";
     needs.exact_fields("join", "guest_to_host", &["action"], why);

@@ -34,7 +34,10 @@ impl DeclaredMessage<'_> {
     }
 }
 
-pub fn lint_messages<'a>(messages: Option<&'a Value>, findings: &mut Findings) -> Vec<DeclaredMessage<'a>> {
+pub fn lint_messages<'a>(
+    messages: Option<&'a Value>,
+    findings: &mut Findings,
+) -> Vec<DeclaredMessage<'a>> {
     let items = match messages {
         None => {
             findings.error("messages", "required: a non-empty array of message schemas");
@@ -46,7 +49,10 @@ pub fn lint_messages<'a>(messages: Option<&'a Value>, findings: &mut Findings) -
         }
         Some(Value::Array(items)) => items,
         Some(other) => {
-            findings.error("messages", format!("expected an array, found {}", kind(other)));
+            findings.error(
+                "messages",
+                format!("expected an array, found {}", kind(other)),
+            );
             return Vec::new();
         }
     };
@@ -54,7 +60,10 @@ pub fn lint_messages<'a>(messages: Option<&'a Value>, findings: &mut Findings) -
     for (index, item) in items.iter().enumerate() {
         let path = format!("messages[{index}]");
         let Value::Object(message) = item else {
-            findings.error(&path, format!("expected a message object, found {}", kind(item)));
+            findings.error(
+                &path,
+                format!("expected a message object, found {}", kind(item)),
+            );
             continue;
         };
         if let Some(entry) = lint_message(&path, message, &declared, findings) {
@@ -76,7 +85,12 @@ fn lint_message<'a>(
     earlier: &[DeclaredMessage],
     findings: &mut Findings,
 ) -> Option<DeclaredMessage<'a>> {
-    unknown_keys(message, &["name", "direction", "fields", "description"], path, findings);
+    unknown_keys(
+        message,
+        &["name", "direction", "fields", "description"],
+        path,
+        findings,
+    );
     let name = match message.get("name") {
         Some(Value::String(name)) if !name.is_empty() => name.as_str(),
         Some(Value::String(_)) => {
@@ -88,18 +102,27 @@ fn lint_message<'a>(
             ""
         }
         Some(other) => {
-            findings.error(join(path, "name"), format!("expected a string, found {}", kind(other)));
+            findings.error(
+                join(path, "name"),
+                format!("expected a string, found {}", kind(other)),
+            );
             ""
         }
     };
     if let Some(first) = earlier.iter().find(|m| !name.is_empty() && m.name == name) {
         findings.error(
             join(path, "name"),
-            format!("duplicate message name {} (first declared at {})", py_repr_str(name), first.path),
+            format!(
+                "duplicate message name {} (first declared at {})",
+                py_repr_str(name),
+                first.path
+            ),
         );
     }
     let direction = match message.get("direction") {
-        Some(Value::String(direction)) if DIRECTIONS.contains(&direction.as_str()) => Some(direction.as_str()),
+        Some(Value::String(direction)) if DIRECTIONS.contains(&direction.as_str()) => {
+            Some(direction.as_str())
+        }
         Some(other) => {
             findings.error(
                 join(path, "direction"),
@@ -108,7 +131,10 @@ fn lint_message<'a>(
             None
         }
         None => {
-            findings.error(join(path, "direction"), "required: host_to_guest, guest_to_host or both");
+            findings.error(
+                join(path, "direction"),
+                "required: host_to_guest, guest_to_host or both",
+            );
             None
         }
     };
@@ -124,7 +150,10 @@ fn lint_message<'a>(
             None
         }
         Some(other) => {
-            findings.error(&fields_path, format!("expected an object, found {}", kind(other)));
+            findings.error(
+                &fields_path,
+                format!("expected an object, found {}", kind(other)),
+            );
             None
         }
     };
@@ -143,7 +172,12 @@ fn lint_message<'a>(
 }
 
 /// The engine finds a message's schema by its `action`, so every schema needs an action enum.
-fn lint_action(fields_path: &str, name: &str, fields: &Map<String, Value>, findings: &mut Findings) {
+fn lint_action(
+    fields_path: &str,
+    name: &str,
+    fields: &Map<String, Value>,
+    findings: &mut Findings,
+) {
     let path = join(fields_path, "action");
     let Some(Value::Object(action)) = fields.get("action") else {
         if !fields.contains_key("action") {
@@ -155,11 +189,17 @@ fn lint_action(fields_path: &str, name: &str, fields: &Map<String, Value>, findi
         return;
     };
     if action.get("type").and_then(Value::as_str) != Some("enum") {
-        findings.error(&path, "must be an enum (messages are matched by their action value)");
+        findings.error(
+            &path,
+            "must be an enum (messages are matched by their action value)",
+        );
         return;
     }
     if action.get("required") != Some(&Value::Bool(true)) {
-        findings.warning(&path, "should be required: true (a frame without an action matches nothing)");
+        findings.warning(
+            &path,
+            "should be required: true (a frame without an action matches nothing)",
+        );
     }
     let names_itself = action
         .get("values")
@@ -168,7 +208,10 @@ fn lint_action(fields_path: &str, name: &str, fields: &Map<String, Value>, findi
     if !name.is_empty() && !names_itself {
         findings.warning(
             &path,
-            format!("enum values should contain the message name {}", py_repr_str(name)),
+            format!(
+                "enum values should contain the message name {}",
+                py_repr_str(name)
+            ),
         );
     }
 }
@@ -184,7 +227,11 @@ fn lint_ambiguity(declared: &[DeclaredMessage], findings: &mut Findings) {
                 continue;
             }
             let earlier_actions = earlier.action_values();
-            for action in later.action_values().into_iter().filter(|a| earlier_actions.contains(a)) {
+            for action in later
+                .action_values()
+                .into_iter()
+                .filter(|a| earlier_actions.contains(a))
+            {
                 findings.error(
                     join(&later.path, "fields.action"),
                     format!(
@@ -213,7 +260,10 @@ fn constraint_keys(field_type: &str) -> &'static [&'static str] {
 /// Lints one field schema. `as_item` is set for an array's `items` schema.
 fn lint_field(path: &str, schema: &Value, as_item: bool, findings: &mut Findings) {
     let Value::Object(schema) = schema else {
-        findings.error(path, format!("field schema must be an object, found {}", kind(schema)));
+        findings.error(
+            path,
+            format!("field schema must be an object, found {}", kind(schema)),
+        );
         return;
     };
     let field_type = match schema.get("type") {
@@ -228,21 +278,34 @@ fn lint_field(path: &str, schema: &Value, as_item: bool, findings: &mut Findings
             };
             findings.error(
                 join(path, "type"),
-                format!("unknown field type {}{hint}; known: {}", py_repr_str(t), FIELD_TYPES.join(", ")),
+                format!(
+                    "unknown field type {}{hint}; known: {}",
+                    py_repr_str(t),
+                    FIELD_TYPES.join(", ")
+                ),
             );
             return;
         }
         None => {
-            findings.error(join(path, "type"), format!("required; one of {}", FIELD_TYPES.join(", ")));
+            findings.error(
+                join(path, "type"),
+                format!("required; one of {}", FIELD_TYPES.join(", ")),
+            );
             return;
         }
         Some(other) => {
-            findings.error(join(path, "type"), format!("expected a string, found {}", kind(other)));
+            findings.error(
+                join(path, "type"),
+                format!("expected a string, found {}", kind(other)),
+            );
             return;
         }
     };
     if as_item && field_type == "array" {
-        findings.error(join(path, "type"), "array items must be scalar (nested arrays are not allowed)");
+        findings.error(
+            join(path, "type"),
+            "array items must be scalar (nested arrays are not allowed)",
+        );
         return;
     }
     let mut known = vec!["type", "required", "description"];
@@ -270,7 +333,10 @@ fn lint_field(path: &str, schema: &Value, as_item: bool, findings: &mut Findings
             if let Some(container) = schema.get("container")
                 && !matches!(container.as_str(), Some("any" | "object" | "array"))
             {
-                findings.error(join(path, "container"), format!("must be any, object or array, found {container}"));
+                findings.error(
+                    join(path, "container"),
+                    format!("must be any, object or array, found {container}"),
+                );
             }
             positive_integer(path, schema, "max_total_bytes", findings);
         }
@@ -283,17 +349,29 @@ pub fn lint_enum_values(path: &str, values: Option<&Value>, findings: &mut Findi
     let values_path = join(path, "values");
     let items = match values {
         Some(Value::Array(items)) if !items.is_empty() => items,
-        Some(Value::Array(_)) => return findings.error(values_path, "must not be empty (nothing would be accepted)"),
+        Some(Value::Array(_)) => {
+            return findings.error(values_path, "must not be empty (nothing would be accepted)");
+        }
         None => return findings.error(values_path, "required: the accepted strings"),
-        Some(other) => return findings.error(values_path, format!("expected an array of strings, found {}", kind(other))),
+        Some(other) => {
+            return findings.error(
+                values_path,
+                format!("expected an array of strings, found {}", kind(other)),
+            );
+        }
     };
     for (index, item) in items.iter().enumerate() {
         match item {
-            Value::String(text) if items[..index].iter().any(|earlier| earlier == item) => {
-                findings.warning(format!("{values_path}[{index}]"), format!("duplicate value {}", py_repr_str(text)))
-            }
+            Value::String(text) if items[..index].iter().any(|earlier| earlier == item) => findings
+                .warning(
+                    format!("{values_path}[{index}]"),
+                    format!("duplicate value {}", py_repr_str(text)),
+                ),
             Value::String(_) => {}
-            other => findings.error(format!("{values_path}[{index}]"), format!("expected a string, found {}", kind(other))),
+            other => findings.error(
+                format!("{values_path}[{index}]"),
+                format!("expected a string, found {}", kind(other)),
+            ),
         }
     }
 }
@@ -310,13 +388,22 @@ pub fn lint_bounds(
     let mut bound = |key: &str| -> Option<PyNumber> {
         let value = schema.get(key)?;
         match PyNumber::of(value) {
-            Some(number) if integers_only && (!number.is_int() || matches!(number, PyNumber::Int(n) if n < 0)) => {
-                findings.error(join(path, key), format!("expected a non-negative integer, found {value}"));
+            Some(number)
+                if integers_only
+                    && (!number.is_int() || matches!(number, PyNumber::Int(n) if n < 0)) =>
+            {
+                findings.error(
+                    join(path, key),
+                    format!("expected a non-negative integer, found {value}"),
+                );
                 None
             }
             Some(number) => Some(number),
             None => {
-                findings.error(join(path, key), format!("expected a number, found {}", kind(value)));
+                findings.error(
+                    join(path, key),
+                    format!("expected a number, found {}", kind(value)),
+                );
                 None
             }
         }
@@ -327,17 +414,30 @@ pub fn lint_bounds(
     {
         findings.error(
             join(path, low),
-            format!("{low} {} is greater than {high} {}", schema[low], schema[high]),
+            format!(
+                "{low} {} is greater than {high} {}",
+                schema[low], schema[high]
+            ),
         );
     }
 }
 
 /// An optional size limit that must be a positive integer when present.
-pub fn positive_integer(path: &str, schema: &Map<String, Value>, key: &str, findings: &mut Findings) {
+pub fn positive_integer(
+    path: &str,
+    schema: &Map<String, Value>,
+    key: &str,
+    findings: &mut Findings,
+) {
     if let Some(value) = schema.get(key) {
-        let positive = is_integer(value) && PyNumber::of(value).and_then(|n| n.compare(&PyNumber::Int(0))) == Some(std::cmp::Ordering::Greater);
+        let positive = is_integer(value)
+            && PyNumber::of(value).and_then(|n| n.compare(&PyNumber::Int(0)))
+                == Some(std::cmp::Ordering::Greater);
         if !positive {
-            findings.error(join(path, key), format!("expected a positive integer, found {value}"));
+            findings.error(
+                join(path, key),
+                format!("expected a positive integer, found {value}"),
+            );
         }
     }
 }

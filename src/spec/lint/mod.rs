@@ -45,7 +45,13 @@ impl fmt::Display for Diagnostic {
 pub fn lint(spec: &Value) -> Vec<Diagnostic> {
     let mut findings = Findings::default();
     let Value::Object(map) = spec else {
-        findings.error("", format!("the spec must be a JSON object, found {}", super::json_kind(spec)));
+        findings.error(
+            "",
+            format!(
+                "the spec must be a JSON object, found {}",
+                super::json_kind(spec)
+            ),
+        );
         return findings.0;
     };
     sections::lint_top_level(map, &mut findings);
@@ -100,7 +106,10 @@ pub(crate) fn unknown_keys(
     findings: &mut Findings,
 ) {
     for key in map.keys().filter(|key| !known.contains(&key.as_str())) {
-        findings.warning(join(path, key), format!("unknown key (known: {})", known.join(", ")));
+        findings.warning(
+            join(path, key),
+            format!("unknown key (known: {})", known.join(", ")),
+        );
     }
 }
 

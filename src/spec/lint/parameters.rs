@@ -14,13 +14,22 @@ pub fn lint_parameters(parameters: Option<&Value>, findings: &mut Findings) {
         None | Some(Value::Null) => return,
         Some(Value::Object(parameters)) => parameters,
         Some(other) => {
-            return findings.error("parameters", format!("expected an object of parameter schemas, found {}", kind(other)));
+            return findings.error(
+                "parameters",
+                format!(
+                    "expected an object of parameter schemas, found {}",
+                    kind(other)
+                ),
+            );
         }
     };
     for (name, schema) in parameters {
         let path = join("parameters", name);
         let Value::Object(schema) = schema else {
-            findings.error(&path, format!("expected a parameter schema object, found {}", kind(schema)));
+            findings.error(
+                &path,
+                format!("expected a parameter schema object, found {}", kind(schema)),
+            );
             continue;
         };
         lint_parameter(&path, name, schema, findings);
@@ -33,10 +42,18 @@ fn lint_parameter(path: &str, name: &str, schema: &Map<String, Value>, findings:
         Some(other) => {
             return findings.error(
                 join(path, "type"),
-                format!("unknown parameter type {other}; known: {}", PARAMETER_TYPES.join(", ")),
+                format!(
+                    "unknown parameter type {other}; known: {}",
+                    PARAMETER_TYPES.join(", ")
+                ),
             );
         }
-        None => return findings.error(join(path, "type"), format!("required; one of {}", PARAMETER_TYPES.join(", "))),
+        None => {
+            return findings.error(
+                join(path, "type"),
+                format!("required; one of {}", PARAMETER_TYPES.join(", ")),
+            );
+        }
     };
     let constraints: &[&str] = match parameter_type {
         "integer" => &["min", "max"],
@@ -62,14 +79,27 @@ fn lint_parameter(path: &str, name: &str, schema: &Map<String, Value>, findings:
 
 /// A default is never applied by the engine, but one that fails its own schema misleads
 /// everyone who reads the spec.
-fn lint_default(path: &str, name: &str, schema: &Map<String, Value>, default: &Value, findings: &mut Findings) {
+fn lint_default(
+    path: &str,
+    name: &str,
+    schema: &Map<String, Value>,
+    default: &Value,
+    findings: &mut Findings,
+) {
     let probe = json!({ "parameters": { name: schema } });
     let mut options = Map::new();
     options.insert(name.to_string(), default.clone());
     if let Err(error) = validate_options(&probe, &options) {
         for problem in error.0 {
-            let detail = problem.strip_prefix(name).unwrap_or(&problem).trim_start_matches(':').trim_start();
-            findings.error(join(path, "default"), format!("does not fit the schema: {detail}"));
+            let detail = problem
+                .strip_prefix(name)
+                .unwrap_or(&problem)
+                .trim_start_matches(':')
+                .trim_start();
+            findings.error(
+                join(path, "default"),
+                format!("does not fit the schema: {detail}"),
+            );
         }
     }
 }
@@ -78,7 +108,9 @@ fn lint_default(path: &str, name: &str, schema: &Map<String, Value>, default: &V
 /// integer/boolean/enum leaves.
 fn lint_columns(path: &str, columns: Option<&Value>, findings: &mut Findings) {
     match columns {
-        Some(Value::Object(fields)) if !fields.is_empty() => lint_field_tree(path, fields, findings),
+        Some(Value::Object(fields)) if !fields.is_empty() => {
+            lint_field_tree(path, fields, findings)
+        }
         Some(Value::Object(_)) => findings.error(path, "must not be empty"),
         None => findings.error(path, "required: the field tree every row must match"),
         Some(other) => findings.error(path, format!("expected an object, found {}", kind(other))),
@@ -89,34 +121,66 @@ fn lint_field_tree(path: &str, fields: &Map<String, Value>, findings: &mut Findi
     for (key, node) in fields {
         let node_path = join(path, key);
         let Value::Object(node) = node else {
-            findings.error(&node_path, format!("expected a node schema object, found {}", kind(node)));
+            findings.error(
+                &node_path,
+                format!("expected a node schema object, found {}", kind(node)),
+            );
             continue;
         };
         if let Some(required) = node.get("required").filter(|r| !r.is_boolean()) {
-            findings.error(join(&node_path, "required"), format!("must be true or false, found {required}"));
+            findings.error(
+                join(&node_path, "required"),
+                format!("must be true or false, found {required}"),
+            );
         }
         match node.get("type").and_then(Value::as_str) {
             Some("object") => {
-                unknown_keys(node, &["type", "fields", "required", "description"], &node_path, findings);
+                unknown_keys(
+                    node,
+                    &["type", "fields", "required", "description"],
+                    &node_path,
+                    findings,
+                );
                 match node.get("fields") {
-                    Some(Value::Object(inner)) if !inner.is_empty() => lint_field_tree(&join(&node_path, "fields"), inner, findings),
-                    _ => findings.error(join(&node_path, "fields"), "an object node needs a non-empty fields tree"),
+                    Some(Value::Object(inner)) if !inner.is_empty() => {
+                        lint_field_tree(&join(&node_path, "fields"), inner, findings)
+                    }
+                    _ => findings.error(
+                        join(&node_path, "fields"),
+                        "an object node needs a non-empty fields tree",
+                    ),
                 }
             }
             Some("integer") => {
-                unknown_keys(node, &["type", "min", "max", "required", "description"], &node_path, findings);
+                unknown_keys(
+                    node,
+                    &["type", "min", "max", "required", "description"],
+                    &node_path,
+                    findings,
+                );
                 lint_bounds(&node_path, node, "min", "max", false, findings);
             }
-            Some("boolean") => unknown_keys(node, &["type", "required", "description"], &node_path, findings),
+            Some("boolean") => unknown_keys(
+                node,
+                &["type", "required", "description"],
+                &node_path,
+                findings,
+            ),
             Some("enum") => {
-                unknown_keys(node, &["type", "values", "required", "description"], &node_path, findings);
+                unknown_keys(
+                    node,
+                    &["type", "values", "required", "description"],
+                    &node_path,
+                    findings,
+                );
                 lint_enum_values(&node_path, node.get("values"), findings);
             }
             _ => findings.error(
                 join(&node_path, "type"),
                 format!(
                     "must be object, integer, boolean or enum, found {}",
-                    node.get("type").map_or("nothing".to_string(), Value::to_string)
+                    node.get("type")
+                        .map_or("nothing".to_string(), Value::to_string)
                 ),
             ),
         }

@@ -41,7 +41,10 @@ pub fn lint_top_level(spec: &Map<String, Value>, findings: &mut Findings) {
         if let Err(error) = check_spec_version(&value) {
             findings.error("spec_version", error.to_string());
         } else if version.as_str() != Some(SUPPORTED_SPEC_VERSION) {
-            findings.warning("spec_version", format!("{version} is read as \"{SUPPORTED_SPEC_VERSION}\"; write it out"));
+            findings.warning(
+                "spec_version",
+                format!("{version} is read as \"{SUPPORTED_SPEC_VERSION}\"; write it out"),
+            );
         }
     }
     for key in ["description", "type", "family"] {
@@ -51,7 +54,9 @@ pub fn lint_top_level(spec: &Map<String, Value>, findings: &mut Findings) {
     }
     for key in ["tags", "capabilities", "choices"] {
         if let Some(value) = spec.get(key) {
-            let strings = value.as_array().is_some_and(|items| items.iter().all(Value::is_string));
+            let strings = value
+                .as_array()
+                .is_some_and(|items| items.iter().all(Value::is_string));
             if !strings {
                 findings.warning(key, "expected an array of strings");
             }
@@ -72,47 +77,97 @@ pub fn lint_sections(spec: &Map<String, Value>, findings: &mut Findings) {
     match spec.get("shadow_judge") {
         None | Some(Value::Null) | Some(Value::Bool(false)) => {}
         Some(Value::Bool(true)) => {
-            let mode = spec.get("flow").and_then(|f| f.get("mode")).and_then(Value::as_str);
+            let mode = spec
+                .get("flow")
+                .and_then(|f| f.get("mode"))
+                .and_then(Value::as_str);
             if mode != Some("simultaneous_round") {
-                findings.warning("shadow_judge", "only simultaneous_round uses the shadow judge; it has no effect here");
+                findings.warning(
+                    "shadow_judge",
+                    "only simultaneous_round uses the shadow judge; it has no effect here",
+                );
             }
         }
-        Some(other) => findings.error("shadow_judge", format!("must be a boolean when present, found {}", kind(other))),
+        Some(other) => findings.error(
+            "shadow_judge",
+            format!("must be a boolean when present, found {}", kind(other)),
+        ),
     }
 }
 
 fn lint_decision(decision: &Value, findings: &mut Findings) {
     let Value::Object(decision) = decision else {
-        return findings.error("decision", format!("expected an object, found {}", kind(decision)));
+        return findings.error(
+            "decision",
+            format!("expected an object, found {}", kind(decision)),
+        );
     };
-    unknown_keys(decision, &["mode", "timeout_seconds", "timeout_action", "control", "description"], "decision", findings);
+    unknown_keys(
+        decision,
+        &[
+            "mode",
+            "timeout_seconds",
+            "timeout_action",
+            "control",
+            "description",
+        ],
+        "decision",
+        findings,
+    );
     one_of(decision, "decision", "mode", &["auto", "manual"], findings);
-    one_of(decision, "decision", "timeout_action", &["fallback", "abort", "forfeit"], findings);
+    one_of(
+        decision,
+        "decision",
+        "timeout_action",
+        &["fallback", "abort", "forfeit"],
+        findings,
+    );
     if let Some(timeout) = decision.get("timeout_seconds")
         && !as_integer(timeout).is_some_and(|t| t > 0)
     {
-        findings.error("decision.timeout_seconds", format!("expected a positive integer, found {timeout}"));
+        findings.error(
+            "decision.timeout_seconds",
+            format!("expected a positive integer, found {timeout}"),
+        );
     }
 }
 
 fn lint_commit_reveal(commit_reveal: &Value, findings: &mut Findings) {
     let Value::Object(section) = commit_reveal else {
-        return findings.error("commit_reveal", format!("expected an object, found {}", kind(commit_reveal)));
+        return findings.error(
+            "commit_reveal",
+            format!("expected an object, found {}", kind(commit_reveal)),
+        );
     };
-    unknown_keys(section, &["algorithm", "nonce_length", "charset", "description"], "commit_reveal", findings);
+    unknown_keys(
+        section,
+        &["algorithm", "nonce_length", "charset", "description"],
+        "commit_reveal",
+        findings,
+    );
     match section.get("algorithm").and_then(Value::as_str) {
         Some("SHA256") => {}
-        Some(other) if other.eq_ignore_ascii_case("sha256") || other.eq_ignore_ascii_case("sha-256") => {
-            findings.warning("commit_reveal.algorithm", format!("write \"SHA256\" (found {other:?})"))
+        Some(other)
+            if other.eq_ignore_ascii_case("sha256") || other.eq_ignore_ascii_case("sha-256") =>
+        {
+            findings.warning(
+                "commit_reveal.algorithm",
+                format!("write \"SHA256\" (found {other:?})"),
+            )
         }
-        _ => findings.error("commit_reveal.algorithm", "must be \"SHA256\" (the only commitment hash the engine uses)"),
+        _ => findings.error(
+            "commit_reveal.algorithm",
+            "must be \"SHA256\" (the only commitment hash the engine uses)",
+        ),
     }
     if let Some(length) = section.get("nonce_length")
         && !as_integer(length).is_some_and(|n| (16..=64).contains(&n))
     {
         findings.error(
             "commit_reveal.nonce_length",
-            format!("expected hex characters between 16 and 64 (the nonce field type), found {length}"),
+            format!(
+                "expected hex characters between 16 and 64 (the nonce field type), found {length}"
+            ),
         );
     }
     one_of(section, "commit_reveal", "charset", &["hex"], findings);
@@ -121,9 +176,22 @@ fn lint_commit_reveal(commit_reveal: &Value, findings: &mut Findings) {
 /// The reference's own timing rules (a spec that breaks them does not load there).
 fn lint_timing(timing: &Value, findings: &mut Findings) {
     let Value::Object(timing) = timing else {
-        return findings.error("timing", format!("must be an object, found {}", kind(timing)));
+        return findings.error(
+            "timing",
+            format!("must be an object, found {}", kind(timing)),
+        );
     };
-    unknown_keys(timing, &["mode", "min_think_seconds", "max_think_seconds", "description"], "timing", findings);
+    unknown_keys(
+        timing,
+        &[
+            "mode",
+            "min_think_seconds",
+            "max_think_seconds",
+            "description",
+        ],
+        "timing",
+        findings,
+    );
     match timing.get("mode").and_then(Value::as_str) {
         Some("simultaneous" | "sequential" | "none") => {}
         _ => findings.error("timing.mode", "required: simultaneous, sequential or none"),
@@ -131,9 +199,13 @@ fn lint_timing(timing: &Value, findings: &mut Findings) {
     let seconds = |key: &str, findings: &mut Findings| -> Option<PyNumber> {
         let value = timing.get(key).filter(|v| !v.is_null())?;
         let number = PyNumber::of(value).filter(|_| is_integer(value));
-        let non_negative = number.as_ref().and_then(|n| n.compare(&PyNumber::Int(0))) != Some(std::cmp::Ordering::Less);
+        let non_negative = number.as_ref().and_then(|n| n.compare(&PyNumber::Int(0)))
+            != Some(std::cmp::Ordering::Less);
         if number.is_none() || !non_negative {
-            findings.error(join("timing", key), format!("must be a non-negative integer, found {value}"));
+            findings.error(
+                join("timing", key),
+                format!("must be a non-negative integer, found {value}"),
+            );
             return None;
         }
         number
@@ -143,15 +215,27 @@ fn lint_timing(timing: &Value, findings: &mut Findings) {
     if let (Some(min), Some(max)) = (min, max)
         && max.compare(&min) == Some(std::cmp::Ordering::Less)
     {
-        findings.error("timing.max_think_seconds", "must be >= timing.min_think_seconds");
+        findings.error(
+            "timing.max_think_seconds",
+            "must be >= timing.min_think_seconds",
+        );
     }
 }
 
-fn one_of(section: &Map<String, Value>, path: &str, key: &str, allowed: &[&str], findings: &mut Findings) {
+fn one_of(
+    section: &Map<String, Value>,
+    path: &str,
+    key: &str,
+    allowed: &[&str],
+    findings: &mut Findings,
+) {
     if let Some(value) = section.get(key)
         && !value.as_str().is_some_and(|v| allowed.contains(&v))
     {
         let shown = crate::canonical::to_canonical_string(&PyJson::from(value));
-        findings.error(join(path, key), format!("must be one of {}, found {shown}", allowed.join(", ")));
+        findings.error(
+            join(path, key),
+            format!("must be one of {}, found {shown}", allowed.join(", ")),
+        );
     }
 }

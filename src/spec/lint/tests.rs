@@ -16,11 +16,19 @@ fn base() -> Value {
 }
 
 fn errors(spec: &Value) -> Vec<String> {
-    lint(spec).into_iter().filter(|d| d.severity == Severity::Error).map(|d| d.to_string()).collect()
+    lint(spec)
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| d.to_string())
+        .collect()
 }
 
 fn warnings(spec: &Value) -> Vec<String> {
-    lint(spec).into_iter().filter(|d| d.severity == Severity::Warning).map(|d| d.to_string()).collect()
+    lint(spec)
+        .into_iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .map(|d| d.to_string())
+        .collect()
 }
 
 #[test]
@@ -31,7 +39,13 @@ fn a_minimal_spec_is_clean() {
 #[test]
 fn name_and_messages_are_required() {
     let found = errors(&json!({"messages": []}));
-    assert_eq!(found, ["name: required: the protocol's display name", "messages: must not be empty"]);
+    assert_eq!(
+        found,
+        [
+            "name: required: the protocol's display name",
+            "messages: must not be empty"
+        ]
+    );
 }
 
 #[test]
@@ -48,16 +62,19 @@ fn message_shape_problems_are_all_reported_with_paths() {
             "r": {"type": "text", "required": "yes"}
         }}),
     ]);
-    assert_eq!(errors(&spec), [
-        "messages[2].name: duplicate message name 'join' (first declared at messages[0])",
-        "messages[2].direction: must be host_to_guest, guest_to_host or both, found \"sideways\"",
-        "messages[2].fields: must declare at least one field",
-        "messages[3].fields.n.type: unknown field type 'number' (use integer); known: integer, enum, boolean, hash, nonce, id, signature, ticket, text, ciphertext, key, ot_blob, array, json",
-        "messages[3].fields.m.min: min 5 is greater than max 1",
-        "messages[3].fields.e.values: must not be empty (nothing would be accepted)",
-        "messages[3].fields.l.items.type: array items must be scalar (nested arrays are not allowed)",
-        "messages[3].fields.r.required: must be true or false, found \"yes\" (only a literal true makes a field required)",
-    ]);
+    assert_eq!(
+        errors(&spec),
+        [
+            "messages[2].name: duplicate message name 'join' (first declared at messages[0])",
+            "messages[2].direction: must be host_to_guest, guest_to_host or both, found \"sideways\"",
+            "messages[2].fields: must declare at least one field",
+            "messages[3].fields.n.type: unknown field type 'number' (use integer); known: integer, enum, boolean, hash, nonce, id, signature, ticket, text, ciphertext, key, ot_blob, array, json",
+            "messages[3].fields.m.min: min 5 is greater than max 1",
+            "messages[3].fields.e.values: must not be empty (nothing would be accepted)",
+            "messages[3].fields.l.items.type: array items must be scalar (nested arrays are not allowed)",
+            "messages[3].fields.r.required: must be true or false, found \"yes\" (only a literal true makes a field required)",
+        ]
+    );
 }
 
 #[test]
@@ -68,14 +85,20 @@ fn action_rules() {
         json!({"name": "noaction", "direction": "guest_to_host", "fields": {"x": {"type": "integer"}}}),
         json!({"name": "dup", "direction": "both", "fields": {"action": {"type": "enum", "values": ["join"], "required": true}}}),
     ]);
-    assert_eq!(warnings(&spec), [
-        "messages[2].fields.action: enum values should contain the message name 'guess'",
-        "messages[4].fields.action: enum values should contain the message name 'dup'",
-    ]);
-    assert_eq!(errors(&spec), [
-        "messages[3].fields.action: missing: messages are matched by their action, so declare an enum field `action`",
-        "messages[4].fields.action: action 'join' is also declared by messages[0] in an overlapping direction; frames would be ambiguous",
-    ]);
+    assert_eq!(
+        warnings(&spec),
+        [
+            "messages[2].fields.action: enum values should contain the message name 'guess'",
+            "messages[4].fields.action: enum values should contain the message name 'dup'",
+        ]
+    );
+    assert_eq!(
+        errors(&spec),
+        [
+            "messages[3].fields.action: missing: messages are matched by their action, so declare an enum field `action`",
+            "messages[4].fields.action: action 'join' is also declared by messages[0] in an overlapping direction; frames would be ambiguous",
+        ]
+    );
 }
 
 #[test]
@@ -87,31 +110,40 @@ fn simultaneous_round_needs_round_and_engine_messages() {
             "action": {"type": "enum", "values": ["commit"], "required": true},
             "round": {"type": "integer"}, "hash": {"type": "hash"}, "extra": {"type": "integer", "required": true}}}),
     ]);
-    assert_eq!(errors(&spec), [
-        "flow.round.value_type_ref: names undeclared message 'reveal'",
-        "messages[2].fields.extra: simultaneous_round commit: required, but the engine never sends it",
-        "messages: simultaneous_round reveal: declare a message with action 'reveal' and direction host_to_guest",
-        "messages[2].fields.extra: simultaneous_round commit: required, but the engine never sends it",
-        "messages: simultaneous_round reveal: declare a message with action 'reveal' and direction guest_to_host",
-    ]);
+    assert_eq!(
+        errors(&spec),
+        [
+            "flow.round.value_type_ref: names undeclared message 'reveal'",
+            "messages[2].fields.extra: simultaneous_round commit: required, but the engine never sends it",
+            "messages: simultaneous_round reveal: declare a message with action 'reveal' and direction host_to_guest",
+            "messages[2].fields.extra: simultaneous_round commit: required, but the engine never sends it",
+            "messages: simultaneous_round reveal: declare a message with action 'reveal' and direction guest_to_host",
+        ]
+    );
 }
 
 #[test]
 fn flow_modes_and_phases() {
     let mut spec = base();
     spec["flow"] = json!({"mode": "authoritative_group"});
-    assert_eq!(errors(&spec), ["flow.mode: authoritative_group is recognised but not supported by this build yet"]);
+    assert_eq!(
+        errors(&spec),
+        ["flow.mode: authoritative_group is recognised but not supported by this build yet"]
+    );
     spec["flow"] = json!({"mode": "sequenced_turn"});
     assert_eq!(errors(&spec).len(), 1);
     spec["flow"] = json!({"phases": [{"repeat": "best_of", "exchange": [
         {"message": "join", "direction": "host_to_guest"}, {"message": "nope", "direction": "both"}]},
         {"repeat": "forever"}]});
-    assert_eq!(errors(&spec), [
-        "flow.phases[0].repeat: repeats by best_of, but no parameter best_of is declared",
-        "flow.phases[0].exchange[0].direction: host_to_guest does not match message 'join' declared guest_to_host",
-        "flow.phases[0].exchange[1].message: names undeclared message 'nope'",
-        "flow.phases[1].repeat: must be one of best_of, total_rounds, until game_over; found \"forever\"",
-    ]);
+    assert_eq!(
+        errors(&spec),
+        [
+            "flow.phases[0].repeat: repeats by best_of, but no parameter best_of is declared",
+            "flow.phases[0].exchange[0].direction: host_to_guest does not match message 'join' declared guest_to_host",
+            "flow.phases[0].exchange[1].message: names undeclared message 'nope'",
+            "flow.phases[1].repeat: must be one of best_of, total_rounds, until game_over; found \"forever\"",
+        ]
+    );
 }
 
 #[test]
@@ -124,29 +156,36 @@ fn parameters_and_sections() {
     });
     spec["decision"] = json!({"mode": "sometimes", "timeout_seconds": 0});
     spec["commit_reveal"] = json!({"algorithm": "MD5", "nonce_length": 8});
-    spec["timing"] = json!({"mode": "simultaneous", "min_think_seconds": 5, "max_think_seconds": 2});
+    spec["timing"] =
+        json!({"mode": "simultaneous", "min_think_seconds": 5, "max_think_seconds": 2});
     spec["shadow_judge"] = json!("yes");
     spec["spec_version"] = json!("2.0");
-    assert_eq!(errors(&spec), [
-        "spec_version: unsupported spec_version: '2.0' (supported: 1.0)",
-        "parameters.best_of.default: does not fit the schema: value out of range (11 not in 1..9)",
-        "parameters.style.type: unknown parameter type \"colour\"; known: integer, boolean, enum, text, id, table",
-        "parameters.balance.columns.skill.fields: an object node needs a non-empty fields tree",
-        "decision.mode: must be one of auto, manual, found \"sometimes\"",
-        "decision.timeout_seconds: expected a positive integer, found 0",
-        "commit_reveal.algorithm: must be \"SHA256\" (the only commitment hash the engine uses)",
-        "commit_reveal.nonce_length: expected hex characters between 16 and 64 (the nonce field type), found 8",
-        "timing.max_think_seconds: must be >= timing.min_think_seconds",
-        "shadow_judge: must be a boolean when present, found a string",
-    ]);
+    assert_eq!(
+        errors(&spec),
+        [
+            "spec_version: unsupported spec_version: '2.0' (supported: 1.0)",
+            "parameters.best_of.default: does not fit the schema: value out of range (11 not in 1..9)",
+            "parameters.style.type: unknown parameter type \"colour\"; known: integer, boolean, enum, text, id, table",
+            "parameters.balance.columns.skill.fields: an object node needs a non-empty fields tree",
+            "decision.mode: must be one of auto, manual, found \"sometimes\"",
+            "decision.timeout_seconds: expected a positive integer, found 0",
+            "commit_reveal.algorithm: must be \"SHA256\" (the only commitment hash the engine uses)",
+            "commit_reveal.nonce_length: expected hex characters between 16 and 64 (the nonce field type), found 8",
+            "timing.max_think_seconds: must be >= timing.min_think_seconds",
+            "shadow_judge: must be a boolean when present, found a string",
+        ]
+    );
 }
 
 #[test]
 fn free_mode_needs_the_engine_chat_messages() {
     let mut spec = base();
     spec["flow"] = json!({"mode": "free", "end_when": "either_ends"});
-    assert_eq!(errors(&spec), [
-        "messages: free mode: declare a message with action 'chat' and direction both",
-        "messages: free mode: declare a message with action 'end' and direction both",
-    ]);
+    assert_eq!(
+        errors(&spec),
+        [
+            "messages: free mode: declare a message with action 'chat' and direction both",
+            "messages: free mode: declare a message with action 'end' and direction both",
+        ]
+    );
 }
