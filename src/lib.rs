@@ -3,11 +3,18 @@
 //! The library holds every concept once; the `aigenora` binary (`src/main.rs`) only parses
 //! the command line and dispatches into [`cli`].
 
+pub mod api;
 pub mod canonical;
 pub mod cli;
+pub mod client;
+pub mod config;
+pub mod data_dir;
 pub mod engine;
 pub mod hooks;
+pub mod identity;
 pub mod protocols;
 pub mod selfplay;
+pub mod server;
+pub mod session;
 pub mod spec;
 pub mod transport;

@@ -48,10 +48,12 @@ pub fn run_until_signal(
     dir: &SessionDir,
     session: impl Future<Output = Result<SessionEnd, String>>,
 ) -> Result<SessionEnd, String> {
-    let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let runtime = tokio::runtime::Runtime::new()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime.block_on(async {
-        let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .map_err(|e| format!("cannot watch for SIGTERM: {e}"))?;
+        let mut terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                .map_err(|e| format!("cannot watch for SIGTERM: {e}"))?;
         tokio::select! {
             ended = session => ended,
             _ = terminate.recv() => Err(aborted(dir, "terminated (session abort)")),
@@ -62,8 +64,13 @@ pub fn run_until_signal(
 
 /// Records an abort in events.jsonl and session.json; the peer sees the connection end.
 fn aborted(dir: &SessionDir, why: &str) -> String {
-    dir.events().emit("session_ended", json!({"completed": false, "reason": "aborted", "detail": why}), None);
-    let patch = json!({"status": "aborted", "completed": false, "end_reason": why, "ended_at": iso_now()});
+    dir.events().emit(
+        "session_ended",
+        json!({"completed": false, "reason": "aborted", "detail": why}),
+        None,
+    );
+    let patch =
+        json!({"status": "aborted", "completed": false, "end_reason": why, "ended_at": iso_now()});
     let _ = dir.update(patch.as_object().cloned().unwrap_or_default());
     format!("session aborted: {why}")
 }
@@ -72,7 +79,10 @@ fn aborted(dir: &SessionDir, why: &str) -> String {
 /// prints `{"status": "hosting"|"joining", ...}` or `{"status": "error", ...}`.
 pub fn start(dir: &SessionDir, waiting: Waiting) -> anyhow::Result<ExitCode> {
     let executable = std::env::current_exe()?;
-    let mut arguments: Vec<String> = std::env::args().skip(1).filter(|a| a != "--daemon").collect();
+    let mut arguments: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--daemon")
+        .collect();
     arguments.push("--internal-session-dir".into());
     arguments.push(dir.root().display().to_string());
     let log = |name: &str| std::fs::File::create(dir.root().join(name));
@@ -115,8 +125,16 @@ pub fn start(dir: &SessionDir, waiting: Waiting) -> anyhow::Result<ExitCode> {
     };
     let last_error = std::fs::read_to_string(dir.root().join("daemon.err.log"))
         .ok()
-        .and_then(|text| text.lines().rev().find(|l| !l.trim().is_empty()).map(str::to_string));
-    println!("{}", json!({"status": "error", "reason": failure, "error": last_error, "state_dir": dir.root()}));
+        .and_then(|text| {
+            text.lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .map(str::to_string)
+        });
+    println!(
+        "{}",
+        json!({"status": "error", "reason": failure, "error": last_error, "state_dir": dir.root()})
+    );
     Ok(ExitCode::FAILURE)
 }
 

@@ -28,7 +28,11 @@ pub struct DemoArgs {
     #[arg(long, default_value = "rock-paper-scissors", value_name = "ALIAS")]
     pub protocol: String,
     /// Options for the host (a JSON object).
-    #[arg(long, value_name = "JSON", default_value = r#"{"best_of": 5, "termination": "first_to_win"}"#)]
+    #[arg(
+        long,
+        value_name = "JSON",
+        default_value = r#"{"best_of": 5, "termination": "first_to_win"}"#
+    )]
     pub options: String,
     /// Where to put the demo's data dirs and database (default: a new dir under $TMPDIR).
     #[arg(long, value_name = "DIR")]
@@ -36,19 +40,34 @@ pub struct DemoArgs {
 }
 
 pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
-    let builtin = crate::protocols::find(&args.protocol)
-        .with_context(|| format!("{} is not a built-in protocol (see `aigenora protocol list`)", args.protocol))?;
+    let builtin = crate::protocols::find(&args.protocol).with_context(|| {
+        format!(
+            "{} is not a built-in protocol (see `aigenora protocol list`)",
+            args.protocol
+        )
+    })?;
     let options = spec::parse_options(Some(&args.options))?;
     spec::validate_options(builtin.spec().value(), &options).context("options")?;
-    let stamp = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_millis();
-    let root = args.root.unwrap_or_else(|| std::env::temp_dir().join(format!("aigenora-demo-{stamp}")));
+    let stamp = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis();
+    let root = args
+        .root
+        .unwrap_or_else(|| std::env::temp_dir().join(format!("aigenora-demo-{stamp}")));
     std::fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
     let runtime = tokio::runtime::Runtime::new()?;
     let started = Instant::now();
     let (host_end, guest_end, server_url) = runtime.block_on(play(&root, builtin, options))?;
     println!();
-    println!("=== demo summary ({:.2} s) ===", started.elapsed().as_secs_f64());
-    println!("community server: {server_url} (database {})", root.join("server.sqlite3").display());
+    println!(
+        "=== demo summary ({:.2} s) ===",
+        started.elapsed().as_secs_f64()
+    );
+    println!(
+        "community server: {server_url} (database {})",
+        root.join("server.sqlite3").display()
+    );
     for (who, end) in [("alice (host)", &host_end), ("bob (guest)", &guest_end)] {
         let verdict = match &end.result {
             Ok(outcome) => format!(
@@ -58,7 +77,10 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
             ),
             Err(error) => format!("failed: {error}"),
         };
-        println!("{who}: {verdict}; session dir {}", end.session_dir.display());
+        println!(
+            "{who}: {verdict}; session dir {}",
+            end.session_dir.display()
+        );
     }
     println!("session id: {}", host_end.session_id);
     if !(host_end.completed() && guest_end.completed()) {
@@ -67,14 +89,28 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn play(root: &std::path::Path, builtin: &crate::protocols::Builtin, options: Map<String, Value>) -> anyhow::Result<(SessionEnd, SessionEnd, String)> {
+async fn play(
+    root: &std::path::Path,
+    builtin: &crate::protocols::Builtin,
+    options: Map<String, Value>,
+) -> anyhow::Result<(SessionEnd, SessionEnd, String)> {
     let listen: SocketAddr = "127.0.0.1:0".parse().expect("a socket address");
-    let server = serve(ServerConfig::new(listen, sqlite_url(&root.join("server.sqlite3")))).await?;
+    let server = serve(ServerConfig::new(
+        listen,
+        sqlite_url(&root.join("server.sqlite3")),
+    ))
+    .await?;
     let url = server.url();
     println!("community server listening on {url}");
-    let [alice, bob] = [agent(root, "alice", &url).await?, agent(root, "bob", &url).await?];
+    let [alice, bob] = [
+        agent(root, "alice", &url).await?,
+        agent(root, "bob", &url).await?,
+    ];
     let protocol_dir = crate::protocols::materialize(builtin, alice.1.root())?;
-    let protocol = Protocol { dir: protocol_dir, spec: builtin.spec() };
+    let protocol = Protocol {
+        dir: protocol_dir,
+        spec: builtin.spec(),
+    };
     let (invited_tx, invited_rx) = tokio::sync::oneshot::channel();
     let host = session::host::host(session::host::HostRequest {
         client: alice.0,
@@ -87,8 +123,11 @@ async fn play(root: &std::path::Path, builtin: &crate::protocols::Builtin, optio
         on_invited: Some(invited_tx),
     });
     let guest = async {
-        let post_id = invited_rx.await.map_err(|_| "the host stopped before publishing its invitation".to_string())?;
-        let session_dir = SessionDir::create(bob.1.root(), Role::Guest).map_err(|e| e.to_string())?;
+        let post_id = invited_rx
+            .await
+            .map_err(|_| "the host stopped before publishing its invitation".to_string())?;
+        let session_dir =
+            SessionDir::create(bob.1.root(), Role::Guest).map_err(|e| e.to_string())?;
         session::join::join(session::join::JoinRequest {
             client: bob.0,
             data_dir: bob.1,
@@ -101,15 +140,25 @@ async fn play(root: &std::path::Path, builtin: &crate::protocols::Builtin, optio
     };
     let (host_end, guest_end) = tokio::join!(host, guest);
     server.shutdown().await?;
-    Ok((host_end.map_err(anyhow::Error::msg)?, guest_end.map_err(anyhow::Error::msg)?, url))
+    Ok((
+        host_end.map_err(anyhow::Error::msg)?,
+        guest_end.map_err(anyhow::Error::msg)?,
+        url,
+    ))
 }
 
 /// A fresh identity with its own data dir, registered on the server.
-async fn agent(root: &std::path::Path, name: &str, server: &str) -> anyhow::Result<(RestClient, DataDir)> {
+async fn agent(
+    root: &std::path::Path,
+    name: &str,
+    server: &str,
+) -> anyhow::Result<(RestClient, DataDir)> {
     let data_dir = DataDir::new(root.join(name));
     let (identity, _) = create_key_file(data_dir.root(), false)?;
     let client = RestClient::new(server, identity)?;
-    client.register(name, &format!("{name} from aigenora demo")).await?;
+    client
+        .register(name, &format!("{name} from aigenora demo"))
+        .await?;
     println!("{name}: registered {}", client.identity().public_key());
     Ok((client, data_dir))
 }

@@ -1,8 +1,18 @@
 //! The command line: one file per command group, each a function from parsed flags to an
 //! exit code. Errors reach the user as one `error: ...` line and exit code 1.
 
+mod daemon;
+mod demo;
+mod identity;
+mod invitation;
+mod play;
 mod protocol;
+mod protocol_remote;
 mod protocol_test;
+mod remote;
+mod server;
+mod session;
+mod session_local;
 mod validate;
 
 use std::path::PathBuf;
@@ -24,43 +34,67 @@ pub struct Cli {
 /// Flags every command accepts.
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
-    /// Data directory (keys, protocol library, sessions). Default: ./.aigenora
+    /// Data directory (keys, protocol library, sessions). Default: $AIGENORA_DATA_DIR,
+    /// $P2P_DATA_DIR, $AGENT_DIR, then ./.aigenora
     #[arg(long, global = true, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
-    /// Community server URL. Default: $AIGENORA_SERVER, then http://127.0.0.1:41000
+    /// Community server URL. Default: $AIGENORA_SERVER, $P2P_SERVER, "server" in
+    /// <data-dir>/config.json, then http://127.0.0.1:41000
     #[arg(long, global = true, value_name = "URL")]
     pub server: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Work with protocol contracts (hash, ...).
+    /// Create this agent's identity (key.json) in the data directory.
+    Init(identity::InitArgs),
+    /// Register this identity on the community server under a nickname.
+    Register(identity::RegisterArgs),
+    /// Work with protocol contracts (hash, register, fetch, discover).
     #[command(subcommand)]
     Protocol(protocol::ProtocolCommand),
+    /// List invitations offered on the community server.
+    Browse(invitation::BrowseArgs),
+    /// Withdraw one of your invitations.
+    Cancel(invitation::CancelArgs),
+    /// Host a protocol: publish an invitation and play the first guest that joins.
+    Host(play::HostArgs),
+    /// Join an invitation and play it.
+    Join(play::JoinArgs),
+    /// Dial a host's iroh ticket directly (no server, no handshake).
+    Guest(play::GuestArgs),
+    /// Sessions: this machine's (list, events, abort) and the server's (get, status).
+    #[command(subcommand)]
+    Session(session::SessionCommand),
+    /// Run a whole session offline: a local server, two agents, a game over iroh.
+    Demo(demo::DemoArgs),
+    /// Run the community server.
+    Server(server::ServerArgs),
     /// Lint a spec.json, or validate one message (and --options) against it.
     Validate(validate::ValidateArgs),
 }
 
 impl GlobalArgs {
-    /// The data dir: `--data-dir`, else `AIGENORA_DATA_DIR`, `P2P_DATA_DIR`, `AGENT_DIR`,
-    /// else `./.aigenora`.
+    /// The data dir this command uses (see [`crate::config::resolve_data_dir`]).
     pub fn data_dir(&self) -> PathBuf {
-        self.data_dir
-            .clone()
-            .or_else(|| {
-                ["AIGENORA_DATA_DIR", "P2P_DATA_DIR", "AGENT_DIR"]
-                    .iter()
-                    .find_map(|name| std::env::var_os(name).filter(|v| !v.is_empty()))
-                    .map(PathBuf::from)
-            })
-            .unwrap_or_else(|| PathBuf::from(".aigenora"))
+        crate::config::resolve_data_dir(self.data_dir.as_deref())
     }
 }
 
 /// Runs a parsed command line and turns its outcome into the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
     let outcome = match cli.command {
+        Command::Init(args) => identity::init(args, &cli.global),
+        Command::Register(args) => identity::register(args, &cli.global),
         Command::Protocol(command) => protocol::run(command, &cli.global),
+        Command::Browse(args) => invitation::browse(args, &cli.global),
+        Command::Cancel(args) => invitation::cancel(args, &cli.global),
+        Command::Host(args) => play::host(args, &cli.global),
+        Command::Join(args) => play::join(args, &cli.global),
+        Command::Guest(args) => play::guest(args, &cli.global),
+        Command::Session(command) => session::run(command, &cli.global),
+        Command::Demo(args) => demo::run(args),
+        Command::Server(args) => server::run(args, &cli.global),
         Command::Validate(args) => validate::run(args),
     };
     match outcome {

@@ -48,13 +48,19 @@ impl PlayArgs {
         if !(0.0..=3600.0).contains(&self.pace) {
             bail!("--pace must be between 0 and 3600 seconds");
         }
-        if !self.heartbeat_interval.is_finite() || !self.heartbeat_timeout.is_finite() || self.heartbeat_interval < 0.0 {
+        if !self.heartbeat_interval.is_finite()
+            || !self.heartbeat_timeout.is_finite()
+            || self.heartbeat_interval < 0.0
+        {
             bail!("--heartbeat-interval and --heartbeat-timeout must be non-negative numbers");
         }
         Ok(PlaySettings {
             control_mode: self.control_mode,
             pace: Duration::from_secs_f64(self.pace),
-            heartbeat: HeartbeatConfig::from_seconds(self.heartbeat_interval, self.heartbeat_timeout),
+            heartbeat: HeartbeatConfig::from_seconds(
+                self.heartbeat_interval,
+                self.heartbeat_timeout,
+            ),
             relay: self.relay.clone(),
             display: Arc::new(|_, text| println!("{text}")),
             chat_from_stdin: true,
@@ -122,7 +128,11 @@ pub struct GuestArgs {
 }
 
 /// A protocol argument made ready to run: resolved, gated, not a skeleton.
-fn local_protocol(argument: &str, data_dir: &DataDir, allow_skeleton: bool) -> anyhow::Result<Protocol> {
+fn local_protocol(
+    argument: &str,
+    data_dir: &DataDir,
+    allow_skeleton: bool,
+) -> anyhow::Result<Protocol> {
     let dir = crate::protocols::resolve(argument, data_dir.root()).map_err(anyhow::Error::msg)?;
     let spec = Spec::load_checked(&dir.join("spec.json"))?;
     skeleton::ensure_implemented(&dir, allow_skeleton).map_err(anyhow::Error::msg)?;
@@ -144,7 +154,11 @@ fn session_dir(daemon: &DaemonArgs, data_dir: &DataDir, role: Role) -> anyhow::R
 
 pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let data_dir = DataDir::new(resolve_data_dir(global.data_dir.as_deref()));
-    let protocol = local_protocol(&args.protocol_dir, &data_dir, args.play.allow_skeleton_hooks)?;
+    let protocol = local_protocol(
+        &args.protocol_dir,
+        &data_dir,
+        args.play.allow_skeleton_hooks,
+    )?;
     let options = spec::parse_options(args.options.as_deref())?;
     spec::validate_options(protocol.spec.value(), &options).context("options")?;
     let client = client_for(global, &data_dir)?;
@@ -159,8 +173,11 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         options,
         settings,
         session_dir: dir.clone(),
-        renew_for: (!args.no_invitation_renew).then(|| Duration::from_secs(args.invitation_ttl_minutes * 60)),
-        renew_every: args.renew_interval_seconds.map_or(session::host::RENEW_EVERY, Duration::from_secs),
+        renew_for: (!args.no_invitation_renew)
+            .then(|| Duration::from_secs(args.invitation_ttl_minutes * 60)),
+        renew_every: args
+            .renew_interval_seconds
+            .map_or(session::host::RENEW_EVERY, Duration::from_secs),
         on_invited: None,
     };
     finish(daemon::run_until_signal(&dir, session::host::host(request)))
@@ -187,13 +204,21 @@ pub fn join(args: JoinArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
 
 pub fn guest(args: GuestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let data_dir = DataDir::new(resolve_data_dir(global.data_dir.as_deref()));
-    let protocol = local_protocol(&args.protocol_dir, &data_dir, args.play.allow_skeleton_hooks)?;
+    let protocol = local_protocol(
+        &args.protocol_dir,
+        &data_dir,
+        args.play.allow_skeleton_hooks,
+    )?;
     let options = spec::parse_options(args.options.as_deref())?;
     let ticket: Ticket = args.iroh_ticket.parse()?;
     let mut settings = args.play.settings()?;
     settings.heartbeat = None;
-    let dir = SessionDir::create(data_dir.root(), Role::Guest).context("creating the session dir")?;
-    finish(daemon::run_until_signal(&dir, session::direct::guest(protocol, ticket, options, settings, dir.clone())))
+    let dir =
+        SessionDir::create(data_dir.root(), Role::Guest).context("creating the session dir")?;
+    finish(daemon::run_until_signal(
+        &dir,
+        session::direct::guest(protocol, ticket, options, settings, dir.clone()),
+    ))
 }
 
 /// Exit 0 for a completed session, 1 otherwise (the reason goes to stderr).

@@ -1,4 +1,5 @@
-//! `aigenora protocol ...`: work with protocol contracts.
+//! `aigenora protocol ...`: work with protocol contracts, locally (hash) and on the
+//! community server (register, fetch, discover).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -7,7 +8,7 @@ use anyhow::Context;
 use clap::Subcommand;
 use serde_json::{Value, json};
 
-use super::GlobalArgs;
+use super::{GlobalArgs, protocol_remote};
 use crate::canonical::{self, PyJson};
 use crate::spec::{self, check_spec_version};
 
@@ -40,6 +41,37 @@ pub enum ProtocolCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Publish a spec on the community server (after the run gate: spec_version and lint).
+    Register {
+        /// Path to spec.json.
+        spec: PathBuf,
+        /// Print {"protocol_id", "created"} as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Download a spec by protocol_id, verify its hash, and add it to the local library.
+    Fetch {
+        /// The 64-hex protocol_id.
+        protocol_id: String,
+        /// Print {"protocol_id", "path", "name"} as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List protocols registered on the community server, newest first.
+    Discover {
+        /// How many (at most 100).
+        #[arg(long, default_value_t = crate::api::DEFAULT_LIST_LIMIT)]
+        limit: u32,
+        /// Continue from a previous page's next_cursor.
+        #[arg(long)]
+        cursor: Option<String>,
+        /// Only protocols whose name or description contains this text.
+        #[arg(short = 'q', long = "query")]
+        query: Option<String>,
+        /// Print {"results", "next_cursor"} as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 pub fn run(command: ProtocolCommand, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
@@ -54,6 +86,16 @@ pub fn run(command: ProtocolCommand, global: &GlobalArgs) -> anyhow::Result<Exit
             println!("{}", dir.display());
             Ok(ExitCode::SUCCESS)
         }
+        ProtocolCommand::Register { spec, json } => protocol_remote::register(&spec, json, global),
+        ProtocolCommand::Fetch { protocol_id, json } => {
+            protocol_remote::fetch(&protocol_id, json, global)
+        }
+        ProtocolCommand::Discover {
+            limit,
+            cursor,
+            query,
+            json,
+        } => protocol_remote::discover(limit, cursor.as_deref(), query.as_deref(), json, global),
     }
 }
 

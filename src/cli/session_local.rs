@@ -26,7 +26,12 @@ pub fn list(data_dir: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     for (dir, info) in &sessions {
-        let field = |key: &str| info.get(key).and_then(Value::as_str).unwrap_or("-").to_string();
+        let field = |key: &str| {
+            info.get(key)
+                .and_then(Value::as_str)
+                .unwrap_or("-")
+                .to_string()
+        };
         println!(
             "{:<10} {:<9} post {:<18} session {:<16} {}",
             field("status"),
@@ -53,14 +58,17 @@ pub fn events(state_dir: &Path, follow: bool) -> anyhow::Result<ExitCode> {
     loop {
         let mut ended = false;
         if let Ok(mut file) = std::fs::File::open(&path) {
-            file.seek(SeekFrom::Start(offset)).with_context(|| path.display().to_string())?;
+            file.seek(SeekFrom::Start(offset))
+                .with_context(|| path.display().to_string())?;
             let mut text = String::new();
-            file.read_to_string(&mut text).with_context(|| path.display().to_string())?;
+            file.read_to_string(&mut text)
+                .with_context(|| path.display().to_string())?;
             let complete = text.rfind('\n').map_or(0, |end| end + 1);
             offset += complete as u64;
             for line in text[..complete].lines() {
                 writeln!(stdout, "{line}")?;
-                ended |= line.contains("\"type\":\"session_ended\"") || line.contains("\"type\":\"handshake_failed\"");
+                ended |= line.contains("\"type\":\"session_ended\"")
+                    || line.contains("\"type\":\"handshake_failed\"");
             }
             stdout.flush()?;
         }
@@ -72,8 +80,15 @@ pub fn events(state_dir: &Path, follow: bool) -> anyhow::Result<ExitCode> {
 }
 
 fn session_is_over(state_dir: &Path) -> bool {
-    let status = SessionDir::open(state_dir).read().get("status").and_then(Value::as_str).map(str::to_string);
-    matches!(status.as_deref(), Some("closed" | "aborted" | "crashed" | "failed"))
+    let status = SessionDir::open(state_dir)
+        .read()
+        .get("status")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    matches!(
+        status.as_deref(),
+        Some("closed" | "aborted" | "crashed" | "failed")
+    )
 }
 
 /// Stops a running session (SIGTERM to its process; it records the abort itself).
@@ -84,15 +99,28 @@ pub fn abort(state_dir: &PathBuf) -> anyhow::Result<ExitCode> {
         bail!("no session.json in {}", state_dir.display());
     }
     if session_is_over(state_dir) {
-        bail!("session in {} already ended ({})", state_dir.display(), info.get("status").and_then(Value::as_str).unwrap_or("?"));
+        bail!(
+            "session in {} already ended ({})",
+            state_dir.display(),
+            info.get("status").and_then(Value::as_str).unwrap_or("?")
+        );
     }
     let Some(pid) = info.get("pid").and_then(Value::as_u64) else {
         bail!("session.json in {} records no pid", state_dir.display());
     };
-    let status = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status().context("running kill")?;
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .context("running kill")?;
     if !status.success() {
-        bail!("process {pid} is not running; the session in {} is stale", state_dir.display());
+        bail!(
+            "process {pid} is not running; the session in {} is stale",
+            state_dir.display()
+        );
     }
-    println!("{}", json!({"status": "aborting", "pid": pid, "state_dir": state_dir}));
+    println!(
+        "{}",
+        json!({"status": "aborting", "pid": pid, "state_dir": state_dir})
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -5,7 +5,18 @@ use std::str::FromStr;
 
 /// `autonomous` (hooks decide alone), `hybrid` (hooks decide, a person may step in; the
 /// default) or `human` (a person must decide each move).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum ControlMode {
     Autonomous,
     #[default]
@@ -20,6 +31,13 @@ impl ControlMode {
             ControlMode::Hybrid => "hybrid",
             ControlMode::Human => "human",
         }
+    }
+}
+
+impl ControlMode {
+    /// The mode a string names, if any.
+    pub fn parse(text: &str) -> Option<ControlMode> {
+        text.parse().ok()
     }
 }
 

@@ -41,8 +41,16 @@ fn watch_inbox(path: PathBuf, lines: Sender<String>) {
                 let complete = text.rfind('\n').map_or(0, |end| end + 1);
                 offset += complete as u64;
                 for record in text[..complete].lines() {
-                    let Ok(value) = serde_json::from_str::<serde_json::Value>(record) else { continue };
-                    let Some(line) = value.get("text").and_then(|t| t.as_str()).filter(|t| !t.is_empty()) else { continue };
+                    let Ok(value) = serde_json::from_str::<serde_json::Value>(record) else {
+                        continue;
+                    };
+                    let Some(line) = value
+                        .get("text")
+                        .and_then(|t| t.as_str())
+                        .filter(|t| !t.is_empty())
+                    else {
+                        continue;
+                    };
                     if lines.send(line.to_string()).is_err() {
                         return;
                     }

@@ -21,7 +21,10 @@ pub struct SessionDir {
 }
 
 fn now_millis() -> u128 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_millis()
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis()
 }
 
 impl SessionDir {
@@ -31,7 +34,11 @@ impl SessionDir {
         std::fs::create_dir_all(&sessions)?;
         let stamp = now_millis();
         for attempt in 0u32.. {
-            let name = if attempt == 0 { format!("{role}-{stamp}") } else { format!("{role}-{stamp}-{attempt}") };
+            let name = if attempt == 0 {
+                format!("{role}-{stamp}")
+            } else {
+                format!("{role}-{stamp}-{attempt}")
+            };
             let root = sessions.join(name);
             match std::fs::create_dir(&root) {
                 Ok(()) => return Ok(SessionDir::open(root)),
@@ -45,7 +52,10 @@ impl SessionDir {
     /// An existing session directory.
     pub fn open(root: impl Into<PathBuf>) -> SessionDir {
         let root = root.into();
-        SessionDir { events: EventLog::to_file(root.join(EVENTS_FILE)), root }
+        SessionDir {
+            events: EventLog::to_file(root.join(EVENTS_FILE)),
+            root,
+        }
     }
 
     pub fn root(&self) -> &Path {
@@ -73,7 +83,8 @@ impl SessionDir {
     pub fn update(&self, patch: Map<String, Value>) -> std::io::Result<()> {
         let mut current = self.read();
         current.extend(patch);
-        let text = serde_json::to_string_pretty(&Value::Object(current)).expect("JSON values serialize");
+        let text =
+            serde_json::to_string_pretty(&Value::Object(current)).expect("JSON values serialize");
         let temporary = self.root.join(".session.json.tmp");
         std::fs::write(&temporary, text)?;
         std::fs::rename(temporary, self.root.join(SESSION_FILE))
@@ -90,7 +101,9 @@ fn read_session_file(root: &Path) -> Map<String, Value> {
 
 /// Every session under a data dir, newest first, with its `session.json`.
 pub fn list_sessions(data_dir: &Path) -> Vec<(PathBuf, Map<String, Value>)> {
-    let Ok(entries) = std::fs::read_dir(data_dir.join("sessions")) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(data_dir.join("sessions")) else {
+        return Vec::new();
+    };
     let mut sessions: Vec<(PathBuf, Map<String, Value>)> = entries
         .flatten()
         .map(|entry| entry.path())
@@ -113,11 +126,28 @@ mod tests {
     fn session_files_merge_and_list() {
         let data = tempfile::tempdir().unwrap();
         let dir = SessionDir::create(data.path(), Role::Host).unwrap();
-        dir.update(json!({"status": "starting", "role": "host"}).as_object().unwrap().clone()).unwrap();
-        dir.update(json!({"status": "closed"}).as_object().unwrap().clone()).unwrap();
-        assert_eq!(Value::Object(dir.read()), json!({"status": "closed", "role": "host"}));
+        dir.update(
+            json!({"status": "starting", "role": "host"})
+                .as_object()
+                .unwrap()
+                .clone(),
+        )
+        .unwrap();
+        dir.update(json!({"status": "closed"}).as_object().unwrap().clone())
+            .unwrap();
+        assert_eq!(
+            Value::Object(dir.read()),
+            json!({"status": "closed", "role": "host"})
+        );
         let listed = list_sessions(data.path());
         assert_eq!(listed.len(), 1);
-        assert!(listed[0].0.file_name().unwrap().to_string_lossy().starts_with("host-"));
+        assert!(
+            listed[0]
+                .0
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("host-")
+        );
     }
 }

@@ -28,19 +28,36 @@ pub async fn guest(
         "started_at": iso_now(),
         "pid": std::process::id(),
     })));
-    let endpoint = SessionEndpoint::bind(&settings.relay).await.map_err(|e| e.to_string())?;
-    let link = endpoint.dial(&ticket, DEFAULT_CONNECT_TIMEOUT).await.map_err(|e| e.to_string())?;
+    let endpoint = SessionEndpoint::bind(&settings.relay)
+        .await
+        .map_err(|e| e.to_string())?;
+    let link = endpoint
+        .dial(&ticket, DEFAULT_CONNECT_TIMEOUT)
+        .await
+        .map_err(|e| e.to_string())?;
     let runtime = tokio::runtime::Handle::current();
     let display = settings.display.clone();
     let dir = session_dir.clone();
     let result = tokio::task::spawn_blocking(move || {
         let mut channel = IrohChannel::new(link, &runtime);
-        run_engine(Role::Guest, &protocol, options, &settings, &dir, &mut channel)
+        run_engine(
+            Role::Guest,
+            &protocol,
+            options,
+            &settings,
+            &dir,
+            &mut channel,
+        )
     })
     .await
     .map_err(|e| format!("session thread stopped: {e}"))?;
     endpoint.shutdown().await;
-    let end = SessionEnd { session_dir: session_dir.root().to_path_buf(), session_id: String::new(), post_id: String::new(), result };
+    let end = SessionEnd {
+        session_dir: session_dir.root().to_path_buf(),
+        session_id: String::new(),
+        post_id: String::new(),
+        result,
+    };
     record_end(&end, &session_dir);
     display(Role::Guest, "done");
     Ok(end)

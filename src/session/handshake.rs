@@ -57,12 +57,16 @@ fn receive(channel: &mut dyn Channel, what: &'static str) -> Result<Value, Hands
         Ok(Some(frame)) => Ok(frame),
         Ok(None) | Err(ChannelError::Timeout) => Err(HandshakeError::Timeout(what)),
         Err(ChannelError::Closed(reason)) => Err(HandshakeError::PeerLeft(reason)),
-        Err(ChannelError::Malformed(reason)) => Err(HandshakeError::Refused(format!("malformed {what}: {reason}"))),
+        Err(ChannelError::Malformed(reason)) => Err(HandshakeError::Refused(format!(
+            "malformed {what}: {reason}"
+        ))),
     }
 }
 
 fn send(channel: &mut dyn Channel, frame: &Value) -> Result<(), HandshakeError> {
-    channel.send(frame).map_err(|error| HandshakeError::PeerLeft(error.to_string()))
+    channel
+        .send(frame)
+        .map_err(|error| HandshakeError::PeerLeft(error.to_string()))
 }
 
 fn flag(frame: &Value, key: &str) -> bool {
@@ -76,7 +80,9 @@ impl HostSide<'_> {
     pub fn handshake(&self, channel: &mut dyn Channel) -> Result<HostHandshake, HandshakeError> {
         let init = receive(channel, "_session_init")?;
         if !init.is_object() {
-            return Err(HandshakeError::Refused("the first frame is not a JSON object".into()));
+            return Err(HandshakeError::Refused(
+                "the first frame is not a JSON object".into(),
+            ));
         }
         if !flag(&init, "_session_init") {
             return Ok(HostHandshake {
@@ -86,18 +92,35 @@ impl HostSide<'_> {
                 replay: Some(init),
             });
         }
-        let text = |key: &str| init.get(key).and_then(Value::as_str).unwrap_or("").to_string();
+        let text = |key: &str| {
+            init.get(key)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
         let (guest_key, nonce) = (text("guest_public_key"), text("session_nonce"));
         if !is_lower_hex(&guest_key, 64, 64) {
-            return Err(HandshakeError::Refused("guest_public_key is not 64 lowercase hex characters".into()));
+            return Err(HandshakeError::Refused(
+                "guest_public_key is not 64 lowercase hex characters".into(),
+            ));
         }
         if !is_lower_hex(&nonce, 16, 64) {
-            return Err(HandshakeError::Refused("session_nonce is not 16-64 lowercase hex characters".into()));
+            return Err(HandshakeError::Refused(
+                "session_nonce is not 16-64 lowercase hex characters".into(),
+            ));
         }
         if guest_key == self.identity.public_key() {
-            return Err(HandshakeError::Refused("the guest presented the host's own key".into()));
+            return Err(HandshakeError::Refused(
+                "the guest presented the host's own key".into(),
+            ));
         }
-        let canonical = session_canonical(self.post_id, self.identity.public_key(), &guest_key, self.protocol_id, &nonce);
+        let canonical = session_canonical(
+            self.post_id,
+            self.identity.public_key(),
+            &guest_key,
+            self.protocol_id,
+            &nonce,
+        );
         let proof = json!({
             "_session_proof": true,
             "host_public_key": self.identity.public_key(),
@@ -108,12 +131,19 @@ impl HostSide<'_> {
         send(channel, &proof)?;
         let ready = receive(channel, "_session_ready")?;
         if !flag(&ready, "_session_ready") {
-            return Err(HandshakeError::Refused("expected _session_ready (artifact transfer is not offered)".into()));
+            return Err(HandshakeError::Refused(
+                "expected _session_ready (artifact transfer is not offered)".into(),
+            ));
         }
-        let session_id = ready.get("session_id").and_then(Value::as_str).unwrap_or("");
+        let session_id = ready
+            .get("session_id")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         let expected = identity::session_id(&canonical);
         if session_id != expected {
-            return Err(HandshakeError::Refused(format!("_session_ready names session {session_id:?}, expected {expected}")));
+            return Err(HandshakeError::Refused(format!(
+                "_session_ready names session {session_id:?}, expected {expected}"
+            )));
         }
         Ok(HostHandshake {
             session_id: expected,
@@ -138,11 +168,20 @@ pub struct GuestSide<'a> {
 impl GuestSide<'_> {
     /// The session canonical both parties sign.
     pub fn canonical(&self) -> String {
-        session_canonical(self.post_id, self.host_public_key, self.identity.public_key(), self.protocol_id, &self.nonce)
+        session_canonical(
+            self.post_id,
+            self.host_public_key,
+            self.identity.public_key(),
+            self.protocol_id,
+            &self.nonce,
+        )
     }
 
     /// Sends `_session_init` and checks the host's `_session_proof`.
-    pub fn request_proof(&self, channel: &mut dyn Channel) -> Result<AcceptedProof, HandshakeError> {
+    pub fn request_proof(
+        &self,
+        channel: &mut dyn Channel,
+    ) -> Result<AcceptedProof, HandshakeError> {
         let init = json!({
             "_session_init": true,
             "guest_public_key": self.identity.public_key(),
@@ -159,27 +198,53 @@ impl GuestSide<'_> {
         if !flag(proof, "_session_proof") {
             return refused("the host did not return a session proof".into());
         }
-        let text = |key: &str, default: &str| proof.get(key).and_then(Value::as_str).unwrap_or(default).to_string();
+        let text = |key: &str, default: &str| {
+            proof
+                .get(key)
+                .and_then(Value::as_str)
+                .unwrap_or(default)
+                .to_string()
+        };
         let host_key = text("host_public_key", self.host_public_key);
         if host_key != self.host_public_key {
-            return refused(format!("the host proved key {host_key}, but the invitation was created by {}", self.host_public_key));
+            return refused(format!(
+                "the host proved key {host_key}, but the invitation was created by {}",
+                self.host_public_key
+            ));
         }
         let protocol_id = text("protocol_id", self.protocol_id);
         if protocol_id != self.protocol_id {
-            return refused(format!("the host runs protocol {protocol_id}, but the invitation is for {}", self.protocol_id));
+            return refused(format!(
+                "the host runs protocol {protocol_id}, but the invitation is for {}",
+                self.protocol_id
+            ));
         }
         let signature = text("host_signature", "");
-        identity::verify_hex(self.host_public_key, self.canonical().as_bytes(), &signature)
-            .map_err(|error| HandshakeError::Refused(format!("host session signature: {error}")))?;
+        identity::verify_hex(
+            self.host_public_key,
+            self.canonical().as_bytes(),
+            &signature,
+        )
+        .map_err(|error| HandshakeError::Refused(format!("host session signature: {error}")))?;
         Ok(AcceptedProof {
             host_signature: signature,
-            host_control_mode: proof.get("host_control_mode").and_then(Value::as_str).and_then(|m| m.parse().ok()),
+            host_control_mode: proof
+                .get("host_control_mode")
+                .and_then(Value::as_str)
+                .and_then(|m| m.parse().ok()),
         })
     }
 
     /// Tells the host the server registered the session.
-    pub fn send_ready(&self, channel: &mut dyn Channel, session_id: &str) -> Result<(), HandshakeError> {
-        send(channel, &json!({"_session_ready": true, "session_id": session_id}))
+    pub fn send_ready(
+        &self,
+        channel: &mut dyn Channel,
+        session_id: &str,
+    ) -> Result<(), HandshakeError> {
+        send(
+            channel,
+            &json!({"_session_ready": true, "session_id": session_id}),
+        )
     }
 }
 

@@ -14,7 +14,7 @@ use crate::api::invitation::{InvitationType, NewInvitation};
 use crate::client::RestClient;
 use crate::engine::{EventLog, iso_now};
 use crate::hooks::python_hooks::PythonHooks;
-use crate::hooks::{HostMetadata, Hooks, InitContext};
+use crate::hooks::{Hooks, HostMetadata, InitContext};
 use crate::spec::{self, Role};
 use crate::transport::{IrohChannel, SessionEndpoint};
 
@@ -39,7 +39,16 @@ pub struct HostRequest {
 /// Hosts one session to its end. `Err` when it never got as far as a game (bad options,
 /// the server refusing the invitation, a failed handshake).
 pub async fn host(request: HostRequest) -> Result<SessionEnd, String> {
-    let HostRequest { client, protocol, options, settings, session_dir, renew_for, renew_every, on_invited } = request;
+    let HostRequest {
+        client,
+        protocol,
+        options,
+        settings,
+        session_dir,
+        renew_for,
+        renew_every,
+        on_invited,
+    } = request;
     let identity = client.identity().clone();
     let protocol_id = protocol.spec.protocol_id();
     let _ = session_dir.update(patch(json!({
@@ -57,29 +66,58 @@ pub async fn host(request: HostRequest) -> Result<SessionEnd, String> {
             .await
             .map_err(|e| format!("metadata probe stopped: {e}"))??
     };
-    let options = if options.is_empty() { metadata.default_options.clone() } else { options };
+    let options = if options.is_empty() {
+        metadata.default_options.clone()
+    } else {
+        options
+    };
     spec::validate_options(protocol.spec.value(), &options).map_err(|e| format!("options: {e}"))?;
 
-    let mut endpoint = SessionEndpoint::bind(&settings.relay).await.map_err(|e| e.to_string())?;
-    let ticket = endpoint.ticket().await.map_err(|e| e.to_string())?.to_string();
+    let mut endpoint = SessionEndpoint::bind(&settings.relay)
+        .await
+        .map_err(|e| e.to_string())?;
+    let ticket = endpoint
+        .ticket()
+        .await
+        .map_err(|e| e.to_string())?
+        .to_string();
     let mut invitation = NewInvitation::signed(&identity, &protocol_id, &ticket);
     invitation.message = metadata.name.clone();
     invitation.tags = metadata.tags.clone();
     invitation.invitation_type = InvitationType::parse(&metadata.invite_type).unwrap_or_default();
     invitation.host_control_mode = settings.control_mode;
     invitation.options = options.clone();
-    let lease = client.create_invitation(&invitation).await.map_err(|e| e.to_string())?;
+    let lease = client
+        .create_invitation(&invitation)
+        .await
+        .map_err(|e| e.to_string())?;
     let post_id = lease.post_id.clone();
     let events = session_dir.events().clone();
-    events.emit("invite_created", json!({"post_id": post_id, "protocol_id": protocol_id, "expires_at": lease.expires_at}), None);
+    events.emit(
+        "invite_created",
+        json!({"post_id": post_id, "protocol_id": protocol_id, "expires_at": lease.expires_at}),
+        None,
+    );
     let _ = session_dir.update(patch(json!({"post_id": post_id, "status": "hosting"})));
-    for line in ["invite_created: true".to_string(), format!("post_id: {post_id}"), "waiting_for_peer: true".to_string()] {
+    for line in [
+        "invite_created: true".to_string(),
+        format!("post_id: {post_id}"),
+        "waiting_for_peer: true".to_string(),
+    ] {
         (settings.display)(Role::Host, &line);
     }
     if let Some(invited) = on_invited {
         let _ = invited.send(post_id.clone());
     }
-    let renewal = renew_for.map(|total| tokio::spawn(keep_renewing(client.clone(), post_id.clone(), events.clone(), total, renew_every)));
+    let renewal = renew_for.map(|total| {
+        tokio::spawn(keep_renewing(
+            client.clone(),
+            post_id.clone(),
+            events.clone(),
+            total,
+            renew_every,
+        ))
+    });
     let link = endpoint.accept_first().await;
     if let Some(renewal) = renewal {
         renewal.abort();
@@ -91,17 +129,43 @@ pub async fn host(request: HostRequest) -> Result<SessionEnd, String> {
     let (dir, id, mode) = (session_dir.clone(), post_id.clone(), settings.control_mode);
     let played = tokio::task::spawn_blocking(move || {
         let mut channel = IrohChannel::new(link, &runtime);
-        let side = HostSide { identity: &identity, post_id: &id, protocol_id: &protocol_id, control_mode: mode };
+        let side = HostSide {
+            identity: &identity,
+            post_id: &id,
+            protocol_id: &protocol_id,
+            control_mode: mode,
+        };
         let shake = side.handshake(&mut channel).map_err(|e| e.to_string())?;
-        announce_peer(&dir, &settings, Role::Host, &shake.session_id, &shake.guest_public_key, shake.guest_control_mode.as_str(), &protocol_id);
+        announce_peer(
+            &dir,
+            &settings,
+            Role::Host,
+            &shake.session_id,
+            &shake.guest_public_key,
+            shake.guest_control_mode.as_str(),
+            &protocol_id,
+        );
         if shake.replay.is_none()
             && heartbeat_applies(&protocol)
             && let Some(config) = settings.heartbeat
         {
             channel.start_heartbeat(config, heartbeat_events(dir.events()));
         }
-        let mut channel = Replay { first: shake.replay, inner: channel };
-        Ok::<_, String>((shake.session_id, run_engine(Role::Host, &protocol, options, &settings, &dir, &mut channel)))
+        let mut channel = Replay {
+            first: shake.replay,
+            inner: channel,
+        };
+        Ok::<_, String>((
+            shake.session_id,
+            run_engine(
+                Role::Host,
+                &protocol,
+                options,
+                &settings,
+                &dir,
+                &mut channel,
+            ),
+        ))
     })
     .await
     .map_err(|e| format!("session thread stopped: {e}"))?;
@@ -110,12 +174,19 @@ pub async fn host(request: HostRequest) -> Result<SessionEnd, String> {
         Ok(played) => played,
         Err(handshake_error) => {
             events.emit("handshake_failed", json!({"error": handshake_error}), None);
-            let _ = session_dir.update(patch(json!({"status": "failed", "end_reason": handshake_error, "ended_at": iso_now()})));
+            let _ = session_dir.update(patch(
+                json!({"status": "failed", "end_reason": handshake_error, "ended_at": iso_now()}),
+            ));
             let _ = client.cancel_invitation(&post_id).await;
             return Err(handshake_error);
         }
     };
-    let end = SessionEnd { session_dir: session_dir.root().to_path_buf(), session_id, post_id, result };
+    let end = SessionEnd {
+        session_dir: session_dir.root().to_path_buf(),
+        session_id,
+        post_id,
+        result,
+    };
     report_to_server(&client, &end, &session_dir).await;
     record_end(&end, &session_dir);
     display(Role::Host, "done");
@@ -124,7 +195,10 @@ pub async fn host(request: HostRequest) -> Result<SessionEnd, String> {
 
 /// `proto_init` + `proto_host_metadata` on a throw-away state dir, as the reference does
 /// before publishing (display name, tags, invitation type, default options).
-fn probe_metadata(protocol: &Protocol, options: &Map<String, Value>) -> Result<HostMetadata, String> {
+fn probe_metadata(
+    protocol: &Protocol,
+    options: &Map<String, Value>,
+) -> Result<HostMetadata, String> {
     let scratch = tempfile::tempdir().map_err(|e| format!("cannot create a scratch dir: {e}"))?;
     let mut hooks = PythonHooks::load(&protocol.dir).map_err(|e| e.to_string())?;
     let context = InitContext {
@@ -142,18 +216,36 @@ fn probe_metadata(protocol: &Protocol, options: &Map<String, Value>) -> Result<H
 
 /// Renews every `every` until `total` has passed or a renewal fails (the invitation was
 /// matched, cancelled or expired).
-async fn keep_renewing(client: RestClient, post_id: String, events: EventLog, total: Duration, every: Duration) {
+async fn keep_renewing(
+    client: RestClient,
+    post_id: String,
+    events: EventLog,
+    total: Duration,
+    every: Duration,
+) {
     let started = Instant::now();
     loop {
         tokio::time::sleep(every).await;
         if started.elapsed() >= total {
-            events.emit("invitation_renew_stopped", json!({"post_id": post_id, "reason": "invitation TTL reached"}), None);
+            events.emit(
+                "invitation_renew_stopped",
+                json!({"post_id": post_id, "reason": "invitation TTL reached"}),
+                None,
+            );
             return;
         }
         match client.renew_invitation(&post_id).await {
-            Ok(lease) => events.emit("invitation_renewed", json!({"post_id": post_id, "expires_at": lease.expires_at}), None),
+            Ok(lease) => events.emit(
+                "invitation_renewed",
+                json!({"post_id": post_id, "expires_at": lease.expires_at}),
+                None,
+            ),
             Err(error) => {
-                events.emit("invitation_renew_failed", json!({"post_id": post_id, "error": error.to_string()}), None);
+                events.emit(
+                    "invitation_renew_failed",
+                    json!({"post_id": post_id, "error": error.to_string()}),
+                    None,
+                );
                 return;
             }
         }
@@ -177,7 +269,10 @@ pub(crate) fn announce_peer(
     );
     let _ = dir.update(patch(json!({"session_id": session_id, "peer_public_key": peer_key, "peer_control_mode": peer_mode})));
     (settings.display)(role, &format!("session_id: {session_id}"));
-    (settings.display)(role, &format!("peer_joined: {}...", peer_key.get(..16).unwrap_or(peer_key)));
+    (settings.display)(
+        role,
+        &format!("peer_joined: {}...", peer_key.get(..16).unwrap_or(peer_key)),
+    );
 }
 
 /// Heartbeat events (`peer_unresponsive`, `peer_resumed`) into the session's event log.

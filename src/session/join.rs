@@ -30,11 +30,23 @@ pub struct JoinRequest {
 
 /// Joins one invitation and plays it to the end. `Err` when the game never started.
 pub async fn join(request: JoinRequest) -> Result<SessionEnd, String> {
-    let JoinRequest { client, data_dir, post_id, settings, session_dir, allow_skeleton } = request;
+    let JoinRequest {
+        client,
+        data_dir,
+        post_id,
+        settings,
+        session_dir,
+        allow_skeleton,
+    } = request;
     let identity = client.identity().clone();
-    let invitation = client.invitation(&post_id).await.map_err(|e| e.to_string())?;
+    let invitation = client
+        .invitation(&post_id)
+        .await
+        .map_err(|e| e.to_string())?;
     if invitation.public_key == identity.public_key() {
-        return Err(format!("invitation {post_id} is your own; join it from another identity"));
+        return Err(format!(
+            "invitation {post_id} is your own; join it from another identity"
+        ));
     }
     if invitation.protocol_id.is_empty() {
         return Err(format!("invitation {post_id} names no protocol_id"));
@@ -44,11 +56,19 @@ pub async fn join(request: JoinRequest) -> Result<SessionEnd, String> {
         .map_err(|e| format!("invitation {post_id}: {e}"))?
         .parse()
         .map_err(|e: crate::transport::TicketError| format!("invitation {post_id}: {e}"))?;
-    let prepared = prepare_protocol(&client, &data_dir, &invitation.protocol_id, allow_skeleton).await?;
+    let prepared =
+        prepare_protocol(&client, &data_dir, &invitation.protocol_id, allow_skeleton).await?;
     let options = invitation.options.clone();
-    spec::validate_options(prepared.spec.value(), &options)
-        .map_err(|e| format!("the host's options do not fit protocol {}: {e}", invitation.protocol_id))?;
-    let protocol = Protocol { dir: prepared.dir.clone(), spec: prepared.spec };
+    spec::validate_options(prepared.spec.value(), &options).map_err(|e| {
+        format!(
+            "the host's options do not fit protocol {}: {e}",
+            invitation.protocol_id
+        )
+    })?;
+    let protocol = Protocol {
+        dir: prepared.dir.clone(),
+        spec: prepared.spec,
+    };
     let _ = session_dir.update(patch(json!({
         "role": "guest",
         "status": "starting",
@@ -61,10 +81,18 @@ pub async fn join(request: JoinRequest) -> Result<SessionEnd, String> {
         "started_at": iso_now(),
         "pid": std::process::id(),
     })));
-    (settings.display)(Role::Guest, &format!("[join] protocol_dir: {}", protocol.dir.display()));
+    (settings.display)(
+        Role::Guest,
+        &format!("[join] protocol_dir: {}", protocol.dir.display()),
+    );
 
-    let endpoint = SessionEndpoint::bind(&settings.relay).await.map_err(|e| e.to_string())?;
-    let link = endpoint.dial(&ticket, DEFAULT_CONNECT_TIMEOUT).await.map_err(|e| e.to_string())?;
+    let endpoint = SessionEndpoint::bind(&settings.relay)
+        .await
+        .map_err(|e| e.to_string())?;
+    let link = endpoint
+        .dial(&ticket, DEFAULT_CONNECT_TIMEOUT)
+        .await
+        .map_err(|e| e.to_string())?;
     let runtime = tokio::runtime::Handle::current();
     let display = settings.display.clone();
     let (dir, id) = (session_dir.clone(), post_id.clone());
@@ -78,7 +106,9 @@ pub async fn join(request: JoinRequest) -> Result<SessionEnd, String> {
             control_mode: settings.control_mode,
             nonce: new_session_nonce(),
         };
-        let proof = side.request_proof(&mut channel).map_err(|e| e.to_string())?;
+        let proof = side
+            .request_proof(&mut channel)
+            .map_err(|e| e.to_string())?;
         let canonical = side.canonical();
         let session = NewSession {
             post_id: id.clone(),
@@ -90,19 +120,42 @@ pub async fn join(request: JoinRequest) -> Result<SessionEnd, String> {
             guest_signature: identity.sign_hex(canonical.as_bytes()),
         };
         let session_id = identity::session_id(&canonical);
-        let created = runtime.block_on(client.create_session(&session)).map_err(|e| format!("handshake failed: {e}"))?;
+        let created = runtime
+            .block_on(client.create_session(&session))
+            .map_err(|e| format!("handshake failed: {e}"))?;
         if created.session_id != session_id {
-            return Err(format!("handshake failed: the server named the session {}, expected {session_id}", created.session_id));
+            return Err(format!(
+                "handshake failed: the server named the session {}, expected {session_id}",
+                created.session_id
+            ));
         }
-        side.send_ready(&mut channel, &session_id).map_err(|e| e.to_string())?;
-        let peer_mode = proof.host_control_mode.unwrap_or(invitation.host_control_mode);
-        announce_peer(&dir, &settings, Role::Guest, &session_id, &invitation.public_key, peer_mode.as_str(), &invitation.protocol_id);
+        side.send_ready(&mut channel, &session_id)
+            .map_err(|e| e.to_string())?;
+        let peer_mode = proof
+            .host_control_mode
+            .unwrap_or(invitation.host_control_mode);
+        announce_peer(
+            &dir,
+            &settings,
+            Role::Guest,
+            &session_id,
+            &invitation.public_key,
+            peer_mode.as_str(),
+            &invitation.protocol_id,
+        );
         if heartbeat_applies(&protocol)
             && let Some(config) = settings.heartbeat
         {
             channel.start_heartbeat(config, heartbeat_events(dir.events()));
         }
-        let result = run_engine(Role::Guest, &protocol, options, &settings, &dir, &mut channel);
+        let result = run_engine(
+            Role::Guest,
+            &protocol,
+            options,
+            &settings,
+            &dir,
+            &mut channel,
+        );
         Ok((session_id, result, client))
     })
     .await
@@ -111,12 +164,21 @@ pub async fn join(request: JoinRequest) -> Result<SessionEnd, String> {
     let (session_id, result, client) = match played {
         Ok(played) => played,
         Err(handshake_error) => {
-            session_dir.events().emit("handshake_failed", json!({"error": handshake_error}), None);
-            let _ = session_dir.update(patch(json!({"status": "failed", "end_reason": handshake_error, "ended_at": iso_now()})));
+            session_dir
+                .events()
+                .emit("handshake_failed", json!({"error": handshake_error}), None);
+            let _ = session_dir.update(patch(
+                json!({"status": "failed", "end_reason": handshake_error, "ended_at": iso_now()}),
+            ));
             return Err(handshake_error);
         }
     };
-    let end = SessionEnd { session_dir: session_dir.root().to_path_buf(), session_id, post_id, result };
+    let end = SessionEnd {
+        session_dir: session_dir.root().to_path_buf(),
+        session_id,
+        post_id,
+        result,
+    };
     report_to_server(&client, &end, &session_dir).await;
     record_end(&end, &session_dir);
     display(Role::Guest, "done");

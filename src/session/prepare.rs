@@ -28,15 +28,23 @@ pub async fn prepare_protocol(
     protocol_id: &str,
     allow_skeleton: bool,
 ) -> Result<PreparedProtocol, String> {
-    let builtin = crate::protocols::BUILTINS.iter().find(|b| b.spec().protocol_id() == protocol_id);
+    let builtin = crate::protocols::BUILTINS
+        .iter()
+        .find(|b| b.spec().protocol_id() == protocol_id);
     let (dir, source) = if let Some(builtin) = builtin {
         let dir = crate::protocols::materialize(builtin, data_dir.root())
             .map_err(|e| format!("cannot write built-in {}: {e}", builtin.alias))?;
         (dir, "builtin")
-    } else if data_dir.protocol_dir(protocol_id).join("spec.json").is_file() {
+    } else if data_dir
+        .protocol_dir(protocol_id)
+        .join("spec.json")
+        .is_file()
+    {
         (data_dir.protocol_dir(protocol_id), "library")
     } else {
-        let fetched = fetch_protocol(client, data_dir, protocol_id).await.map_err(|e| e.to_string())?;
+        let fetched = fetch_protocol(client, data_dir, protocol_id)
+            .await
+            .map_err(|e| e.to_string())?;
         (fetched.dir, "fetched")
     };
     let spec = Spec::load_checked(&dir.join("spec.json")).map_err(|e| e.to_string())?;
@@ -47,13 +55,22 @@ pub async fn prepare_protocol(
             spec.protocol_id()
         ));
     }
-    let skeleton_written = skeleton::write_scaffold(&spec, &dir).map_err(|e| format!("cannot write hooks skeleton into {}: {e}", dir.display()))?;
+    let skeleton_written = skeleton::write_scaffold(&spec, &dir)
+        .map_err(|e| format!("cannot write hooks skeleton into {}: {e}", dir.display()))?;
     skeleton::ensure_implemented(&dir, allow_skeleton).map_err(|error| {
         if skeleton_written {
-            format!("protocol fetched to {}; hooks.py is a freshly generated skeleton. {error}", dir.display())
+            format!(
+                "protocol fetched to {}; hooks.py is a freshly generated skeleton. {error}",
+                dir.display()
+            )
         } else {
             error
         }
     })?;
-    Ok(PreparedProtocol { dir, spec, source, skeleton_written })
+    Ok(PreparedProtocol {
+        dir,
+        spec,
+        source,
+        skeleton_written,
+    })
 }

@@ -14,18 +14,36 @@ pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir:
     if end.session_id.is_empty() {
         return;
     }
-    let status = if end.completed() { SessionStatus::Closed } else { SessionStatus::Failed };
+    let status = if end.completed() {
+        SessionStatus::Closed
+    } else {
+        SessionStatus::Failed
+    };
     if let Err(error) = client.set_session_status(&end.session_id, status).await
         && error.status() != Some(409)
     {
-        dir.events().emit("session_close_failed", json!({"error": error.to_string()}), None);
+        dir.events().emit(
+            "session_close_failed",
+            json!({"error": error.to_string()}),
+            None,
+        );
         eprintln!("warning: {error}");
     }
-    let winner = end.result.as_ref().ok().filter(|o| o.completed).and_then(|o| o.winner.as_deref()).and_then(Winner::parse);
+    let winner = end
+        .result
+        .as_ref()
+        .ok()
+        .filter(|o| o.completed)
+        .and_then(|o| o.winner.as_deref())
+        .and_then(Winner::parse);
     if let Some(winner) = winner
         && let Err(error) = client.report_result(&end.session_id, winner).await
     {
-        dir.events().emit("session_result_failed", json!({"error": error.to_string()}), None);
+        dir.events().emit(
+            "session_result_failed",
+            json!({"error": error.to_string()}),
+            None,
+        );
         eprintln!("warning: {error}");
     }
 }

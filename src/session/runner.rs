@@ -13,7 +13,10 @@ use crate::transport::Channel;
 pub(crate) fn heartbeat_applies(protocol: &Protocol) -> bool {
     matches!(
         protocol.spec.flow_mode(),
-        Ok(FlowMode::SessionLoop | FlowMode::RequestResponse | FlowMode::SimultaneousRound | FlowMode::MentalPoker)
+        Ok(FlowMode::SessionLoop
+            | FlowMode::RequestResponse
+            | FlowMode::SimultaneousRound
+            | FlowMode::MentalPoker)
     )
 }
 
@@ -26,7 +29,9 @@ pub(crate) fn run_engine(
     session_dir: &SessionDir,
     channel: &mut dyn Channel,
 ) -> Result<Outcome, String> {
-    let state_dir = session_dir.engine_state_dir(role).map_err(|e| format!("cannot create the engine state dir: {e}"))?;
+    let state_dir = session_dir
+        .engine_state_dir(role)
+        .map_err(|e| format!("cannot create the engine state dir: {e}"))?;
     let _ = session_dir.update(patch(json!({"state_dir": state_dir, "status": "running"})));
     let mut hooks = PythonHooks::load(&protocol.dir).map_err(|e| e.to_string())?;
     let free = protocol.spec.flow_mode() == Ok(FlowMode::Free);

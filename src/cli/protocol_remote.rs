@@ -1,0 +1,100 @@
+//! The server side of `aigenora protocol`: register, fetch and discover.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use serde_json::json;
+
+use super::GlobalArgs;
+use super::remote::{Remote, print_json};
+use crate::api::protocol::NewProtocol;
+use crate::client::{ProtocolRegistered, fetch_protocol};
+use crate::spec::Spec;
+
+/// `protocol register <spec.json>`: the spec must pass the run gate before it is sent.
+pub fn register(path: &Path, as_json: bool, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+    let spec = Spec::load_checked(path)?;
+    let body = NewProtocol::for_spec(&spec);
+    let remote = Remote::connect(global)?;
+    let created = match remote.run(remote.client.register_protocol(&body))? {
+        ProtocolRegistered::New(_) => true,
+        ProtocolRegistered::AlreadyRegistered(_) => false,
+    };
+    if as_json {
+        print_json(&json!({"protocol_id": body.protocol_id, "created": created}));
+    } else if created {
+        println!("[OK] registered {} ({})", body.protocol_id, body.name);
+    } else {
+        println!("[OK] already registered: {}", body.protocol_id);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `protocol fetch <id>`: download, verify the hash and the run gate, install spec.json.
+pub fn fetch(protocol_id: &str, as_json: bool, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+    let remote = Remote::connect(global)?;
+    let fetched = remote.run(fetch_protocol(
+        &remote.client,
+        &remote.data_dir,
+        protocol_id,
+    ))?;
+    let skeleton = crate::hooks::skeleton::write_scaffold(&fetched.spec, &fetched.dir)
+        .with_context(|| format!("writing the hooks skeleton into {}", fetched.dir.display()))?;
+    let spec_path = fetched.dir.join("spec.json");
+    if as_json {
+        print_json(&json!({
+            "protocol_id": fetched.protocol_id,
+            "path": spec_path.display().to_string(),
+            "name": fetched.spec.name(),
+            "hooks_skeleton_written": skeleton,
+        }));
+    } else {
+        println!(
+            "[OK] fetched {} ({})",
+            fetched.protocol_id,
+            fetched.spec.name()
+        );
+        println!("spec: {}", spec_path.display());
+        if skeleton {
+            println!(
+                "hooks: {} (a skeleton: implement it before hosting or joining)",
+                fetched.dir.join("hooks.py").display()
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `protocol discover`: one page of the server's protocol directory.
+pub fn discover(
+    limit: u32,
+    cursor: Option<&str>,
+    query: Option<&str>,
+    as_json: bool,
+    global: &GlobalArgs,
+) -> anyhow::Result<ExitCode> {
+    let remote = Remote::connect(global)?;
+    let page = remote.run(remote.client.list_protocols(limit, cursor, query))?;
+    if as_json {
+        print_json(&page);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if page.results.is_empty() {
+        println!("no protocols found");
+    }
+    for protocol in &page.results {
+        let name: String = protocol.name.chars().take(20).collect();
+        let description: String = protocol.description.chars().take(50).collect();
+        println!(
+            "  {name:<20} {}...  {description}",
+            &protocol.protocol_id[..16.min(protocol.protocol_id.len())]
+        );
+    }
+    let count = page.results.len();
+    println!("({count} protocol{})", if count == 1 { "" } else { "s" });
+    if let Some(next) = &page.next_cursor {
+        println!("(more: aigenora protocol discover --cursor {next})");
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,220 @@
+//! The community REST client: every call signed exactly like the reference client
+//! (interop/rest-api.md §1-2), compact JSON bodies, no redirects, no proxies, and errors
+//! that carry the server's own reason.
+
+mod agents;
+mod fetch;
+mod invitations;
+mod protocols;
+mod sessions;
+
+use std::time::Duration;
+
+use reqwest::Method;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::api::{API_PREFIX, ErrorBody};
+use crate::identity::Identity;
+
+pub use agents::Registered;
+pub use fetch::{FetchError, FetchedProtocol, fetch_protocol};
+pub use protocols::ProtocolRegistered;
+
+/// How long one request may take, end to end.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// How much of a non-JSON error body is shown (as the reference does).
+const SHOWN_BODY_CHARS: usize = 500;
+
+/// Why a call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("invalid server URL {url:?}: {reason}")]
+    BadUrl { url: String, reason: String },
+    #[error("{method} {target} failed: cannot reach {server}: {reason}")]
+    Unreachable {
+        method: Method,
+        target: String,
+        server: String,
+        reason: String,
+    },
+    #[error("{method} {target} failed: HTTP {status}: {reason}")]
+    Status {
+        method: Method,
+        target: String,
+        status: u16,
+        /// The server's `error` code, when it sent the standard error body.
+        code: Option<String>,
+        reason: String,
+    },
+    #[error("{method} {target}: unexpected response: {reason}")]
+    BadResponse {
+        method: Method,
+        target: String,
+        reason: String,
+    },
+    #[error("invalid {what} {value:?} (expected 1-128 characters of A-Za-z0-9_-)")]
+    InvalidId { what: &'static str, value: String },
+}
+
+impl ClientError {
+    /// The HTTP status of a refused call (e.g. 409 for "already closed").
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            ClientError::Status { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+}
+
+/// A response: status and raw body.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    status: u16,
+    body: bytes::Bytes,
+}
+
+/// A signed client of one community server, acting as one identity.
+#[derive(Debug, Clone)]
+pub struct RestClient {
+    http: reqwest::Client,
+    server: String,
+    identity: Identity,
+}
+
+impl RestClient {
+    /// A client of `server` (e.g. `http://127.0.0.1:41000`; a trailing `/` is ignored).
+    pub fn new(server: &str, identity: Identity) -> Result<RestClient, ClientError> {
+        let server = server.trim_end_matches('/').to_string();
+        let bad = |reason: &str| ClientError::BadUrl {
+            url: server.clone(),
+            reason: reason.to_string(),
+        };
+        let url = reqwest::Url::parse(&server).map_err(|e| bad(&e.to_string()))?;
+        if !matches!(url.scheme(), "http" | "https") || url.query().is_some() {
+            return Err(bad("expected http://host[:port] or https://host[:port]"));
+        }
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .timeout(REQUEST_TIMEOUT)
+            .build()
+            .map_err(|e| bad(&e.to_string()))?;
+        Ok(RestClient {
+            http,
+            server,
+            identity,
+        })
+    }
+
+    /// A client of the same server acting as another identity (connections are shared).
+    pub fn with_identity(&self, identity: Identity) -> RestClient {
+        RestClient {
+            http: self.http.clone(),
+            server: self.server.clone(),
+            identity,
+        }
+    }
+
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    pub fn identity(&self) -> &Identity {
+        &self.identity
+    }
+
+    /// Sends one signed request. `target` is `/api/v1/...` with its query, already encoded.
+    pub(crate) async fn send(
+        &self,
+        method: Method,
+        target: &str,
+        body: Vec<u8>,
+    ) -> Result<Reply, ClientError> {
+        debug_assert!(target.starts_with(API_PREFIX), "targets are API paths");
+        let signed = self.identity.sign_request(method.as_str(), target, &body);
+        let mut request = self
+            .http
+            .request(method.clone(), format!("{}{target}", self.server))
+            .header(reqwest::header::CONTENT_TYPE, "application/json");
+        for (name, value) in signed.pairs() {
+            request = request.header(name, value);
+        }
+        if !body.is_empty() {
+            request = request.body(body);
+        }
+        let unreachable = |error: reqwest::Error| ClientError::Unreachable {
+            method: method.clone(),
+            target: target.to_string(),
+            server: self.server.clone(),
+            reason: innermost_reason(&error),
+        };
+        let response = request.send().await.map_err(unreachable)?;
+        let status = response.status().as_u16();
+        let body = response.bytes().await.map_err(unreachable)?;
+        Ok(Reply { status, body })
+    }
+
+    /// Sends a request and requires one of the `expected` statuses.
+    pub(crate) async fn call(
+        &self,
+        method: Method,
+        target: &str,
+        body: Option<&(impl Serialize + ?Sized)>,
+        expected: &[u16],
+    ) -> Result<Reply, ClientError> {
+        let bytes = match body {
+            Some(body) => serde_json::to_vec(body).expect("request bodies always serialize"),
+            None => Vec::new(),
+        };
+        let reply = self.send(method.clone(), target, bytes).await?;
+        if expected.contains(&reply.status) {
+            return Ok(reply);
+        }
+        let (code, reason) = match serde_json::from_slice::<ErrorBody>(&reply.body) {
+            Ok(error) => (Some(error.error), error.message),
+            Err(_) => (
+                None,
+                String::from_utf8_lossy(&reply.body)
+                    .chars()
+                    .take(SHOWN_BODY_CHARS)
+                    .collect(),
+            ),
+        };
+        Err(ClientError::Status {
+            method,
+            target: target.to_string(),
+            status: reply.status,
+            code,
+            reason,
+        })
+    }
+}
+
+impl Reply {
+    pub(crate) fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// Parses the body as `T`, naming the call when it does not fit.
+    pub(crate) fn json<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        target: &str,
+    ) -> Result<T, ClientError> {
+        serde_json::from_slice(&self.body).map_err(|e| ClientError::BadResponse {
+            method,
+            target: target.to_string(),
+            reason: e.to_string(),
+        })
+    }
+}
+
+/// The most specific message in an error's source chain ("Connection refused ...").
+fn innermost_reason(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut current = error;
+    while let Some(source) = current.source() {
+        current = source;
+    }
+    current.to_string()
+}

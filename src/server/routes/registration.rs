@@ -1,0 +1,99 @@
+//! `GET /auth/challenge` and `POST /auth/register`: a key proves work on a single-use
+//! nonce (5 min), signs `nonce:public_key:nickname`, and becomes a registered agent.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::StatusCode;
+use rand::RngCore;
+
+use crate::api::agent::{Agent, Challenge, Registration, check_bio, check_nickname};
+use crate::identity;
+use crate::server::clock::{iso8601, now_ms};
+use crate::server::error::{ApiError, ApiResult, parse_body};
+use crate::server::signature::Caller;
+use crate::server::store::RegisterOutcome;
+use crate::server::{AppState, CHALLENGE_TTL};
+
+pub async fn challenge(
+    State(state): State<Arc<AppState>>,
+    Caller(caller): Caller,
+) -> ApiResult<Json<Challenge>> {
+    let mut bytes = [0u8; 16];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    let nonce = hex::encode(bytes);
+    let now = now_ms();
+    let expires_at = now + CHALLENGE_TTL.as_millis() as i64;
+    state
+        .store
+        .insert_challenge(&nonce, &caller, now, expires_at)
+        .await?;
+    Ok(Json(Challenge {
+        nonce,
+        difficulty: state.limits.pow_difficulty,
+        expires_at: Some(iso8601(expires_at)),
+    }))
+}
+
+pub async fn register(
+    State(state): State<Arc<AppState>>,
+    Caller(caller): Caller,
+    body: Bytes,
+) -> ApiResult<(StatusCode, Json<Agent>)> {
+    let registration: Registration = parse_body(&body)?;
+    if registration.public_key.to_ascii_lowercase() != caller {
+        return Err(ApiError::bad_request(
+            "key_mismatch",
+            "public_key must be the signing key (X-Public-Key)",
+        ));
+    }
+    check_nickname(&registration.nickname)
+        .map_err(|m| ApiError::bad_request("invalid_nickname", m))?;
+    check_bio(&registration.bio).map_err(|m| ApiError::bad_request("invalid_bio", m))?;
+    let difficulty = state.limits.pow_difficulty;
+    if !identity::pow_satisfied(
+        &registration.nonce,
+        &registration.public_key,
+        registration.counter,
+        difficulty,
+    ) {
+        return Err(ApiError::bad_request(
+            "invalid_proof_of_work",
+            format!("the proof of work does not have {difficulty} leading zero bytes"),
+        ));
+    }
+    let proof = identity::registration_canonical(
+        &registration.nonce,
+        &registration.public_key,
+        &registration.nickname,
+    );
+    identity::verify_hex(&caller, proof.as_bytes(), &registration.signature).map_err(|e| {
+        ApiError::bad_request(
+            "invalid_registration_signature",
+            format!("registration signature: {e}"),
+        )
+    })?;
+    let outcome = state
+        .store
+        .register_agent(
+            &registration.nonce,
+            &caller,
+            &registration.nickname,
+            &registration.bio,
+            now_ms(),
+        )
+        .await?;
+    match outcome {
+        RegisterOutcome::Registered(agent) => Ok((StatusCode::CREATED, Json(agent))),
+        RegisterOutcome::AlreadyRegistered => Err(ApiError::conflict(
+            "already_registered",
+            "this public key is already registered",
+        )),
+        RegisterOutcome::UnknownNonce => Err(ApiError::bad_request(
+            "invalid_nonce",
+            "unknown, used or expired nonce; request a new challenge",
+        )),
+    }
+}

@@ -1,0 +1,119 @@
+//! The server's storage: sqlx over SQLite (WAL, one writer connection and a few readers),
+//! with queries in portable SQL so PostgreSQL can serve the same API later.
+
+mod agents;
+mod invitations;
+mod protocols;
+mod sessions;
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+pub use agents::RegisterOutcome;
+pub use invitations::{InvitationRow, InvitationState, NewInvitationRow, OfferedFilter};
+pub use protocols::NewProtocolRow;
+pub use sessions::CreateSession;
+
+/// Readers used for GETs; SQLite in WAL mode lets them run beside the single writer.
+const READER_CONNECTIONS: u32 = 4;
+
+/// Why the database could not be opened or queried.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("PostgreSQL support is not built in yet (use sqlite://PATH) ({0})")]
+    PostgresNotBuilt(String),
+    #[error("unsupported database URL {0:?} (expected sqlite://PATH)")]
+    UnsupportedUrl(String),
+    #[error("cannot create the database directory: {source} ({path})")]
+    CreateDir {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("cannot open the database: {source} ({url})")]
+    Open { url: String, source: sqlx::Error },
+    #[error("database error: {0}")]
+    Query(#[from] sqlx::Error),
+}
+
+/// The database behind one server.
+#[derive(Debug, Clone)]
+pub struct Store {
+    reader: SqlitePool,
+    writer: SqlitePool,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `url` (`sqlite://PATH`, `sqlite::memory:`)
+    /// and brings its schema up to date.
+    pub async fn open(url: &str) -> Result<Store, StoreError> {
+        let lowered = url.to_ascii_lowercase();
+        if lowered.starts_with("postgres://") || lowered.starts_with("postgresql://") {
+            return Err(StoreError::PostgresNotBuilt(url.to_string()));
+        }
+        if !lowered.starts_with("sqlite:") {
+            return Err(StoreError::UnsupportedUrl(url.to_string()));
+        }
+        let open = |source| StoreError::Open {
+            url: url.to_string(),
+            source,
+        };
+        let options = SqliteConnectOptions::from_str(url)
+            .map_err(open)?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .busy_timeout(Duration::from_secs(5))
+            .foreign_keys(true);
+        let in_memory = lowered.contains(":memory:") || lowered.contains("mode=memory");
+        let parent = options
+            .get_filename()
+            .parent()
+            .filter(|p| !in_memory && !p.as_os_str().is_empty());
+        if let Some(parent) = parent {
+            std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
+                path: parent.display().to_string(),
+                source,
+            })?;
+        }
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .min_connections(1)
+            .connect_with(options.clone())
+            .await
+            .map_err(open)?;
+        sqlx::raw_sql(include_str!("schema.sql"))
+            .execute(&writer)
+            .await
+            .map_err(open)?;
+        let reader = if in_memory {
+            writer.clone()
+        } else {
+            SqlitePoolOptions::new()
+                .max_connections(READER_CONNECTIONS)
+                .connect_with(options.read_only(true))
+                .await
+                .map_err(open)?
+        };
+        Ok(Store { reader, writer })
+    }
+
+    /// A trivial query, to prove the database answers.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.reader).await?;
+        Ok(())
+    }
+
+    /// Closes every connection (checkpointing the WAL).
+    pub async fn close(&self) {
+        self.reader.close().await;
+        self.writer.close().await;
+    }
+}
+
+/// True when a write failed on a UNIQUE or PRIMARY KEY constraint.
+fn is_unique_violation(error: &sqlx::Error) -> bool {
+    matches!(error, sqlx::Error::Database(db) if db.is_unique_violation())
+}

@@ -1,0 +1,150 @@
+//! Protocols: the registered specs, content-addressed by protocol_id.
+
+use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
+
+use super::{Store, StoreError, is_unique_violation};
+use crate::api::protocol::{ProtocolRecord, ProtocolSummary};
+use crate::server::clock::iso8601;
+use crate::server::cursor::Position;
+
+/// A protocol to store (already checked by the caller).
+#[derive(Debug, Clone)]
+pub struct NewProtocolRow<'a> {
+    pub protocol_id: &'a str,
+    pub name: &'a str,
+    pub description: &'a str,
+    pub protocol_type: &'a str,
+    /// The spec as compact JSON text.
+    pub spec_json: &'a str,
+    /// `None` for the server's built-ins.
+    pub registrant_key: Option<&'a str>,
+}
+
+impl Store {
+    /// Stores a protocol; `false` when its id is already known.
+    pub async fn insert_protocol(
+        &self,
+        protocol: &NewProtocolRow<'_>,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let inserted = sqlx::query(
+            "INSERT INTO protocols (protocol_id, name, description, protocol_type, spec_json, registrant_key, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(protocol.protocol_id)
+        .bind(protocol.name)
+        .bind(protocol.description)
+        .bind(protocol.protocol_type)
+        .bind(protocol.spec_json)
+        .bind(protocol.registrant_key)
+        .bind(now)
+        .execute(&self.writer)
+        .await;
+        match inserted {
+            Ok(_) => Ok(true),
+            Err(error) if is_unique_violation(&error) => Ok(false),
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    /// One protocol with its spec.
+    pub async fn protocol(&self, protocol_id: &str) -> Result<Option<ProtocolRecord>, StoreError> {
+        let row = sqlx::query(
+            "SELECT protocol_id, name, description, protocol_type, spec_json, registrant_key, created_at \
+             FROM protocols WHERE protocol_id = $1",
+        )
+        .bind(protocol_id)
+        .fetch_optional(&self.reader)
+        .await?;
+        let Some(row) = row else { return Ok(None) };
+        let spec_text: String = row.try_get("spec_json")?;
+        Ok(Some(ProtocolRecord {
+            protocol_id: row.try_get("protocol_id")?,
+            name: row.try_get("name")?,
+            description: row.try_get("description")?,
+            protocol_type: row.try_get("protocol_type")?,
+            spec_json: serde_json::from_str(&spec_text).unwrap_or_default(),
+            public_key: row.try_get("registrant_key")?,
+            created_at: Some(iso8601(row.try_get("created_at")?)),
+        }))
+    }
+
+    /// Whether a protocol id is known.
+    pub async fn protocol_exists(&self, protocol_id: &str) -> Result<bool, StoreError> {
+        let row = sqlx::query("SELECT 1 FROM protocols WHERE protocol_id = $1")
+            .bind(protocol_id)
+            .fetch_optional(&self.reader)
+            .await?;
+        Ok(row.is_some())
+    }
+
+    /// Up to `limit` protocols after `after`, newest first, optionally only those whose name
+    /// or description contains `query` (case-insensitive). Each comes with its position.
+    pub async fn list_protocols(
+        &self,
+        query: Option<&str>,
+        after: Option<&Position>,
+        limit: u32,
+    ) -> Result<Vec<(ProtocolSummary, Position)>, StoreError> {
+        let mut sql = String::from(
+            "SELECT protocol_id, name, description, protocol_type, created_at FROM protocols WHERE 1 = 1",
+        );
+        let mut arguments: Vec<String> = Vec::new();
+        if let Some(query) = query {
+            arguments.push(format!("%{}%", escape_like(&query.to_lowercase())));
+            let n = arguments.len();
+            sql.push_str(&format!(
+                " AND (LOWER(name) LIKE ${n} ESCAPE '\\' OR LOWER(description) LIKE ${n} ESCAPE '\\')"
+            ));
+        }
+        if after.is_some() {
+            let (at, id) = (arguments.len() + 1, arguments.len() + 2);
+            sql.push_str(&format!(
+                " AND (created_at < ${at} OR (created_at = ${at} AND protocol_id < ${id}))"
+            ));
+        }
+        sql.push_str(" ORDER BY created_at DESC, protocol_id DESC LIMIT ");
+        sql.push_str(&limit.to_string());
+        let mut statement = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for argument in &arguments {
+            statement = statement.bind(argument.as_str());
+        }
+        if let Some(position) = after {
+            statement = statement
+                .bind(position.created_at)
+                .bind(position.id.as_str());
+        }
+        let rows = statement.fetch_all(&self.reader).await?;
+        rows.iter()
+            .map(summary_of)
+            .collect::<Result<_, _>>()
+            .map_err(StoreError::from)
+    }
+}
+
+fn summary_of(row: &SqliteRow) -> Result<(ProtocolSummary, Position), sqlx::Error> {
+    let created_at: i64 = row.try_get("created_at")?;
+    let protocol_id: String = row.try_get("protocol_id")?;
+    let summary = ProtocolSummary {
+        protocol_id: protocol_id.clone(),
+        name: row.try_get("name")?,
+        description: row.try_get("description")?,
+        protocol_type: row.try_get("protocol_type")?,
+        created_at: Some(iso8601(created_at)),
+    };
+    Ok((
+        summary,
+        Position {
+            created_at,
+            id: protocol_id,
+        },
+    ))
+}
+
+/// Escapes `%`, `_` and the escape character itself for a `LIKE ... ESCAPE '\'` pattern.
+pub(super) fn escape_like(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_")
+}

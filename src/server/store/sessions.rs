@@ -1,0 +1,168 @@
+//! Sessions: created from an offered invitation (which becomes matched), ended once by a
+//! participant (the invitation becomes closed), and each party's result report.
+
+use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
+
+use super::{Store, StoreError, is_unique_violation};
+use crate::api::session::{NewSession, Session, SessionResult, SessionStatus, Winner};
+use crate::server::clock::iso8601;
+use crate::spec::Role;
+
+/// What a session creation did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreateSession {
+    Created,
+    /// The invitation stopped being offered meanwhile.
+    InvitationTaken,
+    /// This exact session (same proof) already exists.
+    Duplicate,
+}
+
+impl Store {
+    /// Marks the offered invitation matched and stores the session, atomically.
+    pub async fn create_session(
+        &self,
+        id: &str,
+        new: &NewSession,
+        now: i64,
+    ) -> Result<CreateSession, StoreError> {
+        let mut tx = self.writer.begin().await?;
+        let matched = sqlx::query(
+            "UPDATE invitations SET status = 'matched' WHERE post_id = $1 AND status = 'active' AND expires_at > $2",
+        )
+        .bind(&new.post_id)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        if matched.rows_affected() == 0 {
+            return Ok(CreateSession::InvitationTaken);
+        }
+        let inserted = sqlx::query(
+            "INSERT INTO sessions (session_id, post_id, protocol_id, host_public_key, guest_public_key, session_nonce, \
+             host_signature, guest_signature, status, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'matched', $9, $9)",
+        )
+        .bind(id)
+        .bind(&new.post_id)
+        .bind(&new.protocol_id)
+        .bind(&new.host_public_key)
+        .bind(&new.guest_public_key)
+        .bind(&new.session_nonce)
+        .bind(&new.host_signature)
+        .bind(&new.guest_signature)
+        .bind(now)
+        .execute(&mut *tx)
+        .await;
+        match inserted {
+            Ok(_) => {
+                tx.commit().await?;
+                Ok(CreateSession::Created)
+            }
+            Err(error) if is_unique_violation(&error) => Ok(CreateSession::Duplicate),
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    /// One session.
+    pub async fn session(&self, session_id: &str) -> Result<Option<Session>, StoreError> {
+        let row = sqlx::query(
+            "SELECT session_id, status, protocol_id, post_id, host_public_key, guest_public_key, host_report, \
+             guest_report, created_at, updated_at FROM sessions WHERE session_id = $1",
+        )
+        .bind(session_id)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(row.as_ref().map(session_of).transpose()?)
+    }
+
+    /// Ends a matched session (and closes its invitation); `false` if it had already ended.
+    pub async fn end_session(
+        &self,
+        session_id: &str,
+        status: SessionStatus,
+        report: Option<(Role, Winner)>,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.writer.begin().await?;
+        let ended = sqlx::query(
+            "UPDATE sessions SET status = $1, updated_at = $2 WHERE session_id = $3 AND status = 'matched'",
+        )
+        .bind(status.as_str())
+        .bind(now)
+        .bind(session_id)
+        .execute(&mut *tx)
+        .await?;
+        if ended.rows_affected() == 0 {
+            return Ok(false);
+        }
+        sqlx::query(
+            "UPDATE invitations SET status = 'closed' \
+             WHERE post_id = (SELECT post_id FROM sessions WHERE session_id = $1) AND status = 'matched'",
+        )
+        .bind(session_id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        if let Some((party, winner)) = report {
+            self.report_result(session_id, party, winner, now).await?;
+        }
+        Ok(true)
+    }
+
+    /// Records one party's result; `false` if that party already reported another winner.
+    pub async fn report_result(
+        &self,
+        session_id: &str,
+        party: Role,
+        winner: Winner,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let column = match party {
+            Role::Host => "host_report",
+            Role::Guest => "guest_report",
+        };
+        let sql = format!(
+            "UPDATE sessions SET {column} = $1, updated_at = $2 \
+             WHERE session_id = $3 AND ({column} IS NULL OR {column} = $1)"
+        );
+        let done = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(winner.as_str())
+            .bind(now)
+            .bind(session_id)
+            .execute(&self.writer)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+}
+
+fn session_of(row: &SqliteRow) -> Result<Session, sqlx::Error> {
+    let report = |column: &str| -> Result<Option<Winner>, sqlx::Error> {
+        let text: Option<String> = row.try_get(column)?;
+        Ok(text.as_deref().and_then(Winner::parse))
+    };
+    let (host_report, guest_report) = (report("host_report")?, report("guest_report")?);
+    let (outcome, winner) = match (host_report, guest_report) {
+        (Some(host), Some(guest)) if host == guest => ("agreed", Some(host)),
+        (Some(_), Some(_)) => ("disputed", None),
+        _ => ("pending", None),
+    };
+    let status: String = row.try_get("status")?;
+    Ok(Session {
+        session_id: row.try_get("session_id")?,
+        status: SessionStatus::parse(&status).unwrap_or(SessionStatus::Matched),
+        protocol_id: row.try_get("protocol_id")?,
+        post_id: row.try_get("post_id")?,
+        host_public_key: row.try_get("host_public_key")?,
+        guest_public_key: row.try_get("guest_public_key")?,
+        created_at: Some(iso8601(row.try_get("created_at")?)),
+        updated_at: Some(iso8601(row.try_get("updated_at")?)),
+        result: Some(SessionResult {
+            host_report,
+            guest_report,
+            outcome: outcome.to_string(),
+            winner,
+        }),
+        rating_count: 0,
+    })
+}

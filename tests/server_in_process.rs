@@ -1,0 +1,35 @@
+//! The server started in-process from the library (as `aigenora demo` will): a free
+//! loopback port, a temporary database, a client, and a clean shutdown.
+
+use aigenora::client::RestClient;
+use aigenora::identity::Identity;
+use aigenora::server::{self, ServerConfig};
+
+#[tokio::test]
+async fn serve_binds_a_free_port_and_shuts_down_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let database = server::sqlite_url(&dir.path().join("demo.sqlite3"));
+    let handle = server::serve(ServerConfig::new("127.0.0.1:0".parse().unwrap(), database))
+        .await
+        .unwrap();
+    assert_ne!(handle.addr().port(), 0);
+    let client = RestClient::new(&handle.url(), Identity::generate()).unwrap();
+    client.register("demo", "").await.unwrap();
+    assert!(
+        client
+            .list_protocols(5, None, None)
+            .await
+            .unwrap()
+            .next_cursor
+            .is_none()
+    );
+    handle.shutdown().await.unwrap();
+    assert!(
+        client.list_protocols(5, None, None).await.is_err(),
+        "nothing listens any more"
+    );
+    assert!(
+        !dir.path().join("demo.sqlite3-wal").exists(),
+        "the WAL is checkpointed on close"
+    );
+}
