@@ -187,6 +187,36 @@ impl<'a> Session<'a> {
         self.phase(phase, summary, json!({"reason": reason}))
     }
 
+    /// Tells the peer why this side stops, with `{"action":"error","round","reason"}`, when
+    /// the spec declares such a message in our direction (otherwise the peer only sees us
+    /// leave, as with the reference). Delivery is best effort: we are leaving either way.
+    pub fn tell_peer_why(&mut self, round: u64, reason: &str) {
+        let frame = json!({"action": "error", "round": round, "reason": reason});
+        if crate::spec::validate_message(self.spec.value(), &frame, Some(self.outbound()), None)
+            .is_ok()
+        {
+            let _ = self.send_as("the engine (error)", &frame, self.outbound());
+        }
+    }
+
+    /// The peer sent an `error` frame: it is leaving, and says why.
+    pub fn peer_gave_up(&mut self, round: u64, reason: &str) -> Result<Outcome, EngineError> {
+        self.emit("peer_error", json!({"round": round, "reason": reason}));
+        self.emit(
+            "session_ended",
+            json!({"completed": false, "reason": "peer_error", "peer_reason": reason}),
+        );
+        self.phase(
+            "aborted",
+            &format!("The peer stopped: {reason}"),
+            json!({"round": round, "reason": reason}),
+        )?;
+        Ok(Outcome::ended(
+            false,
+            Some(&format!("peer_error: {reason}")),
+        ))
+    }
+
     pub fn pace(&self) {
         if !self.config.pace.is_zero() {
             std::thread::sleep(self.config.pace);

@@ -80,12 +80,18 @@ fn host(session: &mut Session) -> Result<Outcome, EngineError> {
             outbound,
         )?;
         let guest_commit = session.recv()?;
+        if let Some((round, reason)) = peer_error(&guest_commit, round) {
+            return session.peer_gave_up(round, &reason);
+        }
         session.send_as(
             "the engine (reveal)",
             &reveal_frame(round, &field, &value, &nonce),
             outbound,
         )?;
         let guest_reveal = session.recv()?;
+        if let Some((round, reason)) = peer_error(&guest_reveal, round) {
+            return session.peer_gave_up(round, &reason);
+        }
         let guest_value = guest_reveal.get(&field).cloned().unwrap_or(Value::Null);
         if let Some(mismatch) = check_commit(&guest_commit, &guest_reveal, &guest_value) {
             session.emit("commit_mismatch_detected", json!({"round": round, "role": "guest", "expected": mismatch.0, "actual": mismatch.1}));
@@ -165,6 +171,7 @@ fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
                 "Commit mismatch detected",
                 json!({"round": round}),
             )?;
+            session.tell_peer_why(round, "commit_mismatch");
             return Ok(Outcome::ended(false, Some("commit_mismatch")));
         }
         session.send_as(
@@ -173,6 +180,10 @@ fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
             outbound,
         )?;
         let result = session.recv()?;
+        if let Some((round, reason)) = peer_error(&result, round) {
+            session.hooks.guest_handle(&result)?;
+            return session.peer_gave_up(round, &reason);
+        }
         if shadow
             && let Some(expected) = session.hooks.round_judge_pure(round, &host_value, &value)?
         {
@@ -187,6 +198,7 @@ fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
                     "Balance mismatch detected (shadow judge)",
                     json!({"round": round}),
                 )?;
+                session.tell_peer_why(round, "balance_mismatch");
                 return Ok(Outcome::ended(false, Some("balance_mismatch")));
             }
         }
@@ -196,6 +208,21 @@ fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
         next_frame = Some(session.recv_raw()?);
     }
     unreachable!("rounds are unbounded")
+}
+
+/// An `error` frame, a peer's way of saying why it stops: its reason and the round it
+/// names (ours when it names none).
+fn peer_error(frame: &Value, round: u64) -> Option<(u64, String)> {
+    (frame.get("action").and_then(Value::as_str) == Some("error")).then(|| {
+        let reason = frame
+            .get("reason")
+            .and_then(Value::as_str)
+            .unwrap_or("unspecified");
+        (
+            frame.get("round").and_then(Value::as_u64).unwrap_or(round),
+            reason.to_string(),
+        )
+    })
 }
 
 /// Every judged field where the host's round result differs from the local recomputation

@@ -334,6 +334,10 @@ fn an_invalid_inbound_message_never_reaches_hooks() {
 }
 
 fn rps_spec(shadow: bool) -> Spec {
+    rps_spec_with_errors(shadow, "host_to_guest")
+}
+
+fn rps_spec_with_errors(shadow: bool, error_direction: &str) -> Spec {
     spec_with(
         "simultaneous_round",
         vec![
@@ -356,8 +360,8 @@ fn rps_spec(shadow: bool) -> Spec {
             ),
             message(
                 "error",
-                "host_to_guest",
-                json!({"round": {"type": "integer"}, "reason": {"type": "enum", "values": ["commit_mismatch"], "required": true}}),
+                error_direction,
+                json!({"round": {"type": "integer"}, "reason": {"type": "enum", "values": ["commit_mismatch", "balance_mismatch"], "required": true}}),
             ),
         ],
         json!({"shadow_judge": shadow}),
@@ -484,7 +488,12 @@ fn a_reveal_that_breaks_its_commitment_is_caught() {
         Box::new(Tamper(c, Box::new(cheat)))
     });
     assert_eq!(host.unwrap().reason.as_deref(), Some("commit_mismatch"));
-    assert!(!guest.unwrap().completed);
+    let guest = guest.unwrap();
+    assert_eq!(
+        (guest.completed, guest.reason.as_deref()),
+        (false, Some("peer_error: commit_mismatch")),
+        "the guest learns why"
+    );
     let mismatch: Vec<Value> = events(dir.path(), "host")
         .into_iter()
         .filter(|e| e["type"] == "commit_mismatch_detected")
@@ -512,6 +521,32 @@ fn the_shadow_judge_catches_a_lying_host() {
     assert_eq!(
         detected[0]["data"]["mismatches"],
         json!([{"field": "host_hp", "expected": 10, "actual": 99}])
+    );
+}
+
+#[test]
+fn a_guest_that_catches_a_lie_tells_the_host_why_when_the_spec_allows() {
+    let dir = tempfile::tempdir().unwrap();
+    let (host, guest) = rps_hooks(true);
+    let (host, guest) = play(
+        &rps_spec_with_errors(true, "both"),
+        host,
+        guest,
+        dir.path(),
+        |c| Box::new(c),
+    );
+    assert_eq!(guest.unwrap().reason.as_deref(), Some("balance_mismatch"));
+    assert_eq!(
+        host.unwrap().reason.as_deref(),
+        Some("peer_error: balance_mismatch")
+    );
+    let peer_error: Vec<Value> = events(dir.path(), "host")
+        .into_iter()
+        .filter(|e| e["type"] == "peer_error")
+        .collect();
+    assert_eq!(
+        peer_error[0]["data"],
+        json!({"round": 0, "reason": "balance_mismatch"})
     );
 }
 
