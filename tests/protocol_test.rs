@@ -329,3 +329,25 @@ fn bad_options_are_refused_before_anything_runs() {
         "error: options: best_of: value out of range (0 not in 1..9999); termination: invalid enum 'sudden_death' (allowed: 'first_to_win', 'fixed_rounds')\n"
     );
 }
+
+#[test]
+fn the_example_protocol_lints_clean_and_plays() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/protocols/high-card");
+    let lint = aigenora()
+        .args(["validate", "--json"])
+        .arg(example.join("spec.json"))
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&lint.stdout).unwrap();
+    assert_eq!(
+        (report["errors"].as_u64(), report["warnings"].as_u64()),
+        (Some(0), Some(0)),
+        "{report}"
+    );
+    let (code, report) = test_json(
+        example.to_str().unwrap(),
+        &["--options", r#"{"total_rounds": 7}"#],
+    );
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["host"]["winner"], report["guest"]["winner"]);
+}
