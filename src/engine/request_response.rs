@@ -16,14 +16,7 @@ pub(crate) fn run(session: &mut Session) -> Result<Outcome, EngineError> {
 
 fn host(session: &mut Session) -> Result<Outcome, EngineError> {
     let outbound = session.outbound();
-    let join = session.recv()?;
-    let ready = session.hooks.host_handle_join(&join)?;
-    let Some(ready) = ready.response else {
-        return Err(EngineError::Protocol(
-            "host join hook (proto_host_handle_join) did not return a ready response".into(),
-        ));
-    };
-    session.send_as("proto_host_handle_join", &ready, outbound)?;
+    session.host_handshake()?;
     let request = session.recv()?;
     let result = session.hooks.host_handle(&request)?;
     let Some(response) = result.response else {
@@ -46,10 +39,7 @@ fn host(session: &mut Session) -> Result<Outcome, EngineError> {
 
 fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
     let outbound = session.outbound();
-    let join = session.hooks.guest_join_message()?.unwrap_or_default();
-    session.send_as("proto_guest_join_message", &join, outbound)?;
-    let ready = session.recv()?;
-    session.hooks.guest_handle_ready(&ready)?;
+    session.guest_handshake()?;
     let request = session
         .hooks
         .guest_first_action()?

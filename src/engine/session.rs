@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::{Map, Value, json};
 
 use super::{EngineConfig, EngineError, Outcome, init_context};
-use crate::hooks::{HookError, Hooks, HostMetadata, Shown};
+use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, Shown};
 use crate::spec::{Direction, FlowMode, Role, Spec};
 use crate::transport::{Channel, ChannelError};
 
@@ -69,6 +69,30 @@ impl<'a> Session<'a> {
     /// The direction of what this side receives.
     pub fn inbound(&self) -> Direction {
         Direction::sent_by(self.role().peer())
+    }
+
+    /// Host: receives the guest's join and answers with `proto_host_handle_join`, which must
+    /// return a ready message. Returns that result (it may also end the session).
+    pub fn host_handshake(&mut self) -> Result<HookResult, EngineError> {
+        let join = self.recv()?;
+        let ready = self.hooks.host_handle_join(&join)?;
+        let Some(message) = ready.response.clone() else {
+            return Err(EngineError::Protocol(
+                "host join hook (proto_host_handle_join) did not return a ready response".into(),
+            ));
+        };
+        self.send_as("proto_host_handle_join", &message, self.outbound())?;
+        Ok(ready)
+    }
+
+    /// Guest: sends `proto_guest_join_message` and hands the host's ready to
+    /// `proto_guest_handle_ready`.
+    pub fn guest_handshake(&mut self) -> Result<(), EngineError> {
+        let join = self.hooks.guest_join_message()?.unwrap_or_default();
+        self.send_as("proto_guest_join_message", &join, self.outbound())?;
+        let ready = self.recv()?;
+        self.hooks.guest_handle_ready(&ready)?;
+        Ok(())
     }
 
     /// Validates, displays, records and sends a frame made by `source` (a hook or the engine).

@@ -16,15 +16,7 @@ pub(crate) fn run(session: &mut Session) -> Result<Outcome, EngineError> {
 }
 
 fn host(session: &mut Session) -> Result<Outcome, EngineError> {
-    let outbound = session.outbound();
-    let join = session.recv()?;
-    let ready = session.hooks.host_handle_join(&join)?;
-    let Some(ready_message) = ready.response.clone() else {
-        return Err(EngineError::Protocol(
-            "host join hook (proto_host_handle_join) did not return a ready response".into(),
-        ));
-    };
-    session.send_as("proto_host_handle_join", &ready_message, outbound)?;
+    let ready = session.host_handshake()?;
     if ready.ends() {
         session.finish(
             true,
@@ -32,7 +24,7 @@ fn host(session: &mut Session) -> Result<Outcome, EngineError> {
             phase_of(&ready),
             "Session ended during handshake",
         )?;
-        return Ok(Outcome::ended(ready.completed, None).with_winner(&[Some(&ready_message)]));
+        return Ok(Outcome::ended(ready.completed, None).with_winner(&[ready.message()]));
     }
     loop {
         let message = session.recv()?;
@@ -45,10 +37,7 @@ fn host(session: &mut Session) -> Result<Outcome, EngineError> {
 
 fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
     let outbound = session.outbound();
-    let join = session.hooks.guest_join_message()?.unwrap_or(Value::Null);
-    session.send_as("proto_guest_join_message", &join, outbound)?;
-    let ready = session.recv()?;
-    session.hooks.guest_handle_ready(&ready)?;
+    session.guest_handshake()?;
     let first = session.hooks.guest_first_action()?;
     let Some(first) = first.filter(is_truthy_message) else {
         session.phase("game_over", "Guest ended after handshake", json!({}))?;

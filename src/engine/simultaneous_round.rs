@@ -63,14 +63,7 @@ fn reveal_frame(round: u64, field: &str, value: &Value, nonce: &str) -> Value {
 fn host(session: &mut Session) -> Result<Outcome, EngineError> {
     let outbound = session.outbound();
     let field = session.spec.round_value_field().to_string();
-    let join = session.recv()?;
-    let ready = session.hooks.host_handle_join(&join)?;
-    let Some(ready) = ready.response else {
-        return Err(EngineError::Protocol(
-            "host join hook (proto_host_handle_join) did not return a ready response".into(),
-        ));
-    };
-    session.send_as("proto_host_handle_join", &ready, outbound)?;
+    session.host_handshake()?;
     for round in 0.. {
         let value = session.hooks.round_value(round)?;
         let nonce = fresh_nonce();
@@ -137,10 +130,7 @@ fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
     let outbound = session.outbound();
     let field = session.spec.round_value_field().to_string();
     let shadow = session.spec.shadow_judge();
-    let join = session.hooks.guest_join_message()?.unwrap_or_default();
-    session.send_as("proto_guest_join_message", &join, outbound)?;
-    let ready = session.recv()?;
-    session.hooks.guest_handle_ready(&ready)?;
+    session.guest_handshake()?;
     let mut last_result: Option<Value> = None;
     let mut next_frame: Option<Value> = None;
     for round in 0.. {
