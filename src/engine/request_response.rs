@@ -14,18 +14,23 @@ pub(crate) fn run(session: &mut Session) -> Result<Outcome, EngineError> {
     }
 }
 
+/// A side whose hook produced nothing ends the exchange as aborted.
+fn abort(session: &mut Session, summary: &str) -> Result<Outcome, EngineError> {
+    session.emit(
+        "session_ended",
+        json!({"completed": false, "reason": "abort"}),
+    );
+    session.phase("aborted", summary, json!({}))?;
+    Ok(Outcome::ended(false, Some("abort")))
+}
+
 fn host(session: &mut Session) -> Result<Outcome, EngineError> {
     let outbound = session.outbound();
     session.host_handshake()?;
     let request = session.recv()?;
     let result = session.hooks.host_handle(&request)?;
     let Some(response) = result.response else {
-        session.emit(
-            "session_ended",
-            json!({"completed": false, "reason": "abort"}),
-        );
-        session.phase("aborted", "Host did not return a response", json!({}))?;
-        return Ok(Outcome::ended(false, Some("abort")));
+        return abort(session, "Host did not return a response");
     };
     session.send_as("proto_host_handle", &response, outbound)?;
     session.finish(
@@ -45,12 +50,7 @@ fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
         .guest_first_action()?
         .filter(|r| r.as_object().is_none_or(|m| !m.is_empty()));
     let Some(request) = request.filter(|r| !r.is_null()) else {
-        session.emit(
-            "session_ended",
-            json!({"completed": false, "reason": "abort"}),
-        );
-        session.phase("aborted", "Guest did not send a request", json!({}))?;
-        return Ok(Outcome::ended(false, Some("abort")));
+        return abort(session, "Guest did not send a request");
     };
     session.send_as("proto_guest_first_action", &request, outbound)?;
     let response = session.recv()?;

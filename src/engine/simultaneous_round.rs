@@ -60,18 +60,39 @@ fn reveal_frame(round: u64, field: &str, value: &Value, nonce: &str) -> Value {
     Value::Object(frame)
 }
 
+/// Asks the hooks for this round's value and sends the commitment to it.
+fn commit_to_value(session: &mut Session, round: u64) -> Result<(Value, String), EngineError> {
+    let value = session.hooks.round_value(round)?;
+    let nonce = fresh_nonce();
+    let commit = commit_frame(round, &commit_hash(&value, &nonce));
+    session.send_as("the engine (commit)", &commit, session.outbound())?;
+    Ok((value, nonce))
+}
+
+/// Records that `role`'s reveal did not open its commitment.
+fn broken_commitment(
+    session: &mut Session,
+    round: u64,
+    role: &str,
+    (expected, actual): (String, Value),
+) -> Result<(), EngineError> {
+    session.emit(
+        "commit_mismatch_detected",
+        json!({"round": round, "role": role, "expected": expected, "actual": actual}),
+    );
+    session.phase(
+        "aborted",
+        "Commit mismatch detected",
+        json!({"round": round}),
+    )
+}
+
 fn host(session: &mut Session) -> Result<Outcome, EngineError> {
     let outbound = session.outbound();
     let field = session.spec.round_value_field().to_string();
     session.host_handshake()?;
     for round in 0.. {
-        let value = session.hooks.round_value(round)?;
-        let nonce = fresh_nonce();
-        session.send_as(
-            "the engine (commit)",
-            &commit_frame(round, &commit_hash(&value, &nonce)),
-            outbound,
-        )?;
+        let (value, nonce) = commit_to_value(session, round)?;
         let guest_commit = session.recv()?;
         if let Some((round, reason)) = peer_error(&guest_commit, round) {
             return session.peer_gave_up(round, &reason);
@@ -87,12 +108,7 @@ fn host(session: &mut Session) -> Result<Outcome, EngineError> {
         }
         let guest_value = guest_reveal.get(&field).cloned().unwrap_or(Value::Null);
         if let Some(mismatch) = check_commit(&guest_commit, &guest_reveal, &guest_value) {
-            session.emit("commit_mismatch_detected", json!({"round": round, "role": "guest", "expected": mismatch.0, "actual": mismatch.1}));
-            session.phase(
-                "aborted",
-                "Commit mismatch detected",
-                json!({"round": round}),
-            )?;
+            broken_commitment(session, round, "guest", mismatch)?;
             session.send_raw(
                 &json!({"action": "error", "round": round, "reason": "commit_mismatch"}),
             )?;
@@ -145,22 +161,11 @@ fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
         session.accept(&host_commit, session.inbound())?;
         // Asked only once the host has committed (the reference asks first), so the final
         // `end` never opens a decision window for a round that will not be played.
-        let value = session.hooks.round_value(round)?;
-        let nonce = fresh_nonce();
-        session.send_as(
-            "the engine (commit)",
-            &commit_frame(round, &commit_hash(&value, &nonce)),
-            outbound,
-        )?;
+        let (value, nonce) = commit_to_value(session, round)?;
         let host_reveal = session.recv()?;
         let host_value = host_reveal.get(&field).cloned().unwrap_or(Value::Null);
         if let Some(mismatch) = check_commit(&host_commit, &host_reveal, &host_value) {
-            session.emit("commit_mismatch_detected", json!({"round": round, "role": "host", "expected": mismatch.0, "actual": mismatch.1}));
-            session.phase(
-                "aborted",
-                "Commit mismatch detected",
-                json!({"round": round}),
-            )?;
+            broken_commitment(session, round, "host", mismatch)?;
             session.tell_peer_why(round, "commit_mismatch");
             return Ok(Outcome::ended(false, Some("commit_mismatch")));
         }
