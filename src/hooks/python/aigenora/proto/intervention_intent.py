@@ -14,7 +14,6 @@ class InterventionIntentStore:
 
     def __init__(self, state_dir: str | Path):
         self.state_dir = Path(state_dir)
-        self.state_dir.mkdir(parents=True, exist_ok=True)
         self.file = self.state_dir / "intervention_intents.jsonl"
 
     def append(
