@@ -193,6 +193,21 @@ class WriteBehind(unittest.TestCase):
         self.assertEqual(len(self.on_disk("decision/finalized.json")), 5)
         self.assertFalse(list(self.dir.rglob("*.tmp")))
 
+    def test_flush_all_waits_for_a_write_under_way(self):
+        path = self.dir / "doc.json"
+        files.store_json(path, {"n": 1})
+        real = files._write_replacing
+
+        def slow(*args):
+            time.sleep(0.3)
+            real(*args)
+
+        with mock.patch.object(files, "_write_replacing", side_effect=slow):
+            files.store_json(path, {"n": 2})
+            time.sleep(0.15)  # the flusher is inside the slow write by now
+            files.flush_all()
+            self.assertEqual(self.on_disk("doc.json"), {"n": 2})
+
     def test_stored_value_is_a_copy(self):
         value = {"list": [1]}
         files.store_json(self.dir / "doc.json", value)

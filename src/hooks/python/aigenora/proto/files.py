@@ -227,9 +227,9 @@ def flush_all() -> None:
     the in-memory copies (the files are complete; later reads go to disk). Called at the end
     of every session and at interpreter exit; safe to call at any time, from any thread."""
     with _lock:
-        pending = list(_pending)
+        documents = list(_documents.values())
     failure = None
-    for document in pending:
+    for document in documents:  # _write also waits for a write the flusher has under way
         try:
             _write(document, create_dirs=False)
         except FileNotFoundError:
