@@ -18,19 +18,8 @@ fn fixture(name: &str) -> PathBuf {
 
 /// Runs `protocol test --json` and returns (exit code, report).
 fn test_json(protocol: &str, extra: &[&str]) -> (i32, Value) {
-    let data = tempfile::tempdir().unwrap();
-    let state = tempfile::tempdir().unwrap();
-    let output = aigenora()
-        .arg("--data-dir")
-        .arg(data.path())
-        .args(["protocol", "test", protocol, "--json", "--state-base"])
-        .arg(state.path())
-        .args(extra)
-        .output()
-        .unwrap();
-    let report = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|_| panic!("{protocol}: {}", String::from_utf8_lossy(&output.stderr)));
-    (output.status.code().unwrap(), report)
+    let (code, report, _state) = support::protocol_test_json(protocol, extra);
+    (code, report)
 }
 
 fn run_text(args: &[&str]) -> Output {
@@ -153,6 +142,7 @@ fn reference_hooks_run_unchanged() {
         ("5cd50a30", "Connect Four"),
         ("5358130e", "Reversi"),
         ("59da01bc", "Human Chat"),
+        ("df2d0709", "Hero Duel"),
     ];
     for (prefix, name) in games {
         let dir = reference_protocol(prefix, scratch.path());
@@ -161,6 +151,27 @@ fn reference_hooks_run_unchanged() {
         assert_eq!(report["host"]["completed"], true, "{name}: {report}");
         assert_eq!(report["guest"]["completed"], true, "{name}: {report}");
     }
+}
+
+#[test]
+fn reference_hero_duel_passes_our_shadow_judge_with_its_own_balance() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = reference_protocol("df2d0709", scratch.path());
+    let skill =
+        |dmg: u32, cost: u32, cd: u32| serde_json::json!({"dmg": dmg, "cost": cost, "cd": cd});
+    let options = serde_json::json!({
+        "max_rounds": 15, "host_hero": "golem", "guest_hero": "imp",
+        "balance": {
+            "golem": {"hp": 400, "mana": 40, "mana_regen": 5, "atk": 20, "skill_a": skill(30, 10, 1),
+                      "skill_b": skill(45, 20, 2), "ult": skill(90, 40, 6)},
+            "imp": {"hp": 160, "mana": 90, "mana_regen": 30, "atk": 9, "skill_a": skill(40, 15, 0),
+                    "skill_b": skill(60, 30, 1), "ult": skill(150, 90, 3)},
+        },
+    });
+    let (code, report) = test_json(dir.to_str().unwrap(), &["--options", &options.to_string()]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["guest"]["completed"], true, "{report}");
+    assert_eq!(report["host"]["winner"], report["guest"]["winner"]);
 }
 
 #[test]
@@ -196,6 +207,7 @@ fn adversarial_suite_rejects_every_malformed_guest_message() {
         "guess-number",
         "chat",
         "text-transform",
+        "hero-duel",
     ] {
         let (code, report) = test_json(protocol, &["--adversarial"]);
         assert_eq!(code, 0, "{protocol}: {report}");

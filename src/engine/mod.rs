@@ -104,7 +104,8 @@ pub enum EngineError {
 
 /// Runs one side to the end. Peer disconnects and commit/balance mismatches are outcomes
 /// (`completed: false` with a reason); everything else that stops the side is an error,
-/// recorded in events.jsonl and the snapshot before it is returned.
+/// recorded in events.jsonl and the snapshot before it is returned. Either way the hooks'
+/// state files are complete on disk when it returns.
 pub fn run(
     spec: &Spec,
     hooks: &mut dyn Hooks,
@@ -138,7 +139,8 @@ pub fn run(
         Ok(outcome) => Ok(outcome),
     };
     session.close();
-    result
+    let flushed = session.hooks.flush_files();
+    result.and_then(|outcome| flushed.map(|()| outcome).map_err(EngineError::from))
 }
 
 /// The decision configuration handed to `proto_init` for a control mode.

@@ -26,6 +26,7 @@ struct TestHooks {
     judge: Option<Judge>,
     pure: Option<PureJudge>,
     snapshot: Arc<Mutex<Map<String, Value>>>,
+    flushes: Arc<Mutex<u32>>,
 }
 
 impl TestHooks {
@@ -119,6 +120,10 @@ impl Hooks for TestHooks {
         let mut snapshot = self.snapshot.lock().unwrap();
         snapshot.insert("phase".into(), phase.into());
         snapshot.insert("summary".into(), summary.into());
+        Ok(())
+    }
+    fn flush_files(&mut self) -> Result<(), HookError> {
+        *self.flushes.lock().unwrap() += 1;
         Ok(())
     }
 }
@@ -309,7 +314,7 @@ fn an_undeclared_outbound_message_is_never_sent() {
 fn an_invalid_inbound_message_never_reaches_hooks() {
     let dir = tempfile::tempdir().unwrap();
     let (host, guest) = guess_hooks(4, false);
-    let calls = host.calls.clone();
+    let (calls, flushes) = (host.calls.clone(), host.flushes.clone());
     let cheat = |frame: &mut Value| {
         if frame["action"] == "guess" {
             frame["n"] = json!(42);
@@ -323,6 +328,11 @@ fn an_invalid_inbound_message_never_reaches_hooks() {
         "invalid message from the peer (guest_to_host): n: above max 9"
     );
     assert_eq!(*calls.lock().unwrap(), ["init host"]);
+    assert_eq!(
+        *flushes.lock().unwrap(),
+        1,
+        "state files are flushed after a failure too"
+    );
     let rejected: Vec<Value> = events(dir.path(), "host")
         .into_iter()
         .filter(|e| e["type"] == "message_rejected")
@@ -415,10 +425,14 @@ fn rps_hooks(lie: bool) -> (TestHooks, TestHooks) {
 fn simultaneous_rounds_commit_reveal_judge_and_end() {
     let dir = tempfile::tempdir().unwrap();
     let (host, guest) = rps_hooks(false);
-    let guest_calls = guest.calls.clone();
+    let (guest_calls, flushes) = (
+        guest.calls.clone(),
+        [&host, &guest].map(|h| h.flushes.clone()),
+    );
     let (host, guest) = play(&rps_spec(true), host, guest, dir.path(), |c| Box::new(c));
     let (host, guest) = (host.unwrap(), guest.unwrap());
     assert!(host.completed && guest.completed);
+    assert_eq!(flushes.map(|f| *f.lock().unwrap()), [1, 1]);
     assert_eq!(
         (host.winner.as_deref(), guest.winner.as_deref()),
         (Some("host"), Some("host"))

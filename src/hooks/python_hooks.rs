@@ -453,6 +453,15 @@ impl Hooks for PythonHooks {
             kwargs,
         )
     }
+
+    fn flush_files(&mut self) -> Result<(), HookError> {
+        Python::attach(|py| {
+            py.import("aigenora.proto.files")
+                .and_then(|files| files.call_method0("flush_all"))
+                .map(|_| ())
+                .map_err(|e| describe(py, "aigenora.proto.files.flush_all", &e, &self.hooks_file))
+        })
+    }
 }
 
 fn judge_args<'py>(

@@ -30,6 +30,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("guess-number"),
     builtin!("chat"),
     builtin!("text-transform"),
+    builtin!("hero-duel"),
 ];
 
 /// Finds a built-in by alias.

@@ -282,9 +282,18 @@ def play(protocol_dir: Path, base: Path, options: dict | None = None, control_mo
             result = run_free(session, chat or [])
         else:
             result = RUNNERS[session.mode](session)
+    flush_files()
     result.update(transcript=session.transcript, display=session.display,
                   printed=printed.getvalue(), metadata=list(session.metadata))
     return result
+
+
+def flush_files() -> None:
+    """Complete every state file, as the engine does at the end of a session (our SDK writes
+    its own JSON documents behind; the reference SDK, which has no such module, writes at once)."""
+    flush_all = getattr(sys.modules.get("aigenora.proto.files"), "flush_all", None)
+    if flush_all is not None:
+        flush_all()
 
 
 # -- summaries for differential comparison ---------------------------------------------------

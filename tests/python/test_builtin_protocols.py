@@ -11,7 +11,7 @@ import harness
 import driver
 from test_reference_games import first_difference
 
-BUILTINS = ("rock-paper-scissors", "coin-flip", "guess-number", "chat", "text-transform")
+BUILTINS = ("rock-paper-scissors", "coin-flip", "guess-number", "chat", "text-transform", "hero-duel")
 
 
 def play(alias: str, test: unittest.TestCase, **kwargs) -> dict:
@@ -164,6 +164,9 @@ class SameOnReferenceSdk(unittest.TestCase):
                          "prepare": {"guest": {"decisions": [cli_decision({"attempt": 2}, number=80)]}}},
         "chat": {"chat": [["guest", "hello"], ["host", "hi"], ["host", "/quit"]]},
         "text-transform": {"options": {"operation": "title", "text": "a b"}},
+        "hero-duel": {"options": {"preset": "arcane", "seed": 6},
+                      "prepare": {"host": {"strategy": {"mode": "seq", "sequence": ["ult", "guard"]}},
+                                  "guest": {"decisions": [cli_decision({"round": 1}, move="b")]}}},
     }
 
     def test_scenarios_match_reference(self):

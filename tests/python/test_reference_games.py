@@ -87,6 +87,15 @@ SCENARIOS: dict[str, tuple[str, dict]] = {
             "decisions": [_decision({"attempt": 3}, "cli", "n3", number=42)],
         }},
     }),
+    "hero-duel-own-balance": ("hero-duel", {"options": {
+        "max_rounds": 12, "host_hero": "golem", "guest_hero": "imp",
+        "balance": {
+            "golem": {"hp": 400, "mana": 40, "mana_regen": 5, "atk": 20, "skill_a": {"dmg": 30, "cost": 10, "cd": 1},
+                      "skill_b": {"dmg": 45, "cost": 20, "cd": 2}, "ult": {"dmg": 90, "cost": 40, "cd": 6}},
+            "imp": {"hp": 160, "mana": 90, "mana_regen": 30, "atk": 9, "skill_a": {"dmg": 40, "cost": 15, "cd": 0},
+                    "skill_b": {"dmg": 60, "cost": 30, "cd": 1}, "ult": {"dmg": 150, "cost": 90, "cd": 3}},
+        },
+    }}),
     "weak-wins-all-whisper": ("weak-wins-all", {"prepare": {
         "guest": {"strategy": {"operator_hint": "bid 7 please"}},
     }}),

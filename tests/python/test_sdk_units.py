@@ -12,6 +12,7 @@ from unittest import mock
 import harness
 from aigenora.control import ControlModeError, ensure_control_mode_supported, resolve_control_mode
 from aigenora.proto import mental_poker
+from aigenora.proto import files
 from aigenora.proto.decide_gateway import submit_decision
 from aigenora.proto.hooks import HookResult, InvalidHumanDecisionError, ProtocolHooks
 from aigenora.proto.sdk import (
@@ -135,6 +136,8 @@ class StateFiles(unittest.TestCase):
         self.assertEqual(snapshot["score"], {"host": 1, "guest": 2})
         self.assertEqual(snapshot["last_event"], {"summary": "go", "structured": {"round": 2}})
         self.assertEqual(list(snapshot), ["score", "round", "updated_at", "phase", "last_event"])
+        self.assertEqual(bus.read(), snapshot)
+        files.flush_all()
         self.assertEqual(json.loads((self.dir / "snapshot.json").read_text()), snapshot)
 
     def test_detail_log_and_state_store(self):
@@ -152,6 +155,88 @@ class StateFiles(unittest.TestCase):
         store.write({"mode": "fixed", "fixed": "rock"})
         self.assertEqual(store.merge({"fixed": "paper"}), {"mode": "fixed", "fixed": "paper"})
         self.assertEqual([e["op"] for e in store.read_events()], ["set", "merge"])
+
+
+class WriteBehind(unittest.TestCase):
+    """SDK-owned JSON documents: in memory at once, on disk within WRITE_BEHIND_SECONDS."""
+
+    def setUp(self):
+        self.dir = harness.scratch_dir(self)
+        self.addCleanup(files.flush_all)
+
+    def on_disk(self, name: str):
+        return json.loads((self.dir / name).read_text(encoding="utf-8"))
+
+    def test_first_write_is_immediate_and_rapid_rewrites_are_coalesced(self):
+        path = self.dir / "doc.json"
+        files.store_json(path, {"n": 0})
+        self.assertEqual(self.on_disk("doc.json"), {"n": 0})
+        with mock.patch.object(files, "_write_replacing", wraps=files._write_replacing) as writes:
+            for n in range(1, 50):
+                files.store_json(path, {"n": n})
+            self.assertEqual(files.read_json(path), {"n": 49})
+            deadline = time.monotonic() + 2
+            while self.on_disk("doc.json") != {"n": 49} and time.monotonic() < deadline:
+                time.sleep(0.01)
+        self.assertEqual(self.on_disk("doc.json"), {"n": 49})
+        self.assertEqual(writes.call_count, 1)
+        self.assertEqual((self.dir / "doc.json").read_text(encoding="utf-8"),
+                         json.dumps({"n": 49}, indent=2))
+
+    def test_flush_all_completes_every_document(self):
+        bus = DecisionBus(self.dir)
+        for round_index in range(5):
+            bus.publish_state({"match_key": "round", "match_value": round_index})
+            bus.finalize_window("round", round_index, "fallback")
+        files.flush_all()
+        self.assertEqual(self.on_disk("decision/state.json")["match_value"], 4)
+        self.assertEqual(len(self.on_disk("decision/finalized.json")), 5)
+        self.assertFalse(list(self.dir.rglob("*.tmp")))
+
+    def test_flush_all_waits_for_a_write_under_way(self):
+        path = self.dir / "doc.json"
+        files.store_json(path, {"n": 1})
+        real = files._write_replacing
+
+        def slow(*args):
+            time.sleep(0.3)
+            real(*args)
+
+        with mock.patch.object(files, "_write_replacing", side_effect=slow):
+            files.store_json(path, {"n": 2})
+            time.sleep(0.15)  # the flusher is inside the slow write by now
+            files.flush_all()
+            self.assertEqual(self.on_disk("doc.json"), {"n": 2})
+
+    def test_stored_value_is_a_copy(self):
+        value = {"list": [1]}
+        files.store_json(self.dir / "doc.json", value)
+        value["list"].append(2)
+        read = files.read_json(self.dir / "doc.json")
+        read["list"].append(3)
+        self.assertEqual(files.read_json(self.dir / "doc.json"), {"list": [1]})
+
+    def test_files_written_by_others_are_read_from_disk(self):
+        store = StrategyStore(self.dir)
+        store.write({"mode": "fixed", "fixed": "rock"})
+        (self.dir / "strategy.json").write_text('{"mode": "fixed", "fixed": "paper"}')
+        self.assertEqual(store.get("fixed"), "paper")
+        DecisionBus.submit(self.dir, {"round": 0, "choice": "a"})
+        with open(self.dir / "decision/decisions.jsonl", "a") as handle:
+            handle.write('{"round": 0, "choice": "b"}\n')
+        DecisionBus.submit(self.dir, {"round": 0, "choice": "c"})
+        self.assertEqual([r["choice"] for r in DecisionBus(self.dir).read_pending()], ["a", "b", "c"])
+
+    def test_a_removed_state_dir_is_not_recreated_by_a_late_flush(self):
+        state_dir = self.dir / "session"
+        files.store_json(state_dir / "snapshot.json", {"n": 1})
+        files.store_json(state_dir / "snapshot.json", {"n": 2})
+        (state_dir / "snapshot.json").unlink()
+        state_dir.rmdir()
+        files.flush_all()
+        self.assertFalse(state_dir.exists())
+        files.append_jsonl(state_dir / "events.jsonl", {"n": 3})
+        self.assertEqual(files.read_jsonl(state_dir / "events.jsonl"), [{"n": 3}])
 
 
 class DecisionWindowsBehaviour(unittest.TestCase):

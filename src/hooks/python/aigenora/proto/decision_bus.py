@@ -12,11 +12,11 @@ from typing import Any
 from aigenora.proto.events import EventBus
 from aigenora.proto.files import (
     append_jsonl,
-    compact,
     read_json,
     read_jsonl,
+    store_json,
+    update_json,
     utc_now,
-    write_json_atomic,
 )
 
 # Origins of decisions computed by a strategy rather than typed by someone.
@@ -79,7 +79,7 @@ class DecisionBus:
 
     def publish_state(self, state_dict: dict) -> None:
         """Announce the open window in state.json (what a submitter should match)."""
-        write_json_atomic(self.state_file, state_dict, tmp=self.state_file.with_suffix(".tmp"))
+        store_json(self.state_file, state_dict, tmp=self.state_file.with_suffix(".tmp"))
 
     def finalize_window(self, match_key: str, match_value: Any, reason: str = "consumed") -> None:
         self._write_finalized(match_key, match_value, reason)
@@ -92,17 +92,21 @@ class DecisionBus:
         return self.dir / "finalized.json"
 
     def _write_finalized(self, match_key: str, match_value: Any, reason: str) -> None:
-        path = self._finalized_file()
-        closed = read_json(path, {})
-        if not isinstance(closed, dict):
-            closed = {}
-        closed[f"{match_key}:{match_value}"] = {
+        # Window keys and values are scalars (round numbers and the like): nothing to copy.
+        entry = {
             "reason": reason,
             "ts": time.monotonic(),
             "match_key": match_key,
             "match_value": match_value,
         }
-        write_json_atomic(path, closed, tmp=path.with_suffix(".tmp"))
+
+        def close(closed: Any) -> dict:
+            closed = closed if isinstance(closed, dict) else {}
+            closed[f"{match_key}:{match_value}"] = entry
+            return closed
+
+        path = self._finalized_file()
+        update_json(path, close, tmp=path.with_suffix(".tmp"))
 
     # -- reading submissions -------------------------------------------------------------
 
@@ -192,10 +196,7 @@ class DecisionBus:
     @staticmethod
     def submit(state_dir: str | Path, decision_dict: dict) -> None:
         """Append a decision record as an external submitter would."""
-        path = Path(state_dir) / "decision" / "decisions.jsonl"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(compact(decision_dict) + "\n")
+        append_jsonl(Path(state_dir) / "decision" / "decisions.jsonl", decision_dict)
 
     # -- hold-and-release window (human / manual) ------------------------------------------
 

@@ -1,12 +1,19 @@
-"""Low-level state-dir file primitives: atomic JSON documents, JSON-lines logs, deep merge, UTC stamps."""
+"""State-dir file primitives: JSON documents the SDK owns (kept in memory, written behind),
+immediate atomic JSON writes for files shared with other writers, JSON-lines appends through
+open descriptors, deep merge, UTC stamps; `flush_all()` puts everything pending on disk."""
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+
+# A document rewritten again within this many seconds of its last write waits for the flusher.
+WRITE_BEHIND_SECONDS = 0.05
 
 
 def utc_now() -> str:
@@ -17,6 +24,11 @@ def utc_now() -> str:
 def compact(obj: Any) -> str:
     """One-line JSON as written to every `.jsonl` file (UTF-8 kept, no spaces)."""
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def _key(path: str | Path) -> str:
+    name = os.fspath(path)
+    return name if os.path.isabs(name) else os.path.abspath(name)
 
 
 def _replace(source: Path, target: Path) -> None:
@@ -33,27 +45,163 @@ def _replace(source: Path, target: Path) -> None:
             delay *= 2
 
 
-def write_json_atomic(path: Path, obj: Any, tmp: Path | None = None) -> None:
-    """Write `obj` as indented JSON through a temporary sibling, then rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = tmp if tmp is not None else path.with_name(path.name + ".tmp")
-    staging.write_text(json.dumps(obj, ensure_ascii=False, indent=2), encoding="utf-8")
+def _write_replacing(path: Path, staging: Path, text: str, create_dirs: bool) -> None:
+    try:
+        staging.write_text(text, encoding="utf-8")
+    except FileNotFoundError:
+        if not create_dirs:
+            raise
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging.write_text(text, encoding="utf-8")
     _replace(staging, path)
 
 
-def read_json(path: Path, default: Any = None) -> Any:
-    """Parse a JSON file; `default` when it is missing, unreadable or malformed."""
+def write_json_atomic(path: Path, obj: Any, tmp: Path | None = None) -> None:
+    """Write `obj` now as indented JSON through a temporary sibling, then rename it into place
+    (for files other processes write too, such as strategy.json)."""
+    staging = tmp if tmp is not None else path.with_name(path.name + ".tmp")
+    _write_replacing(path, staging, json.dumps(obj, ensure_ascii=False, indent=2), True)
+
+
+# -- documents the SDK owns: in memory, written behind ---------------------------------------
+
+def clone_json(value: Any) -> Any:
+    """A deep copy exactly as the value would read back from a JSON file."""
+    return json.loads(compact(value))
+
+
+class _Document:
+    """One owned JSON file: its latest value (private: never handed out, copied in and out),
+    whether that value is not on disk yet, and when it last was written."""
+
+    __slots__ = ("path", "staging", "value", "dirty", "written_at", "io_lock")
+
+    def __init__(self, path: Path, staging: Path, value: Any):
+        self.path, self.staging, self.value = path, staging, value
+        self.dirty = False
+        self.written_at = float("-inf")
+        self.io_lock = threading.Lock()
+
+
+_lock = threading.Lock()
+_due = threading.Condition(_lock)
+_documents: dict[str, _Document] = {}
+_pending: set[_Document] = set()
+_flusher: list[threading.Thread] = []
+
+
+def update_json(path: Path, change: Callable[[Any], Any], tmp: Path | None = None) -> None:
+    """Replace the value of an SDK-owned JSON file by `change(current)` (current: the value in
+    memory, else the file's, else None). `change` may modify `current` in place but must keep
+    no reference to it, and must copy anything the caller still holds.
+
+    The file is written at once if it was not written in the last WRITE_BEHIND_SECONDS, else
+    by the flusher when that time is up; reads in this process see the new value at once."""
+    key = _key(path)
+    with _lock:
+        document = _documents.get(key)
+        if document is None:
+            staging = tmp if tmp is not None else path.with_name(path.name + ".tmp")
+            document = _documents[key] = _Document(path, staging, _read_file(path, None))
+        document.value = change(document.value)
+        if document.dirty:
+            return  # a pending or starting write will take the new value
+        document.dirty = True
+        if time.monotonic() - document.written_at < WRITE_BEHIND_SECONDS:
+            _pending.add(document)
+            _start_flusher()
+            _due.notify()
+            return
+    _write(document, create_dirs=True)
+
+
+def store_json(path: Path, obj: Any, tmp: Path | None = None) -> None:
+    """Make (a copy of) `obj` the value of an SDK-owned JSON file; see update_json."""
+    value = clone_json(obj)
+    update_json(path, lambda _: value, tmp)
+
+
+def _read_file(path: Path, default: Any) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return default
 
 
+def read_json(path: Path, default: Any = None) -> Any:
+    """Parse a JSON file (a copy of an SDK-owned one's value in memory); `default` when it is
+    missing, unreadable or malformed."""
+    with _lock:
+        document = _documents.get(_key(path))
+        if document is not None:
+            return clone_json(document.value)
+    return _read_file(path, default)
+
+
+def _write(document: _Document, create_dirs: bool) -> None:
+    """Put a dirty document's latest value on disk (a no-op if another thread already did)."""
+    with document.io_lock:
+        with _lock:
+            if not document.dirty:
+                return
+            text, document.dirty = compact(document.value), False
+            document.written_at = time.monotonic()
+            _pending.discard(document)
+        pretty = json.dumps(json.loads(text), ensure_ascii=False, indent=2)
+        _write_replacing(document.path, document.staging, pretty, create_dirs)
+
+
+def _start_flusher() -> None:
+    if not _flusher:
+        thread = threading.Thread(target=_flush_forever, name="aigenora-files", daemon=True)
+        _flusher.append(thread)
+        thread.start()
+
+
+def _flush_forever() -> None:
+    while True:
+        with _lock:
+            while True:
+                now = time.monotonic()
+                ready = [d for d in _pending if now - d.written_at >= WRITE_BEHIND_SECONDS]
+                if ready:
+                    break
+                wait = min((d.written_at + WRITE_BEHIND_SECONDS - now for d in _pending), default=None)
+                _due.wait(wait)
+        for document in ready:
+            try:
+                # A state dir removed meanwhile is not re-created from the background.
+                _write(document, create_dirs=False)
+            except OSError:
+                pass
+
+
+# -- JSON lines ------------------------------------------------------------------------------
+
+_append_lock = threading.Lock()
+_appenders: dict[str, int] = {}
+
+
+def _open_append(path: Path) -> int:
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+    try:
+        return os.open(path, flags, 0o666)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, flags, 0o666)
+
+
 def append_jsonl(path: Path, record: Any) -> None:
-    """Append one compact JSON record as a line, creating the directory if needed."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(compact(record) + "\n")
+    """Append one compact JSON record as a line, in one write on a kept-open descriptor
+    (creating the file and its directory if needed)."""
+    data = (compact(record) + "\n").encode("utf-8")
+    key = _key(path)
+    with _append_lock:
+        fd = _appenders.get(key)
+        if fd is None:
+            fd = _appenders[key] = _open_append(Path(path))
+        while data:
+            data = data[os.write(fd, data):]
 
 
 def read_jsonl(path: Path) -> list[Any]:
@@ -72,6 +220,35 @@ def read_jsonl(path: Path) -> list[Any]:
         except ValueError:
             continue
     return records
+
+
+def flush_all() -> None:
+    """Write every pending document now, close the kept-open JSON-lines descriptors, and drop
+    the in-memory copies (the files are complete; later reads go to disk). Called at the end
+    of every session and at interpreter exit; safe to call at any time, from any thread."""
+    with _lock:
+        documents = list(_documents.values())
+    failure = None
+    for document in documents:  # _write also waits for a write the flusher has under way
+        try:
+            _write(document, create_dirs=False)
+        except FileNotFoundError:
+            pass  # its state dir was removed: nothing left to complete
+        except OSError as error:
+            failure = failure or error
+    with _lock:
+        for key, document in list(_documents.items()):
+            if not document.dirty and not document.io_lock.locked():
+                del _documents[key]
+    with _append_lock:
+        for fd in _appenders.values():
+            os.close(fd)
+        _appenders.clear()
+    if failure is not None:
+        raise failure
+
+
+atexit.register(flush_all)
 
 
 def deep_merge(base: dict, patch: dict) -> dict:

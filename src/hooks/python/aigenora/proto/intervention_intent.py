@@ -2,7 +2,7 @@
 (queued by the whisper bridge, turned into decisions when their window opens)."""
 from __future__ import annotations
 
-import uuid
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,6 @@ class InterventionIntentStore:
 
     def __init__(self, state_dir: str | Path):
         self.state_dir = Path(state_dir)
-        self.state_dir.mkdir(parents=True, exist_ok=True)
         self.file = self.state_dir / "intervention_intents.jsonl"
 
     def append(
@@ -27,7 +26,7 @@ class InterventionIntentStore:
     ) -> dict:
         """Queue an intent as `pending`; returns the stored record with its `intent_id`."""
         record = {
-            "intent_id": f"int_{uuid.uuid4().hex[:16]}",
+            "intent_id": f"int_{secrets.token_hex(8)}",
             "ts": utc_now(),
             "status": "pending",
             "scope": intent.get("scope", "once"),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from aigenora.proto import script_runner
 from aigenora.proto.decide_gateway import submit_decision
 from aigenora.proto.decision_bus import GENERATED_ORIGINS
 from aigenora.proto.events import EventBus
@@ -25,6 +24,9 @@ def _explicit_decision_waiting(hooks: Any, match_key: str, match_value: Any) -> 
 def _run_strategy(hooks: Any, strategy: dict, context: dict, schema: dict) -> tuple[dict, str]:
     """Run a policy (the protocol's run_policy) or a script; returns (result, origin)."""
     if strategy.get("mode", "policy") == "script":
+        # Imported here: it brings in subprocess, which most sessions never need.
+        from aigenora.proto import script_runner
+
         result = script_runner.run_script(
             strategy, context, state_dir=str(hooks.state_dir), schema=schema,
             timeout_ms=int(strategy.get("timeout_ms", 1000)),

@@ -12,9 +12,12 @@ from aigenora.proto.decision_bus import DecisionBus, DecisionTimeoutError
 from aigenora.proto.events import EventBus
 from aigenora.proto.files import (
     append_jsonl,
+    clone_json,
     deep_merge,
     read_json,
     read_jsonl,
+    store_json,
+    update_json,
     utc_now,
     write_json_atomic,
 )
@@ -44,7 +47,8 @@ class StateStore:
 
 
 class SnapshotBus:
-    """snapshot.json: the current session picture, rewritten atomically on every change."""
+    """snapshot.json: the current session picture, kept in memory and written behind
+    (atomically, at most ~20 times a second; see files.store_json)."""
 
     def __init__(self, state_dir: str | Path):
         self.path = Path(state_dir) / "snapshot.json"
@@ -59,17 +63,21 @@ class SnapshotBus:
         document = dict(snapshot)
         document["updated_at"] = utc_now()
         with self._lock:
-            write_json_atomic(self.path, document)
+            store_json(self.path, document)
 
     def update(self, patch: dict | None = None, **fields: Any) -> dict:
         """Deep-merge `patch` and keyword fields into the snapshot; returns the new snapshot."""
         changes = dict(patch or {})
         changes.update(fields)
+        changes = clone_json(changes)
+        changes["updated_at"] = utc_now()
+
+        def merge(current: Any) -> dict:
+            return deep_merge(current if isinstance(current, dict) else {}, changes)
+
         with self._lock:
-            document = deep_merge(self.read(), changes)
-            document["updated_at"] = utc_now()
-            write_json_atomic(self.path, document)
-            return document
+            update_json(self.path, merge)
+            return self.read()
 
     def set_phase(self, phase: str, summary: str | None = None, **structured: Any) -> dict:
         """Set `phase`, and `last_event` when a summary or structured fields are given."""
