@@ -38,7 +38,9 @@ fn bench_hooks(c: &mut Criterion) {
     c.bench_function("hook call: proto_display(commit) -> None", |b| {
         b.iter(|| black_box(hooks.display(&commit, Shown::Sent).unwrap()))
     });
-    c.bench_function("hook call: proto_round_value", |b| b.iter(|| black_box(hooks.round_value(0).unwrap())));
+    c.bench_function("hook call: proto_round_value", |b| {
+        b.iter(|| black_box(hooks.round_value(0).unwrap()))
+    });
 }
 
 criterion_group!(benches, bench_hooks);

@@ -17,6 +17,9 @@ pub struct PythonHooks {
     instance: Py<PyAny>,
     state: Py<PyDict>,
     hooks_file: PathBuf,
+    /// False when the class keeps the SDK's `proto_display` (which shows nothing), so the
+    /// engine's many display calls cost nothing.
+    displays: bool,
 }
 
 impl PythonHooks {
@@ -36,10 +39,13 @@ impl PythonHooks {
         Python::attach(|py| {
             let instance =
                 instantiate(py, &hooks_file).map_err(|e| describe(py, "load", &e, &hooks_file))?;
+            let displays = overrides(&instance, "proto_display")
+                .map_err(|e| describe(py, "load", &e, &hooks_file))?;
             Ok(PythonHooks {
                 instance: instance.unbind(),
                 state: PyDict::new(py).unbind(),
                 hooks_file: hooks_file.clone(),
+                displays,
             })
         })
     }
@@ -137,6 +143,16 @@ fn instantiate<'py>(py: Python<'py>, hooks_file: &Path) -> PyResult<Bound<'py, P
         ));
     }
     Ok(instance)
+}
+
+/// Whether the instance's class defines `method` itself rather than inheriting the SDK's.
+fn overrides(instance: &Bound<'_, PyAny>, method: &str) -> PyResult<bool> {
+    let base = instance
+        .py()
+        .import("aigenora.proto.hooks")?
+        .getattr("ProtocolHooks")?;
+    let own = instance.get_type().getattr(method)?;
+    Ok(!own.is(&base.getattr(method)?))
 }
 
 /// A hook's return value as the engine understands it: a HookResult, a bare dict (the
@@ -341,6 +357,9 @@ impl Hooks for PythonHooks {
     }
 
     fn display(&mut self, message: &Value, shown: Shown) -> Result<Option<String>, HookError> {
+        if !self.displays {
+            return Ok(None);
+        }
         let message = message.clone();
         self.call(
             "proto_display",

@@ -66,11 +66,7 @@ pub async fn host(request: HostRequest) -> Result<SessionEnd, String> {
             .await
             .map_err(|e| format!("metadata probe stopped: {e}"))??
     };
-    let options = if options.is_empty() {
-        metadata.default_options.clone()
-    } else {
-        options
-    };
+    let options = advertised_options(options, &metadata);
     spec::validate_options(protocol.spec.value(), &options).map_err(|e| format!("options: {e}"))?;
 
     let mut endpoint = SessionEndpoint::bind(&settings.relay)
@@ -191,6 +187,16 @@ pub async fn host(request: HostRequest) -> Result<SessionEnd, String> {
     record_end(&end, &session_dir);
     display(Role::Host, "done");
     Ok(end)
+}
+
+/// What the invitation advertises and both engines use: the user's options, completed by
+/// the options the hooks resolved (e.g. a balance table behind a preset name), so a guest
+/// plays with exactly the host's numbers. The reference uses the hooks' options only when
+/// the user gave none.
+fn advertised_options(user: Map<String, Value>, metadata: &HostMetadata) -> Map<String, Value> {
+    let mut options = metadata.default_options.clone();
+    options.extend(user);
+    options
 }
 
 /// `proto_init` + `proto_host_metadata` on a throw-away state dir, as the reference does
