@@ -142,6 +142,10 @@ fn a_host_misreporting_any_judged_field_is_caught() {
             "{field}: {report}"
         );
         assert_eq!(report["host"]["completed"], false, "{field}: {report}");
+        assert_eq!(
+            report["host"]["reason"], "peer_error: balance_mismatch",
+            "{field}: the guest tells the host why it leaves: {report}"
+        );
         let detected: Vec<Value> = guest_events(state.path())
             .into_iter()
             .filter(|e| e["type"] == "balance_mismatch_detected")
@@ -165,4 +169,71 @@ fn a_host_playing_a_secret_preset_is_caught() {
     );
     assert_eq!(code, 1, "{report}");
     assert_eq!(report["guest"]["reason"], "balance_mismatch", "{report}");
+}
+
+#[test]
+fn balance_values_are_not_part_of_the_protocol_id_but_the_schema_is() {
+    let builtin = aigenora::protocols::find("hero-duel").unwrap();
+    let spec: Value = serde_json::from_str(builtin.spec_json).unwrap();
+    let id = |spec: &Value| aigenora::spec::protocol_id::protocol_id(spec).unwrap();
+    let original = id(&spec);
+
+    let mut with_values = spec.clone();
+    with_values["parameters"]["balance"]["default"] = json!({"knight": {"hp": 1}});
+    assert_eq!(
+        id(&with_values),
+        original,
+        "a default balance is a value, not schema"
+    );
+
+    let mut wider = spec.clone();
+    let columns = wider["parameters"]["balance"]["columns"]
+        .as_object_mut()
+        .unwrap();
+    let (column, schema) = columns
+        .iter_mut()
+        .find(|(_, s)| s.get("max").is_some())
+        .unwrap();
+    let column = column.clone();
+    schema["max"] = json!(schema["max"].as_i64().unwrap() + 1);
+    assert_ne!(
+        id(&wider),
+        original,
+        "widening column {column} changes the contract"
+    );
+
+    let mut extra = spec.clone();
+    extra["parameters"]["balance"]["columns"]["luck"] =
+        json!({"type": "integer", "min": 0, "max": 9});
+    assert_ne!(id(&extra), original, "a new column changes the contract");
+}
+
+#[test]
+fn the_host_refuses_a_bad_balance_before_publishing_anything() {
+    let data = tempfile::tempdir().unwrap();
+    let output = support::aigenora()
+        .arg("--data-dir")
+        .arg(data.path())
+        .args([
+            "host",
+            "--protocol-dir",
+            "hero-duel",
+            "--relay",
+            "disabled",
+            "--options",
+        ])
+        .arg(json!({"balance": {"imp": {"hp": "lots"}}}).to_string())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.starts_with("error: options: balance.imp.hp: expected integer, got 'lots'"),
+        "{stderr}"
+    );
+    assert!(
+        !data.path().join("sessions").exists(),
+        "no session was started"
+    );
+    assert!(!data.path().join("key.json").exists());
 }
