@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 
 mod sdk {
     include!(concat!(env!("OUT_DIR"), "/sdk_files.rs"));
@@ -112,16 +112,11 @@ fn install_sdk(py: Python<'_>) -> PyResult<()> {
         c"aigenora_sdk_importer",
     )?;
     let files = PyDict::new(py);
-    for (path, source) in sdk::SDK_FILES {
-        files.set_item(path, source)?;
+    for (path, source, bytecode) in sdk::SDK_FILES {
+        files.set_item(path, (source, PyBytes::new(py, bytecode)))?;
     }
     importer.getattr("install")?.call1((files,))?;
     Ok(())
-}
-
-/// Whether the binary carries an SDK at all (it always should; tests assert it).
-pub fn sdk_file_count() -> usize {
-    sdk::SDK_FILES.len()
 }
 
 /// Sends everything hooks `print` to stderr, keeping stdout for machine-readable output.
@@ -132,4 +127,45 @@ pub fn route_prints_to_stderr() -> Result<(), String> {
         sys.setattr("stdout", sys.getattr("stderr")?)
     })
     .map_err(|error| format!("cannot redirect hook output: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sdk::SDK_FILES;
+
+    #[test]
+    fn the_sdk_is_embedded_precompiled() {
+        let names: Vec<&str> = SDK_FILES.iter().map(|(path, _, _)| *path).collect();
+        for module in [
+            "aigenora/__init__.py",
+            "aigenora/proto/hooks.py",
+            "aigenora/proto/sdk.py",
+        ] {
+            assert!(names.contains(&module), "{module} missing from {names:?}");
+        }
+        for (path, source, bytecode) in SDK_FILES {
+            assert!(
+                !source.is_empty() || path.ends_with("__init__.py"),
+                "{path}"
+            );
+            assert!(
+                !bytecode.is_empty(),
+                "{path} was not compiled at build time"
+            );
+        }
+    }
+
+    #[test]
+    fn hooks_import_the_embedded_sdk_not_an_installed_one() {
+        super::start().unwrap();
+        let origin: String = pyo3::Python::attach(|py| {
+            py.import("aigenora.proto.hooks")
+                .unwrap()
+                .getattr("__file__")
+                .unwrap()
+                .extract()
+                .unwrap()
+        });
+        assert_eq!(origin, "<aigenora-sdk>/aigenora/proto/hooks.py");
+    }
 }

@@ -1,12 +1,15 @@
 """Makes the SDK embedded in the aigenora binary importable as the `aigenora` package.
 
-The Rust side calls `install(files)` once with {relative path: source}. Modules are served
+The Rust side calls `install(files)` once with {relative path: (source, bytecode)}; the
+bytecode was compiled at build time by this same interpreter version (empty: compile the
+source now). Modules are served
 from memory by a finder placed first on sys.meta_path, so an `aigenora` installed in the
 interpreter's site-packages (for instance the reference client) never shadows ours.
 """
 import importlib.abc
 import importlib.util
 import linecache
+import marshal
 import sys
 
 _ORIGIN = "<aigenora-sdk>/"
@@ -15,18 +18,17 @@ _ORIGIN = "<aigenora-sdk>/"
 class _EmbeddedSdk(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def __init__(self, files):
         self._modules = {}
-        for path, source in files.items():
+        for path, (source, bytecode) in files.items():
             parts = path[: -len(".py")].split("/")
-            if parts[-1] == "__init__":
-                self._modules[".".join(parts[:-1])] = (path, source, True)
-            else:
-                self._modules[".".join(parts)] = (path, source, False)
+            package = parts[-1] == "__init__"
+            name = ".".join(parts[:-1] if package else parts)
+            self._modules[name] = (path, source, bytecode, package)
 
     def find_spec(self, fullname, path=None, target=None):
         entry = self._modules.get(fullname)
         if entry is None:
             return None
-        filename, _, is_package = entry
+        filename, _, _, is_package = entry
         spec = importlib.util.spec_from_loader(fullname, self, origin=_ORIGIN + filename, is_package=is_package)
         spec.has_location = True
         return spec
@@ -35,13 +37,14 @@ class _EmbeddedSdk(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def exec_module(self, module):
-        filename, source, is_package = self._modules[module.__name__]
+        filename, source, bytecode, is_package = self._modules[module.__name__]
         origin = _ORIGIN + filename
         module.__file__ = origin
         if is_package:
             module.__path__ = []
         linecache.cache[origin] = (len(source), None, source.splitlines(True), origin)
-        exec(compile(source, origin, "exec"), module.__dict__)
+        code = marshal.loads(bytecode) if bytecode else compile(source, origin, "exec")
+        exec(code, module.__dict__)
 
 
 def install(files):
