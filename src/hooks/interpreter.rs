@@ -131,6 +131,8 @@ pub fn route_prints_to_stderr() -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
+    use pyo3::prelude::*;
+
     use super::sdk::SDK_FILES;
 
     #[test]
