@@ -247,8 +247,24 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// The peer went away: recorded as an outcome, not an error.
+    /// The peer went away: recorded as an outcome, not an error. If it said why before it
+    /// left (an `error` frame still queued, e.g. while we were sending), that reason wins.
     pub fn peer_disconnected(&mut self) -> Outcome {
+        if let Some(last_words) = self.peer_last_words() {
+            let reason = last_words
+                .get("reason")
+                .and_then(Value::as_str)
+                .unwrap_or("unspecified")
+                .to_string();
+            let round = last_words.get("round").and_then(Value::as_u64).unwrap_or(0);
+            self.emit(
+                "protocol_message",
+                json!({"direction": "received", "msg": last_words}),
+            );
+            if let Ok(outcome) = self.peer_gave_up(round, &reason) {
+                return outcome;
+            }
+        }
         self.emit(
             "session_ended",
             json!({"completed": false, "reason": "peer_disconnected"}),
@@ -259,6 +275,24 @@ impl<'a> Session<'a> {
             json!({"reason": "peer_disconnected"}),
         );
         Outcome::ended(false, Some("peer_disconnected"))
+    }
+
+    /// The last `error` frame the peer managed to send before its channel closed.
+    fn peer_last_words(&mut self) -> Option<Value> {
+        let mut last = None;
+        while let Ok(Some(frame)) = self.channel.recv_timeout(Duration::ZERO) {
+            let valid = crate::spec::validate_message(
+                self.spec.value(),
+                &frame,
+                Some(self.inbound()),
+                None,
+            )
+            .is_ok();
+            if valid && frame.get("action").and_then(Value::as_str) == Some("error") {
+                last = Some(frame);
+            }
+        }
+        last
     }
 
     /// Writes what stopped this side to events.jsonl and the snapshot, so nothing is lost.

@@ -27,6 +27,8 @@ struct TestHooks {
     pure: Option<PureJudge>,
     snapshot: Arc<Mutex<Map<String, Value>>>,
     flushes: Arc<Mutex<u32>>,
+    /// When set, `round_value` first waits for a signal (to order events across threads).
+    gate: Option<std::sync::mpsc::Receiver<()>>,
 }
 
 impl TestHooks {
@@ -74,6 +76,9 @@ impl Hooks for TestHooks {
         Ok(None)
     }
     fn round_value(&mut self, round: u64) -> Result<Value, HookError> {
+        if let Some(gate) = &self.gate {
+            let _ = gate.recv();
+        }
         Ok(self
             .values
             .get(round as usize)
@@ -561,6 +566,41 @@ fn a_guest_that_catches_a_lie_tells_the_host_why_when_the_spec_allows() {
     assert_eq!(
         peer_error[0]["data"],
         json!({"round": 0, "reason": "balance_mismatch"})
+    );
+}
+
+#[test]
+fn a_peer_that_explains_and_leaves_while_we_send_is_still_heard() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = rps_spec_with_errors(false, "both");
+    let (mut host_end, guest_end) = duplex();
+    let (gone, gate) = std::sync::mpsc::channel();
+    let guest = std::thread::spawn(move || {
+        let mut guest_end = guest_end;
+        guest_end.send(&json!({"action": "join"})).unwrap();
+        guest_end.recv().unwrap();
+        guest_end
+            .send(&json!({"action": "error", "round": 0, "reason": "commit_mismatch"}))
+            .unwrap();
+        drop(guest_end);
+        gone.send(()).unwrap();
+    });
+    let mut host = TestHooks {
+        gate: Some(gate),
+        ..TestHooks::default()
+    };
+    let outcome = run(
+        &spec,
+        &mut host,
+        &mut host_end,
+        config(Role::Host, dir.path()),
+    )
+    .unwrap();
+    guest.join().unwrap();
+    assert_eq!(
+        outcome.reason.as_deref(),
+        Some("peer_error: commit_mismatch"),
+        "the commit could not be sent, but the reason was read"
     );
 }
 
