@@ -49,8 +49,15 @@ pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir:
 }
 
 /// Writes the final status into session.json: `closed`, `aborted` (ended without
-/// completing) or `crashed` (an error stopped this side).
+/// completing) or `crashed` (an error stopped this side). A completed session also gets the
+/// closing `session_ended {"completed": true}` the reference's host and join emit after the
+/// engine (the engine's own is missing when the last message needed no answer, e.g. the
+/// guess-number guest receiving `game_over`), written before the status that marks the end.
 pub(crate) fn record_end(end: &SessionEnd, dir: &SessionDir) {
+    if end.completed() {
+        dir.events()
+            .emit("session_ended", json!({"completed": true}), None);
+    }
     let (status, completed, reason) = match &end.result {
         Ok(outcome) if outcome.completed => ("closed", true, outcome.reason.clone()),
         Ok(outcome) => ("aborted", false, outcome.reason.clone()),
