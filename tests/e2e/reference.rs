@@ -43,14 +43,13 @@ impl Net {
 }
 
 impl ReferenceAgent {
-    /// `python -m aigenora SUBCOMMAND... --server URL --data-dir D REST...`: the reference
-    /// only accepts these flags after the innermost subcommand.
+    /// `python -m aigenora SUBCOMMAND... --data-dir D REST...` with `P2P_SERVER` set: the
+    /// reference only accepts `--data-dir` after the innermost subcommand.
     pub fn command(&self, args: &[&str]) -> Command {
         let depth = if args[0] == "protocol" { 2 } else { 1 };
         let mut command = reference_cli();
         command
             .args(&args[..depth])
-            .args(["--server", &self.server])
             .arg("--data-dir")
             .arg(&self.dir)
             .args(&args[depth..])
