@@ -46,7 +46,11 @@ fn killing_the_guest_mid_session_ends_the_host_with_peer_disconnected() {
     guest.kill_and_reap();
     assert_survivor_disconnected(&alice, "host", host);
     let killed = bob.session("guest");
-    assert_eq!(killed.status(), "running", "the killed guest never wrote an end");
+    assert_eq!(
+        killed.status(),
+        "running",
+        "the killed guest never wrote an end"
+    );
     let dir = killed.dir.to_str().unwrap();
     let follow = bob.command(&["session", "events", "--state-dir", dir, "--follow"]);
     let followed = Proc::spawn("events --follow", follow).succeed(SESSION_LIMIT);

@@ -5,8 +5,11 @@
 
 #[path = "../community/mod.rs"]
 mod community;
+pub mod fake;
 pub mod process;
 pub mod reference;
+#[path = "../transport_common/mod.rs"]
+pub mod transport_common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
