@@ -139,3 +139,53 @@ fn session_abort_ends_a_waiting_host_and_withdraws_its_invitation() {
         "{again:?}"
     );
 }
+
+/// Aborting a running session closes its connection at once: the aborted side's log ends
+/// with the abort (the engine winding down adds nothing), and the peer ends
+/// `peer_disconnected` well before the transport's 10 s idle timeout could have told it.
+#[test]
+fn session_abort_mid_game_tells_the_peer_at_once() {
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let long_game = r#"{"best_of": 999, "termination": "fixed_rounds"}"#;
+    let hosting = daemon(
+        &alice,
+        &[
+            "host",
+            "--protocol-dir",
+            "rock-paper-scissors",
+            "--pace",
+            "0.2",
+            "--options",
+            long_game,
+        ],
+    );
+    let host_dir = PathBuf::from(hosting["state_dir"].as_str().unwrap());
+    let joining = daemon(&bob, &["join", hosting["post_id"].as_str().unwrap()]);
+    let guest_dir = PathBuf::from(joining["state_dir"].as_str().unwrap());
+    let playing = wait_until(SESSION_LIMIT, || {
+        let files = SessionFiles::read(&host_dir);
+        (files.events_of("protocol_message").len() > 6).then_some(())
+    });
+    assert!(playing.is_some(), "the game got under way");
+
+    alice.ok(&[
+        "session",
+        "abort",
+        "--state-dir",
+        host_dir.to_str().unwrap(),
+    ]);
+    let guest_end = SessionFiles::wait_final(&guest_dir, std::time::Duration::from_secs(8));
+    assert_eq!(guest_end.status(), "aborted", "{}", guest_end.info);
+    assert_eq!(guest_end.field("end_reason"), "peer_disconnected");
+
+    let gone = wait_until(SESSION_LIMIT, || (!alive(&hosting["pid"])).then_some(()));
+    assert!(gone.is_some(), "the host process exits after the abort");
+    let host_end = SessionFiles::read(&host_dir);
+    assert_eq!(host_end.status(), "aborted");
+    let last = host_end.events.last().unwrap();
+    assert_eq!(last["type"], "session_ended", "{last}");
+    assert_eq!(last["data"]["reason"], "aborted", "{last}");
+    let session_id = joining["session_id"].as_str().unwrap();
+    assert_server_session(&bob.server_session(session_id), "failed", None);
+}
