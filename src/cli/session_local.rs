@@ -68,7 +68,7 @@ pub fn events(state_dir: &Path, follow: bool) -> anyhow::Result<ExitCode> {
                 .with_context(|| path.display().to_string())?;
             let complete = text.rfind('\n').map_or(0, |end| end + 1);
             offset += complete as u64;
-            stdout.write_all(text[..complete].as_bytes())?;
+            stdout.write_all(&text.as_bytes()[..complete])?;
             stdout.flush()?;
         }
         if !follow || over {
