@@ -36,7 +36,7 @@ fn guest_receives_after_the_handshake(bytes: &[u8]) -> (SessionFiles, String, Va
     let net = Net::start();
     let bob = net.agent("bob");
     let fake = FakeHost::publish(&net, &guess_number());
-    let guest = bob.join(&fake.post_id, &["--heartbeat-interval", "0"]);
+    let guest = bob.join(&fake.post_id, &[]);
     let mut wire = fake.accept();
     let init = wire.next_frame();
     wire.send(&fake.proof(&init));
