@@ -17,7 +17,7 @@ fn guess_number() -> String {
         .protocol_id()
 }
 
-/// The guest's id for a session it never registered, and whether the server knows it.
+/// Whether the server knows the session this `_session_init` would have opened.
 fn server_knows_session(net: &Net, fake: &FakeHost, init: &Value) -> bool {
     let session_id = aigenora::identity::session_id(&fake.canonical(init));
     fake.block_on(signed(

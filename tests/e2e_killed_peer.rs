@@ -1,6 +1,7 @@
 //! A peer process killed (SIGKILL) in the middle of a session: the survivor notices within
 //! the transport's idle timeout, ends `aborted` with `peer_disconnected`, exits non-zero, and
-//! reports the session `failed` to the server. Following the dead side's events ends too.
+//! reports the session `failed` to the server. Following the dead side's events ends too, and
+//! joining a host that was killed while waiting fails cleanly.
 
 mod e2e;
 
@@ -66,4 +67,35 @@ fn killing_the_host_mid_session_ends_the_guest_with_peer_disconnected() {
     host.wait_for_line("Round 2:", SESSION_LIMIT);
     host.kill_and_reap();
     assert_survivor_disconnected(&bob, "guest", guest);
+}
+
+/// A host killed while waiting leaves its invitation behind: a guest that joins it cannot
+/// connect, says so, records the failure in its session dir and registers nothing.
+#[test]
+fn joining_a_killed_host_fails_cleanly_and_registers_nothing() {
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let (mut host, post_id) = alice.host("guess-number", &[]);
+    host.kill_and_reap();
+    let ended = bob.join(&post_id, &[]).finish(SESSION_LIMIT);
+    assert!(!ended.status.success());
+    assert!(
+        ended
+            .stderr
+            .starts_with("error: cannot connect to the host"),
+        "{}",
+        ended.stderr
+    );
+    let end = bob.session("guest");
+    assert_eq!(end.status(), "failed", "{}", end.info);
+    let failed = end.events_of("start_failed");
+    assert!(
+        failed[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("cannot connect")
+    );
+    let invitation = alice.ok(&["browse", "--post-id", &post_id, "--json"]);
+    let invitation: serde_json::Value = serde_json::from_str(&invitation).unwrap();
+    assert_eq!(invitation["status"], "active", "no session was registered");
 }

@@ -72,3 +72,16 @@ pub(crate) fn record_end(end: &SessionEnd, dir: &SessionDir) {
         "end_reason": reason,
     })));
 }
+
+/// Records why this side never got to play (the invitation, the protocol, the connection or
+/// the handshake): `event {"error"}` and session.json `failed`, unless an end is recorded
+/// already.
+pub(crate) fn record_failed_start(dir: &SessionDir, event: &str, error: &str) {
+    if dir.read().contains_key("ended_at") {
+        return;
+    }
+    dir.events().emit(event, json!({"error": error}), None);
+    let _ = dir.update(patch(
+        json!({"status": "failed", "end_reason": error, "ended_at": iso_now()}),
+    ));
+}
