@@ -9,13 +9,16 @@ use std::path::PathBuf;
 use e2e::*;
 use serde_json::Value;
 
-/// Runs `host`/`join` with `--daemon` and returns its single JSON line.
-fn daemon(agent: &Agent, args: &[&str]) -> Value {
+/// Runs `host`/`join` with `--daemon` and returns its single JSON line and the session
+/// running in the background.
+fn daemon(agent: &Agent, args: &[&str]) -> (Value, Background) {
     let mut args = args.to_vec();
     args.push("--daemon");
     let stdout = agent.ok(&args);
     assert_eq!(stdout.lines().count(), 1, "one JSON line: {stdout}");
-    serde_json::from_str(&stdout).unwrap()
+    let line: Value = serde_json::from_str(&stdout).unwrap();
+    let state_dir = PathBuf::from(line["state_dir"].as_str().unwrap());
+    (line, Background { state_dir })
 }
 
 fn listed(agent: &Agent) -> Vec<Value> {
@@ -37,10 +40,10 @@ fn alive(pid: &Value) -> bool {
 fn daemon_host_and_join_finish_in_the_background_and_follow_sees_the_end() {
     let net = Net::start();
     let (alice, bob) = (net.agent("alice"), net.agent("bob"));
-    let hosting = daemon(&alice, &["host", "--protocol-dir", "guess-number"]);
+    let (hosting, host) = daemon(&alice, &["host", "--protocol-dir", "guess-number"]);
     assert_eq!(hosting["status"], "hosting", "{hosting}");
     let post_id = hosting["post_id"].as_str().unwrap();
-    let host_dir = PathBuf::from(hosting["state_dir"].as_str().unwrap());
+    let host_dir = &host.state_dir;
     assert!(alive(&hosting["pid"]));
     let rows = listed(&alice);
     assert_eq!(rows.len(), 1);
@@ -60,7 +63,7 @@ fn daemon_host_and_join_finish_in_the_background_and_follow_sees_the_end() {
     );
     follow.wait_for_line("\"invite_created\"", SESSION_LIMIT);
 
-    let joining = daemon(&bob, &["join", post_id]);
+    let (joining, guest) = daemon(&bob, &["join", post_id]);
     assert_eq!(joining["status"], "joining", "{joining}");
     let session_id = joining["session_id"].as_str().unwrap();
     assert_eq!(joining["protocol_id"], hosting["protocol_id"]);
@@ -77,18 +80,18 @@ fn daemon_host_and_join_finish_in_the_background_and_follow_sees_the_end() {
     assert!(types.contains(&"\"peer_joined\"".to_string()), "{types:?}");
     assert_eq!(types.last().map(String::as_str), Some("\"session_ended\""));
 
-    let host_end = SessionFiles::read(&host_dir);
+    let host_end = SessionFiles::read(host_dir);
     assert_eq!(
         host_end.status(),
         "closed",
         "follow ended before the end was recorded"
     );
-    let guest_dir = PathBuf::from(joining["state_dir"].as_str().unwrap());
-    let guest_end = SessionFiles::wait_final(&guest_dir, SESSION_LIMIT);
+    let guest_dir = &guest.state_dir;
+    let guest_end = guest.wait_final();
     assert_eq!(guest_end.status(), "closed", "{}", guest_end.info);
     assert_eq!(guest_end.field("winner"), host_end.field("winner"));
     assert_eq!(host_end.field("session_id"), session_id);
-    for (agent, dir) in [(&alice, &host_dir), (&bob, &guest_dir)] {
+    for (agent, dir) in [(&alice, host_dir), (&bob, guest_dir)] {
         let rows = listed(agent);
         assert_eq!(rows[0]["status"], "closed");
         assert_eq!(rows[0]["session_dir"], dir.to_str().unwrap());
@@ -103,15 +106,14 @@ fn daemon_host_and_join_finish_in_the_background_and_follow_sees_the_end() {
 fn session_abort_ends_a_waiting_host_and_withdraws_its_invitation() {
     let net = Net::start();
     let alice = net.agent("alice");
-    let hosting = daemon(&alice, &["host", "--protocol-dir", "rock-paper-scissors"]);
-    let dir = PathBuf::from(hosting["state_dir"].as_str().unwrap());
-    let dir_arg = dir.to_str().unwrap();
+    let (hosting, host) = daemon(&alice, &["host", "--protocol-dir", "rock-paper-scissors"]);
+    let dir_arg = host.state_dir.to_str().unwrap();
     let aborting: Value =
         serde_json::from_str(&alice.ok(&["session", "abort", "--state-dir", dir_arg])).unwrap();
     assert_eq!(aborting["status"], "aborting");
     assert_eq!(aborting["pid"], hosting["pid"]);
 
-    let end = SessionFiles::wait_final(&dir, SESSION_LIMIT);
+    let end = host.wait_final();
     assert_eq!(end.status(), "aborted", "{}", end.info);
     assert_eq!(end.field("completed"), false);
     assert_eq!(
@@ -148,7 +150,7 @@ fn session_abort_mid_game_tells_the_peer_at_once() {
     let net = Net::start();
     let (alice, bob) = (net.agent("alice"), net.agent("bob"));
     let long_game = r#"{"best_of": 999, "termination": "fixed_rounds"}"#;
-    let hosting = daemon(
+    let (hosting, host) = daemon(
         &alice,
         &[
             "host",
@@ -160,11 +162,9 @@ fn session_abort_mid_game_tells_the_peer_at_once() {
             long_game,
         ],
     );
-    let host_dir = PathBuf::from(hosting["state_dir"].as_str().unwrap());
-    let joining = daemon(&bob, &["join", hosting["post_id"].as_str().unwrap()]);
-    let guest_dir = PathBuf::from(joining["state_dir"].as_str().unwrap());
+    let (joining, guest) = daemon(&bob, &["join", hosting["post_id"].as_str().unwrap()]);
     let playing = wait_until(SESSION_LIMIT, || {
-        let files = SessionFiles::read(&host_dir);
+        let files = SessionFiles::read(&host.state_dir);
         (files.events_of("protocol_message").len() > 6).then_some(())
     });
     assert!(playing.is_some(), "the game got under way");
@@ -173,15 +173,15 @@ fn session_abort_mid_game_tells_the_peer_at_once() {
         "session",
         "abort",
         "--state-dir",
-        host_dir.to_str().unwrap(),
+        host.state_dir.to_str().unwrap(),
     ]);
-    let guest_end = SessionFiles::wait_final(&guest_dir, std::time::Duration::from_secs(8));
+    let guest_end = SessionFiles::wait_final(&guest.state_dir, std::time::Duration::from_secs(8));
     assert_eq!(guest_end.status(), "aborted", "{}", guest_end.info);
     assert_eq!(guest_end.field("end_reason"), "peer_disconnected");
 
     let gone = wait_until(SESSION_LIMIT, || (!alive(&hosting["pid"])).then_some(()));
     assert!(gone.is_some(), "the host process exits after the abort");
-    let host_end = SessionFiles::read(&host_dir);
+    let host_end = SessionFiles::read(&host.state_dir);
     assert_eq!(host_end.status(), "aborted");
     let last = host_end.events.last().unwrap();
     assert_eq!(last["type"], "session_ended", "{last}");

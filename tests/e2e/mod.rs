@@ -208,6 +208,32 @@ impl SessionFiles {
     }
 }
 
+/// A session running in the background (`--daemon`), ours or the reference's.
+pub struct Background {
+    pub state_dir: PathBuf,
+}
+
+impl Background {
+    /// Waits for the session to end and returns its files.
+    pub fn wait_final(&self) -> SessionFiles {
+        SessionFiles::wait_final(&self.state_dir, SESSION_LIMIT)
+    }
+}
+
+impl Drop for Background {
+    /// Kills the background process this test started if it has not ended (a failed test).
+    fn drop(&mut self) {
+        let files = SessionFiles::read(&self.state_dir);
+        if let Some(pid) = files.info["pid"].as_u64()
+            && files.info["ended_at"].is_null()
+        {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    }
+}
+
 /// Polls `probe` every 50 ms until it yields something or `limit` passes.
 pub fn wait_until<T>(limit: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
     let started = Instant::now();

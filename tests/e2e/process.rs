@@ -26,12 +26,16 @@ pub struct Finished {
     pub stderr: String,
 }
 
+/// Drains `source` to the end (never leaving the child blocked on a full pipe).
 fn collect(source: impl Read + Send + 'static, into: Arc<Mutex<String>>) -> JoinHandle<()> {
     std::thread::spawn(move || {
-        for line in BufReader::new(source).lines().map_while(Result::ok) {
-            let mut text = into.lock().unwrap();
-            text.push_str(&line);
-            text.push('\n');
+        let mut reader = BufReader::new(source);
+        let mut line = Vec::new();
+        while reader.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
+            into.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&line));
+            line.clear();
         }
     })
 }

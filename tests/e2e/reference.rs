@@ -8,7 +8,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use super::{Agent, Net, SESSION_LIMIT, SessionFiles, reference_cli, reference_package_dir};
+use super::{Agent, Background, Net, reference_cli, reference_package_dir};
 
 /// The reference's built-in Rock-Paper-Scissors (simultaneous_round).
 pub const REFERENCE_RPS: &str = "43a806481a8e8cd00bc89f4676756c9be9081c0dd8392bee8e3534da41daa55f";
@@ -82,9 +82,9 @@ impl ReferenceAgent {
         library_dir(&self.dir, protocol_id)
     }
 
-    /// Runs `host`/`join` with `--daemon` and returns its one JSON line and a guard that
-    /// kills the background session if the test ends early.
-    pub fn daemon(&self, args: &[&str]) -> (Value, ReferenceDaemon) {
+    /// Runs `host`/`join` with `--daemon` and returns its one JSON line and the session
+    /// running in the background.
+    pub fn daemon(&self, args: &[&str]) -> (Value, Background) {
         let mut args = args.to_vec();
         args.push("--daemon");
         let stdout = self.ok(&args);
@@ -95,33 +95,7 @@ impl ReferenceAgent {
             "{line}"
         );
         let state_dir = PathBuf::from(line["state_dir"].as_str().unwrap());
-        (line, ReferenceDaemon { state_dir })
-    }
-}
-
-/// A reference session running in the background.
-pub struct ReferenceDaemon {
-    pub state_dir: PathBuf,
-}
-
-impl ReferenceDaemon {
-    /// Waits for the session to end and returns its files.
-    pub fn wait_final(&self) -> SessionFiles {
-        SessionFiles::wait_final(&self.state_dir, SESSION_LIMIT)
-    }
-}
-
-impl Drop for ReferenceDaemon {
-    /// Kills the background process this test started if it is still running.
-    fn drop(&mut self) {
-        let files = SessionFiles::read(&self.state_dir);
-        if let Some(pid) = files.info["pid"].as_u64()
-            && files.info["ended_at"].is_null()
-        {
-            let _ = Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
-        }
+        (line, Background { state_dir })
     }
 }
 
