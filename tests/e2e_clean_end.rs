@@ -1,7 +1,7 @@
 //! The end of a session is clean even when both sides pace their moves and ping every half
 //! second (the reference loses its last frame in this setting, interop/p2p-wire.md §10): our
 //! host's final frame reaches the guest, ours or the reference's, which ends `closed`, not
-//! `peer_disconnected`.
+//! `peer_disconnected`; and our guest gets the reference host's last frame too.
 
 mod e2e;
 
@@ -71,5 +71,28 @@ fn the_reference_guest_gets_the_last_frame_with_pace_and_heartbeat() {
     assert_clean(&host_end, &guest_end);
     let session_id = host_end.field("session_id").as_str().unwrap();
     let winner = host_end.field("winner").as_str();
+    assert_server_session(&bob.server_session(session_id), "closed", winner);
+}
+
+/// The other direction: the reference host shuts its node down right after its bookkeeping,
+/// and our guest still hands every frame it received to the engine before the disconnect.
+#[test]
+fn our_guest_gets_the_reference_hosts_last_frame_with_pace_and_heartbeat() {
+    let net = Net::start();
+    let carol = net.reference_agent("carol");
+    carol.register_protocol(REFERENCE_RPS);
+    let bob = net.agent("bob");
+    install_reference_protocol(&bob, REFERENCE_RPS);
+    let protocol_dir = carol.protocol_dir(REFERENCE_RPS);
+    let mut host_args = vec!["host", "--protocol-dir", protocol_dir.to_str().unwrap()];
+    host_args.extend(SLOW);
+    host_args.extend(["--options", r#"{"best_of": 3}"#]);
+    let (hosting, reference) = carol.daemon(&host_args);
+    bob.join(hosting["post_id"].as_str().unwrap(), &SLOW)
+        .succeed(SESSION_LIMIT);
+    let (host_end, guest_end) = (reference.wait_final(), bob.session("guest"));
+    assert_clean(&host_end, &guest_end);
+    let session_id = guest_end.field("session_id").as_str().unwrap();
+    let winner = guest_end.field("winner").as_str();
     assert_server_session(&bob.server_session(session_id), "closed", winner);
 }
