@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::engine::iso_now;
 use crate::session::{EVENTS_FILE, SessionDir, SessionEnd};
+use crate::transport::close_live_endpoints;
 
 /// What the daemon parent waits for before it reports success.
 #[derive(Debug, Clone, Copy)]
@@ -54,24 +55,31 @@ pub fn run_until_signal(
         let mut terminate =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
                 .map_err(|e| format!("cannot watch for SIGTERM: {e}"))?;
-        tokio::select! {
-            ended = session => ended,
-            _ = terminate.recv() => Err(aborted(dir, "terminated (session abort)")),
-            _ = tokio::signal::ctrl_c() => Err(aborted(dir, "interrupted")),
-        }
+        // Kept alive until the abort is recorded and the connection closed.
+        tokio::pin!(session);
+        let why = tokio::select! {
+            ended = &mut session => return ended,
+            _ = terminate.recv() => "terminated (session abort)",
+            _ = tokio::signal::ctrl_c() => "interrupted",
+        };
+        Err(aborted(dir, why).await)
     })
 }
 
-/// Records an abort in events.jsonl and session.json; the peer sees the connection end.
-fn aborted(dir: &SessionDir, why: &str) -> String {
-    dir.events().emit(
+/// How long an aborting process waits for its connection to close.
+const ABORT_CLOSE_LIMIT: Duration = Duration::from_secs(2);
+
+/// Records an abort as the last event and in session.json, then closes the connection so the
+/// peer sees it end now (its side ends `peer_disconnected`).
+async fn aborted(dir: &SessionDir, why: &str) -> String {
+    dir.events().emit_last(
         "session_ended",
         json!({"completed": false, "reason": "aborted", "detail": why}),
-        None,
     );
     let patch =
         json!({"status": "aborted", "completed": false, "end_reason": why, "ended_at": iso_now()});
     let _ = dir.update(patch.as_object().cloned().unwrap_or_default());
+    close_live_endpoints(ABORT_CLOSE_LIMIT).await;
     format!("session aborted: {why}")
 }
 

@@ -168,7 +168,7 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         return daemon::start(&dir, Waiting::Invitation);
     }
     let request = session::host::HostRequest {
-        client,
+        client: client.clone(),
         protocol,
         options,
         settings,
@@ -180,7 +180,28 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
             .map_or(session::host::RENEW_EVERY, Duration::from_secs),
         on_invited: None,
     };
-    finish(daemon::run_until_signal(&dir, session::host::host(request)))
+    let ended = daemon::run_until_signal(&dir, session::host::host(request));
+    if ended.is_err() {
+        withdraw_if_unmatched(&client, &dir);
+    }
+    finish(ended)
+}
+
+/// A host stopped (`session abort`, Ctrl-C) before any guest joined withdraws its
+/// invitation, so nobody tries to dial a host that is gone.
+fn withdraw_if_unmatched(client: &RestClient, dir: &SessionDir) {
+    let info = dir.read();
+    let text = |key: &str| info.get(key).and_then(serde_json::Value::as_str);
+    let (Some(post_id), None, Some("aborted")) =
+        (text("post_id"), text("session_id"), text("status"))
+    else {
+        return;
+    };
+    if let Ok(runtime) = tokio::runtime::Runtime::new()
+        && let Err(error) = runtime.block_on(client.cancel_invitation(post_id))
+    {
+        eprintln!("warning: could not withdraw invitation {post_id}: {error}");
+    }
 }
 
 pub fn join(args: JoinArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {

@@ -47,7 +47,9 @@ pub fn list(data_dir: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Prints a session's events; with `follow`, keeps printing new ones until the session ends.
+/// Prints a session's events; with `follow`, keeps printing new ones until the session is
+/// over: session.json shows a final status (written after the last event), or the process
+/// that ran it is gone without writing one (killed).
 pub fn events(state_dir: &Path, follow: bool) -> anyhow::Result<ExitCode> {
     let path = state_dir.join(EVENTS_FILE);
     if !state_dir.is_dir() {
@@ -56,7 +58,8 @@ pub fn events(state_dir: &Path, follow: bool) -> anyhow::Result<ExitCode> {
     let mut offset = 0u64;
     let mut stdout = std::io::stdout();
     loop {
-        let mut ended = false;
+        // Looked at before reading, so every event written before the end gets printed.
+        let over = session_is_over(state_dir) || !session_process_alive(state_dir);
         if let Ok(mut file) = std::fs::File::open(&path) {
             file.seek(SeekFrom::Start(offset))
                 .with_context(|| path.display().to_string())?;
@@ -65,14 +68,10 @@ pub fn events(state_dir: &Path, follow: bool) -> anyhow::Result<ExitCode> {
                 .with_context(|| path.display().to_string())?;
             let complete = text.rfind('\n').map_or(0, |end| end + 1);
             offset += complete as u64;
-            for line in text[..complete].lines() {
-                writeln!(stdout, "{line}")?;
-                ended |= line.contains("\"type\":\"session_ended\"")
-                    || line.contains("\"type\":\"handshake_failed\"");
-            }
+            stdout.write_all(&text.as_bytes()[..complete])?;
             stdout.flush()?;
         }
-        if !follow || ended || session_is_over(state_dir) {
+        if !follow || over {
             return Ok(ExitCode::SUCCESS);
         }
         std::thread::sleep(Duration::from_millis(200));
@@ -89,6 +88,22 @@ fn session_is_over(state_dir: &Path) -> bool {
         status.as_deref(),
         Some("closed" | "aborted" | "crashed" | "failed")
     )
+}
+
+/// Whether the process recorded in session.json still runs (true when none is recorded yet).
+fn session_process_alive(state_dir: &Path) -> bool {
+    let Some(pid) = SessionDir::open(state_dir)
+        .read()
+        .get("pid")
+        .and_then(Value::as_u64)
+    else {
+        return true;
+    };
+    std::process::Command::new("kill")
+        .args(["-0", &pid.to_string()])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_or(true, |status| status.success())
 }
 
 /// Stops a running session (SIGTERM to its process; it records the abort itself).

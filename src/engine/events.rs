@@ -13,7 +13,14 @@ use serde_json::{Map, Value};
 #[derive(Clone, Debug)]
 pub struct EventLog {
     path: Option<Arc<PathBuf>>,
-    file: Arc<Mutex<Option<File>>>,
+    sink: Arc<Mutex<Sink>>,
+}
+
+#[derive(Debug, Default)]
+struct Sink {
+    file: Option<File>,
+    /// A last event was written ([`EventLog::emit_last`]); later ones are dropped.
+    sealed: bool,
 }
 
 impl EventLog {
@@ -21,7 +28,7 @@ impl EventLog {
     pub fn to_file(path: impl Into<PathBuf>) -> EventLog {
         EventLog {
             path: Some(Arc::new(path.into())),
-            file: Arc::default(),
+            sink: Arc::default(),
         }
     }
 
@@ -29,7 +36,7 @@ impl EventLog {
     pub fn discard() -> EventLog {
         EventLog {
             path: None,
-            file: Arc::default(),
+            sink: Arc::default(),
         }
     }
 
@@ -41,6 +48,16 @@ impl EventLog {
     /// when non-empty (the reference's shape). Write failures are reported on stderr once
     /// per event and never stop a session.
     pub fn emit(&self, event: &str, data: Value, summary: Option<&str>) {
+        self.append(event, data, summary, false);
+    }
+
+    /// Appends the log's last event: whatever other threads emit afterwards (an engine still
+    /// winding down after a local abort) is dropped, so the log ends with this one.
+    pub fn emit_last(&self, event: &str, data: Value) {
+        self.append(event, data, None, true);
+    }
+
+    fn append(&self, event: &str, data: Value, summary: Option<&str>, last: bool) {
         let Some(path) = &self.path else { return };
         let mut entry = Map::new();
         entry.insert("ts".into(), Value::String(iso_now()));
@@ -52,17 +69,21 @@ impl EventLog {
             entry.insert("summary".into(), Value::String(summary.to_string()));
         }
         let line = format!("{}\n", Value::Object(entry));
-        let mut file = self
-            .file
+        let mut sink = self
+            .sink
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if file.is_none() {
+        if sink.sealed {
+            return;
+        }
+        sink.sealed = last;
+        if sink.file.is_none() {
             match open_append(path) {
-                Ok(opened) => *file = Some(opened),
+                Ok(opened) => sink.file = Some(opened),
                 Err(error) => return warn(event, path, &error),
             }
         }
-        if let Some(Err(error)) = file.as_mut().map(|f| f.write_all(line.as_bytes())) {
+        if let Some(Err(error)) = sink.file.as_mut().map(|f| f.write_all(line.as_bytes())) {
             warn(event, path, &error);
         }
     }
@@ -116,5 +137,21 @@ mod tests {
         );
         let ts = lines[0]["ts"].as_str().unwrap();
         assert!(ts.ends_with("+00:00") && ts.len() == 32, "{ts}");
+    }
+
+    #[test]
+    fn nothing_follows_the_last_event() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = EventLog::to_file(dir.path().join("events.jsonl"));
+        let engine = log.clone();
+        log.emit_last("session_ended", json!({"reason": "aborted"}));
+        engine.emit(
+            "session_ended",
+            json!({"reason": "peer_disconnected"}),
+            None,
+        );
+        let text = std::fs::read_to_string(dir.path().join("events.jsonl")).unwrap();
+        assert_eq!(text.lines().count(), 1);
+        assert!(text.contains("aborted"));
     }
 }

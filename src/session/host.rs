@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 
 use super::handshake::{HostSide, Replay};
-use super::reports::{record_end, report_to_server};
+use super::reports::{record_end, record_failed_start, report_to_server};
 use super::runner::{heartbeat_applies, run_engine};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, patch};
 use crate::api::invitation::{InvitationType, NewInvitation};
@@ -37,8 +37,16 @@ pub struct HostRequest {
 }
 
 /// Hosts one session to its end. `Err` when it never got as far as a game (bad options,
-/// the server refusing the invitation, a failed handshake).
+/// the server refusing the invitation, a failed handshake); why is recorded in the session
+/// dir too.
 pub async fn host(request: HostRequest) -> Result<SessionEnd, String> {
+    let dir = request.session_dir.clone();
+    host_and_play(request)
+        .await
+        .inspect_err(|error| record_failed_start(&dir, "start_failed", error))
+}
+
+async fn host_and_play(request: HostRequest) -> Result<SessionEnd, String> {
     let HostRequest {
         client,
         protocol,
@@ -169,10 +177,7 @@ pub async fn host(request: HostRequest) -> Result<SessionEnd, String> {
     let (session_id, result) = match played {
         Ok(played) => played,
         Err(handshake_error) => {
-            events.emit("handshake_failed", json!({"error": handshake_error}), None);
-            let _ = session_dir.update(patch(
-                json!({"status": "failed", "end_reason": handshake_error, "ended_at": iso_now()}),
-            ));
+            record_failed_start(&session_dir, "handshake_failed", &handshake_error);
             let _ = client.cancel_invitation(&post_id).await;
             return Err(handshake_error);
         }

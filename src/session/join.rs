@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::handshake::GuestSide;
 use super::host::{announce_peer, heartbeat_events};
-use super::reports::{record_end, report_to_server};
+use super::reports::{record_end, record_failed_start, report_to_server};
 use super::runner::{heartbeat_applies, run_engine};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, patch, prepare_protocol};
 use crate::api::session::NewSession;
@@ -28,8 +28,16 @@ pub struct JoinRequest {
     pub allow_skeleton: bool,
 }
 
-/// Joins one invitation and plays it to the end. `Err` when the game never started.
+/// Joins one invitation and plays it to the end. `Err` when the game never started; why is
+/// recorded in the session dir too.
 pub async fn join(request: JoinRequest) -> Result<SessionEnd, String> {
+    let dir = request.session_dir.clone();
+    join_and_play(request)
+        .await
+        .inspect_err(|error| record_failed_start(&dir, "start_failed", error))
+}
+
+async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, String> {
     let JoinRequest {
         client,
         data_dir,
@@ -164,12 +172,7 @@ pub async fn join(request: JoinRequest) -> Result<SessionEnd, String> {
     let (session_id, result, client) = match played {
         Ok(played) => played,
         Err(handshake_error) => {
-            session_dir
-                .events()
-                .emit("handshake_failed", json!({"error": handshake_error}), None);
-            let _ = session_dir.update(patch(
-                json!({"status": "failed", "end_reason": handshake_error, "ended_at": iso_now()}),
-            ));
+            record_failed_start(&session_dir, "handshake_failed", &handshake_error);
             return Err(handshake_error);
         }
     };

@@ -49,8 +49,15 @@ pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir:
 }
 
 /// Writes the final status into session.json: `closed`, `aborted` (ended without
-/// completing) or `crashed` (an error stopped this side).
+/// completing) or `crashed` (an error stopped this side). A completed session also gets the
+/// closing `session_ended {"completed": true}` the reference's host and join emit after the
+/// engine (the engine's own is missing when the last message needed no answer, e.g. the
+/// guess-number guest receiving `game_over`), written before the status that marks the end.
 pub(crate) fn record_end(end: &SessionEnd, dir: &SessionDir) {
+    if end.completed() {
+        dir.events()
+            .emit("session_ended", json!({"completed": true}), None);
+    }
     let (status, completed, reason) = match &end.result {
         Ok(outcome) if outcome.completed => ("closed", true, outcome.reason.clone()),
         Ok(outcome) => ("aborted", false, outcome.reason.clone()),
@@ -64,4 +71,17 @@ pub(crate) fn record_end(end: &SessionEnd, dir: &SessionDir) {
         "ended_at": iso_now(),
         "end_reason": reason,
     })));
+}
+
+/// Records why this side never got to play (the invitation, the protocol, the connection or
+/// the handshake): `event {"error"}` and session.json `failed`, unless an end is recorded
+/// already.
+pub(crate) fn record_failed_start(dir: &SessionDir, event: &str, error: &str) {
+    if dir.read().contains_key("ended_at") {
+        return;
+    }
+    dir.events().emit(event, json!({"error": error}), None);
+    let _ = dir.update(patch(
+        json!({"status": "failed", "end_reason": error, "ended_at": iso_now()}),
+    ));
 }

@@ -36,6 +36,33 @@ const HOME_RELAY_WAIT: Duration = Duration::from_secs(5);
 const BUSY_CODE: u32 = 1;
 const BUSY_REASON: &[u8] = b"host is already serving a session";
 
+/// This process's endpoints until they shut down, for [`close_live_endpoints`].
+static LIVE_ENDPOINTS: Mutex<Vec<Endpoint>> = Mutex::new(Vec::new());
+
+/// Closes every endpoint of this process that is still open (waiting at most `limit`), so
+/// the peers of a process that is told to stop learn it at once rather than after the idle
+/// timeout. Sessions running on them see their connection end.
+pub async fn close_live_endpoints(limit: Duration) {
+    let live = std::mem::take(
+        &mut *LIVE_ENDPOINTS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner),
+    );
+    let _ = tokio::time::timeout(limit, async {
+        for endpoint in &live {
+            endpoint.close().await;
+        }
+    })
+    .await;
+}
+
+fn forget_live(node_id: NodeId) {
+    LIVE_ENDPOINTS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .retain(|live| live.node_id() != node_id);
+}
+
 /// What went wrong while setting up a session connection.
 #[derive(Debug, thiserror::Error)]
 pub enum TransportError {
@@ -101,6 +128,10 @@ impl SessionEndpoint {
             .bind()
             .await
             .map_err(|e| TransportError::Bind(format!("{e:#}")))?;
+        LIVE_ENDPOINTS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(endpoint.clone());
         Ok(SessionEndpoint {
             endpoint,
             relay: relay.clone(),
@@ -200,6 +231,7 @@ impl SessionEndpoint {
     /// Stops accepting and closes the endpoint (and any connection still open).
     pub async fn shutdown(mut self) {
         self.stop_accepting();
+        forget_live(self.endpoint.node_id());
         self.endpoint.close().await;
     }
 
@@ -213,6 +245,7 @@ impl SessionEndpoint {
 impl Drop for SessionEndpoint {
     fn drop(&mut self) {
         self.stop_accepting();
+        forget_live(self.endpoint.node_id());
     }
 }
 

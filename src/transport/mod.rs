@@ -22,7 +22,9 @@ mod relay;
 mod shutdown;
 mod ticket;
 
-pub use endpoint::{ALPN, DEFAULT_CONNECT_TIMEOUT, PeerLink, SessionEndpoint, TransportError};
+pub use endpoint::{
+    ALPN, DEFAULT_CONNECT_TIMEOUT, PeerLink, SessionEndpoint, TransportError, close_live_endpoints,
+};
 pub use heartbeat::{EventSink, HeartbeatConfig, RttStats};
 pub use iroh_channel::{DEFAULT_CLOSE_GRACE, IrohChannel};
 pub use relay::{RELAY_ENV_VAR, RelayChoice, RelayChoiceError};

@@ -1,5 +1,5 @@
 //! Helpers shared by the iroh transport tests: a runtime, offline endpoints, connected pairs,
-//! a raw iroh peer that writes exact bytes, and an event recorder.
+//! raw iroh peers (guest or host) that write exact bytes, and an event recorder.
 #![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};
@@ -107,6 +107,44 @@ pub async fn raw_guest(ticket: &Ticket) -> RawPeer {
         connection,
         send,
         recv,
+    }
+}
+
+/// A bare iroh host speaking our ALPN without relays, for tests that play a misbehaving host.
+pub struct RawHost {
+    pub endpoint: iroh::Endpoint,
+    /// The host's node id and loopback address.
+    pub ticket: Ticket,
+}
+
+pub async fn raw_host() -> RawHost {
+    let endpoint = iroh::Endpoint::builder()
+        .alpns(vec![aigenora::transport::ALPN.to_vec()])
+        .relay_mode(iroh::RelayMode::Disabled)
+        .bind()
+        .await
+        .expect("bind a raw host endpoint");
+    let port = endpoint.bound_sockets().0.port();
+    let loopback = std::net::SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, port));
+    let addr = iroh::NodeAddr::from_parts(endpoint.node_id(), None, [loopback]);
+    RawHost {
+        endpoint,
+        ticket: Ticket::new(addr),
+    }
+}
+
+impl RawHost {
+    /// Accepts the next connection and its first bidirectional stream.
+    pub async fn accept(&self) -> RawPeer {
+        let incoming = self.endpoint.accept().await.expect("endpoint open");
+        let connection = incoming.await.expect("raw accept");
+        let (send, recv) = connection.accept_bi().await.expect("raw accept_bi");
+        RawPeer {
+            endpoint: self.endpoint.clone(),
+            connection,
+            send,
+            recv,
+        }
     }
 }
 

@@ -1,0 +1,261 @@
+//! Helpers for end-to-end session tests: a real community server process, agents with their
+//! own data dirs driving our binary (and the reference client) as separate processes on
+//! loopback with relays disabled, and readers for what each side leaves on disk.
+#![allow(dead_code)]
+
+#[path = "../community/mod.rs"]
+mod community;
+pub mod fake;
+pub mod process;
+pub mod reference;
+#[path = "../transport_common/mod.rs"]
+pub mod transport_common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+pub use community::*;
+pub use process::Proc;
+use serde_json::Value;
+
+/// How long any one session (or process) may take before the test calls it a hang.
+pub const SESSION_LIMIT: Duration = Duration::from_secs(90);
+
+/// A server process and a scratch dir for the agents of one test.
+pub struct Net {
+    pub server: TestServer,
+    pub work: tempfile::TempDir,
+}
+
+impl Net {
+    /// Our server on a free port with a fresh SQLite database and the cheapest proof of work.
+    pub fn start() -> Net {
+        Net {
+            server: TestServer::start(&["--pow-difficulty", "1"]),
+            work: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub fn url(&self) -> &str {
+        &self.server.url
+    }
+
+    /// A new agent of ours: `init` and `register` in its own data dir.
+    pub fn agent(&self, name: &str) -> Agent {
+        let agent = Agent {
+            dir: self.work.path().join(name),
+            server: self.server.url.clone(),
+        };
+        agent.ok(&["init"]);
+        agent.ok(&["register", "--nickname", name]);
+        agent
+    }
+}
+
+/// One of our agents: a data dir and the server it talks to.
+pub struct Agent {
+    pub dir: PathBuf,
+    pub server: String,
+}
+
+impl Agent {
+    /// `aigenora --data-dir D --server URL ARGS` on loopback without relays.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = aigenora();
+        command
+            .arg("--data-dir")
+            .arg(&self.dir)
+            .args(["--server", &self.server])
+            .args(args)
+            .env("AIGENORA_RELAY", "disabled")
+            .env("RUST_LOG", "warn")
+            .env_remove("AIGENORA_SERVER")
+            .env_remove("P2P_SERVER")
+            .env_remove("AIGENORA_DATA_DIR");
+        command
+    }
+
+    /// Runs a short command to completion and returns its stdout, failing on a non-zero exit.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let output = self.command(args).output().unwrap();
+        assert!(
+            output.status.success(),
+            "`aigenora {}` failed: {}{}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    pub fn public_key(&self) -> String {
+        aigenora::identity::load_key_file(&self.dir)
+            .unwrap()
+            .public_key()
+            .to_string()
+    }
+
+    /// Starts `host` and waits for its invitation; returns the process and the post id.
+    pub fn host(&self, protocol: &str, extra: &[&str]) -> (Proc, String) {
+        let mut args = vec!["host", "--protocol-dir", protocol];
+        args.extend_from_slice(extra);
+        let host = Proc::spawn("host", self.command(&args));
+        let line = host.wait_for_line("post_id: ", SESSION_LIMIT);
+        let post_id = line.trim_start_matches("post_id: ").trim().to_string();
+        (host, post_id)
+    }
+
+    /// Starts `join POST_ID` in the foreground.
+    pub fn join(&self, post_id: &str, extra: &[&str]) -> Proc {
+        let mut args = vec!["join", post_id];
+        args.extend_from_slice(extra);
+        Proc::spawn("join", self.command(&args))
+    }
+
+    /// The session dirs for `role` (`host`/`guest`), oldest first.
+    pub fn session_dirs(&self, role: &str) -> Vec<PathBuf> {
+        session_dirs(&self.dir, role)
+    }
+
+    /// The only session this agent had in `role`.
+    pub fn session(&self, role: &str) -> SessionFiles {
+        let dirs = self.session_dirs(role);
+        assert_eq!(
+            dirs.len(),
+            1,
+            "one {role} session in {}",
+            self.dir.display()
+        );
+        SessionFiles::read(&dirs[0])
+    }
+
+    /// The server's record of a session (`session get --json`).
+    pub fn server_session(&self, session_id: &str) -> Value {
+        serde_json::from_str(&self.ok(&["session", "get", session_id, "--json"])).unwrap()
+    }
+}
+
+/// `<data>/sessions/<role>-*` dirs, oldest first.
+pub fn session_dirs(data_dir: &Path, role: &str) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(data_dir.join("sessions"))
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    dirs.retain(|dir| {
+        dir.file_name()
+            .is_some_and(|name| name.to_string_lossy().starts_with(&format!("{role}-")))
+    });
+    dirs.sort();
+    dirs
+}
+
+/// What one side left in its session dir: session.json and events.jsonl.
+#[derive(Debug, Clone)]
+pub struct SessionFiles {
+    pub dir: PathBuf,
+    pub info: Value,
+    pub events: Vec<Value>,
+}
+
+impl SessionFiles {
+    pub fn read(dir: &Path) -> SessionFiles {
+        let info = std::fs::read_to_string(dir.join("session.json"))
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or(Value::Null);
+        let events = std::fs::read_to_string(dir.join("events.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect();
+        SessionFiles {
+            dir: dir.to_path_buf(),
+            info,
+            events,
+        }
+    }
+
+    /// Re-reads until session.json shows a final status (the process may still be writing).
+    pub fn wait_final(dir: &Path, limit: Duration) -> SessionFiles {
+        let final_status = |files: &SessionFiles| {
+            matches!(files.status(), "closed" | "aborted" | "crashed" | "failed")
+        };
+        let files = wait_until(limit, || Some(SessionFiles::read(dir)).filter(final_status));
+        files.unwrap_or_else(|| {
+            panic!(
+                "no final status in {} within {limit:?}: {}",
+                dir.display(),
+                SessionFiles::read(dir).info
+            )
+        })
+    }
+
+    pub fn status(&self) -> &str {
+        self.info["status"].as_str().unwrap_or("")
+    }
+
+    pub fn field(&self, key: &str) -> &Value {
+        &self.info[key]
+    }
+
+    /// The data of every event of this type, in order.
+    pub fn events_of(&self, kind: &str) -> Vec<&Value> {
+        self.events
+            .iter()
+            .filter(|e| e["type"] == kind)
+            .map(|e| &e["data"])
+            .collect()
+    }
+}
+
+/// A session running in the background (`--daemon`), ours or the reference's.
+pub struct Background {
+    pub state_dir: PathBuf,
+}
+
+impl Background {
+    /// Waits for the session to end and returns its files.
+    pub fn wait_final(&self) -> SessionFiles {
+        SessionFiles::wait_final(&self.state_dir, SESSION_LIMIT)
+    }
+}
+
+impl Drop for Background {
+    /// Kills the background process this test started if it has not ended (a failed test).
+    fn drop(&mut self) {
+        let files = SessionFiles::read(&self.state_dir);
+        if let Some(pid) = files.info["pid"].as_u64()
+            && files.info["ended_at"].is_null()
+        {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    }
+}
+
+/// Polls `probe` every 50 ms until it yields something or `limit` passes.
+pub fn wait_until<T>(limit: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
+    let started = Instant::now();
+    loop {
+        if let Some(found) = probe() {
+            return Some(found);
+        }
+        if started.elapsed() >= limit {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Checks what the server recorded for a session both sides ended.
+pub fn assert_server_session(record: &Value, status: &str, winner: Option<&str>) {
+    assert_eq!(record["status"], status, "server session: {record}");
+    match winner {
+        Some(winner) => {
+            assert_eq!(record["result"]["outcome"], "agreed", "{record}");
+            assert_eq!(record["result"]["winner"], winner, "{record}");
+        }
+        None => assert_eq!(record["result"]["winner"], Value::Null, "{record}"),
+    }
+}

@@ -1,0 +1,113 @@
+//! The reference client (`aigenora==0.1.4`, unchanged) as the other side of a session: its
+//! own data dir from its own `init`, pointed at our server, running in `--daemon` mode so
+//! it leaves a session.json to compare with ours. Its protocol fixtures are read from the
+//! installed package at test time.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use super::{Agent, Background, Net, reference_cli, reference_package_dir};
+
+/// The reference's built-in Rock-Paper-Scissors (simultaneous_round).
+pub const REFERENCE_RPS: &str = "43a806481a8e8cd00bc89f4676756c9be9081c0dd8392bee8e3534da41daa55f";
+/// The reference's built-in Guess Number (session_loop).
+pub const REFERENCE_GUESS_NUMBER: &str =
+    "166570eff5c0864d31ccafb9d04ea5154184542085dfa401a9c3590f6831e8c8";
+
+/// `<root>/protocols/<id[0:8]>/<id[8:]>`, the library layout both clients share.
+pub fn library_dir(root: &Path, protocol_id: &str) -> PathBuf {
+    root.join("protocols")
+        .join(&protocol_id[..8])
+        .join(&protocol_id[8..])
+}
+
+/// An agent run by the reference client.
+pub struct ReferenceAgent {
+    pub dir: PathBuf,
+    pub server: String,
+}
+
+impl Net {
+    /// A reference agent: `aigenora init` (which seeds its protocol library) and `register`.
+    pub fn reference_agent(&self, name: &str) -> ReferenceAgent {
+        let agent = ReferenceAgent {
+            dir: self.work.path().join(name),
+            server: self.server.url.clone(),
+        };
+        agent.ok(&["init"]);
+        agent.ok(&["register", "--nickname", name]);
+        agent
+    }
+}
+
+impl ReferenceAgent {
+    /// `python -m aigenora SUBCOMMAND... --data-dir D REST...` with `P2P_SERVER` set: the
+    /// reference only accepts `--data-dir` after the innermost subcommand.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let depth = if args[0] == "protocol" { 2 } else { 1 };
+        let mut command = reference_cli();
+        command
+            .args(&args[..depth])
+            .arg("--data-dir")
+            .arg(&self.dir)
+            .args(&args[depth..])
+            .env("P2P_SERVER", &self.server)
+            .env("PYTHONUNBUFFERED", "1")
+            .env_remove("AIGENORA_CONFIG")
+            .env_remove("P2P_DATA_DIR");
+        command
+    }
+
+    pub fn ok(&self, args: &[&str]) -> String {
+        let output = self.command(args).output().unwrap();
+        assert!(
+            output.status.success(),
+            "reference `{}` failed: {}{}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    /// Publishes one of the reference's own specs on our server (its `host` never does).
+    pub fn register_protocol(&self, protocol_id: &str) {
+        let spec = library_dir(&self.dir, protocol_id).join("spec.json");
+        self.ok(&["protocol", "register", spec.to_str().unwrap()]);
+    }
+
+    pub fn protocol_dir(&self, protocol_id: &str) -> PathBuf {
+        library_dir(&self.dir, protocol_id)
+    }
+
+    /// Runs `host`/`join` with `--daemon` and returns its one JSON line and the session
+    /// running in the background.
+    pub fn daemon(&self, args: &[&str]) -> (Value, Background) {
+        let mut args = args.to_vec();
+        args.push("--daemon");
+        let stdout = self.ok(&args);
+        let line: Value = serde_json::from_str(stdout.lines().last().unwrap_or(""))
+            .unwrap_or_else(|_| panic!("no JSON line from the reference daemon: {stdout}"));
+        assert!(
+            matches!(line["status"].as_str(), Some("hosting" | "joining")),
+            "{line}"
+        );
+        let state_dir = PathBuf::from(line["state_dir"].as_str().unwrap());
+        (line, Background { state_dir })
+    }
+}
+
+/// Gives our agent the reference's protocol: `protocol fetch` from the server, then the
+/// reference package's own hooks.py next to the fetched spec.
+pub fn install_reference_protocol(agent: &Agent, protocol_id: &str) -> PathBuf {
+    agent.ok(&["protocol", "fetch", protocol_id]);
+    let dir = library_dir(&agent.dir, protocol_id);
+    std::fs::copy(
+        library_dir(&reference_package_dir(), protocol_id).join("hooks.py"),
+        dir.join("hooks.py"),
+    )
+    .unwrap();
+    dir
+}
