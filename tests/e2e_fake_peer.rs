@@ -43,7 +43,7 @@ fn guest_receives_after_the_handshake(bytes: &[u8]) -> (SessionFiles, String, Va
     let ready = wire.next_frame();
     assert_eq!(ready["_session_ready"], true, "{ready}");
     assert_eq!(wire.next_frame()["action"], "join");
-    wire.write(bytes);
+    wire.write_until_refused(bytes);
     let ended = guest.finish(SESSION_LIMIT);
     assert!(!ended.status.success());
     wire.wait_closed();
@@ -225,7 +225,7 @@ fn host_refuses_first_frame(bytes: &[u8], why: &str) {
     let client = net.server.client(&load_key_file(&alice.dir).unwrap());
     let fake = FakeGuest::new();
     let mut wire = fake.dial(&client, &post_id);
-    wire.write(bytes);
+    wire.write_until_refused(bytes);
     wire.wait_closed();
     let ended = host.finish(SESSION_LIMIT);
     assert!(!ended.status.success());

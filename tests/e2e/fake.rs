@@ -44,10 +44,15 @@ impl Wire<'_> {
     }
 
     /// Writes exact bytes.
-    pub fn write(&mut self, bytes: &[u8]) {
+    fn write(&mut self, bytes: &[u8]) {
         self.runtime
             .block_on(self.peer.send.write_all(bytes))
             .expect("write to the peer");
+    }
+
+    /// Writes bytes the peer may refuse halfway (it can hang up before reading them all).
+    pub fn write_until_refused(&mut self, bytes: &[u8]) {
+        let _ = self.runtime.block_on(self.peer.send.write_all(bytes));
     }
 
     pub fn send(&mut self, frame: &Value) {
