@@ -79,10 +79,20 @@ pub struct FakeHost {
     pub client: RestClient,
     pub post_id: String,
     pub protocol_id: String,
+    /// What the invitations advertise.
+    pub options: serde_json::Map<String, Value>,
 }
 
 impl FakeHost {
     pub fn publish(net: &Net, protocol_id: &str) -> FakeHost {
+        FakeHost::publish_with_options(net, protocol_id, serde_json::Map::new())
+    }
+
+    pub fn publish_with_options(
+        net: &Net,
+        protocol_id: &str,
+        options: serde_json::Map<String, Value>,
+    ) -> FakeHost {
         let runtime = runtime();
         let (identity, client) = runtime.block_on(net.server.registered("mallory"));
         let raw = runtime.block_on(raw_host());
@@ -93,6 +103,7 @@ impl FakeHost {
             client,
             post_id: String::new(),
             protocol_id: protocol_id.to_string(),
+            options,
         };
         host.publish_again();
         host
@@ -101,7 +112,8 @@ impl FakeHost {
     /// Posts a new invitation for the same endpoint; later proofs are for this one.
     pub fn publish_again(&mut self) {
         let ticket = self.raw.ticket.to_string();
-        let invitation = NewInvitation::signed(&self.identity, &self.protocol_id, &ticket);
+        let mut invitation = NewInvitation::signed(&self.identity, &self.protocol_id, &ticket);
+        invitation.options = self.options.clone();
         let lease = self
             .runtime
             .block_on(self.client.create_invitation(&invitation))
