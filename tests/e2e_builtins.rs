@@ -104,3 +104,54 @@ fn chat_lines_typed_on_stdin_reach_the_peer_and_quit_ends_both() {
     let session_id = host_end.field("session_id").as_str().unwrap();
     assert_server_session(&alice.server_session(session_id), "closed", None);
 }
+
+/// `aigenora guest --iroh-ticket`: no server, no handshake; the host replays the guest's
+/// first frame as the engine's first message and skips the server reports.
+#[test]
+fn a_direct_guest_plays_a_host_by_its_ticket() {
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let (host, post_id) = alice.host(
+        "guess-number",
+        &["--options", r#"{"secret": 42, "max_attempts": 10}"#],
+    );
+    let invitation: Value =
+        serde_json::from_str(&bob.ok(&["browse", "--post-id", &post_id, "--json"])).unwrap();
+    let ticket = invitation["iroh_ticket"]
+        .as_str()
+        .expect("the invitation carries the ticket")
+        .to_string();
+    let guest = Proc::spawn(
+        "guest",
+        bob.command(&[
+            "guest",
+            "--protocol-dir",
+            "guess-number",
+            "--iroh-ticket",
+            &ticket,
+        ]),
+    );
+    let (host, guest) = (host.finish(SESSION_LIMIT), guest.finish(SESSION_LIMIT));
+    assert!(
+        host.status.success() && guest.status.success(),
+        "{}\n{}",
+        host.stderr,
+        guest.stderr
+    );
+    assert!(
+        guest.stdout.contains("the secret was 42"),
+        "{}",
+        guest.stdout
+    );
+    let (host_end, guest_end) = (alice.session("host"), bob.session("guest"));
+    assert_eq!(
+        (host_end.status(), guest_end.status()),
+        ("closed", "closed")
+    );
+    assert_eq!(host_end.field("winner"), guest_end.field("winner"));
+    assert_eq!(
+        host_end.field("session_id"),
+        "",
+        "a direct guest opens no server session"
+    );
+}
