@@ -331,10 +331,26 @@ def summarize(result: dict, base: Path) -> dict:
     return summary
 
 
+def graft_modules(paths: list[str]) -> None:
+    """Make each file importable as `aigenora.proto.<stem>` (our SDK's extension modules on
+    top of another SDK, so our built-ins run there too)."""
+    import aigenora.proto
+
+    for path in map(Path, paths):
+        name = f"aigenora.proto.{path.stem}"
+        module_spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[name] = module
+        module_spec.loader.exec_module(module)
+        setattr(aigenora.proto, path.stem, module)
+
+
 def main(job_path: str) -> None:
-    """Run a JSON job: {sdk_path, protocol_dir, base, out} plus any keyword argument of play()."""
+    """Run a JSON job: {sdk_path, sdk_extensions, protocol_dir, base, out} plus any keyword
+    argument of play()."""
     job = json.loads(Path(job_path).read_text(encoding="utf-8"))
     sys.path.insert(0, job.pop("sdk_path"))
+    graft_modules(job.pop("sdk_extensions", []))
     base, out = Path(job.pop("base")), Path(job.pop("out"))
     result = play(Path(job.pop("protocol_dir")), base, **job)
     import aigenora

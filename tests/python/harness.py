@@ -25,6 +25,8 @@ if Path(aigenora.__file__).resolve().parent != OUR_SDK / "aigenora":
 REFERENCE_PACKAGE = Path(os.environ.get(
     "AIGENORA_REFERENCE_PACKAGE", "/tmp/refvenv/lib/python3.11/site-packages/aigenora"))
 REFERENCE_PYTHON = os.environ.get("AIGENORA_REFERENCE_PYTHON", "/tmp/refvenv/bin/python")
+# Our SDK's modules beyond the reference API; differential runs graft them onto the reference.
+SDK_EXTENSIONS = ("choices", "options", "rounds")
 
 # The reference's 1v1 built-ins whose hooks.py must run unchanged on our SDK.
 REFERENCE_GAMES = {
@@ -59,9 +61,11 @@ def scratch_dir(test) -> Path:
 
 
 def run_reference_driver(job: dict, workdir: Path) -> dict:
-    """Run driver.py under the reference interpreter with the reference SDK first on sys.path."""
-    job = dict(job, sdk_path=str(REFERENCE_PACKAGE.parent), base=str(workdir / "state"),
-               out=str(workdir / "summary.json"))
+    """Run driver.py under the reference interpreter with the reference SDK first on sys.path
+    and our SDK_EXTENSIONS grafted onto it."""
+    extensions = [str(OUR_SDK / "aigenora" / "proto" / f"{name}.py") for name in SDK_EXTENSIONS]
+    job = dict(job, sdk_path=str(REFERENCE_PACKAGE.parent), sdk_extensions=extensions,
+               base=str(workdir / "state"), out=str(workdir / "summary.json"))
     job_file = workdir / "job.json"
     job_file.write_text(json.dumps(job), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}

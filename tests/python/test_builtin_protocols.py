@@ -154,7 +154,8 @@ class TextTransform(unittest.TestCase):
 
 
 class SameOnReferenceSdk(unittest.TestCase):
-    """Our hooks use only the shared SDK API, so the reference SDK gives identical files."""
+    """Our hooks use only the shared SDK API and our SDK extensions (grafted onto the reference
+    package), so the reference SDK gives identical files."""
 
     SCENARIOS = {
         "rock-paper-scissors": {"options": {"best_of": 5, "seed": 2}},

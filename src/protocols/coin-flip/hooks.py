@@ -2,38 +2,26 @@
 the host XORs the two revealed bits into the coin and keeps the score over `flips` flips."""
 from __future__ import annotations
 
-import random
-import re
 from pathlib import Path
 from typing import Any
 
+from aigenora.proto.choices import RoundChoices
 from aigenora.proto.hooks import HookResult, ProtocolHooks
+from aigenora.proto.options import option, script_option, seeded_rng
+from aigenora.proto.rounds import RoundResults
+
+BITS = (0, 1)
 
 
-def parse_bits(script: Any) -> list[int]:
-    """The bits of a comma/space separated script of 0s and 1s; ValueError otherwise."""
-    if not script:
-        return []
-    tokens = [token for token in re.split(r"[\s,]+", str(script)) if token]
-    if any(token not in ("0", "1") for token in tokens):
-        raise ValueError("bits: use 0 and 1 separated by commas or spaces")
-    return [int(token) for token in tokens]
-
-
-def is_bit(value: Any) -> bool:
-    return value in (0, 1) and not isinstance(value, bool)
-
-
-class Hooks(ProtocolHooks):
+class Hooks(RoundChoices, RoundResults, ProtocolHooks):
     SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
     DECISION_SCHEMA = {"match_key": "round", "value_field": "bit", "numeric": True, "strategy_field": "bit"}
 
     def proto_init(self, options, role, args, state_dir: Path, decision_config: dict[str, Any] | None = None):
         super().proto_init(options, role, args, state_dir, decision_config)
-        self.flips = int(options.get("flips") or 1)
-        self.script = parse_bits(options.get("bits"))
-        seed = options.get("seed")
-        self.rng = random.Random(f"{seed}:{role}") if seed is not None else random.Random()
+        self.flips = option(options, "flips", 1, int)
+        self.script = [int(bit) for bit in script_option(options, "bits", ("0", "1"), noun="bit")]
+        self.rng = seeded_rng(options, role)
         self.wins = {"host": 0, "guest": 0}
         self.snapshot.update(flips=self.flips, flip=1, score=dict(self.wins))
 
@@ -51,31 +39,7 @@ class Hooks(ProtocolHooks):
     # -- choosing a bit -------------------------------------------------------------------
 
     def proto_round_value(self, round_index: int, state: dict) -> int:
-        if self.control_mode == "human":
-            decision = self._await_human_decision("round", round_index)
-            if not is_bit(decision.get("bit")):
-                self._reject_human_decision("round", round_index, decision, "bit must be 0 or 1")
-            return decision["bit"]
-        bit = self._automatic_bit(round_index)
-        if self.bus is not None and self.decision_mode == "auto":
-            decision = self._consume_hybrid("round", round_index)
-            if decision and is_bit(decision.get("bit")):
-                return decision["bit"]
-        return bit
-
-    def _automatic_bit(self, round_index: int) -> int:
-        strategy = self.strategy.read()
-        if self.script:
-            bit, source = self.script[round_index % len(self.script)], {"mode": "script"}
-        elif strategy.get("mode") == "fixed" and is_bit(strategy.get("bit")):
-            bit, source = strategy["bit"], strategy
-        elif strategy.get("mode") == "seq" and [b for b in strategy.get("sequence") or [] if is_bit(b)]:
-            sequence = [b for b in strategy["sequence"] if is_bit(b)]
-            bit, source = sequence[round_index % len(sequence)], strategy
-        else:
-            bit, source = self.rng.randint(0, 1), strategy or None
-        self._emit_strategy_applied(round_index, source, bit)
-        return bit
+        return self.decide_round(round_index, BITS, self.script, lambda: self.rng.randint(0, 1))
 
     # -- judging --------------------------------------------------------------------------
 
@@ -96,11 +60,9 @@ class Hooks(ProtocolHooks):
         self._record(result)
         return HookResult(result, completed=over)
 
-    def proto_guest_handle(self, msg):
-        if msg.get("action") == "round_result":
-            self.wins = {"host": msg["host_wins"], "guest": msg["guest_wins"]}
-            self._record(msg)
-        return HookResult()
+    def apply_round_result(self, result: dict) -> None:
+        self.wins = {"host": result["host_wins"], "guest": result["guest_wins"]}
+        self._record(result)
 
     def _record(self, result: dict) -> None:
         number = result["round"] + 1
@@ -124,11 +86,7 @@ class Hooks(ProtocolHooks):
             },
         )
 
-    def proto_display(self, msg, direction):
-        if msg.get("action") != "round_result":
-            return None
-        text = (f"Flip {msg['round'] + 1}: {msg['host_bit']} xor {msg['guest_bit']} = {msg['coin']}"
-                f" -> {msg['round_winner']} (score {msg['host_wins']}-{msg['guest_wins']})")
-        if msg["game_over"]:
-            text += f"\nMatch over: {msg['game_winner']}"
-        return text
+    def describe_round(self, result: dict) -> str:
+        return (f"Flip {result['round'] + 1}: {result['host_bit']} xor {result['guest_bit']} = "
+                f"{result['coin']} -> {result['round_winner']} "
+                f"(score {result['host_wins']}-{result['guest_wins']})")

@@ -2,11 +2,11 @@
 each guess with higher / lower / correct; the guest narrows the range (bisection by default)."""
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from typing import Any
 
 from aigenora.proto.hooks import HookResult, ProtocolHooks
+from aigenora.proto.options import option, seeded_rng
 
 
 class Hooks(ProtocolHooks):
@@ -20,14 +20,13 @@ class Hooks(ProtocolHooks):
 
     def proto_init(self, options, role, args, state_dir: Path, decision_config: dict[str, Any] | None = None):
         super().proto_init(options, role, args, state_dir, decision_config)
-        self.range_min = int(options.get("range_min", 1))
-        self.range_max = int(options.get("range_max", 100))
+        self.range_min = option(options, "range_min", 1, int)
+        self.range_max = option(options, "range_max", 100, int)
         if self.range_min > self.range_max:
             raise ValueError("range_min must not be greater than range_max")
-        self.max_attempts = int(options.get("max_attempts") or 7)
-        self.guess_strategy = options.get("guess_strategy") or "bisect"
-        seed = options.get("seed")
-        self.rng = random.Random(f"{seed}:{role}") if seed is not None else random.Random()
+        self.max_attempts = option(options, "max_attempts", 7, int)
+        self.guess_strategy = option(options, "guess_strategy", "bisect")
+        self.rng = seeded_rng(options, role)
         self.attempts = 0
         self.low, self.high = self.range_min, self.range_max
         self.secret = None

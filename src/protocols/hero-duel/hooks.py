@@ -7,12 +7,13 @@ Every number comes from the balance table: `options.balance`, else the preset na
 it plays with (proto_host_metadata), so a guest joining with those options judges alike."""
 from __future__ import annotations
 
-import random
-import re
 from pathlib import Path
 from typing import Any
 
+from aigenora.proto.choices import RoundChoices
 from aigenora.proto.hooks import HookResult, ProtocolHooks
+from aigenora.proto.options import option, script_option, seeded_rng
+from aigenora.proto.rounds import RoundResults
 
 MOVES = ("strike", "guard", "a", "b", "ult")
 ABILITIES = ("a", "b", "ult")
@@ -81,7 +82,7 @@ def resolve_balance(options: dict) -> dict:
     standard preset. ValueError for an unknown preset or an empty table."""
     table = options.get("balance")
     if table is None:
-        name = options.get("preset") or DEFAULT_PRESET
+        name = option(options, "preset", DEFAULT_PRESET)
         if name not in PRESETS:
             raise ValueError(f"unknown preset {name!r} (presets: {', '.join(PRESETS)})")
         table = PRESETS[name]
@@ -94,17 +95,6 @@ def default_heroes(balance: dict) -> tuple[str, str]:
     """(host, guest): the first hero by name, and the second (or the first again)."""
     names = sorted(balance)
     return names[0], names[1 if len(names) > 1 else 0]
-
-
-def parse_moves(script: Any) -> list[str]:
-    """The moves of a comma/space separated script; ValueError on anything else."""
-    if not script:
-        return []
-    moves = [token.lower() for token in re.split(r"[\s,]+", str(script)) if token]
-    unknown = sorted({move for move in moves if move not in MOVES})
-    if unknown:
-        raise ValueError(f"moves: unknown move(s) {', '.join(unknown)}; use {', '.join(MOVES)}")
-    return moves
 
 
 # -- the rules (pure functions of the balance, the fighters and the two moves) -------------
@@ -192,7 +182,8 @@ def fighters_from_result(result: dict) -> dict:
             for side in SIDES}
 
 
-class Hooks(ProtocolHooks):
+class Hooks(RoundChoices, RoundResults, ProtocolHooks):
+    GAME_OVER = "Duel over"
     SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
     CHOICE_KEYWORDS = KEYWORDS
     DECISION_SCHEMA = {
@@ -206,13 +197,12 @@ class Hooks(ProtocolHooks):
         super().proto_init(options, role, args, state_dir, decision_config)
         self.balance = resolve_balance(options)
         host_default, guest_default = default_heroes(self.balance)
-        self.heroes = {"host": options.get("host_hero") or host_default,
-                       "guest": options.get("guest_hero") or guest_default}
+        self.heroes = {"host": option(options, "host_hero", host_default),
+                       "guest": option(options, "guest_hero", guest_default)}
         self._check_heroes()
-        self.max_rounds = int(options.get("max_rounds") or DEFAULT_MAX_ROUNDS)
-        self.script = parse_moves(options.get("moves"))
-        seed = options.get("seed")
-        self.rng = random.Random(f"{seed}:{role}") if seed is not None else random.Random()
+        self.max_rounds = option(options, "max_rounds", DEFAULT_MAX_ROUNDS, int)
+        self.script = script_option(options, "moves", MOVES)
+        self.rng = seeded_rng(options, role)
         self._start()
 
     def _check_heroes(self) -> None:
@@ -260,45 +250,8 @@ class Hooks(ProtocolHooks):
     # -- choosing a move ------------------------------------------------------------------
 
     def proto_round_value(self, round_index: int, state: dict) -> str:
-        if self.control_mode == "human":
-            decision = self._await_human_decision("round", round_index)
-            if decision.get("move") not in MOVES:
-                self._reject_human_decision("round", round_index, decision,
-                                            f"move must be one of {', '.join(MOVES)}")
-            return decision["move"]
-        automatic = self._automatic_move(round_index)
-        if self.bus is not None and self.decision_mode == "auto":
-            decision = self._consume_hybrid("round", round_index)
-            if decision and decision.get("move") in MOVES:
-                return decision["move"]
-        return automatic
-
-    def _automatic_move(self, round_index: int) -> str:
-        if self.script:
-            move = self.script[round_index % len(self.script)]
-            self._emit_strategy_applied(round_index, {"mode": "script"}, move)
-            return move
-        strategy = self.strategy.read()
-        move = self._strategy_move(strategy, round_index)
-        if move is None:
-            override = self._resolve_whisper_override("round", round_index)
-            if override and override[0] in MOVES:
-                strategy, move = override[1], override[0]
-        if move is None:
-            move = self._pick_move()
-        self._emit_strategy_applied(round_index, strategy or None, move)
-        return move
-
-    @staticmethod
-    def _strategy_move(strategy: dict, round_index: int) -> str | None:
-        mode = strategy.get("mode")
-        if mode == "fixed" and strategy.get("fixed") in MOVES:
-            return strategy["fixed"]
-        if mode == "seq":
-            sequence = [move for move in strategy.get("sequence") or [] if move in MOVES]
-            if sequence:
-                return sequence[round_index % len(sequence)]
-        return None
+        return self.decide_round(round_index, MOVES, self.script, self._pick_move,
+                                 f"move must be one of {', '.join(MOVES)}")
 
     def _pick_move(self) -> str:
         """Usually the hardest-hitting move that would take effect, sometimes any of them."""
@@ -325,11 +278,9 @@ class Hooks(ProtocolHooks):
         self._record(result)
         return HookResult(result, completed=result["game_over"])
 
-    def proto_guest_handle(self, msg):
-        if msg.get("action") == "round_result":
-            self.fighters = fighters_from_result(msg)
-            self._record(msg)
-        return HookResult()
+    def apply_round_result(self, result: dict) -> None:
+        self.fighters = fighters_from_result(result)
+        self._record(result)
 
     def _record(self, result: dict) -> None:
         number = result["round"] + 1
@@ -338,9 +289,9 @@ class Hooks(ProtocolHooks):
         self.details.append(
             type="round_result", round=number,
             **{key: value for key, value in result.items() if key not in ("action", "round")},
-            summary=self._summary(result),
+            summary=self.describe_round(result),
         )
-        summary = (f"Duel over: {result['game_winner']}" if over
+        summary = (f"{self.GAME_OVER}: {result['game_winner']}" if over
                    else f"Round {number}: {result['round_winner']}")
         self.snapshot.update(
             phase="game_over" if over else "playing", hp=hp,
@@ -352,16 +303,8 @@ class Hooks(ProtocolHooks):
             }},
         )
 
-    def _summary(self, result: dict) -> str:
+    def describe_round(self, result: dict) -> str:
         parts = [f"{side} {self.heroes[side]} {result[f'{side}_move']} for "
                  f"{result[f'{side}_damage_dealt']} ({result[f'{side}_hp']}/{self.rows[side]['hp']} HP)"
                  for side in SIDES]
         return f"R{result['round'] + 1}: {' vs '.join(parts)} -> {result['round_winner']}"
-
-    def proto_display(self, msg, direction):
-        if msg.get("action") != "round_result":
-            return None
-        text = self._summary(msg)
-        if msg["game_over"]:
-            text += f"\nDuel over: {msg['game_winner']}"
-        return text

@@ -5,12 +5,13 @@ Deterministic play: give each side `moves` (e.g. host "rock", guest "paper,sciss
 `seed`; with `termination: fixed_rounds` and `best_of: 99` that is a 99-round benchmark."""
 from __future__ import annotations
 
-import random
-import re
 from pathlib import Path
 from typing import Any
 
+from aigenora.proto.choices import RoundChoices
 from aigenora.proto.hooks import HookResult, ProtocolHooks
+from aigenora.proto.options import option, script_option, seeded_rng
+from aigenora.proto.rounds import RoundResults
 
 MOVES = ("rock", "paper", "scissors")
 BEATS = {"rock": "scissors", "scissors": "paper", "paper": "rock"}
@@ -21,24 +22,13 @@ KEYWORDS = {
 }
 
 
-def parse_moves(script: Any) -> list[str]:
-    """The moves of a comma/space separated script; ValueError on anything else."""
-    if not script:
-        return []
-    moves = [token.lower() for token in re.split(r"[\s,]+", str(script)) if token]
-    unknown = sorted({move for move in moves if move not in MOVES})
-    if unknown:
-        raise ValueError(f"moves: unknown move(s) {', '.join(unknown)}; use rock, paper, scissors")
-    return moves
-
-
 def round_winner(host: str, guest: str) -> str:
     if host == guest:
         return "draw"
     return "host" if BEATS[host] == guest else "guest"
 
 
-class Hooks(ProtocolHooks):
+class Hooks(RoundChoices, RoundResults, ProtocolHooks):
     SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
     CHOICE_KEYWORDS = KEYWORDS
     DECISION_SCHEMA = {
@@ -50,13 +40,12 @@ class Hooks(ProtocolHooks):
 
     def proto_init(self, options, role, args, state_dir: Path, decision_config: dict[str, Any] | None = None):
         super().proto_init(options, role, args, state_dir, decision_config)
-        self.best_of = int(options.get("best_of") or 3)
-        self.termination = options.get("termination") or "first_to_win"
-        self.rounds_to_win = int(options.get("rounds_to_win") or self.best_of // 2 + 1)
-        self.max_rounds = int(options.get("max_rounds") or 10 * self.best_of)
-        self.script = parse_moves(options.get("moves"))
-        seed = options.get("seed")
-        self.rng = random.Random(f"{seed}:{role}") if seed is not None else random.Random()
+        self.best_of = option(options, "best_of", 3, int)
+        self.termination = option(options, "termination", "first_to_win")
+        self.rounds_to_win = option(options, "rounds_to_win", self.best_of // 2 + 1, int)
+        self.max_rounds = option(options, "max_rounds", 10 * self.best_of, int)
+        self.script = script_option(options, "moves", MOVES)
+        self.rng = seeded_rng(options, role)
         self.wins = {"host": 0, "guest": 0}
         self._publish_format()
 
@@ -91,45 +80,7 @@ class Hooks(ProtocolHooks):
     # -- choosing a move ------------------------------------------------------------------
 
     def proto_round_value(self, round_index: int, state: dict) -> str:
-        if self.control_mode == "human":
-            decision = self._await_human_decision("round", round_index)
-            if decision.get("choice") not in MOVES:
-                self._reject_human_decision("round", round_index, decision,
-                                            "choice must be rock, paper or scissors")
-            return decision["choice"]
-        automatic = self._automatic_move(round_index)
-        if self.bus is not None and self.decision_mode == "auto":
-            decision = self._consume_hybrid("round", round_index)
-            if decision and decision.get("choice") in MOVES:
-                return decision["choice"]
-        return automatic
-
-    def _automatic_move(self, round_index: int) -> str:
-        if self.script:
-            move = self.script[round_index % len(self.script)]
-            self._emit_strategy_applied(round_index, {"mode": "script"}, move)
-            return move
-        strategy = self.strategy.read()
-        move = self._strategy_move(strategy, round_index)
-        if move is None:
-            override = self._resolve_whisper_override("round", round_index)
-            if override and override[0] in MOVES:
-                strategy, move = override[1], override[0]
-        if move is None:
-            move = self.rng.choice(MOVES)
-        self._emit_strategy_applied(round_index, strategy or None, move)
-        return move
-
-    @staticmethod
-    def _strategy_move(strategy: dict, round_index: int) -> str | None:
-        mode = strategy.get("mode")
-        if mode == "fixed" and strategy.get("fixed") in MOVES:
-            return strategy["fixed"]
-        if mode == "seq":
-            sequence = [move for move in strategy.get("sequence") or [] if move in MOVES]
-            if sequence:
-                return sequence[round_index % len(sequence)]
-        return None
+        return self.decide_round(round_index, MOVES, self.script, lambda: self.rng.choice(MOVES))
 
     # -- judging --------------------------------------------------------------------------
 
@@ -158,11 +109,9 @@ class Hooks(ProtocolHooks):
             return False, "none"
         return True, "host" if host > guest else "guest" if guest > host else "draw"
 
-    def proto_guest_handle(self, msg):
-        if msg.get("action") == "round_result":
-            self.wins = {"host": msg["host_wins"], "guest": msg["guest_wins"]}
-            self._record(msg)
-        return HookResult()
+    def apply_round_result(self, result: dict) -> None:
+        self.wins = {"host": result["host_wins"], "guest": result["guest_wins"]}
+        self._record(result)
 
     def _record(self, result: dict) -> None:
         number = result["round"] + 1
@@ -188,11 +137,6 @@ class Hooks(ProtocolHooks):
             }},
         )
 
-    def proto_display(self, msg, direction):
-        if msg.get("action") != "round_result":
-            return None
-        text = (f"Round {msg['round'] + 1}: host {msg['host_choice']} vs guest {msg['guest_choice']}"
-                f" -> {msg['round_winner']} (score {msg['host_wins']}-{msg['guest_wins']})")
-        if msg["game_over"]:
-            text += f"\nMatch over: {msg['game_winner']}"
-        return text
+    def describe_round(self, result: dict) -> str:
+        return (f"Round {result['round'] + 1}: host {result['host_choice']} vs guest {result['guest_choice']}"
+                f" -> {result['round_winner']} (score {result['host_wins']}-{result['guest_wins']})")

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from aigenora.proto.hooks import HookResult, ProtocolHooks
+from aigenora.proto.options import option
 
 OUTPUT_LIMIT = 16000  # bytes, as declared for result.output
 OPERATIONS = {
@@ -24,8 +25,8 @@ class Hooks(ProtocolHooks):
 
     def proto_init(self, options, role, args, state_dir: Path, decision_config: dict[str, Any] | None = None):
         super().proto_init(options, role, args, state_dir, decision_config)
-        self.text = options.get("text", "Hello from Aigenora")
-        self.operation = options.get("operation") or "upper"
+        self.text = option(options, "text", "Hello from Aigenora")
+        self.operation = option(options, "operation", "upper")
         if self.operation not in OPERATIONS:
             raise ValueError(f"operation must be one of {', '.join(OPERATIONS)}")
 

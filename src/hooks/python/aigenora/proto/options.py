@@ -1,0 +1,36 @@
+"""Reading a protocol's options in hooks: a value or its default, a seeded RNG per side, and
+scripts of moves. An extension beyond the reference SDK's API (stdlib only)."""
+from __future__ import annotations
+
+import random
+import re
+from typing import Any, Callable, Sequence
+
+
+def option(options: dict, name: str, default: Any, kind: Callable[[Any], Any] | None = None) -> Any:
+    """options[name], converted by `kind` (e.g. int) when given; `default` when the option is
+    absent or null."""
+    value = options.get(name)
+    if value is None:
+        return default
+    return kind(value) if kind is not None else value
+
+
+def seeded_rng(options: dict, role: str) -> random.Random:
+    """This side's RNG: seeded by options.seed and the role, so a seeded game repeats exactly
+    while host and guest still draw differently; unseeded without options.seed."""
+    seed = options.get("seed")
+    return random.Random(f"{seed}:{role}") if seed is not None else random.Random()
+
+
+def script_option(options: dict, name: str, tokens: Sequence[str], noun: str = "move") -> list[str]:
+    """The tokens of options[name], a comma/space separated script such as "rock, Paper",
+    lowercased; [] when the option is unset. ValueError names any token not in `tokens`."""
+    script = options.get(name)
+    if not script:
+        return []
+    words = [word.lower() for word in re.split(r"[\s,]+", str(script)) if word]
+    unknown = sorted({word for word in words if word not in tokens})
+    if unknown:
+        raise ValueError(f"{name}: unknown {noun}(s) {', '.join(unknown)}; use {', '.join(tokens)}")
+    return words

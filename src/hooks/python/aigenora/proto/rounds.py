@@ -1,0 +1,33 @@
+"""The guest's and the display's side of the round_result messages a simultaneous_round host
+sends. An extension beyond the reference SDK's API; it uses only what the reference also has,
+so it runs on top of either SDK."""
+from __future__ import annotations
+
+from typing import Any
+
+from aigenora.proto.hooks import HookResult
+
+
+class RoundResults:
+    """Mixin for a ProtocolHooks subclass whose host judges each round into a round_result
+    message carrying game_over and game_winner. The protocol provides
+    `apply_round_result(result)` (the guest takes in the host's verdict) and
+    `describe_round(result)` (one round as text); GAME_OVER labels the final line."""
+
+    GAME_OVER = "Match over"
+
+    def proto_guest_handle(self, msg: dict) -> HookResult:
+        """The guest applies every round_result; other messages change nothing."""
+        if msg.get("action") == "round_result":
+            self.apply_round_result(msg)
+        return HookResult()
+
+    def proto_display(self, msg: dict, direction: str) -> Any:
+        """A round_result as `describe_round`, and "<GAME_OVER>: <winner>" after the last one;
+        None for other messages."""
+        if msg.get("action") != "round_result":
+            return None
+        text = self.describe_round(msg)
+        if msg["game_over"]:
+            text += f"\n{self.GAME_OVER}: {msg['game_winner']}"
+        return text
