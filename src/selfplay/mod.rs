@@ -197,16 +197,19 @@ impl Channel for Watched {
 
 /// `<base>/<name>`, suffixed if a run in the same millisecond already took it.
 fn unique_dir(base: &Path, name: &str) -> Result<PathBuf, SelfPlayError> {
+    std::fs::create_dir_all(base).map_err(|e| SelfPlayError::StateDir(base.to_path_buf(), e))?;
     for attempt in 0.. {
         let candidate = if attempt == 0 {
             base.join(name)
         } else {
             base.join(format!("{name}-{attempt}"))
         };
-        if !candidate.exists() {
-            return std::fs::create_dir_all(&candidate)
-                .map(|()| candidate.clone())
-                .map_err(|e| SelfPlayError::StateDir(candidate, e));
+        // create_dir claims the name atomically: two runs in the same millisecond never
+        // share a state dir.
+        match std::fs::create_dir(&candidate) {
+            Ok(()) => return Ok(candidate),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(error) => return Err(SelfPlayError::StateDir(candidate, error)),
         }
     }
     unreachable!("some suffix is free")
