@@ -15,14 +15,13 @@ async fn serve_binds_a_free_port_and_shuts_down_cleanly() {
     assert_ne!(handle.addr().port(), 0);
     let client = RestClient::new(&handle.url(), Identity::generate()).unwrap();
     client.register("demo", "").await.unwrap();
-    assert!(
-        client
-            .list_protocols(5, None, None)
-            .await
-            .unwrap()
-            .next_cursor
-            .is_none()
+    let listed = client.list_protocols(100, None, None).await.unwrap();
+    assert_eq!(
+        listed.results.len(),
+        aigenora::protocols::BUILTINS.len(),
+        "the built-ins are seeded"
     );
+    assert!(listed.next_cursor.is_none());
     handle.shutdown().await.unwrap();
     assert!(
         client.list_protocols(5, None, None).await.is_err(),
