@@ -1,6 +1,8 @@
 //! Links the embedded Python: rpath to the libpython found at build time, records that
 //! interpreter's prefix and executable (so the binary runs without PYTHONHOME), and embeds
-//! our Python SDK (`src/hooks/python/**.py`) as a generated file list.
+//! our Python SDK (`src/hooks/python/**.py`) as a generated file list, with each file also
+//! compiled by that interpreter (what a `.pyc` holds), so a process does not compile the
+//! whole SDK again every time it starts.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -14,7 +16,7 @@ fn main() {
     println!("cargo:rustc-env=AIGENORA_PYTHON_EXECUTABLE={executable}");
     println!("cargo:rerun-if-env-changed=PYO3_PYTHON");
     println!("cargo:rerun-if-changed=build.rs");
-    embed_sdk();
+    embed_sdk(&executable);
 }
 
 /// Asks the build interpreter for `sys.base_prefix` (its standard library home).
@@ -30,33 +32,88 @@ fn python_prefix(executable: &str) -> Option<String> {
 }
 
 /// Writes `$OUT_DIR/sdk_files.rs`: every `.py` file under src/hooks/python with its path
-/// relative to that directory, included as a string.
-fn embed_sdk() {
+/// relative to that directory, included as a string, plus its code compiled by the build
+/// interpreter (empty if that failed: the runtime then compiles the source).
+fn embed_sdk(executable: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/hooks/python");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files = Vec::new();
     collect(&root, &mut files);
     files.sort();
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let relative: Vec<String> = files
+        .iter()
+        .map(|file| {
+            file.strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/")
+        })
+        .collect();
+    let magic = compile_sdk(executable, &root, &relative, &out);
     let mut code =
-        String::from("/// Our Python SDK, as (path relative to the package root, source).\n");
-    code.push_str("pub const SDK_FILES: &[(&str, &str)] = &[\n");
-    for file in &files {
-        let relative = file
-            .strip_prefix(&root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
+        String::from("/// Our Python SDK, as (path relative to the package root, source, code).\n");
+    code.push_str("pub const SDK_FILES: &[(&str, &str, &[u8])] = &[\n");
+    for (file, relative) in files.iter().zip(&relative) {
+        let compiled = out.join(format!("{}.marshal", relative.replace('/', "__")));
+        let compiled = match &magic {
+            Some(_) => format!("include_bytes!({:?})", compiled.display().to_string()),
+            None => "&[]".to_string(),
+        };
         writeln!(
             code,
-            "    ({relative:?}, include_str!({:?})),",
+            "    ({relative:?}, include_str!({:?}), {compiled}),",
             file.display().to_string()
         )
         .unwrap();
         println!("cargo:rerun-if-changed={}", file.display());
     }
     code.push_str("];\n");
-    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("sdk_files.rs");
-    std::fs::write(out, code).unwrap();
+    writeln!(
+        code,
+        "/// `importlib.util.MAGIC_NUMBER` of the interpreter that compiled the code above.\n\
+         pub const SDK_MAGIC: &[u8] = &{:?};",
+        magic.unwrap_or_default()
+    )
+    .unwrap();
+    std::fs::write(out.join("sdk_files.rs"), code).unwrap();
+}
+
+/// Compiles each SDK file (as `marshal` data, named like the runtime importer names it) into
+/// `out` with the build interpreter; returns its bytecode magic number, `None` on failure.
+fn compile_sdk(executable: &str, root: &Path, relative: &[String], out: &Path) -> Option<Vec<u8>> {
+    const SCRIPT: &str = "import importlib.util, marshal, sys\n\
+        root, out = sys.argv[1], sys.argv[2]\n\
+        for path in sys.argv[3:]:\n\
+        \x20   source = open(root + '/' + path, encoding='utf-8').read()\n\
+        \x20   code = compile(source, '<aigenora-sdk>/' + path, 'exec', dont_inherit=True)\n\
+        \x20   open(out + '/' + path.replace('/', '__') + '.marshal', 'wb').write(marshal.dumps(code))\n\
+        sys.stdout.write(importlib.util.MAGIC_NUMBER.hex())\n";
+    if executable.is_empty() {
+        return None;
+    }
+    let output = std::process::Command::new(executable)
+        .args(["-c", SCRIPT])
+        .arg(root)
+        .arg(out)
+        .args(relative)
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        println!(
+            "cargo:warning=the embedded SDK will be compiled at run time: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+        return None;
+    }
+    hex_bytes(String::from_utf8_lossy(&output.stdout).trim())
+}
+
+fn hex_bytes(text: &str) -> Option<Vec<u8>> {
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
 }
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) {

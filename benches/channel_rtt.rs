@@ -4,7 +4,8 @@
 //! frame between two engine threads through the real blocking `IrohChannel` (an echo on the
 //! host side, a frame the size of an RPS round result).
 //!
-//! Each side has its own multi-thread runtime, like two `aigenora` processes.
+//! Each side has its own multi-thread runtime, like two `aigenora` processes. The CPU the
+//! round trips cost (all threads of both sides) shows the price of thread hand-offs.
 //! `cargo bench --bench channel_rtt`; `BENCH_ROUND_TRIPS` (default 5000) and `BENCH_PAIRS`
 //! (sessions set up and measured one after another, default 5).
 
@@ -30,6 +31,7 @@ fn main() {
     );
     let (host_runtime, guest_runtime) = (runtime(), runtime());
     let (mut dials, mut handshakes, mut rtts) = (Vec::new(), Vec::new(), Vec::new());
+    let mut cpu = 0.0;
     for _ in 0..pairs {
         let session = connect(&host_runtime, &guest_runtime);
         dials.push(session.dial);
@@ -60,7 +62,9 @@ fn main() {
         side.send_ready(&mut guest, &session_id(&side.canonical()))
             .expect("send ready");
         handshakes.push(shaking.elapsed());
+        let cpu_before = cpu_seconds();
         rtts.extend(ping(&mut guest, round_trips));
+        cpu += cpu_seconds() - cpu_before;
         guest.send(&json!({"action": "end"})).unwrap();
         let mut host = host_thread.join().unwrap();
         let _ = guest.close();
@@ -75,6 +79,10 @@ fn main() {
         &mut handshakes,
     );
     report("round trip, engine thread to engine thread", &mut rtts);
+    println!(
+        "CPU per round trip (both sides, all threads): {:.1} us",
+        cpu * 1e6 / (pairs * (WARM_UP + round_trips)) as f64
+    );
     println!("load after: {}", load_average());
 }
 
@@ -178,6 +186,22 @@ fn runtime() -> Runtime {
         .enable_all()
         .build()
         .unwrap()
+}
+
+/// CPU seconds this process has used (user + system, all threads; /proc ticks are 1/100 s).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
 }
 
 fn load_average() -> String {

@@ -1,12 +1,13 @@
 //! The one embedded CPython per process: started on first use with the home of the
-//! interpreter the binary was built against, and our SDK installed as the `aigenora` package.
+//! interpreter the binary was built against, and our SDK installed as the `aigenora` package
+//! (with its code compiled at build time, used when the interpreter's bytecode matches).
 
 use std::ffi::CString;
 use std::sync::OnceLock;
 
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 
 mod sdk {
     include!(concat!(env!("OUT_DIR"), "/sdk_files.rs"));
@@ -112,10 +113,11 @@ fn install_sdk(py: Python<'_>) -> PyResult<()> {
         c"aigenora_sdk_importer",
     )?;
     let files = PyDict::new(py);
-    for (path, source) in sdk::SDK_FILES {
-        files.set_item(path, source)?;
+    for (path, source, code) in sdk::SDK_FILES {
+        files.set_item(path, (source, PyBytes::new(py, code)))?;
     }
-    importer.getattr("install")?.call1((files,))?;
+    let magic = PyBytes::new(py, sdk::SDK_MAGIC);
+    importer.getattr("install")?.call1((files, magic))?;
     Ok(())
 }
 
@@ -132,4 +134,22 @@ pub fn route_prints_to_stderr() -> Result<(), String> {
         sys.setattr("stdout", sys.getattr("stderr")?)
     })
     .map_err(|error| format!("cannot redirect hook output: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sdk_ships_compiled_for_this_interpreter() {
+        start().unwrap();
+        let magic: Vec<u8> = Python::attach(|py| {
+            py.import("importlib.util")?
+                .getattr("MAGIC_NUMBER")?
+                .extract()
+        })
+        .unwrap();
+        assert_eq!(magic, sdk::SDK_MAGIC, "built by another interpreter");
+        assert!(sdk::SDK_FILES.iter().all(|(_, _, code)| !code.is_empty()));
+    }
 }
