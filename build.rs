@@ -1,6 +1,8 @@
 //! Links the embedded Python: rpath to the libpython found at build time, records that
 //! interpreter's prefix and executable (so the binary runs without PYTHONHOME), and embeds
-//! our Python SDK (`src/hooks/python/**.py`) as a generated file list.
+//! our Python SDK (`src/hooks/python/**.py`) as a generated file list, with each file also
+//! compiled by that interpreter (what a `.pyc` holds), so a process does not compile the
+//! whole SDK again every time it starts.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -30,16 +32,15 @@ fn python_prefix(executable: &str) -> Option<String> {
 }
 
 /// Writes `$OUT_DIR/sdk_files.rs`: every `.py` file under src/hooks/python with its path
-/// relative to that directory, its source (for tracebacks), and its bytecode compiled by the
-/// build interpreter (the one the binary links; empty if compiling failed, and the module is
-/// then compiled at import).
-fn embed_sdk(python: &str) {
+/// relative to that directory, included as a string, plus its code compiled by the build
+/// interpreter (empty if that failed: the runtime then compiles the source).
+fn embed_sdk(executable: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/hooks/python");
-    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files = Vec::new();
     collect(&root, &mut files);
     files.sort();
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let relative: Vec<String> = files
         .iter()
         .map(|file| {
@@ -49,44 +50,70 @@ fn embed_sdk(python: &str) {
                 .replace('\\', "/")
         })
         .collect();
-    let compiled = compile_sdk(python, &root, &out.join("sdk"), &relative);
-    let mut code = String::from(
-        "/// Our Python SDK: (path relative to the package root, source, bytecode).\n",
-    );
+    let magic = compile_sdk(executable, &root, &relative, &out);
+    let mut code =
+        String::from("/// Our Python SDK, as (path relative to the package root, source, code).\n");
     code.push_str("pub const SDK_FILES: &[(&str, &str, &[u8])] = &[\n");
     for (file, relative) in files.iter().zip(&relative) {
-        let bytecode = out.join("sdk").join(format!("{relative}.bin"));
-        let bytes = if compiled && bytecode.is_file() {
-            format!("include_bytes!({:?})", bytecode.display().to_string())
-        } else {
-            "&[]".to_string()
+        let compiled = out.join(format!("{}.marshal", relative.replace('/', "__")));
+        let compiled = match &magic {
+            Some(_) => format!("include_bytes!({:?})", compiled.display().to_string()),
+            None => "&[]".to_string(),
         };
         writeln!(
             code,
-            "    ({relative:?}, include_str!({:?}), {bytes}),",
+            "    ({relative:?}, include_str!({:?}), {compiled}),",
             file.display().to_string()
         )
         .unwrap();
         println!("cargo:rerun-if-changed={}", file.display());
     }
     code.push_str("];\n");
+    writeln!(
+        code,
+        "/// `importlib.util.MAGIC_NUMBER` of the interpreter that compiled the code above.\n\
+         pub const SDK_MAGIC: &[u8] = &{:?};",
+        magic.unwrap_or_default()
+    )
+    .unwrap();
     std::fs::write(out.join("sdk_files.rs"), code).unwrap();
 }
 
-/// Compiles each SDK file to a marshalled code object named like the runtime importer names
-/// it (`<aigenora-sdk>/aigenora/...`). Returns false when the interpreter could not do it.
-fn compile_sdk(python: &str, root: &Path, target: &Path, relative: &[String]) -> bool {
-    const SCRIPT: &str = "import marshal, os, sys\nroot, target = sys.argv[1], sys.argv[2]\nfor rel in sys.argv[3:]:\n    src = open(os.path.join(root, rel), encoding='utf-8').read()\n    code = compile(src, '<aigenora-sdk>/' + rel, 'exec', dont_inherit=True)\n    out = os.path.join(target, rel + '.bin')\n    os.makedirs(os.path.dirname(out), exist_ok=True)\n    open(out, 'wb').write(marshal.dumps(code))\n";
-    if python.is_empty() {
-        return false;
+/// Compiles each SDK file (as `marshal` data, named like the runtime importer names it) into
+/// `out` with the build interpreter; returns its bytecode magic number, `None` on failure.
+fn compile_sdk(executable: &str, root: &Path, relative: &[String], out: &Path) -> Option<Vec<u8>> {
+    const SCRIPT: &str = "import importlib.util, marshal, sys\n\
+        root, out = sys.argv[1], sys.argv[2]\n\
+        for path in sys.argv[3:]:\n\
+        \x20   source = open(root + '/' + path, encoding='utf-8').read()\n\
+        \x20   code = compile(source, '<aigenora-sdk>/' + path, 'exec', dont_inherit=True)\n\
+        \x20   open(out + '/' + path.replace('/', '__') + '.marshal', 'wb').write(marshal.dumps(code))\n\
+        sys.stdout.write(importlib.util.MAGIC_NUMBER.hex())\n";
+    if executable.is_empty() {
+        return None;
     }
-    std::process::Command::new(python)
-        .args(["-B", "-c", SCRIPT])
+    let output = std::process::Command::new(executable)
+        .args(["-c", SCRIPT])
         .arg(root)
-        .arg(target)
+        .arg(out)
         .args(relative)
-        .status()
-        .is_ok_and(|status| status.success())
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        println!(
+            "cargo:warning=the embedded SDK will be compiled at run time: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+        return None;
+    }
+    hex_bytes(String::from_utf8_lossy(&output.stdout).trim())
+}
+
+fn hex_bytes(text: &str) -> Option<Vec<u8>> {
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
 }
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) {

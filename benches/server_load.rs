@@ -1,9 +1,14 @@
 //! Load benchmark of the community server on loopback: the release `aigenora server`
 //! process against concurrent signed clients (our REST client, signing like the
-//! reference). Phases: signed `GET /api/v1/invitations`, invitation creates, renews.
+//! reference). Phases: signed `GET /api/v1/invitations` (repeated, so answered from the
+//! server's list cache), the same reads while one client keeps renewing (every renewal
+//! invalidates the cache, so reads go to SQLite), invitation creates, renews. Besides
+//! throughput and latency, each phase reports the server process's CPU time per request
+//! (from /proc), which stays comparable when other jobs share the machine.
 //!
 //! `cargo bench --bench server_load` (or `benches/server_load.sh`); tune with
-//! `BENCH_CLIENTS` (default 32) and `BENCH_SECONDS` per phase (default 5).
+//! `BENCH_CLIENTS` (default 32) and `BENCH_SECONDS` per phase (default 5). `BENCH_SERVER`
+//! names another `aigenora` binary to serve (to compare two builds on the same load).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -45,21 +50,22 @@ fn main() {
                     .unwrap();
             }
         }
-        report(
-            "signed GET /api/v1/invitations?limit=20",
+        let cpu = ServerCpu(server.0.id());
+        let mut phase = cpu.start();
+        let reads = run(&url, clients, duration, browse).await;
+        phase.report("signed GET /api/v1/invitations?limit=20", duration, [reads]);
+        phase = cpu.start();
+        let (reads, renewals) = tokio::join!(
+            run(&url, clients - 1, duration, browse),
+            renew_phase(&url, &protocol_id, 1, duration)
+        );
+        phase.report(
+            "the same GETs beside 1 renewing client (reads; renews)",
             duration,
-            run(&url, clients, duration, |c, _| {
-                Box::pin(async move {
-                    let filter = BrowseFilter {
-                        limit: Some(20),
-                        ..Default::default()
-                    };
-                    c.browse(&filter).await.map(drop)
-                })
-            })
-            .await,
+            [reads, renewals],
         );
         let create_protocol = protocol_id.clone();
+        phase = cpu.start();
         let created = run(&url, clients, duration, move |c, n| {
             let protocol_id = create_protocol.clone();
             Box::pin(async move {
@@ -71,11 +77,83 @@ fn main() {
             })
         })
         .await;
-        report("POST /api/v1/invitations (create)", duration, created);
+        phase.report("POST /api/v1/invitations (create)", duration, [created]);
+        phase = cpu.start();
         let renewals = renew_phase(&url, &protocol_id, clients, duration).await;
-        report("POST /api/v1/invitations/{id}/renew", duration, renewals);
+        phase.report("POST /api/v1/invitations/{id}/renew", duration, [renewals]);
     });
     drop(server);
+}
+
+/// One signed browse of the first page.
+fn browse(c: RestClient, _: u64) -> Call {
+    Box::pin(async move {
+        let filter = BrowseFilter {
+            limit: Some(20),
+            ..Default::default()
+        };
+        c.browse(&filter).await.map(drop)
+    })
+}
+
+/// CPU seconds (user + system, all threads) a process has used, from /proc/PID/stat.
+fn cpu_seconds(pid: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the parenthesised command name; utime and stime are the 12th and 13th.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // Linux reports these in USER_HZ, which is 100 on every architecture it supports.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// Measures the server's and this process's CPU use over phases.
+struct ServerCpu(u32);
+
+/// CPU seconds used so far, at the start of a phase.
+struct PhaseCpu {
+    pid: String,
+    server: f64,
+    load_tool: f64,
+}
+
+impl ServerCpu {
+    fn start(&self) -> PhaseCpu {
+        let pid = self.0.to_string();
+        PhaseCpu {
+            server: cpu_seconds(&pid),
+            load_tool: cpu_seconds("self"),
+            pid,
+        }
+    }
+}
+
+impl PhaseCpu {
+    /// Prints one line per kind of request of the phase, then the CPU the phase took.
+    fn report<const N: usize>(&self, name: &str, duration: Duration, kinds: [Samples; N]) {
+        let server = cpu_seconds(&self.pid) - self.server;
+        let load_tool = cpu_seconds("self") - self.load_tool;
+        let mut requests = 0;
+        let lines: Vec<String> = kinds
+            .into_iter()
+            .map(|samples| {
+                requests += samples.micros.len();
+                latencies(duration, samples)
+            })
+            .collect();
+        println!("{name}: {}", lines.join("; "));
+        println!(
+            "  CPU: server {server:.2} s ({:.0} us/request), load tool {load_tool:.2} s",
+            server * 1e6 / requests.max(1) as f64
+        );
+    }
 }
 
 /// The server process, stopped (SIGTERM) when dropped, also on a panic.
@@ -184,21 +262,22 @@ async fn run(
     all
 }
 
-fn report(name: &str, duration: Duration, mut samples: Samples) {
+/// Throughput and latency percentiles of one kind of request.
+fn latencies(duration: Duration, mut samples: Samples) -> String {
     samples.micros.sort_unstable();
     let percentile = |p: f64| {
         let index = ((samples.micros.len() as f64 * p).ceil() as usize).saturating_sub(1);
         samples.micros.get(index).copied().unwrap_or(0) as f64 / 1000.0
     };
-    println!(
-        "{name}: {:.0} req/s ({} ok, {} errors), p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+    format!(
+        "{:.0} req/s ({} ok, {} errors), p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
         samples.micros.len() as f64 / duration.as_secs_f64(),
         samples.micros.len(),
         samples.errors,
         percentile(0.50),
         percentile(0.99),
         percentile(1.0),
-    );
+    )
 }
 
 fn offer(host: &Identity, protocol_id: &str, seed: u32) -> NewInvitation {
@@ -217,7 +296,8 @@ fn client(url: &str, identity: Identity) -> RestClient {
 }
 
 fn start_server(dir: &std::path::Path) -> (ServerProcess, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_aigenora"))
+    let binary = std::env::var("BENCH_SERVER").unwrap_or(env!("CARGO_BIN_EXE_aigenora").into());
+    let mut child = Command::new(binary)
         .args(["server", "--listen", "127.0.0.1:0", "--database"])
         .arg(format!("sqlite://{}", dir.join("bench.sqlite3").display()))
         .env("RUST_LOG", "warn")

@@ -290,6 +290,56 @@ async fn owners_renew_and_cancel_others_cannot_and_a_fourth_offer_is_refused() {
     );
 }
 
+/// The server keeps browse answers while nothing changed: every write must show at once.
+#[tokio::test]
+async fn browse_answers_follow_every_write_at_once() {
+    let server = TestServer::start(&[]);
+    let (alice, client) = server.registered("alice").await;
+    let protocol_id = register_test_protocol(&client, "Greeting", 1).await;
+    let reader = server.client(&Identity::generate());
+    let browse = || async { reader.browse(&BrowseFilter::default()).await.unwrap() };
+    assert_eq!(browse().await.total, 0);
+    assert_eq!(browse().await.total, 0);
+
+    let first = client
+        .create_invitation(&post(&alice, &protocol_id, 1))
+        .await
+        .unwrap();
+    let listed = browse().await;
+    assert_eq!(listed.total, 1, "a new offer");
+    assert_eq!(browse().await.results, listed.results);
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    let renewed = client.renew_invitation(&first.post_id).await.unwrap();
+    assert_ne!(renewed.expires_at, first.expires_at);
+    assert_eq!(
+        browse().await.results[0].expires_at.as_ref(),
+        Some(&renewed.expires_at),
+        "a renewal"
+    );
+
+    let bob = Identity::generate();
+    let bob_client = server.client(&bob);
+    bob_client
+        .create_invitation(&post(&bob, &protocol_id, 2))
+        .await
+        .unwrap();
+    let unregistered = browse().await;
+    assert_eq!(
+        (unregistered.total, unregistered.results[0].registered),
+        (2, false)
+    );
+    bob_client.register("bob", "").await.unwrap();
+    let registered = &browse().await.results[0];
+    assert_eq!(
+        (registered.registered, registered.nickname.as_deref()),
+        (true, Some("bob")),
+        "the creator registered"
+    );
+
+    client.cancel_invitation(&first.post_id).await.unwrap();
+    assert_eq!(browse().await.total, 1, "a cancellation");
+}
+
 #[tokio::test]
 async fn expiry_is_enforced_on_every_read() {
     let server = TestServer::start(&["--invitation-ttl-seconds", "1"]);

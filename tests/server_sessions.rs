@@ -59,13 +59,15 @@ fn proof(m: &Match, nonce: &str) -> NewSession {
 async fn a_guest_matches_an_offer_and_both_end_it_once() {
     let server = TestServer::start(&[]);
     let m = offered(&server).await;
+    let outsider = server.client(&Identity::generate());
+    let before = outsider.browse(&BrowseFilter::default()).await.unwrap();
+    assert_eq!(before.total, 1, "offered until matched");
     let nonce = identity::new_session_nonce();
     let session = proof(&m, &nonce);
     let created = m.guest_client.create_session(&session).await.unwrap();
     assert_eq!(created.session_id, session.session_id());
     assert_eq!(created.status, Some(SessionStatus::Matched));
 
-    let outsider = server.client(&Identity::generate());
     assert_eq!(
         outsider
             .browse(&BrowseFilter::default())

@@ -1,5 +1,6 @@
 //! The one embedded CPython per process: started on first use with the home of the
-//! interpreter the binary was built against, and our SDK installed as the `aigenora` package.
+//! interpreter the binary was built against, and our SDK installed as the `aigenora` package
+//! (with its code compiled at build time, used when the interpreter's bytecode matches).
 
 use std::ffi::CString;
 use std::sync::OnceLock;
@@ -112,10 +113,11 @@ fn install_sdk(py: Python<'_>) -> PyResult<()> {
         c"aigenora_sdk_importer",
     )?;
     let files = PyDict::new(py);
-    for (path, source, bytecode) in sdk::SDK_FILES {
-        files.set_item(path, (source, PyBytes::new(py, bytecode)))?;
+    for (path, source, code) in sdk::SDK_FILES {
+        files.set_item(path, (source, PyBytes::new(py, code)))?;
     }
-    importer.getattr("install")?.call1((files,))?;
+    let magic = PyBytes::new(py, sdk::SDK_MAGIC);
+    importer.getattr("install")?.call1((files, magic))?;
     Ok(())
 }
 
@@ -131,36 +133,25 @@ pub fn route_prints_to_stderr() -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use pyo3::prelude::*;
-
-    use super::sdk::SDK_FILES;
+    use super::*;
 
     #[test]
-    fn the_sdk_is_embedded_precompiled() {
-        let names: Vec<&str> = SDK_FILES.iter().map(|(path, _, _)| *path).collect();
-        for module in [
-            "aigenora/__init__.py",
-            "aigenora/proto/hooks.py",
-            "aigenora/proto/sdk.py",
-        ] {
-            assert!(names.contains(&module), "{module} missing from {names:?}");
-        }
-        for (path, source, bytecode) in SDK_FILES {
-            assert!(
-                !source.is_empty() || path.ends_with("__init__.py"),
-                "{path}"
-            );
-            assert!(
-                !bytecode.is_empty(),
-                "{path} was not compiled at build time"
-            );
-        }
+    fn the_sdk_ships_compiled_for_this_interpreter() {
+        start().unwrap();
+        let magic: Vec<u8> = Python::attach(|py| {
+            py.import("importlib.util")?
+                .getattr("MAGIC_NUMBER")?
+                .extract()
+        })
+        .unwrap();
+        assert_eq!(magic, sdk::SDK_MAGIC, "built by another interpreter");
+        assert!(sdk::SDK_FILES.iter().all(|(_, _, code)| !code.is_empty()));
     }
 
     #[test]
     fn hooks_import_the_embedded_sdk_not_an_installed_one() {
         super::start().unwrap();
-        let origin: String = pyo3::Python::attach(|py| {
+        let origin: String = Python::attach(|py| {
             py.import("aigenora.proto.hooks")
                 .unwrap()
                 .getattr("__file__")

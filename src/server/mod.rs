@@ -5,6 +5,7 @@
 pub mod clock;
 mod cursor;
 mod error;
+mod page_cache;
 mod replay;
 mod routes;
 mod seed;
@@ -19,6 +20,7 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+use page_cache::PageCache;
 use replay::ReplayCache;
 use store::{Store, StoreError};
 
@@ -95,6 +97,8 @@ pub(crate) struct AppState {
     pub store: Store,
     pub replay: ReplayCache,
     pub limits: Limits,
+    /// Current answers of the offered-invitations list.
+    pub offered_pages: PageCache,
 }
 
 /// A running server. Dropping it also stops the server (without waiting).
@@ -146,6 +150,7 @@ pub async fn serve(config: ServerConfig) -> Result<ServerHandle, ServerError> {
             max_body_bytes: config.max_body_bytes,
             signature_window_secs: SIGNATURE_WINDOW_SECS,
         },
+        offered_pages: PageCache::default(),
     });
     let app = routes::router(state);
     let (stop, stopped) = oneshot::channel::<()>();

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::reports::record_end;
-use super::runner::run_engine;
+use super::runner::{PreloadedHooks, run_engine};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, patch};
 use crate::engine::iso_now;
 use crate::spec::{self, Role};
@@ -28,6 +28,7 @@ pub async fn guest(
         "started_at": iso_now(),
         "pid": std::process::id(),
     })));
+    let hooks = PreloadedHooks::start(&protocol);
     let endpoint = SessionEndpoint::bind(&settings.relay)
         .await
         .map_err(|e| e.to_string())?;
@@ -43,6 +44,7 @@ pub async fn guest(
         run_engine(
             Role::Guest,
             &protocol,
+            hooks,
             options,
             &settings,
             &dir,

@@ -8,7 +8,7 @@ use tokio::sync::oneshot;
 
 use super::handshake::{HostSide, Replay};
 use super::reports::{record_end, record_failed_start, report_to_server};
-use super::runner::{heartbeat_applies, run_engine};
+use super::runner::{PreloadedHooks, heartbeat_applies, run_engine};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, patch};
 use crate::api::invitation::{InvitationType, NewInvitation};
 use crate::client::RestClient;
@@ -16,7 +16,7 @@ use crate::engine::{EventLog, iso_now};
 use crate::hooks::python_hooks::PythonHooks;
 use crate::hooks::{Hooks, HostMetadata, InitContext};
 use crate::spec::{self, Role};
-use crate::transport::{IrohChannel, SessionEndpoint};
+use crate::transport::{IrohChannel, PeerLink, SessionEndpoint};
 
 /// The reference renews every 120 s; invitations live 300 s on the server.
 pub const RENEW_EVERY: Duration = Duration::from_secs(120);
@@ -122,11 +122,13 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, String> {
             renew_every,
         ))
     });
+    let hooks = PreloadedHooks::start(&protocol);
     let link = endpoint.accept_first().await;
     if let Some(renewal) = renewal {
         renewal.abort();
     }
     let link = link.map_err(|e| e.to_string())?;
+    announce_connection(&events, &endpoint, &link, None);
 
     let runtime = tokio::runtime::Handle::current();
     let display = settings.display.clone();
@@ -164,6 +166,7 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, String> {
             run_engine(
                 Role::Host,
                 &protocol,
+                hooks,
                 options,
                 &settings,
                 &dir,
@@ -284,6 +287,25 @@ pub(crate) fn announce_peer(
         role,
         &format!("peer_joined: {}...", peer_key.get(..16).unwrap_or(peer_key)),
     );
+}
+
+/// Records that the peer's connection and stream are open (before the handshake): how
+/// packets travel and, for the guest, how long the dial took.
+pub(crate) fn announce_connection(
+    events: &EventLog,
+    endpoint: &SessionEndpoint,
+    link: &PeerLink,
+    dial: Option<Duration>,
+) {
+    let mut data = Map::new();
+    if let Some(peer) = link.remote_node_id() {
+        data.insert("connection".into(), endpoint.connection_type(peer).into());
+    }
+    if let Some(dial) = dial {
+        let micros = u64::try_from(dial.as_micros()).unwrap_or(u64::MAX);
+        data.insert("dial_ms".into(), json!(micros as f64 / 1000.0));
+    }
+    events.emit("peer_connected", Value::Object(data), None);
 }
 
 /// Heartbeat events (`peer_unresponsive`, `peer_resumed`) into the session's event log.

@@ -2,12 +2,14 @@
 //! protocol ready, dial the host, verify its session proof, register the session with the
 //! server, play, and report the end.
 
+use std::time::Instant;
+
 use serde_json::json;
 
 use super::handshake::GuestSide;
-use super::host::{announce_peer, heartbeat_events};
+use super::host::{announce_connection, announce_peer, heartbeat_events};
 use super::reports::{record_end, record_failed_start, report_to_server};
-use super::runner::{heartbeat_applies, run_engine};
+use super::runner::{PreloadedHooks, heartbeat_applies, run_engine};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, patch, prepare_protocol};
 use crate::api::session::NewSession;
 use crate::client::RestClient;
@@ -94,13 +96,21 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, String> {
         &format!("[join] protocol_dir: {}", protocol.dir.display()),
     );
 
+    let hooks = PreloadedHooks::start(&protocol);
     let endpoint = SessionEndpoint::bind(&settings.relay)
         .await
         .map_err(|e| e.to_string())?;
+    let dialing = Instant::now();
     let link = endpoint
         .dial(&ticket, DEFAULT_CONNECT_TIMEOUT)
         .await
         .map_err(|e| e.to_string())?;
+    announce_connection(
+        session_dir.events(),
+        &endpoint,
+        &link,
+        Some(dialing.elapsed()),
+    );
     let runtime = tokio::runtime::Handle::current();
     let display = settings.display.clone();
     let (dir, id) = (session_dir.clone(), post_id.clone());
@@ -159,6 +169,7 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, String> {
         let result = run_engine(
             Role::Guest,
             &protocol,
+            hooks,
             options,
             &settings,
             &dir,

@@ -1,7 +1,10 @@
 //! One side's engine over an established channel: a fresh engine state dir inside the
-//! session dir, the protocol's hooks, free-mode input, and events into the session's log.
+//! session dir, the protocol's hooks (loaded ahead, while the network works), free-mode
+//! input, and events into the session's log.
 
 use serde_json::{Map, Value, json};
+use tokio::runtime::Handle;
+use tokio::task::JoinHandle;
 
 use super::{PlaySettings, Protocol, SessionDir, chat_input, patch};
 use crate::engine::{self, EngineConfig, Outcome};
@@ -20,10 +23,39 @@ pub(crate) fn heartbeat_applies(protocol: &Protocol) -> bool {
     )
 }
 
+/// A protocol's hooks loading on a blocking thread. Started before dialing or while waiting
+/// for a guest, it takes the embedded interpreter's start and the SDK and hooks.py imports
+/// (tens of milliseconds when cold) off the way to the first engine frame.
+pub(crate) struct PreloadedHooks {
+    loading: JoinHandle<Result<PythonHooks, String>>,
+    runtime: Handle,
+}
+
+impl PreloadedHooks {
+    /// Starts loading `protocol`'s hooks; call from the runtime.
+    pub(crate) fn start(protocol: &Protocol) -> PreloadedHooks {
+        let dir = protocol.dir.clone();
+        PreloadedHooks {
+            loading: tokio::task::spawn_blocking(move || {
+                PythonHooks::load(&dir).map_err(|e| e.to_string())
+            }),
+            runtime: Handle::current(),
+        }
+    }
+
+    /// The loaded hooks; blocks a non-runtime thread (the session thread) until they are.
+    fn wait(self) -> Result<PythonHooks, String> {
+        self.runtime
+            .block_on(self.loading)
+            .map_err(|e| format!("loading the hooks stopped: {e}"))?
+    }
+}
+
 /// Runs the engine to the end; `Err` carries what stopped this side, in one line.
 pub(crate) fn run_engine(
     role: Role,
     protocol: &Protocol,
+    hooks: PreloadedHooks,
     options: Map<String, Value>,
     settings: &PlaySettings,
     session_dir: &SessionDir,
@@ -33,7 +65,7 @@ pub(crate) fn run_engine(
         .engine_state_dir(role)
         .map_err(|e| format!("cannot create the engine state dir: {e}"))?;
     let _ = session_dir.update(patch(json!({"state_dir": state_dir, "status": "running"})));
-    let mut hooks = PythonHooks::load(&protocol.dir).map_err(|e| e.to_string())?;
+    let mut hooks = hooks.wait()?;
     let free = protocol.spec.flow_mode() == Ok(FlowMode::Free);
     let config = EngineConfig {
         role,

@@ -144,6 +144,16 @@ impl SessionEndpoint {
         self.endpoint.node_id()
     }
 
+    /// How packets to `peer` travel right now: `direct(ADDR)`, `relay(URL)`, `mixed(...)`
+    /// or `none`.
+    pub fn connection_type(&self, peer: NodeId) -> String {
+        self.endpoint
+            .conn_type(peer)
+            .ok()
+            .and_then(|watcher| watcher.get().ok())
+            .map_or_else(|| "none".to_string(), |kind| kind.to_string())
+    }
+
     /// The ticket a guest dials: node id, home relay (when relays are on) and direct
     /// addresses. Without relays, loopback addresses are added so same-machine sessions work
     /// whatever the network interfaces are.

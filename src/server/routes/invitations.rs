@@ -8,6 +8,8 @@ use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
 use rand::RngCore;
 
 use super::listing::{self, Params};
@@ -130,10 +132,11 @@ fn validate_new(new: NewInvitation, caller: &str) -> ApiResult<NewInvitationRow>
     })
 }
 
+/// The offered list, served from [`crate::server::page_cache`] while still current.
 pub async fn browse(
     State(state): State<Arc<AppState>>,
     query: Result<Query<Params>, QueryRejection>,
-) -> ApiResult<Json<InvitationList>> {
+) -> ApiResult<Response> {
     let params = listing::params(query)?;
     let filter = browse_filter(&params)?;
     let filter_key = format!(
@@ -146,16 +149,38 @@ pub async fn browse(
         filter.tags.join(",")
     );
     let page = listing::page(&params, &filter_key)?;
-    let (items, total) = state
-        .store
-        .offered_invitations(&filter, page.after.as_ref(), page.limit + 1, now_ms())
+    let cache_key = format!(
+        "{filter_key}|{}|{}",
+        page.limit,
+        params.get("cursor").map(String::as_str).unwrap_or_default()
+    );
+    let body = state
+        .offered_pages
+        .get_or_fill(
+            cache_key,
+            || state.store.offered_version(),
+            async |now| {
+                let offered = state
+                    .store
+                    .offered_invitations(&filter, page.after.as_ref(), page.limit + 1, now)
+                    .await?;
+                let (results, next_cursor) =
+                    listing::split_page(offered.items, page.limit, &filter_key);
+                let list = InvitationList {
+                    results,
+                    total: offered.total.max(0) as u64,
+                    next_cursor,
+                };
+                let body = serde_json::to_vec(&list).expect("lists always serialize");
+                Ok::<_, ApiError>((Bytes::from(body), offered.changes_at))
+            },
+        )
         .await?;
-    let (results, next_cursor) = listing::split_page(items, page.limit, &filter_key);
-    Ok(Json(InvitationList {
-        results,
-        total: total.max(0) as u64,
-        next_cursor,
-    }))
+    Ok(json_body(body))
+}
+
+fn json_body(body: Bytes) -> Response {
+    ([(CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 fn browse_filter(params: &Params) -> ApiResult<OfferedFilter> {

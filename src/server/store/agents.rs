@@ -77,6 +77,9 @@ impl Store {
             Err(error) => return Err(error.into()),
         };
         tx.commit().await?;
+        if matches!(outcome, RegisterOutcome::Registered(_)) {
+            self.offered_changed();
+        }
         Ok(outcome)
     }
 

@@ -70,6 +70,17 @@ impl InvitationRow {
     }
 }
 
+/// One page of the offered list.
+#[derive(Debug, Clone)]
+pub struct OfferedPage {
+    pub items: Vec<(InvitationSummary, Position)>,
+    /// How many offered invitations match in total.
+    pub total: i64,
+    /// When the first matching invitation expires (Unix ms): until then, only a write can
+    /// change this answer.
+    pub changes_at: Option<i64>,
+}
+
 /// The browse filter, already validated.
 #[derive(Debug, Clone, Default)]
 pub struct OfferedFilter {
@@ -132,6 +143,7 @@ impl Store {
             statement.execute(&mut *tx).await?;
         }
         tx.commit().await?;
+        self.offered_changed();
         Ok(true)
     }
 
@@ -147,18 +159,20 @@ impl Store {
     }
 
     /// Offered invitations matching `filter`, newest first, after `after`, at most `limit`;
-    /// plus how many match in total.
+    /// plus how many match in total and when the first of them expires.
     pub async fn offered_invitations(
         &self,
         filter: &OfferedFilter,
         after: Option<&Position>,
         limit: u32,
         now: i64,
-    ) -> Result<(Vec<(InvitationSummary, Position)>, i64), StoreError> {
+    ) -> Result<OfferedPage, StoreError> {
         let (conditions, arguments) = offered_conditions(filter);
-        // The total rides along as an uncorrelated subquery (evaluated once): one round trip.
+        // The totals ride along as uncorrelated subqueries (each evaluated once): one round
+        // trip, and the page keeps its index order (no sort).
         let mut sql = format!(
-            "{SELECT_SUMMARY}, (SELECT COUNT(*) FROM invitations i WHERE {conditions}) AS total \
+            "{SELECT_SUMMARY}, (SELECT COUNT(*) FROM invitations i WHERE {conditions}) AS total, \
+             (SELECT MIN(i.expires_at) FROM invitations i WHERE {conditions}) AS changes_at \
              {WITH_AGENT} WHERE {conditions}"
         );
         if after.is_some() {
@@ -178,24 +192,29 @@ impl Store {
             page = page.bind(position.created_at).bind(position.id.as_str());
         }
         let rows = page.fetch_all(&self.reader).await?;
-        let total = match rows.first() {
-            Some(row) => row.try_get("total")?,
-            None if after.is_none() => 0,
+        let (total, changes_at) = match rows.first() {
+            Some(row) => (row.try_get("total")?, row.try_get("changes_at")?),
+            None if after.is_none() => (0, None),
             None => self.count_offered(&conditions, &arguments, now).await?,
         };
-        let items = rows.iter().map(summary_of).collect::<Result<_, _>>()?;
-        Ok((items, total))
+        Ok(OfferedPage {
+            items: rows.iter().map(summary_of).collect::<Result<_, _>>()?,
+            total,
+            changes_at,
+        })
     }
 
-    /// How many offered invitations match (for a page past the end, which has no rows).
+    /// How many offered invitations match and when the first expires (for a page past the
+    /// end, which has no rows to carry them).
     async fn count_offered(
         &self,
         conditions: &str,
         arguments: &[String],
         now: i64,
-    ) -> Result<i64, StoreError> {
-        let sql = format!("SELECT COUNT(*) FROM invitations i WHERE {conditions}");
-        let mut count = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)).bind(now);
+    ) -> Result<(i64, Option<i64>), StoreError> {
+        let sql =
+            format!("SELECT COUNT(*), MIN(i.expires_at) FROM invitations i WHERE {conditions}");
+        let mut count = sqlx::query_as::<_, (i64, Option<i64>)>(sqlx::AssertSqlSafe(sql)).bind(now);
         for argument in arguments {
             count = count.bind(argument.as_str());
         }
@@ -221,7 +240,11 @@ impl Store {
         .bind(now)
         .execute(&self.writer)
         .await?;
-        Ok(done.rows_affected() == 1)
+        let renewed = done.rows_affected() == 1;
+        if renewed {
+            self.offered_changed();
+        }
+        Ok(renewed)
     }
 
     /// Withdraws an owner's active (possibly expired) invitation; `false` if not possible.
@@ -233,7 +256,11 @@ impl Store {
         .bind(owner)
         .execute(&self.writer)
         .await?;
-        Ok(done.rows_affected() == 1)
+        let cancelled = done.rows_affected() == 1;
+        if cancelled {
+            self.offered_changed();
+        }
+        Ok(cancelled)
     }
 }
 

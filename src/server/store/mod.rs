@@ -1,5 +1,7 @@
 //! The server's storage: sqlx over SQLite (WAL, one writer connection and a few readers),
-//! with queries in portable SQL so PostgreSQL can serve the same API later.
+//! with queries in portable SQL so PostgreSQL can serve the same API later. The store also
+//! counts the writes that can change the offered-invitations list, so a cache of that list
+//! knows when it went stale.
 
 mod agents;
 mod invitations;
@@ -7,18 +9,31 @@ mod protocols;
 mod sessions;
 
 use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 pub use agents::RegisterOutcome;
-pub use invitations::{InvitationRow, InvitationState, NewInvitationRow, OfferedFilter};
+pub use invitations::{
+    InvitationRow, InvitationState, NewInvitationRow, OfferedFilter, OfferedPage,
+};
 pub use protocols::NewProtocolRow;
 pub use sessions::CreateSession;
 
-/// Readers used for GETs; SQLite in WAL mode lets them run beside the single writer.
-const READER_CONNECTIONS: u32 = 4;
+/// Readers used for GETs, one per core within these bounds: SQLite in WAL mode lets them run
+/// beside the single writer, and as reads are CPU-bound (pages cached), more readers than
+/// cores only add thread hand-offs and lock contention.
+const READER_CONNECTIONS: (u32, u32) = (2, 8);
+
+fn reader_connections() -> u32 {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    u32::try_from(cores)
+        .unwrap_or(u32::MAX)
+        .clamp(READER_CONNECTIONS.0, READER_CONNECTIONS.1)
+}
 
 /// Why the database could not be opened or queried.
 #[derive(Debug, thiserror::Error)]
@@ -43,6 +58,8 @@ pub enum StoreError {
 pub struct Store {
     reader: SqlitePool,
     writer: SqlitePool,
+    /// Bumped after every committed write that can change what the offered list shows.
+    offered_version: Arc<AtomicU64>,
 }
 
 impl Store {
@@ -92,12 +109,29 @@ impl Store {
             writer.clone()
         } else {
             SqlitePoolOptions::new()
-                .max_connections(READER_CONNECTIONS)
+                .max_connections(reader_connections())
                 .connect_with(options.read_only(true))
                 .await
                 .map_err(open)?
         };
-        Ok(Store { reader, writer })
+        Ok(Store {
+            reader,
+            writer,
+            offered_version: Arc::default(),
+        })
+    }
+
+    /// Changes whenever a committed write may have changed an offered-invitations list
+    /// (an invitation created, renewed, cancelled or matched; an agent registered). Read it
+    /// before querying: an answer is current while the version still equals the one read
+    /// and no listed invitation has expired.
+    pub fn offered_version(&self) -> u64 {
+        self.offered_version.load(Ordering::Acquire)
+    }
+
+    /// Called after such a write commits, before the request that made it is answered.
+    fn offered_changed(&self) {
+        self.offered_version.fetch_add(1, Ordering::AcqRel);
     }
 
     /// A trivial query, to prove the database answers.

@@ -57,6 +57,7 @@ impl Store {
         match inserted {
             Ok(_) => {
                 tx.commit().await?;
+                self.offered_changed();
                 Ok(CreateSession::Created)
             }
             Err(error) if is_unique_violation(&error) => Ok(CreateSession::Duplicate),

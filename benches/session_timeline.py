@@ -1,0 +1,107 @@
+"""Timelines of networked sessions from both sides' events.jsonl (used by
+benches/session_vs_reference.sh).
+
+Input lines: IMPL MODE LAUNCH_UNIX_SECONDS HOST_SESSION_DIR GUEST_SESSION_DIR, where LAUNCH
+is when the guest's `join` was started. Prints, per implementation and control mode, the
+median (min-max) in milliseconds of:
+  join -> dial start   guest process start, invitation fetch, protocol, endpoint bind
+  dial                 connect + stream (the guest's peer_connected event, ours only)
+  handshake            dial done -> guest sent _session_ready / host received it
+  first frame          guest's peer_joined -> its first engine frame sent / host received it
+  join -> first frame  what a user waits for before the first move reaches the host
+  game                 guest's peer_joined -> the last side's session_ended
+  join -> end          the whole session as the guest's user sees it
+The reference emits no peer_connected, so its dial and handshake are only shown together.
+"""
+
+import json
+import statistics
+import sys
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+
+
+def events(session_dir):
+    with open(Path(session_dir) / "events.jsonl", encoding="utf-8") as lines:
+        for line in lines:
+            event = json.loads(line)
+            event["t"] = datetime.fromisoformat(event["ts"]).timestamp()
+            yield event
+
+
+def first(log, kind, direction=None):
+    for event in log:
+        if event["type"] != kind:
+            continue
+        if direction and event.get("data", {}).get("direction") != direction:
+            continue
+        return event
+    return None
+
+
+def timeline(launch, host_dir, guest_dir):
+    host, guest = list(events(host_dir)), list(events(guest_dir))
+    ms = lambda a, b: (b - a) * 1000.0
+    joined = first(guest, "peer_joined")["t"]
+    host_joined = first(host, "peer_joined")["t"]
+    sent = first(guest, "protocol_message", "sent")["t"]
+    received = first(host, "protocol_message", "received")["t"]
+    ended = max(e["t"] for e in host + guest if e["type"] == "session_ended")
+    row = {
+        "join -> first frame": ms(launch, received),
+        "first frame (guest sent)": ms(joined, sent),
+        "first frame (host received)": ms(joined, received),
+        "game": ms(joined, ended),
+        "join -> end": ms(launch, ended),
+    }
+    connected = first(guest, "peer_connected")
+    if connected:
+        dial = connected["data"]["dial_ms"]
+        row["join -> dial start"] = ms(launch, connected["t"]) - dial
+        row["dial"] = dial
+        row["handshake (guest sent ready)"] = ms(connected["t"], joined)
+        row["handshake (host got ready)"] = ms(connected["t"], host_joined)
+    else:
+        row["join -> handshake done"] = ms(launch, joined)
+    return row
+
+
+ORDER = [
+    "join -> dial start",
+    "dial",
+    "handshake (guest sent ready)",
+    "handshake (host got ready)",
+    "join -> handshake done",
+    "first frame (guest sent)",
+    "first frame (host received)",
+    "join -> first frame",
+    "game",
+    "join -> end",
+]
+
+
+def main():
+    runs = defaultdict(list)
+    with open(sys.argv[1], encoding="utf-8") as lines:
+        for line in lines:
+            impl, mode, launch, host_dir, guest_dir = line.split()
+            runs[(impl, mode)].append(timeline(float(launch), host_dir, guest_dir))
+    medians = {}
+    for (impl, mode), rows in sorted(runs.items()):
+        print(f"{impl}, {mode} ({len(rows)} runs): median (min-max) ms")
+        for metric in ORDER:
+            values = [row[metric] for row in rows if metric in row]
+            if values:
+                median = statistics.median(values)
+                medians[(impl, mode, metric)] = median
+                print(f"  {metric:30} {median:9.1f}  ({min(values):.1f}-{max(values):.1f})")
+    for mode in sorted({mode for _, mode in runs}):
+        for metric in ("join -> end", "game"):
+            ours, ref = medians.get(("ours", mode, metric)), medians.get(("reference", mode, metric))
+            if ours and ref:
+                print(f"speedup, {mode}, {metric}: {ref / ours:.1f}x (goal: >= 10x)")
+
+
+if __name__ == "__main__":
+    main()

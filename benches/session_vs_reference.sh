@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# A 99-round Rock-Paper-Scissors session over iroh on loopback, host and guest as separate
+# daemon processes through one `aigenora server`: ours (built-in RPS, relays disabled)
+# against the reference (its own RPS, same options; its iroh node has no relay switch, so
+# run this offline for a like-for-like loopback session). Both control modes, RUNS runs
+# each, interleaved. Timelines come from both sides' events.jsonl (benches/session_timeline.py).
+#
+# usage: benches/session_vs_reference.sh [RUNS]     (default 5)
+# env: AIGENORA_REFERENCE_PYTHON (default target/reference-venv/bin/python)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-5}
+python=${AIGENORA_REFERENCE_PYTHON:-target/reference-venv/bin/python}
+cargo build --release --quiet
+ours=$PWD/target/release/aigenora
+work=$(mktemp -d)
+server_pid=
+cleanup() {
+    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$ours" server --listen 127.0.0.1:0 --database "sqlite://$work/server.sqlite3" >"$work/server.out" 2>&1 &
+server_pid=$!
+for _ in $(seq 50); do grep -q "listening on" "$work/server.out" 2>/dev/null && break; sleep 0.1; done
+url=$(grep -o 'http://[0-9.:]*' "$work/server.out" | head -1)
+export P2P_SERVER=$url
+ref() { "$python" -m aigenora "$@"; }
+
+for who in alice bob; do
+    "$ours" --data-dir "$work/ours-$who" --server "$url" init >/dev/null
+    "$ours" --data-dir "$work/ours-$who" --server "$url" register --nickname "$who" >/dev/null
+    ref init --data-dir "$work/ref-$who" >/dev/null
+    ref register --nickname "$who" --data-dir "$work/ref-$who" >/dev/null
+done
+# The reference host does not register its protocol; its own client does it once.
+ref_rps=$(ls -d "$work"/ref-alice/protocols/43a80648/*)
+ref protocol register "$ref_rps/spec.json" --data-dir "$work/ref-alice" >/dev/null
+ours_options='{"best_of":99,"termination":"fixed_rounds","moves":"rock,paper,scissors"}'
+ref_options='{"best_of":99,"termination":"fixed_rounds"}'
+
+field() { # NAME < a daemon's start-up output: that field of its last JSON line
+    grep '^{' | tail -1 | "$python" -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
+}
+absolute() { case $1 in /*) echo "$1" ;; *) echo "$work/$1" ;; esac; }
+wait_ended() { # session dir... : until each has a session_ended event (120 s at most)
+    for dir in "$@"; do
+        for _ in $(seq 1200); do
+            grep -q '"session_ended"' "$dir/events.jsonl" 2>/dev/null && break
+            sleep 0.1
+        done
+        grep -q '"session_ended"' "$dir/events.jsonl" || { echo "no session_ended in $dir" >&2; exit 1; }
+    done
+}
+
+one_run() { # impl mode
+    local impl=$1 mode=$2 started joined launch host_dir guest_dir
+    cd "$work"
+    if [ "$impl" = ours ]; then
+        started=$("$ours" --data-dir ours-alice --server "$url" host --protocol-dir rock-paper-scissors \
+            --options "$ours_options" --control-mode "$mode" --relay disabled --daemon)
+        launch=$(date +%s.%N)
+        joined=$("$ours" --data-dir ours-bob --server "$url" join "$(field post_id <<<"$started")" \
+            --control-mode "$mode" --relay disabled --daemon)
+    else
+        started=$(ref host --protocol-dir "$ref_rps" --options "$ref_options" --control-mode "$mode" \
+            --data-dir ref-alice --daemon)
+        launch=$(date +%s.%N)
+        joined=$(ref join "$(field post_id <<<"$started")" --control-mode "$mode" --data-dir ref-bob --daemon)
+    fi
+    host_dir=$(absolute "$(field state_dir <<<"$started")")
+    guest_dir=$(absolute "$(field state_dir <<<"$joined")")
+    wait_ended "$host_dir" "$guest_dir"
+    sleep 1 # let both daemons report to the server and exit before the next run
+    echo "$impl $mode $launch $host_dir $guest_dir" >>"$work/runs.txt"
+    cd - >/dev/null
+}
+
+echo "session_vs_reference: $runs runs per implementation and mode, server $url, load $(cut -d' ' -f1-3 /proc/loadavg)"
+for mode in autonomous hybrid; do
+    for _ in $(seq "$runs"); do
+        one_run ours "$mode"
+        one_run reference "$mode"
+    done
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+"$python" benches/session_timeline.py "$work/runs.txt"
