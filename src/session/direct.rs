@@ -3,12 +3,11 @@
 
 use serde_json::{Map, Value, json};
 
-use super::reports::record_end;
-use super::runner::{PreloadedHooks, run_engine};
+use super::runner::{Handshaken, Play, PreloadedHooks, conclude, play_over};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, patch};
 use crate::engine::iso_now;
 use crate::spec::{self, Role};
-use crate::transport::{DEFAULT_CONNECT_TIMEOUT, IrohChannel, SessionEndpoint, Ticket};
+use crate::transport::{DEFAULT_CONNECT_TIMEOUT, SessionEndpoint, Ticket};
 
 /// Plays one session as a direct guest.
 pub async fn guest(
@@ -36,31 +35,28 @@ pub async fn guest(
         .dial(&ticket, DEFAULT_CONNECT_TIMEOUT)
         .await
         .map_err(|e| e.to_string())?;
-    let runtime = tokio::runtime::Handle::current();
     let display = settings.display.clone();
-    let dir = session_dir.clone();
-    let result = tokio::task::spawn_blocking(move || {
-        let mut channel = IrohChannel::new(link, &runtime);
-        run_engine(
-            Role::Guest,
-            &protocol,
-            hooks,
-            options,
-            &settings,
-            &dir,
-            &mut channel,
-        )
-    })
-    .await
-    .map_err(|e| format!("session thread stopped: {e}"))?;
-    endpoint.shutdown().await;
+    let play = Play {
+        role: Role::Guest,
+        protocol,
+        hooks,
+        options,
+        settings,
+        session_dir: session_dir.clone(),
+    };
+    let no_handshake = |_: &mut _, _: &Play| {
+        Ok(Handshaken {
+            session_id: String::new(),
+            replay: None,
+            heartbeat: false,
+        })
+    };
+    let (_, result) = play_over(endpoint, link, play, no_handshake).await?;
     let end = SessionEnd {
         session_dir: session_dir.root().to_path_buf(),
         session_id: String::new(),
         post_id: String::new(),
         result,
     };
-    record_end(&end, &session_dir);
-    display(Role::Guest, "done");
-    Ok(end)
+    Ok(conclude(end, None, &session_dir, &display, Role::Guest).await)
 }

@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 
-use super::handshake::{HostSide, Replay};
-use super::reports::{record_end, record_failed_start, report_to_server};
-use super::runner::{PreloadedHooks, heartbeat_applies, run_engine};
+use super::handshake::HostSide;
+use super::reports::record_failed_start;
+use super::runner::{Handshaken, Play, PreloadedHooks, conclude, play_over};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, patch};
 use crate::api::invitation::{InvitationType, NewInvitation};
 use crate::client::RestClient;
@@ -16,7 +16,7 @@ use crate::engine::{EventLog, iso_now};
 use crate::hooks::python_hooks::PythonHooks;
 use crate::hooks::{Hooks, HostMetadata, InitContext};
 use crate::spec::{self, Role};
-use crate::transport::{IrohChannel, PeerLink, SessionEndpoint};
+use crate::transport::{PeerLink, SessionEndpoint};
 
 /// The reference renews every 120 s; invitations live 300 s on the server.
 pub const RENEW_EVERY: Duration = Duration::from_secs(120);
@@ -130,53 +130,42 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, String> {
     let link = link.map_err(|e| e.to_string())?;
     announce_connection(&events, &endpoint, &link, None);
 
-    let runtime = tokio::runtime::Handle::current();
     let display = settings.display.clone();
-    let (dir, id, mode) = (session_dir.clone(), post_id.clone(), settings.control_mode);
-    let played = tokio::task::spawn_blocking(move || {
-        let mut channel = IrohChannel::new(link, &runtime);
+    let play = Play {
+        role: Role::Host,
+        protocol,
+        hooks,
+        options,
+        settings,
+        session_dir: session_dir.clone(),
+    };
+    let (id, mode) = (post_id.clone(), play.settings.control_mode);
+    let played = play_over(endpoint, link, play, move |channel, play| {
         let side = HostSide {
             identity: &identity,
             post_id: &id,
             protocol_id: &protocol_id,
             control_mode: mode,
         };
-        let shake = side.handshake(&mut channel).map_err(|e| e.to_string())?;
+        let shake = side.handshake(channel).map_err(|e| e.to_string())?;
+        let guest_mode = shake.guest_control_mode.as_str();
         announce_peer(
-            &dir,
-            &settings,
+            &play.session_dir,
+            &play.settings,
             Role::Host,
             &shake.session_id,
             &shake.guest_public_key,
-            shake.guest_control_mode.as_str(),
+            guest_mode,
             &protocol_id,
         );
-        if shake.replay.is_none()
-            && heartbeat_applies(&protocol)
-            && let Some(config) = settings.heartbeat
-        {
-            channel.start_heartbeat(config, heartbeat_events(dir.events()));
-        }
-        let mut channel = Replay {
-            first: shake.replay,
-            inner: channel,
-        };
-        Ok::<_, String>((
-            shake.session_id,
-            run_engine(
-                Role::Host,
-                &protocol,
-                hooks,
-                options,
-                &settings,
-                &dir,
-                &mut channel,
-            ),
-        ))
+        let direct_guest = shake.replay.is_some();
+        Ok(Handshaken {
+            session_id: shake.session_id,
+            replay: shake.replay,
+            heartbeat: !direct_guest,
+        })
     })
-    .await
-    .map_err(|e| format!("session thread stopped: {e}"))?;
-    endpoint.shutdown().await;
+    .await;
     let (session_id, result) = match played {
         Ok(played) => played,
         Err(handshake_error) => {
@@ -191,10 +180,7 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, String> {
         post_id,
         result,
     };
-    report_to_server(&client, &end, &session_dir).await;
-    record_end(&end, &session_dir);
-    display(Role::Host, "done");
-    Ok(end)
+    Ok(conclude(end, Some(&client), &session_dir, &display, Role::Host).await)
 }
 
 /// What the invitation advertises and both engines use: the user's options, completed by
@@ -306,10 +292,4 @@ pub(crate) fn announce_connection(
         data.insert("dial_ms".into(), json!(micros as f64 / 1000.0));
     }
     events.emit("peer_connected", Value::Object(data), None);
-}
-
-/// Heartbeat events (`peer_unresponsive`, `peer_resumed`) into the session's event log.
-pub(crate) fn heartbeat_events(events: &EventLog) -> crate::transport::EventSink {
-    let events = events.clone();
-    std::sync::Arc::new(move |kind: &str, data: Value| events.emit(kind, data, None))
 }

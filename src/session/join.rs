@@ -7,9 +7,9 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::handshake::GuestSide;
-use super::host::{announce_connection, announce_peer, heartbeat_events};
-use super::reports::{record_end, record_failed_start, report_to_server};
-use super::runner::{PreloadedHooks, heartbeat_applies, run_engine};
+use super::host::{announce_connection, announce_peer};
+use super::reports::record_failed_start;
+use super::runner::{Handshaken, Play, PreloadedHooks, conclude, play_over};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, patch, prepare_protocol};
 use crate::api::session::NewSession;
 use crate::client::RestClient;
@@ -17,7 +17,7 @@ use crate::data_dir::DataDir;
 use crate::engine::iso_now;
 use crate::identity::{self, new_session_nonce};
 use crate::spec::{self, Role};
-use crate::transport::{DEFAULT_CONNECT_TIMEOUT, IrohChannel, SessionEndpoint, Ticket};
+use crate::transport::{DEFAULT_CONNECT_TIMEOUT, SessionEndpoint, Ticket};
 
 /// Everything `join` needs.
 pub struct JoinRequest {
@@ -113,20 +113,25 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, String> {
     );
     let runtime = tokio::runtime::Handle::current();
     let display = settings.display.clone();
-    let (dir, id) = (session_dir.clone(), post_id.clone());
-    let played = tokio::task::spawn_blocking(move || {
-        let mut channel = IrohChannel::new(link, &runtime);
+    let play = Play {
+        role: Role::Guest,
+        protocol,
+        hooks,
+        options,
+        settings,
+        session_dir: session_dir.clone(),
+    };
+    let (id, guest_client) = (post_id.clone(), client.clone());
+    let played = play_over(endpoint, link, play, move |channel, play| {
         let side = GuestSide {
             identity: &identity,
             post_id: &id,
             host_public_key: &invitation.public_key,
             protocol_id: &invitation.protocol_id,
-            control_mode: settings.control_mode,
+            control_mode: play.settings.control_mode,
             nonce: new_session_nonce(),
         };
-        let proof = side
-            .request_proof(&mut channel)
-            .map_err(|e| e.to_string())?;
+        let proof = side.request_proof(channel).map_err(|e| e.to_string())?;
         let canonical = side.canonical();
         let session = NewSession {
             post_id: id.clone(),
@@ -139,7 +144,7 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, String> {
         };
         let session_id = identity::session_id(&canonical);
         let created = runtime
-            .block_on(client.create_session(&session))
+            .block_on(guest_client.create_session(&session))
             .map_err(|e| format!("handshake failed: {e}"))?;
         if created.session_id != session_id {
             return Err(format!(
@@ -147,40 +152,28 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, String> {
                 created.session_id
             ));
         }
-        side.send_ready(&mut channel, &session_id)
+        side.send_ready(channel, &session_id)
             .map_err(|e| e.to_string())?;
         let peer_mode = proof
             .host_control_mode
             .unwrap_or(invitation.host_control_mode);
         announce_peer(
-            &dir,
-            &settings,
+            &play.session_dir,
+            &play.settings,
             Role::Guest,
             &session_id,
             &invitation.public_key,
             peer_mode.as_str(),
             &invitation.protocol_id,
         );
-        if heartbeat_applies(&protocol)
-            && let Some(config) = settings.heartbeat
-        {
-            channel.start_heartbeat(config, heartbeat_events(dir.events()));
-        }
-        let result = run_engine(
-            Role::Guest,
-            &protocol,
-            hooks,
-            options,
-            &settings,
-            &dir,
-            &mut channel,
-        );
-        Ok((session_id, result, client))
+        Ok(Handshaken {
+            session_id,
+            replay: None,
+            heartbeat: true,
+        })
     })
-    .await
-    .map_err(|e| format!("session thread stopped: {e}"))?;
-    endpoint.shutdown().await;
-    let (session_id, result, client) = match played {
+    .await;
+    let (session_id, result) = match played {
         Ok(played) => played,
         Err(handshake_error) => {
             record_failed_start(&session_dir, "handshake_failed", &handshake_error);
@@ -193,8 +186,5 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, String> {
         post_id,
         result,
     };
-    report_to_server(&client, &end, &session_dir).await;
-    record_end(&end, &session_dir);
-    display(Role::Guest, "done");
-    Ok(end)
+    Ok(conclude(end, Some(&client), &session_dir, &display, Role::Guest).await)
 }

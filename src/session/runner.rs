@@ -6,11 +6,14 @@ use serde_json::{Map, Value, json};
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 
-use super::{PlaySettings, Protocol, SessionDir, chat_input, patch};
-use crate::engine::{self, EngineConfig, Outcome};
+use super::handshake::Replay;
+use super::reports::{record_end, report_to_server};
+use super::{PlaySettings, Protocol, SessionDir, SessionEnd, chat_input, patch};
+use crate::client::RestClient;
+use crate::engine::{self, DisplaySink, EngineConfig, EventLog, Outcome};
 use crate::hooks::python_hooks::PythonHooks;
 use crate::spec::{FlowMode, Role};
-use crate::transport::Channel;
+use crate::transport::{Channel, EventSink, IrohChannel, PeerLink, SessionEndpoint};
 
 /// Whether the reference runs its `_sys` heartbeat in this flow mode (free mode never does).
 pub(crate) fn heartbeat_applies(protocol: &Protocol) -> bool {
@@ -79,4 +82,94 @@ pub(crate) fn run_engine(
         display: settings.display.clone(),
     };
     engine::run(&protocol.spec, &mut hooks, channel, config).map_err(|e| e.to_string())
+}
+
+/// What a handshake leaves for the engine.
+pub(crate) struct Handshaken {
+    /// The server's session id; empty for a session without one (direct guest).
+    pub session_id: String,
+    /// A frame already read that the engine must see first (a direct guest's first frame).
+    pub replay: Option<Value>,
+    /// Whether to run the `_sys` heartbeat (never with a peer that does not filter it).
+    pub heartbeat: bool,
+}
+
+/// Everything one side needs to play over a connected link.
+pub(crate) struct Play {
+    pub role: Role,
+    pub protocol: Protocol,
+    pub hooks: PreloadedHooks,
+    pub options: Map<String, Value>,
+    pub settings: PlaySettings,
+    pub session_dir: SessionDir,
+}
+
+/// Runs the handshake and then the engine on a blocking thread, then shuts the endpoint.
+/// `Err` is a handshake failure; the engine's own result is inside `Ok`.
+pub(crate) async fn play_over(
+    endpoint: SessionEndpoint,
+    link: PeerLink,
+    play: Play,
+    handshake: impl FnOnce(&mut IrohChannel, &Play) -> Result<Handshaken, String> + Send + 'static,
+) -> Result<(String, Result<Outcome, String>), String> {
+    let runtime = tokio::runtime::Handle::current();
+    let played = tokio::task::spawn_blocking(move || {
+        let mut channel = IrohChannel::new(link, &runtime);
+        let shaken = handshake(&mut channel, &play)?;
+        if shaken.heartbeat
+            && heartbeat_applies(&play.protocol)
+            && let Some(config) = play.settings.heartbeat
+        {
+            channel.start_heartbeat(config, heartbeat_events(play.session_dir.events()));
+        }
+        let mut channel = Replay {
+            first: shaken.replay,
+            inner: channel,
+        };
+        let Play {
+            role,
+            protocol,
+            hooks,
+            options,
+            settings,
+            session_dir,
+        } = play;
+        let result = run_engine(
+            role,
+            &protocol,
+            hooks,
+            options,
+            &settings,
+            &session_dir,
+            &mut channel,
+        );
+        Ok((shaken.session_id, result))
+    })
+    .await
+    .map_err(|e| format!("session thread stopped: {e}"))?;
+    endpoint.shutdown().await;
+    played
+}
+
+/// The end of a played session: reported to the server (when there is one), written to
+/// session.json, and announced.
+pub(crate) async fn conclude(
+    end: SessionEnd,
+    client: Option<&RestClient>,
+    dir: &SessionDir,
+    display: &DisplaySink,
+    role: Role,
+) -> SessionEnd {
+    if let Some(client) = client {
+        report_to_server(client, &end, dir).await;
+    }
+    record_end(&end, dir);
+    display(role, "done");
+    end
+}
+
+/// Heartbeat events (`peer_unresponsive`, `peer_resumed`) into the session's event log.
+pub(crate) fn heartbeat_events(events: &EventLog) -> EventSink {
+    let events = events.clone();
+    std::sync::Arc::new(move |kind: &str, data: Value| events.emit(kind, data, None))
 }
