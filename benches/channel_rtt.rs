@@ -9,12 +9,15 @@
 //! `cargo bench --bench channel_rtt`; `BENCH_ROUND_TRIPS` (default 5000) and `BENCH_PAIRS`
 //! (sessions set up and measured one after another, default 5).
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use aigenora::engine::ControlMode;
 use aigenora::identity::{Identity, new_session_nonce, session_id};
 use aigenora::session::handshake::{GuestSide, HostSide};
 use aigenora::transport::{Channel, IrohChannel, RelayChoice, SessionEndpoint, Ticket};
+use common::cpu_seconds;
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
 
@@ -62,9 +65,9 @@ fn main() {
         side.send_ready(&mut guest, &session_id(&side.canonical()))
             .expect("send ready");
         handshakes.push(shaking.elapsed());
-        let cpu_before = cpu_seconds();
+        let cpu_before = cpu_seconds("self");
         rtts.extend(ping(&mut guest, round_trips));
-        cpu += cpu_seconds() - cpu_before;
+        cpu += cpu_seconds("self") - cpu_before;
         guest.send(&json!({"action": "end"})).unwrap();
         let mut host = host_thread.join().unwrap();
         let _ = guest.close();
@@ -186,22 +189,6 @@ fn runtime() -> Runtime {
         .enable_all()
         .build()
         .unwrap()
-}
-
-/// CPU seconds this process has used (user + system, all threads; /proc ticks are 1/100 s).
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map(|(_, rest)| rest.split_whitespace().collect())
-        .unwrap_or_default();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    (ticks(11) + ticks(12)) / 100.0
 }
 
 fn load_average() -> String {

@@ -10,6 +10,8 @@
 //! `BENCH_CLIENTS` (default 32) and `BENCH_SECONDS` per phase (default 5). `BENCH_SERVER`
 //! names another `aigenora` binary to serve (to compare two builds on the same load).
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -21,6 +23,7 @@ use aigenora::api::protocol::NewProtocol;
 use aigenora::client::RestClient;
 use aigenora::identity::Identity;
 use aigenora::spec::Spec;
+use common::cpu_seconds;
 
 /// Latencies of one phase, in microseconds, and how many calls failed.
 struct Samples {
@@ -94,24 +97,6 @@ fn browse(c: RestClient, _: u64) -> Call {
         };
         c.browse(&filter).await.map(drop)
     })
-}
-
-/// CPU seconds (user + system, all threads) a process has used, from /proc/PID/stat.
-fn cpu_seconds(pid: &str) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // Fields after the parenthesised command name; utime and stime are the 12th and 13th.
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map(|(_, rest)| rest.split_whitespace().collect())
-        .unwrap_or_default();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    // Linux reports these in USER_HZ, which is 100 on every architecture it supports.
-    (ticks(11) + ticks(12)) / 100.0
 }
 
 /// Measures the server's and this process's CPU use over phases.

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
+use serde_json::{Map, Value};
 
 use super::GlobalArgs;
 use super::daemon::{self, Waiting};
@@ -127,16 +128,21 @@ pub struct GuestArgs {
     pub play: PlayArgs,
 }
 
-/// A protocol argument made ready to run: resolved, gated, not a skeleton.
-fn local_protocol(
+/// The data dir, a protocol argument made ready to run (resolved, gated, not a skeleton),
+/// and options checked against it: what `host` and `guest` need before anything else.
+fn local_play(
+    global: &GlobalArgs,
     argument: &str,
-    data_dir: &DataDir,
-    allow_skeleton: bool,
-) -> anyhow::Result<Protocol> {
+    options: Option<&str>,
+    play: &PlayArgs,
+) -> anyhow::Result<(DataDir, Protocol, Map<String, Value>)> {
+    let data_dir = DataDir::new(resolve_data_dir(global.data_dir.as_deref()));
     let dir = crate::protocols::resolve(argument, data_dir.root()).map_err(anyhow::Error::msg)?;
     let spec = Spec::load_checked(&dir.join("spec.json"))?;
-    skeleton::ensure_implemented(&dir, allow_skeleton).map_err(anyhow::Error::msg)?;
-    Ok(Protocol { dir, spec })
+    skeleton::ensure_implemented(&dir, play.allow_skeleton_hooks).map_err(anyhow::Error::msg)?;
+    let options = spec::parse_options(options)?;
+    spec::validate_options(spec.value(), &options).context("options")?;
+    Ok((data_dir, Protocol { dir, spec }, options))
 }
 
 fn client_for(global: &GlobalArgs, data_dir: &DataDir) -> anyhow::Result<RestClient> {
@@ -153,14 +159,12 @@ fn session_dir(daemon: &DaemonArgs, data_dir: &DataDir, role: Role) -> anyhow::R
 }
 
 pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    let data_dir = DataDir::new(resolve_data_dir(global.data_dir.as_deref()));
-    let protocol = local_protocol(
+    let (data_dir, protocol, options) = local_play(
+        global,
         &args.protocol_dir,
-        &data_dir,
-        args.play.allow_skeleton_hooks,
+        args.options.as_deref(),
+        &args.play,
     )?;
-    let options = spec::parse_options(args.options.as_deref())?;
-    spec::validate_options(protocol.spec.value(), &options).context("options")?;
     let client = client_for(global, &data_dir)?;
     let settings = args.play.settings()?;
     let dir = session_dir(&args.daemon, &data_dir, Role::Host)?;
@@ -224,13 +228,12 @@ pub fn join(args: JoinArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn guest(args: GuestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    let data_dir = DataDir::new(resolve_data_dir(global.data_dir.as_deref()));
-    let protocol = local_protocol(
+    let (data_dir, protocol, options) = local_play(
+        global,
         &args.protocol_dir,
-        &data_dir,
-        args.play.allow_skeleton_hooks,
+        args.options.as_deref(),
+        &args.play,
     )?;
-    let options = spec::parse_options(args.options.as_deref())?;
     let ticket: Ticket = args.iroh_ticket.parse()?;
     let mut settings = args.play.settings()?;
     settings.heartbeat = None;

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::session::Session;
 use super::{EngineError, Outcome, end_reason};
-use crate::hooks::HookResult;
+use crate::hooks::{HookResult, is_message};
 use crate::spec::Role;
 
 pub(crate) fn run(session: &mut Session) -> Result<Outcome, EngineError> {
@@ -39,7 +39,7 @@ fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
     let outbound = session.outbound();
     session.guest_handshake()?;
     let first = session.hooks.guest_first_action()?;
-    let Some(first) = first.filter(is_truthy_message) else {
+    let Some(first) = first.filter(is_message) else {
         session.phase("game_over", "Guest ended after handshake", json!({}))?;
         return Ok(Outcome::ended(false, None));
     };
@@ -81,13 +81,4 @@ fn respond(
 
 fn phase_of(result: &HookResult) -> &'static str {
     if result.abort { "aborted" } else { "game_over" }
-}
-
-/// Python truthiness of a hook's message (None and `{}` mean "nothing").
-fn is_truthy_message(message: &Value) -> bool {
-    match message {
-        Value::Null => false,
-        Value::Object(map) => !map.is_empty(),
-        _ => true,
-    }
 }

@@ -23,13 +23,21 @@ pub struct HookResult {
 impl HookResult {
     /// A non-empty response (the reference treats `None` and `{}` alike as "nothing to send").
     pub fn message(&self) -> Option<&Value> {
-        self.response
-            .as_ref()
-            .filter(|r| r.as_object().is_none_or(|m| !m.is_empty()))
+        self.response.as_ref().filter(|r| is_message(r))
     }
 
     pub fn ends(&self) -> bool {
         self.completed || self.abort
+    }
+}
+
+/// Whether a hook's message counts as something to send: Python truthiness, where `None`
+/// and `{}` both mean "nothing".
+pub fn is_message(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Object(map) => !map.is_empty(),
+        _ => true,
     }
 }
 

@@ -117,10 +117,7 @@ pub fn verify_hex(
 
 /// True for exactly 64 lowercase hex characters: the form of public keys and protocol ids.
 pub fn is_lower_hex_64(text: &str) -> bool {
-    text.len() == 64
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    crate::spec::fields::is_lower_hex(text, 64, 64)
 }
 
 fn decode_fixed<const N: usize>(text: &str) -> Option<[u8; N]> {

@@ -2,7 +2,6 @@
 //! session id is the SHA-256 of that same string (interop/rest-api.md §6).
 
 use rand::RngCore;
-use sha2::{Digest, Sha256};
 
 /// The colon-joined string both parties sign; a missing protocol id is the empty string.
 pub fn session_canonical(
@@ -17,7 +16,7 @@ pub fn session_canonical(
 
 /// The session id: lowercase hex SHA-256 of the session canonical.
 pub fn session_id(canonical: &str) -> String {
-    hex::encode(Sha256::digest(canonical.as_bytes()))
+    crate::canonical::sha256_hex(canonical)
 }
 
 /// A guest's session nonce: 8 random bytes as 16 lowercase hex characters.

@@ -45,21 +45,13 @@ impl Builtin {
     }
 }
 
-/// Where a protocol with this id lives in a library: `<library>/<id[0:8]>/<id[8:]>`.
-pub fn library_dir(library: &std::path::Path, protocol_id: &str) -> std::path::PathBuf {
-    let split = protocol_id.len().min(8);
-    library
-        .join(&protocol_id[..split])
-        .join(&protocol_id[split..])
-}
-
 /// Writes a built-in's files into the protocol library of a data dir and returns that dir.
 /// Existing files are replaced when their content differs (built-ins stay pristine).
 pub fn materialize(
     builtin: &Builtin,
     data_dir: &std::path::Path,
 ) -> std::io::Result<std::path::PathBuf> {
-    let dir = library_dir(&data_dir.join("protocols"), &builtin.spec().protocol_id());
+    let dir = crate::data_dir::DataDir::new(data_dir).protocol_dir(&builtin.spec().protocol_id());
     std::fs::create_dir_all(&dir)?;
     for (name, content) in [
         ("spec.json", builtin.spec_json),

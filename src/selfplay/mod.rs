@@ -3,11 +3,11 @@
 
 pub mod adversarial;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
@@ -16,6 +16,7 @@ use crate::engine::{
     ScriptStep, ScriptedInput,
 };
 use crate::hooks::python_hooks::PythonHooks;
+use crate::session::claim_role_dir;
 use crate::spec::{FlowMode, Role, Spec};
 use crate::transport::memory::{MemoryChannel, duplex};
 use crate::transport::{Channel, ChannelError};
@@ -63,10 +64,6 @@ impl SelfPlay {
     }
 
     pub fn run_with(&self, wrap_guest: ChannelWrapper) -> Result<[SideReport; 2], SelfPlayError> {
-        let stamp = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_millis();
         let (host_channel, guest_channel) = duplex();
         let (done_tx, done_rx) = mpsc::channel::<SideReport>();
         let free = self.spec.flow_mode() == Ok(FlowMode::Free);
@@ -80,7 +77,8 @@ impl SelfPlay {
         ];
         for ((role, inner), waiting) in sides.into_iter().zip(waiting.iter().cloned()) {
             let mut channel = Watched { inner, waiting };
-            let state_dir = unique_dir(&self.state_base, &format!("{role}-{stamp}"))?;
+            let state_dir = claim_role_dir(&self.state_base, role)
+                .map_err(|e| SelfPlayError::StateDir(self.state_base.clone(), e))?;
             let mut hooks = PythonHooks::load(&self.protocol_dir)?;
             let config = EngineConfig {
                 role,
@@ -193,26 +191,6 @@ impl Channel for Watched {
     fn close(&mut self) -> Result<(), ChannelError> {
         self.inner.close()
     }
-}
-
-/// `<base>/<name>`, suffixed if a run in the same millisecond already took it.
-fn unique_dir(base: &Path, name: &str) -> Result<PathBuf, SelfPlayError> {
-    std::fs::create_dir_all(base).map_err(|e| SelfPlayError::StateDir(base.to_path_buf(), e))?;
-    for attempt in 0.. {
-        let candidate = if attempt == 0 {
-            base.join(name)
-        } else {
-            base.join(format!("{name}-{attempt}"))
-        };
-        // create_dir claims the name atomically: two runs in the same millisecond never
-        // share a state dir.
-        match std::fs::create_dir(&candidate) {
-            Ok(()) => return Ok(candidate),
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(error) => return Err(SelfPlayError::StateDir(candidate, error)),
-        }
-    }
-    unreachable!("some suffix is free")
 }
 
 /// Display output prefixed with the side that printed it.

@@ -20,33 +20,35 @@ pub struct SessionDir {
     events: EventLog,
 }
 
-fn now_millis() -> u128 {
-    SystemTime::now()
+/// Claims a fresh `<base>/<role>-<unix ms>/` (suffixed `-N` when that name is taken):
+/// `create_dir` is atomic, so two sides or processes starting in the same millisecond never
+/// share a directory.
+pub fn claim_role_dir(base: &Path, role: Role) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(base)?;
+    let stamp = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default()
-        .as_millis()
+        .as_millis();
+    for attempt in 0u32.. {
+        let name = if attempt == 0 {
+            format!("{role}-{stamp}")
+        } else {
+            format!("{role}-{stamp}-{attempt}")
+        };
+        let dir = base.join(name);
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(error) => return Err(error),
+        }
+    }
+    unreachable!("some suffix is free")
 }
 
 impl SessionDir {
     /// Creates a fresh `<data>/sessions/<role>-<ms>/`.
     pub fn create(data_dir: &Path, role: Role) -> std::io::Result<SessionDir> {
-        let sessions = data_dir.join("sessions");
-        std::fs::create_dir_all(&sessions)?;
-        let stamp = now_millis();
-        for attempt in 0u32.. {
-            let name = if attempt == 0 {
-                format!("{role}-{stamp}")
-            } else {
-                format!("{role}-{stamp}-{attempt}")
-            };
-            let root = sessions.join(name);
-            match std::fs::create_dir(&root) {
-                Ok(()) => return Ok(SessionDir::open(root)),
-                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(error) => return Err(error),
-            }
-        }
-        unreachable!("some suffix is free")
+        claim_role_dir(&data_dir.join("sessions"), role).map(SessionDir::open)
     }
 
     /// An existing session directory.
@@ -69,9 +71,7 @@ impl SessionDir {
 
     /// A fresh engine state dir inside this session (`<role>-<ms>/`).
     pub fn engine_state_dir(&self, role: Role) -> std::io::Result<PathBuf> {
-        let dir = self.root.join(format!("{role}-{}", now_millis()));
-        std::fs::create_dir_all(&dir)?;
-        Ok(dir)
+        claim_role_dir(&self.root, role)
     }
 
     /// `session.json` as an object (empty when missing or unreadable).

@@ -3,11 +3,11 @@
 
 use serde_json::{Map, Value, json};
 
-use super::runner::{Handshaken, Play, PreloadedHooks, conclude, play_over};
+use super::runner::{Handshaken, Play, PreloadedHooks, conclude, dial, play_over};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, patch};
 use crate::engine::iso_now;
 use crate::spec::{self, Role};
-use crate::transport::{DEFAULT_CONNECT_TIMEOUT, SessionEndpoint, Ticket};
+use crate::transport::Ticket;
 
 /// Plays one session as a direct guest.
 pub async fn guest(
@@ -28,13 +28,7 @@ pub async fn guest(
         "pid": std::process::id(),
     })));
     let hooks = PreloadedHooks::start(&protocol);
-    let endpoint = SessionEndpoint::bind(&settings.relay)
-        .await
-        .map_err(|e| e.to_string())?;
-    let link = endpoint
-        .dial(&ticket, DEFAULT_CONNECT_TIMEOUT)
-        .await
-        .map_err(|e| e.to_string())?;
+    let (endpoint, link) = dial(&settings, &ticket, session_dir.events()).await?;
     let display = settings.display.clone();
     let play = Play {
         role: Role::Guest,

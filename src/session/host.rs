@@ -8,7 +8,7 @@ use tokio::sync::oneshot;
 
 use super::handshake::HostSide;
 use super::reports::record_failed_start;
-use super::runner::{Handshaken, Play, PreloadedHooks, conclude, play_over};
+use super::runner::{Handshaken, Play, PreloadedHooks, announce_connection, conclude, play_over};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, patch};
 use crate::api::invitation::{InvitationType, NewInvitation};
 use crate::client::RestClient;
@@ -16,7 +16,7 @@ use crate::engine::{EventLog, iso_now};
 use crate::hooks::python_hooks::PythonHooks;
 use crate::hooks::{Hooks, HostMetadata, InitContext};
 use crate::spec::{self, Role};
-use crate::transport::{PeerLink, SessionEndpoint};
+use crate::transport::SessionEndpoint;
 
 /// The reference renews every 120 s; invitations live 300 s on the server.
 pub const RENEW_EVERY: Duration = Duration::from_secs(120);
@@ -273,23 +273,4 @@ pub(crate) fn announce_peer(
         role,
         &format!("peer_joined: {}...", peer_key.get(..16).unwrap_or(peer_key)),
     );
-}
-
-/// Records that the peer's connection and stream are open (before the handshake): how
-/// packets travel and, for the guest, how long the dial took.
-pub(crate) fn announce_connection(
-    events: &EventLog,
-    endpoint: &SessionEndpoint,
-    link: &PeerLink,
-    dial: Option<Duration>,
-) {
-    let mut data = Map::new();
-    if let Some(peer) = link.remote_node_id() {
-        data.insert("connection".into(), endpoint.connection_type(peer).into());
-    }
-    if let Some(dial) = dial {
-        let micros = u64::try_from(dial.as_micros()).unwrap_or(u64::MAX);
-        data.insert("dial_ms".into(), json!(micros as f64 / 1000.0));
-    }
-    events.emit("peer_connected", Value::Object(data), None);
 }

@@ -2,14 +2,12 @@
 //! protocol ready, dial the host, verify its session proof, register the session with the
 //! server, play, and report the end.
 
-use std::time::Instant;
-
 use serde_json::json;
 
 use super::handshake::GuestSide;
-use super::host::{announce_connection, announce_peer};
+use super::host::announce_peer;
 use super::reports::record_failed_start;
-use super::runner::{Handshaken, Play, PreloadedHooks, conclude, play_over};
+use super::runner::{Handshaken, Play, PreloadedHooks, conclude, dial, play_over};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, patch, prepare_protocol};
 use crate::api::session::NewSession;
 use crate::client::RestClient;
@@ -17,7 +15,7 @@ use crate::data_dir::DataDir;
 use crate::engine::iso_now;
 use crate::identity::{self, new_session_nonce};
 use crate::spec::{self, Role};
-use crate::transport::{DEFAULT_CONNECT_TIMEOUT, SessionEndpoint, Ticket};
+use crate::transport::Ticket;
 
 /// Everything `join` needs.
 pub struct JoinRequest {
@@ -97,20 +95,7 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, String> {
     );
 
     let hooks = PreloadedHooks::start(&protocol);
-    let endpoint = SessionEndpoint::bind(&settings.relay)
-        .await
-        .map_err(|e| e.to_string())?;
-    let dialing = Instant::now();
-    let link = endpoint
-        .dial(&ticket, DEFAULT_CONNECT_TIMEOUT)
-        .await
-        .map_err(|e| e.to_string())?;
-    announce_connection(
-        session_dir.events(),
-        &endpoint,
-        &link,
-        Some(dialing.elapsed()),
-    );
+    let (endpoint, link) = dial(&settings, &ticket, session_dir.events()).await?;
     let runtime = tokio::runtime::Handle::current();
     let display = settings.display.clone();
     let play = Play {

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-pub use dir::{EVENTS_FILE, SESSION_FILE, SessionDir, list_sessions};
+pub use dir::{EVENTS_FILE, SESSION_FILE, SessionDir, claim_role_dir, list_sessions};
 pub use prepare::{PreparedProtocol, prepare_protocol};
 
 use crate::engine::{ControlMode, DisplaySink, Outcome};

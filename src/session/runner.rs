@@ -2,6 +2,8 @@
 //! session dir, the protocol's hooks (loaded ahead, while the network works), free-mode
 //! input, and events into the session's log.
 
+use std::time::{Duration, Instant};
+
 use serde_json::{Map, Value, json};
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
@@ -13,7 +15,9 @@ use crate::client::RestClient;
 use crate::engine::{self, DisplaySink, EngineConfig, EventLog, Outcome};
 use crate::hooks::python_hooks::PythonHooks;
 use crate::spec::{FlowMode, Role};
-use crate::transport::{Channel, EventSink, IrohChannel, PeerLink, SessionEndpoint};
+use crate::transport::{
+    Channel, DEFAULT_CONNECT_TIMEOUT, EventSink, IrohChannel, PeerLink, SessionEndpoint, Ticket,
+};
 
 /// Whether the reference runs its `_sys` heartbeat in this flow mode (free mode never does).
 pub(crate) fn heartbeat_applies(protocol: &Protocol) -> bool {
@@ -172,4 +176,42 @@ pub(crate) async fn conclude(
 pub(crate) fn heartbeat_events(events: &EventLog) -> EventSink {
     let events = events.clone();
     std::sync::Arc::new(move |kind: &str, data: Value| events.emit(kind, data, None))
+}
+
+/// Records that the peer's connection and stream are open (before the handshake): how
+/// packets travel and, for the guest, how long the dial took.
+pub(crate) fn announce_connection(
+    events: &EventLog,
+    endpoint: &SessionEndpoint,
+    link: &PeerLink,
+    dial: Option<Duration>,
+) {
+    let mut data = Map::new();
+    if let Some(peer) = link.remote_node_id() {
+        data.insert("connection".into(), endpoint.connection_type(peer).into());
+    }
+    if let Some(dial) = dial {
+        let micros = u64::try_from(dial.as_micros()).unwrap_or(u64::MAX);
+        data.insert("dial_ms".into(), json!(micros as f64 / 1000.0));
+    }
+    events.emit("peer_connected", Value::Object(data), None);
+}
+
+/// A guest's connection: a fresh endpoint dialing the host's ticket, the connection path
+/// and dial time recorded as `peer_connected`.
+pub(crate) async fn dial(
+    settings: &PlaySettings,
+    ticket: &Ticket,
+    events: &EventLog,
+) -> Result<(SessionEndpoint, PeerLink), String> {
+    let endpoint = SessionEndpoint::bind(&settings.relay)
+        .await
+        .map_err(|e| e.to_string())?;
+    let dialing = Instant::now();
+    let link = endpoint
+        .dial(ticket, DEFAULT_CONNECT_TIMEOUT)
+        .await
+        .map_err(|e| e.to_string())?;
+    announce_connection(events, &endpoint, &link, Some(dialing.elapsed()));
+    Ok((endpoint, link))
 }

@@ -163,10 +163,6 @@ impl Spec {
         &self.value
     }
 
-    pub fn into_value(self) -> Value {
-        self.value
-    }
-
     pub fn object(&self) -> &Map<String, Value> {
         self.value.as_object().expect("a Spec is always an object")
     }

@@ -32,8 +32,8 @@ use super::{Channel, ChannelError};
 /// Business frames received but not yet taken by the engine (the reference's queue size).
 /// When full, reading pauses and QUIC flow control holds the peer back.
 const RECEIVE_QUEUE_FRAMES: usize = 128;
-/// How long `close` waits for the peer by default.
-pub const DEFAULT_CLOSE_GRACE: Duration = Duration::from_secs(3);
+/// How long `close` waits for the peer.
+const CLOSE_GRACE: Duration = Duration::from_secs(3);
 /// Extra time the engine thread allows the writer beyond its close budget.
 const CLOSE_SLACK: Duration = Duration::from_secs(1);
 /// Application close code when the channel is dropped without `close`.
@@ -60,7 +60,6 @@ pub struct IrohChannel {
     io_tasks: Vec<AbortHandle>,
     heartbeat_tasks: Vec<AbortHandle>,
     recv_timeout: Option<Duration>,
-    close_grace: Duration,
     ended: Option<ChannelError>,
     closed_locally: bool,
 }
@@ -111,7 +110,6 @@ impl IrohChannel {
             io_tasks,
             heartbeat_tasks: Vec::new(),
             recv_timeout: None,
-            close_grace: DEFAULT_CLOSE_GRACE,
             ended: None,
             closed_locally: false,
         }
@@ -121,12 +119,6 @@ impl IrohChannel {
     /// (handshake steps with a budget). By default `recv` waits forever, like the reference.
     pub fn with_recv_timeout(mut self, timeout: Duration) -> Self {
         self.recv_timeout = Some(timeout);
-        self
-    }
-
-    /// Sets how long `close` waits for the peer to acknowledge and finish.
-    pub fn with_close_grace(mut self, grace: Duration) -> Self {
-        self.close_grace = grace;
         self
     }
 
@@ -249,7 +241,7 @@ impl Channel for IrohChannel {
         if self
             .outgoing
             .send(Outgoing::Finish {
-                grace: self.close_grace,
+                grace: CLOSE_GRACE,
                 done,
             })
             .is_err()
@@ -257,7 +249,7 @@ impl Channel for IrohChannel {
             return Ok(());
         }
         let result = outcome
-            .recv_timeout(close_budget(self.close_grace) + CLOSE_SLACK)
+            .recv_timeout(close_budget(CLOSE_GRACE) + CLOSE_SLACK)
             .unwrap_or(Err(ChannelError::Timeout));
         self.connection
             .close(VarInt::from_u32(CLOSE_DONE), b"session over");

@@ -26,7 +26,7 @@ pub use endpoint::{
     ALPN, DEFAULT_CONNECT_TIMEOUT, PeerLink, SessionEndpoint, TransportError, close_live_endpoints,
 };
 pub use heartbeat::{EventSink, HeartbeatConfig, RttStats};
-pub use iroh_channel::{DEFAULT_CLOSE_GRACE, IrohChannel};
+pub use iroh_channel::IrohChannel;
 pub use relay::{RELAY_ENV_VAR, RelayChoice, RelayChoiceError};
 pub use ticket::{Ticket, TicketError};
 

@@ -1,7 +1,7 @@
 //! Lint of the smaller sections: top-level keys, `name`, `spec_version`, `decision`,
 //! `commit_reveal`, `timing` and `shadow_judge`.
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::{Findings, join, kind, unknown_keys};
 use crate::canonical::PyJson;
@@ -37,8 +37,7 @@ pub fn lint_top_level(spec: &Map<String, Value>, findings: &mut Findings) {
         Some(other) => findings.error("name", format!("expected a string, found {}", kind(other))),
     }
     if let Some(version) = spec.get("spec_version") {
-        let value = Value::Object(spec.clone());
-        if let Err(error) = check_spec_version(&value) {
+        if let Err(error) = check_spec_version(&json!({ "spec_version": version })) {
             findings.error("spec_version", error.to_string());
         } else if version.as_str() != Some(SUPPORTED_SPEC_VERSION) {
             findings.warning(

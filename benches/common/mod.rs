@@ -1,0 +1,19 @@
+//! Helpers shared by the benchmark programs.
+
+/// CPU seconds (user + system, all threads) a process has used, from /proc/PID/stat.
+pub fn cpu_seconds(pid: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the parenthesised command name; utime and stime are the 12th and 13th.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // Linux reports these in USER_HZ, which is 100 on every architecture it supports.
+    (ticks(11) + ticks(12)) / 100.0
+}
