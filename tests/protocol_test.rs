@@ -363,3 +363,71 @@ fn the_example_protocol_lints_clean_and_plays() {
     assert_eq!(code, 0, "{report}");
     assert_eq!(report["host"]["winner"], report["guest"]["winner"]);
 }
+
+/// The interpreter starts without `site`: standard-library probes (copy's `org.python.core`,
+/// ntpath's `nt`) stay probes, and the first import only site-packages can satisfy attaches
+/// them, .pth files included.
+#[test]
+fn site_packages_are_attached_on_the_first_import_that_needs_them() {
+    let work = tempfile::tempdir().unwrap();
+    let user_base = work.path().join("userbase");
+    let site_dir = std::process::Command::new("python3")
+        .args(["-c", "import site; print(site.getusersitepackages())"])
+        .env("PYTHONUSERBASE", &user_base)
+        .output()
+        .expect("python3 (the interpreter the binary was built against) is needed");
+    let site_dir = PathBuf::from(String::from_utf8(site_dir.stdout).unwrap().trim());
+    let extra = work.path().join("only-via-pth");
+    std::fs::create_dir_all(&site_dir).unwrap();
+    std::fs::create_dir_all(&extra).unwrap();
+    std::fs::write(site_dir.join("probe.pth"), format!("{}\n", extra.display())).unwrap();
+    std::fs::write(extra.join("aigenora_pth_probe.py"), "VALUE = 'reached'\n").unwrap();
+
+    let protocol = work.path().join("protocol");
+    std::fs::create_dir_all(&protocol).unwrap();
+    std::fs::copy(
+        fixture("faulty").join("spec.json"),
+        protocol.join("spec.json"),
+    )
+    .unwrap();
+    let hooks = std::fs::read_to_string(fixture("faulty").join("hooks.py"))
+        .unwrap()
+        .replace(
+            "import time\n",
+            "import copy, ntpath, sys, time\n\nSITE_AT_IMPORT = 'site' in sys.modules\n\nimport aigenora_pth_probe\n",
+        )
+        .replace(
+            "return f\"ack {msg['n']}\"",
+            "return f\"ack {msg['n']} site_at_import={SITE_AT_IMPORT} probe={aigenora_pth_probe.VALUE}\"",
+        );
+    std::fs::write(protocol.join("hooks.py"), hooks).unwrap();
+
+    let output = aigenora()
+        .args(["protocol", "test", protocol.to_str().unwrap()])
+        .env("PYTHONUSERBASE", &user_base)
+        .env_remove("AIGENORA_EAGER_SITE")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("ack 3 site_at_import=False probe=reached"),
+        "{stdout}"
+    );
+
+    let eager = aigenora()
+        .args(["protocol", "test", protocol.to_str().unwrap()])
+        .env("PYTHONUSERBASE", &user_base)
+        .env("AIGENORA_EAGER_SITE", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&eager.stdout);
+    assert!(
+        stdout.contains("ack 3 site_at_import=True probe=reached"),
+        "{stdout}"
+    );
+}

@@ -18,6 +18,10 @@ const BUILD_PREFIX: &str = env!("AIGENORA_PYTHON_PREFIX");
 /// The build interpreter, used as `sys.executable` for hooks that start Python subprocesses.
 const BUILD_EXECUTABLE: &str = env!("AIGENORA_PYTHON_EXECUTABLE");
 
+/// Set (to anything but `0`) to process site-packages, .pth files and sitecustomize when
+/// the interpreter starts instead of on the first import that needs them.
+pub const EAGER_SITE_ENV: &str = "AIGENORA_EAGER_SITE";
+
 static STARTED: OnceLock<Result<(), String>> = OnceLock::new();
 
 /// Starts the interpreter (once) and installs the SDK. Safe to call from any thread.
@@ -32,6 +36,19 @@ pub fn start() -> Result<(), String> {
             })
         })
         .clone()
+}
+
+/// Runs `work` (which calls hooks many times) with this thread's Python thread state kept
+/// for its whole length. Without it every hook call would create and destroy a thread
+/// state (and its frame stack) on a thread CPython does not know.
+pub fn with_thread_state<T>(work: impl FnOnce() -> T + Send) -> T
+where
+    T: Send,
+{
+    match start() {
+        Ok(()) => Python::attach(|py| py.detach(work)),
+        Err(_) => work(),
+    }
 }
 
 /// Sets one PyConfig string field from UTF-8 text.
@@ -66,6 +83,8 @@ unsafe fn initialize() -> Result<(), String> {
         config.install_signal_handlers = 0;
         config.buffered_stdio = 0;
         config.parse_argv = 0;
+        // site-packages are attached on demand (see sdk_importer.py).
+        config.site_import = 0;
         let mut result = Ok(());
         if std::env::var_os("PYTHONHOME").is_none() && !BUILD_PREFIX.is_empty() {
             result = set_config_string!(&mut config, home, BUILD_PREFIX);
@@ -117,7 +136,10 @@ fn install_sdk(py: Python<'_>) -> PyResult<()> {
         files.set_item(path, (source, PyBytes::new(py, code)))?;
     }
     let magic = PyBytes::new(py, sdk::SDK_MAGIC);
-    importer.getattr("install")?.call1((files, magic))?;
+    let eager_site = std::env::var_os(EAGER_SITE_ENV).is_some_and(|v| !v.is_empty() && v != "0");
+    importer
+        .getattr("install")?
+        .call1((files, magic, eager_site))?;
     Ok(())
 }
 

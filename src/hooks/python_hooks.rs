@@ -116,15 +116,18 @@ fn instantiate<'py>(py: Python<'py>, hooks_file: &Path) -> PyResult<Bound<'py, P
         "aigenora_user_protocol_{}",
         &sha256_hex(resolved.to_string_lossy().as_bytes())[..16]
     );
-    let util = py.import("importlib.util")?;
-    let spec = util.call_method1("spec_from_file_location", (module_name, hooks_file))?;
+    // What importlib.util re-exports, without importing importlib.util (~4 ms per process).
+    let external = py.import("importlib._bootstrap_external")?;
+    let spec = external.call_method1("spec_from_file_location", (module_name, hooks_file))?;
     if spec.is_none() {
         return Err(pyo3::exceptions::PyImportError::new_err(format!(
             "cannot load hooks module: {}",
             hooks_file.display()
         )));
     }
-    let module = util.call_method1("module_from_spec", (&spec,))?;
+    let module = py
+        .import("importlib._bootstrap")?
+        .call_method1("module_from_spec", (&spec,))?;
     spec.getattr("loader")?
         .call_method1("exec_module", (&module,))?;
     let Ok(class) = module.getattr("Hooks") else {

@@ -6,17 +6,25 @@ magic number `magic`. Modules are served from memory by a finder placed first on
 sys.meta_path, so an `aigenora` installed in the interpreter's site-packages (for instance
 the reference client) never shadows ours. The prebuilt code is used only when this
 interpreter's magic number matches; otherwise the source is compiled, as before.
+
+The interpreter starts without `site` (most hooks import only the standard library and the
+SDK, and `site` with its .pth files can cost more than a whole self-play). `install` puts a
+finder last on sys.meta_path that runs `site.main()` (site-packages, .pth files,
+sitecustomize) on the first top-level import nothing else can satisfy, then answers it;
+with `eager_site` it runs at once instead.
 """
-import importlib.abc
-import importlib.util
-import linecache
+import importlib.machinery
+from importlib._bootstrap_external import MAGIC_NUMBER
 import marshal
+import os
 import sys
+import threading
 
 _ORIGIN = "<aigenora-sdk>/"
 
 
-class _EmbeddedSdk(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+# Plain classes, not importlib.abc/importlib.util (their imports cost every process ~15 ms).
+class _EmbeddedSdk:  # a meta path finder and loader
     def __init__(self, files, prebuilt):
         self._modules = {}
         for path, (source, code) in files.items():
@@ -32,12 +40,16 @@ class _EmbeddedSdk(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if entry is None:
             return None
         filename, _, _, is_package = entry
-        spec = importlib.util.spec_from_loader(fullname, self, origin=_ORIGIN + filename, is_package=is_package)
+        spec = importlib.machinery.ModuleSpec(fullname, self, origin=_ORIGIN + filename, is_package=is_package)
         spec.has_location = True
         return spec
 
     def create_module(self, spec):
         return None
+
+    def get_source(self, fullname):
+        """The module's source, which tracebacks show (linecache asks the loader)."""
+        return self._modules[fullname][1]
 
     def exec_module(self, module):
         filename, source, code, is_package = self._modules[module.__name__]
@@ -45,12 +57,57 @@ class _EmbeddedSdk(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         module.__file__ = origin
         if is_package:
             module.__path__ = []
-        linecache.cache[origin] = (len(source), None, source.splitlines(True), origin)
         code = marshal.loads(code) if code else compile(source, origin, "exec")
         exec(code, module.__dict__)
 
 
-def install(files, magic):
+_STDLIB = os.path.dirname(os.__file__) + os.sep
+
+
+def _imported_by_stdlib():
+    """Whether the import being resolved was started by a standard-library module (whose
+    optional imports, such as copy's `org.python.core`, are probes that should fail)."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
+        frame = frame.f_back
+    if frame is None:
+        return False  # started from Rust: a hooks dependency
+    filename = frame.f_code.co_filename
+    if filename.startswith("<frozen "):
+        return True  # a frozen stdlib module (os, ntpath, ...)
+    return filename.startswith(_STDLIB) and "-packages" + os.sep not in filename
+
+
+class _SitePackagesOnDemand:  # a meta path finder, last on sys.meta_path
+    def find_spec(self, fullname, path=None, target=None):
+        if path is not None or _imported_by_stdlib():
+            return None  # a submodule (its package was found already) or a stdlib probe
+        attach_site_packages()
+        return importlib.machinery.PathFinder.find_spec(fullname)
+
+
+_site_lock = threading.Lock()
+
+
+def attach_site_packages():
+    """Runs `site.main()` once: site-packages (with their .pth files) join sys.path."""
+    with _site_lock:
+        finders = [f for f in sys.meta_path if isinstance(f, _SitePackagesOnDemand)]
+        if not finders:
+            return
+        for finder in finders:
+            sys.meta_path.remove(finder)
+        import site
+
+        site.main()
+        importlib.invalidate_caches()
+
+
+def install(files, magic, eager_site):
     for name in [n for n in sys.modules if n == "aigenora" or n.startswith("aigenora.")]:
         del sys.modules[name]
-    sys.meta_path.insert(0, _EmbeddedSdk(files, magic == importlib.util.MAGIC_NUMBER))
+    sys.meta_path.insert(0, _EmbeddedSdk(files, magic == MAGIC_NUMBER))
+    if sys.flags.no_site:  # started without site (always, when the binary started it)
+        sys.meta_path.append(_SitePackagesOnDemand())
+        if eager_site:
+            attach_site_packages()

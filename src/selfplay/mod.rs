@@ -2,6 +2,7 @@
 //! own thread with its own hooks instance, joined by the in-memory duplex.
 
 pub mod adversarial;
+mod cpu;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -15,10 +16,11 @@ use crate::engine::{
     self, ControlMode, DisplaySink, EngineConfig, EngineError, EventLog, LocalInput, Outcome,
     ScriptStep, ScriptedInput,
 };
+use crate::hooks::interpreter;
 use crate::hooks::python_hooks::PythonHooks;
 use crate::session::claim_role_dir;
 use crate::spec::{FlowMode, Role, Spec};
-use crate::transport::memory::{MemoryChannel, duplex};
+use crate::transport::memory::{MemoryChannel, turn_taking_duplex};
 use crate::transport::{Channel, ChannelError};
 
 /// What to play.
@@ -64,7 +66,8 @@ impl SelfPlay {
     }
 
     pub fn run_with(&self, wrap_guest: ChannelWrapper) -> Result<[SideReport; 2], SelfPlayError> {
-        let (host_channel, guest_channel) = duplex();
+        let (host_channel, guest_channel) = turn_taking_duplex();
+        let shared_cpu = cpu::current();
         let (done_tx, done_rx) = mpsc::channel::<SideReport>();
         let free = self.spec.flow_mode() == Ok(FlowMode::Free);
         let waiting = [
@@ -95,7 +98,10 @@ impl SelfPlay {
             std::thread::Builder::new()
                 .name(format!("aigenora-{role}"))
                 .spawn(move || {
-                    let result = engine::run(&spec, &mut hooks, &mut channel, config);
+                    cpu::stay_on(shared_cpu);
+                    let result = interpreter::with_thread_state(|| {
+                        engine::run(&spec, &mut hooks, &mut channel, config)
+                    });
                     let _ = done.send(SideReport {
                         role,
                         result,

@@ -13,6 +13,7 @@ use super::reports::{record_end, report_to_server};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, chat_input, patch};
 use crate::client::RestClient;
 use crate::engine::{self, DisplaySink, EngineConfig, EventLog, Outcome};
+use crate::hooks::interpreter;
 use crate::hooks::python_hooks::PythonHooks;
 use crate::spec::{FlowMode, Role};
 use crate::transport::{
@@ -85,7 +86,8 @@ pub(crate) fn run_engine(
         pace: settings.pace,
         display: settings.display.clone(),
     };
-    engine::run(&protocol.spec, &mut hooks, channel, config).map_err(|e| e.to_string())
+    interpreter::with_thread_state(|| engine::run(&protocol.spec, &mut hooks, channel, config))
+        .map_err(|e| e.to_string())
 }
 
 /// What a handshake leaves for the engine.

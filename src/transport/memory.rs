@@ -1,7 +1,15 @@
 //! An in-process duplex: two [`Channel`] ends joined by queues, for `protocol test`.
+//!
+//! [`turn_taking_duplex`] also makes the two sides take turns: a side runs from the moment
+//! it receives a frame until it waits for the next one, and only then may the other side
+//! go on. Both sides of a self-play call hooks in one Python interpreter, so running them
+//! strictly in turn means the GIL never changes hands under contention; every hand-over is
+//! one wake-up of the side whose frame is ready. The protocol flows are turn-based already
+//! (a side waits for its peer's frame before it acts), so nothing they do changes.
 
-use std::sync::mpsc::{Receiver, Sender, channel};
-use std::time::Duration;
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -9,21 +17,54 @@ use super::{Channel, ChannelError};
 
 /// One end of an in-memory duplex.
 pub struct MemoryChannel {
-    outgoing: Option<Sender<Value>>,
-    incoming: Receiver<Value>,
+    link: Arc<Link>,
+    /// This end's index; the peer is `1 - side`.
+    side: usize,
     recv_timeout: Option<Duration>,
 }
 
-/// Two connected ends: what one sends, the other receives, in order.
+struct Link {
+    state: Mutex<LinkState>,
+    changed: Condvar,
+}
+
+struct LinkState {
+    /// Frames waiting for each end.
+    inbox: [VecDeque<Value>; 2],
+    /// Whether each end may still send (false after `close` or drop).
+    sending: [bool; 2],
+    /// Whether each end still exists.
+    present: [bool; 2],
+    /// Turn-taking duplexes: the end that is running, if any.
+    turn: Option<Option<usize>>,
+}
+
+/// Two connected ends: what one sends, the other receives, in order. Both run freely.
 pub fn duplex() -> (MemoryChannel, MemoryChannel) {
-    let (a_tx, a_rx) = channel();
-    let (b_tx, b_rx) = channel();
-    let end = |outgoing, incoming| MemoryChannel {
-        outgoing: Some(outgoing),
-        incoming,
+    pair(None)
+}
+
+/// Two connected ends that take turns (see the module docs).
+pub fn turn_taking_duplex() -> (MemoryChannel, MemoryChannel) {
+    pair(Some(None))
+}
+
+fn pair(turn: Option<Option<usize>>) -> (MemoryChannel, MemoryChannel) {
+    let link = Arc::new(Link {
+        state: Mutex::new(LinkState {
+            inbox: [VecDeque::new(), VecDeque::new()],
+            sending: [true; 2],
+            present: [true; 2],
+            turn,
+        }),
+        changed: Condvar::new(),
+    });
+    let end = |side| MemoryChannel {
+        link: link.clone(),
+        side,
         recv_timeout: None,
     };
-    (end(a_tx, b_rx), end(b_tx, a_rx))
+    (end(0), end(1))
 }
 
 impl MemoryChannel {
@@ -32,46 +73,123 @@ impl MemoryChannel {
         self.recv_timeout = Some(timeout);
         self
     }
+
+    fn peer(&self) -> usize {
+        1 - self.side
+    }
+
+    fn lock(&self) -> MutexGuard<'_, LinkState> {
+        self.link
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits for the next frame until `deadline` (`Ok(None)`: none came in time). On a
+    /// turn-taking duplex, gives up the turn while waiting and holds it again on return.
+    fn next_frame(&mut self, deadline: Option<Instant>) -> Result<Option<Value>, ChannelError> {
+        let (side, peer) = (self.side, self.peer());
+        let mut state = self.lock();
+        if let Some(turn) = state.turn.as_mut() {
+            // This side's turn ends: the peer may take it (and the frames sent meanwhile).
+            if *turn == Some(side) {
+                *turn = None;
+            }
+            self.link.changed.notify_all();
+        }
+        loop {
+            let ready = !state.inbox[side].is_empty()
+                || !state.sending[peer]
+                || deadline.is_some_and(|d| Instant::now() >= d);
+            if !ready {
+                state = self.wait(state, deadline);
+                continue;
+            }
+            match state.turn.as_mut() {
+                // Something to return, once the peer has finished its turn.
+                Some(Some(_)) => {
+                    state = self.wait(state, None);
+                    continue;
+                }
+                Some(turn) => *turn = Some(side),
+                None => {}
+            }
+            return match state.inbox[side].pop_front() {
+                Some(frame) => Ok(Some(frame)),
+                None if !state.sending[peer] => {
+                    Err(ChannelError::Closed("peer closed the channel".into()))
+                }
+                None => Ok(None),
+            };
+        }
+    }
+
+    fn wait<'a>(
+        &'a self,
+        state: MutexGuard<'a, LinkState>,
+        deadline: Option<Instant>,
+    ) -> MutexGuard<'a, LinkState> {
+        let changed = &self.link.changed;
+        match deadline {
+            None => changed.wait(state).unwrap_or_else(PoisonError::into_inner),
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match changed.wait_timeout(state, left) {
+                    Ok((guard, _)) => guard,
+                    Err(poisoned) => poisoned.into_inner().0,
+                }
+            }
+        }
+    }
 }
 
 impl Channel for MemoryChannel {
     fn send(&mut self, frame: &Value) -> Result<(), ChannelError> {
-        let sender = self
-            .outgoing
-            .as_ref()
-            .ok_or_else(|| ChannelError::Closed("channel closed locally".into()))?;
-        sender
-            .send(frame.clone())
-            .map_err(|_| ChannelError::Closed("peer is gone".into()))
+        let peer = self.peer();
+        let mut state = self.lock();
+        if !state.sending[self.side] {
+            return Err(ChannelError::Closed("channel closed locally".into()));
+        }
+        if !state.present[peer] {
+            return Err(ChannelError::Closed("peer is gone".into()));
+        }
+        state.inbox[peer].push_back(frame.clone());
+        // A turn-taking peer cannot go on before this side waits, which wakes it then.
+        if state.turn.is_none() {
+            self.link.changed.notify_all();
+        }
+        Ok(())
     }
 
     fn recv(&mut self) -> Result<Value, ChannelError> {
-        let closed = || ChannelError::Closed("peer closed the channel".into());
-        match self.recv_timeout {
-            None => self.incoming.recv().map_err(|_| closed()),
-            Some(timeout) => self
-                .incoming
-                .recv_timeout(timeout)
-                .map_err(|error| match error {
-                    std::sync::mpsc::RecvTimeoutError::Timeout => ChannelError::Timeout,
-                    std::sync::mpsc::RecvTimeoutError::Disconnected => closed(),
-                }),
-        }
+        let deadline = self.recv_timeout.map(|timeout| Instant::now() + timeout);
+        self.next_frame(deadline)?.ok_or(ChannelError::Timeout)
     }
 
     fn recv_timeout(&mut self, timeout: Duration) -> Result<Option<Value>, ChannelError> {
-        match self.incoming.recv_timeout(timeout) {
-            Ok(frame) => Ok(Some(frame)),
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Ok(None),
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                Err(ChannelError::Closed("peer closed the channel".into()))
-            }
-        }
+        self.next_frame(Some(Instant::now() + timeout))
     }
 
     fn close(&mut self) -> Result<(), ChannelError> {
-        self.outgoing = None;
+        self.lock().sending[self.side] = false;
+        self.link.changed.notify_all();
         Ok(())
+    }
+}
+
+impl Drop for MemoryChannel {
+    fn drop(&mut self) {
+        let side = self.side;
+        let mut state = self.lock();
+        state.sending[side] = false;
+        state.present[side] = false;
+        if let Some(turn) = state.turn.as_mut()
+            && *turn == Some(side)
+        {
+            *turn = None;
+        }
+        drop(state);
+        self.link.changed.notify_all();
     }
 }
 
@@ -82,14 +200,15 @@ mod tests {
 
     #[test]
     fn frames_queued_before_close_are_still_delivered() {
-        let (mut host, mut guest) = duplex();
-        host.send(&json!({"action": "a"})).unwrap();
-        host.send(&json!({"action": "end"})).unwrap();
-        host.close().unwrap();
-        drop(host);
-        assert_eq!(guest.recv().unwrap(), json!({"action": "a"}));
-        assert_eq!(guest.recv().unwrap(), json!({"action": "end"}));
-        assert!(matches!(guest.recv(), Err(ChannelError::Closed(_))));
+        for (mut host, mut guest) in [duplex(), turn_taking_duplex()] {
+            host.send(&json!({"action": "a"})).unwrap();
+            host.send(&json!({"action": "end"})).unwrap();
+            host.close().unwrap();
+            drop(host);
+            assert_eq!(guest.recv().unwrap(), json!({"action": "a"}));
+            assert_eq!(guest.recv().unwrap(), json!({"action": "end"}));
+            assert!(matches!(guest.recv(), Err(ChannelError::Closed(_))));
+        }
     }
 
     #[test]
@@ -97,5 +216,56 @@ mod tests {
         let (_host, guest) = duplex();
         let mut guest = guest.with_recv_timeout(Duration::from_millis(10));
         assert_eq!(guest.recv(), Err(ChannelError::Timeout));
+        let (_host, mut guest) = turn_taking_duplex();
+        assert_eq!(guest.recv_timeout(Duration::from_millis(10)), Ok(None));
+    }
+
+    #[test]
+    fn sending_to_a_dropped_end_fails() {
+        let (mut host, guest) = duplex();
+        drop(guest);
+        assert!(matches!(
+            host.send(&json!({"action": "a"})),
+            Err(ChannelError::Closed(_))
+        ));
+    }
+
+    /// Each side logs "start" and "end" around its work between two receives (sending comes
+    /// first); with turns no two sides' work ever overlaps, and every frame still arrives
+    /// in order.
+    #[test]
+    fn turn_taking_sides_never_run_at_once() {
+        let (host, guest) = turn_taking_duplex();
+        let log = Arc::new(Mutex::new(Vec::<String>::new()));
+        let play = |mut channel: MemoryChannel, name: &'static str, first: bool| {
+            let log = log.clone();
+            std::thread::spawn(move || {
+                // Work goes on after the send, as an engine's does (display, events).
+                let work = |channel: &mut MemoryChannel, round: u64| {
+                    log.lock().unwrap().push(format!("{name} start"));
+                    let _ = channel.send(&json!({"round": round})); // the last finds no peer
+                    std::thread::sleep(Duration::from_millis(2));
+                    log.lock().unwrap().push(format!("{name} end"));
+                };
+                if first {
+                    work(&mut channel, 0);
+                }
+                for round in 0..5 {
+                    let frame = channel.recv().unwrap();
+                    assert_eq!(frame["round"], round);
+                    work(&mut channel, round + u64::from(first));
+                }
+            })
+        };
+        let host = play(host, "host", true);
+        let guest = play(guest, "guest", false);
+        host.join().unwrap();
+        guest.join().unwrap();
+        let log = log.lock().unwrap();
+        assert_eq!(log.len(), 22);
+        for pair in log.chunks(2) {
+            let side = pair[0].split(' ').next().unwrap();
+            assert_eq!(pair, [format!("{side} start"), format!("{side} end")]);
+        }
     }
 }

@@ -2,7 +2,7 @@
 (used by the CLI, the web UI and the strategy runners)."""
 from __future__ import annotations
 
-import secrets
+import os
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +71,7 @@ def submit_decision(
         earlier = _previous_submission(state_dir, agent_id, idempotency_key)
         if earlier is not None:
             return _outcome(True, "duplicate_idempotency", key, value, earlier.get("decision_id"))
-    ident = f"dec_{secrets.token_hex(8)}"
+    ident = f"dec_{os.urandom(8).hex()}"
     record = dict(decision)
     record["_meta"] = {
         "decision_id": ident,

@@ -2,7 +2,6 @@
 decisions into running hooks (state.json, decisions.jsonl, consumed.jsonl, finalized.json)."""
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 import time
@@ -40,6 +39,8 @@ def decision_id(record: dict, position: int) -> str:
     explicit = (record.get("_meta") or {}).get("decision_id")
     if explicit:
         return explicit
+    import hashlib  # here, not at the top: loading OpenSSL costs every process ~2 ms
+
     canonical = json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
     return f"legacy:{position}:{digest}"

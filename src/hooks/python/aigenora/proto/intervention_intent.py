@@ -2,7 +2,7 @@
 (queued by the whisper bridge, turned into decisions when their window opens)."""
 from __future__ import annotations
 
-import secrets
+import os
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ class InterventionIntentStore:
     ) -> dict:
         """Queue an intent as `pending`; returns the stored record with its `intent_id`."""
         record = {
-            "intent_id": f"int_{secrets.token_hex(8)}",
+            "intent_id": f"int_{os.urandom(8).hex()}",
             "ts": utc_now(),
             "status": "pending",
             "scope": intent.get("scope", "once"),

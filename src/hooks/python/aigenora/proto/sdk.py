@@ -2,8 +2,7 @@
 strategy.json, events.jsonl (and, re-exported, the decision/ directory bus)."""
 from __future__ import annotations
 
-import hashlib
-import secrets
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -168,7 +167,9 @@ class StrategyStore:
 
 def commit_hash(choice: str | int, nonce: str | None = None) -> tuple[str, str]:
     """(nonce, sha256 hex of "<choice>:<nonce>"), drawing a 16-hex nonce when none is given."""
-    nonce = nonce or secrets.token_hex(8)
+    import hashlib  # here, not at the top: loading OpenSSL costs every process ~2 ms
+
+    nonce = nonce or os.urandom(8).hex()
     return nonce, hashlib.sha256(f"{choice}:{nonce}".encode("utf-8")).hexdigest()
 
 
