@@ -64,6 +64,9 @@ class DecisionBus:
         self.state_file = self.dir / "state.json"
         self.decisions_file = self.dir / "decisions.jsonl"
         self.consumed_file = self.dir / "consumed.jsonl"
+        self._state_tmp = self.state_file.with_suffix(".tmp")
+        self._finalized = self.dir / "finalized.json"
+        self._finalized_tmp = self._finalized.with_suffix(".tmp")
         self.timeout = timeout
         self.timeout_action = timeout_action
         self.fallback_value = fallback_value
@@ -80,7 +83,7 @@ class DecisionBus:
 
     def publish_state(self, state_dict: dict) -> None:
         """Announce the open window in state.json (what a submitter should match)."""
-        store_json(self.state_file, state_dict, tmp=self.state_file.with_suffix(".tmp"))
+        store_json(self.state_file, state_dict, tmp=self._state_tmp)
 
     def finalize_window(self, match_key: str, match_value: Any, reason: str = "consumed") -> None:
         self._write_finalized(match_key, match_value, reason)
@@ -90,7 +93,7 @@ class DecisionBus:
         return isinstance(closed, dict) and f"{match_key}:{match_value}" in closed
 
     def _finalized_file(self) -> Path:
-        return self.dir / "finalized.json"
+        return self._finalized
 
     def _write_finalized(self, match_key: str, match_value: Any, reason: str) -> None:
         # Window keys and values are scalars (round numbers and the like): nothing to copy.
@@ -106,8 +109,7 @@ class DecisionBus:
             closed[f"{match_key}:{match_value}"] = entry
             return closed
 
-        path = self._finalized_file()
-        update_json(path, close, tmp=path.with_suffix(".tmp"))
+        update_json(self._finalized, close, tmp=self._finalized_tmp)
 
     # -- reading submissions -------------------------------------------------------------
 

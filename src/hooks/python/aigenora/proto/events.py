@@ -5,14 +5,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from aigenora.proto.files import append_jsonl, read_jsonl, utc_now
+from aigenora.proto.files import append_jsonl, read_jsonl, state_file, utc_now
 
 
 class EventBus:
     """events.jsonl: the session's event stream for external agents and UIs."""
 
     def __init__(self, state_dir: str | Path):
-        self.events_file = Path(state_dir) / "events.jsonl"
+        self.events_file = state_file(state_dir, "events.jsonl")
         self._lock = threading.Lock()
 
     def emit(self, event_type: str, data: dict | None = None, summary: str | None = None) -> None:

@@ -21,9 +21,30 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat()
 
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def compact(obj: Any) -> str:
     """One-line JSON as written to every `.jsonl` file (UTF-8 kept, no spaces)."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return _COMPACT.encode(obj)
+
+
+def read_text(path: str | Path) -> str:
+    """A UTF-8 file's text (plain `open`: Path.read_text costs more, on every round)."""
+    with open(path, encoding="utf-8") as file:
+        return file.read()
+
+
+_state_files: dict[tuple[str, str], Path] = {}
+
+
+def state_file(state_dir: str | Path, name: str) -> Path:
+    """`Path(state_dir) / name`, built once per process (stores are created every round)."""
+    key = (os.fspath(state_dir), name)
+    path = _state_files.get(key)
+    if path is None:
+        path = _state_files[key] = Path(state_dir) / name
+    return path
 
 
 def _key(path: str | Path) -> str:
@@ -123,7 +144,7 @@ def store_json(path: Path, obj: Any, tmp: Path | None = None) -> None:
 
 def _read_file(path: Path, default: Any) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_text(path))
     except (OSError, ValueError):
         return default
 
@@ -207,7 +228,7 @@ def append_jsonl(path: Path, record: Any) -> None:
 def read_jsonl(path: Path) -> list[Any]:
     """Every parseable record of a JSON-lines file, skipping blank and broken lines."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_text(path).splitlines()
     except OSError:
         return []
     records = []

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from aigenora.proto.files import append_jsonl, read_jsonl, utc_now
+from aigenora.proto.files import append_jsonl, read_jsonl, state_file, utc_now
 
 
 class InterventionIntentStore:
@@ -14,7 +14,7 @@ class InterventionIntentStore:
 
     def __init__(self, state_dir: str | Path):
         self.state_dir = Path(state_dir)
-        self.file = self.state_dir / "intervention_intents.jsonl"
+        self.file = state_file(state_dir, "intervention_intents.jsonl")
 
     def append(
         self,
