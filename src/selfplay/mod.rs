@@ -74,11 +74,16 @@ impl SelfPlay {
             Arc::new(AtomicBool::new(false)),
             Arc::new(AtomicBool::new(false)),
         ];
+        let first_turns = [host_channel.first_turn(), guest_channel.first_turn()];
         let sides: [(Role, Box<dyn Channel>); 2] = [
             (Role::Host, Box::new(host_channel)),
             (Role::Guest, wrap_guest(guest_channel)),
         ];
-        for ((role, inner), waiting) in sides.into_iter().zip(waiting.iter().cloned()) {
+        let sides = sides
+            .into_iter()
+            .zip(first_turns)
+            .zip(waiting.iter().cloned());
+        for (((role, inner), first_turn), waiting) in sides {
             let mut channel = Watched { inner, waiting };
             let state_dir = claim_role_dir(&self.state_base, role)
                 .map_err(|e| SelfPlayError::StateDir(self.state_base.clone(), e))?;
@@ -99,6 +104,7 @@ impl SelfPlay {
                 .name(format!("aigenora-{role}"))
                 .spawn(move || {
                     cpu::stay_on(shared_cpu);
+                    channel.wait(|_| first_turn.take());
                     let result = interpreter::with_thread_state(|| {
                         engine::run(&spec, &mut hooks, &mut channel, config)
                     });

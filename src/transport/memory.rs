@@ -67,7 +67,44 @@ fn pair(turn: Option<Option<usize>>) -> (MemoryChannel, MemoryChannel) {
     (end(0), end(1))
 }
 
+/// Waits for, and takes, one end's first turn of a turn-taking duplex: its work before its
+/// first receive (hooks initialisation, say) then takes turns too.
+pub struct FirstTurn {
+    link: Arc<Link>,
+    side: usize,
+}
+
+impl FirstTurn {
+    pub fn take(self) {
+        let mut state = self
+            .link
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        while let Some(Some(holder)) = state.turn
+            && holder != self.side
+        {
+            state = self
+                .link
+                .changed
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        if let Some(turn) = state.turn.as_mut() {
+            *turn = Some(self.side);
+        }
+    }
+}
+
 impl MemoryChannel {
+    /// The handle to this end's first turn (to take on the thread that will use the end).
+    pub fn first_turn(&self) -> FirstTurn {
+        FirstTurn {
+            link: self.link.clone(),
+            side: self.side,
+        }
+    }
+
     /// Makes `recv` give up with [`ChannelError::Timeout`] after `timeout` of silence.
     pub fn with_recv_timeout(mut self, timeout: Duration) -> Self {
         self.recv_timeout = Some(timeout);
@@ -240,6 +277,7 @@ mod tests {
         let play = |mut channel: MemoryChannel, name: &'static str, first: bool| {
             let log = log.clone();
             std::thread::spawn(move || {
+                channel.first_turn().take();
                 // Work goes on after the send, as an engine's does (display, events).
                 let work = |channel: &mut MemoryChannel, round: u64| {
                     log.lock().unwrap().push(format!("{name} start"));
