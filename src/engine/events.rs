@@ -108,9 +108,19 @@ fn warn(event: &str, path: &Path, error: &std::io::Error) {
 
 /// UTC now as Python's `datetime.now(timezone.utc).isoformat()` prints it.
 pub fn iso_now() -> String {
-    chrono::Utc::now()
-        .format("%Y-%m-%dT%H:%M:%S%.6f+00:00")
-        .to_string()
+    use chrono::{Datelike, Timelike};
+    let now = chrono::Utc::now();
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}+00:00",
+        now.year(),
+        now.month(),
+        now.day(),
+        now.hour(),
+        now.minute(),
+        now.second(),
+        // A leap second shows as :59.999999 rather than a 7-digit fraction.
+        now.timestamp_subsec_micros().min(999_999)
+    )
 }
 
 #[cfg(test)]

@@ -4,8 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyList, PyTuple, PyType};
 use serde_json::{Map, Value};
 
 use super::convert::{from_python, to_python, to_python_dict};
@@ -161,18 +163,19 @@ fn overrides(instance: &Bound<'_, PyAny>, method: &str) -> PyResult<bool> {
 /// A hook's return value as the engine understands it: a HookResult, a bare dict (the
 /// response), or anything else (nothing).
 fn coerce_result(returned: &Bound<'_, PyAny>) -> PyResult<HookResult> {
+    static HOOK_RESULT: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     let py = returned.py();
-    let hook_result = py.import("aigenora.proto.hooks")?.getattr("HookResult")?;
-    if returned.is_instance(&hook_result)? {
-        let response = returned.getattr("response")?;
+    let hook_result = HOOK_RESULT.import(py, "aigenora.proto.hooks", "HookResult")?;
+    if returned.is_instance(hook_result)? {
+        let response = returned.getattr(intern!(py, "response"))?;
         return Ok(HookResult {
             response: if response.is_none() {
                 None
             } else {
                 Some(from_python(&response)?)
             },
-            completed: returned.getattr("completed")?.is_truthy()?,
-            abort: returned.getattr("abort")?.is_truthy()?,
+            completed: returned.getattr(intern!(py, "completed"))?.is_truthy()?,
+            abort: returned.getattr(intern!(py, "abort"))?.is_truthy()?,
         });
     }
     if returned.cast::<PyDict>().is_ok() {
