@@ -1,5 +1,6 @@
 //! Self-play (`protocol test`): the host and guest engines of one protocol dir, each on its
-//! own thread with its own hooks instance, joined by the in-memory duplex.
+//! own thread with its own hooks instance, joined by a turn-taking in-memory duplex: the
+//! sides run one at a time (as the flows do anyway), on one CPU, sharing one interpreter.
 
 pub mod adversarial;
 mod cpu;
