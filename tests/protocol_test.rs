@@ -365,8 +365,9 @@ fn the_example_protocol_lints_clean_and_plays() {
 }
 
 /// The interpreter starts without `site`: standard-library probes (copy's `org.python.core`,
-/// ntpath's `nt`) stay probes, and the first import only site-packages can satisfy attaches
-/// them, .pth files included.
+/// ntpath's `nt`) stay probes, and the first import only site-packages can satisfy — here
+/// through `importlib.import_module`, i.e. asked for by stdlib code on the hooks' behalf —
+/// attaches them, .pth files included.
 #[test]
 fn site_packages_are_attached_on_the_first_import_that_needs_them() {
     let work = tempfile::tempdir().unwrap();
@@ -394,7 +395,7 @@ fn site_packages_are_attached_on_the_first_import_that_needs_them() {
         .unwrap()
         .replace(
             "import time\n",
-            "import copy, ntpath, sys, time\n\nSITE_AT_IMPORT = 'site' in sys.modules\n\nimport aigenora_pth_probe\n",
+            "import copy, importlib, ntpath, sys, time\n\nSITE_AT_IMPORT = 'site' in sys.modules\n\naigenora_pth_probe = importlib.import_module('aigenora_pth_probe')\n",
         )
         .replace(
             "return f\"ack {msg['n']}\"",

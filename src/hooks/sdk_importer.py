@@ -1,6 +1,6 @@
 """Makes the SDK embedded in the aigenora binary importable as the `aigenora` package.
 
-The Rust side calls `install(files, magic)` once with {relative path: (source, code)}, where
+The Rust side calls `install(files, magic, eager_site)` once with {relative path: (source, code)}, where
 code is the module compiled at build time (marshal data) by an interpreter with bytecode
 magic number `magic`. Modules are served from memory by a finder placed first on
 sys.meta_path, so an `aigenora` installed in the interpreter's site-packages (for instance
@@ -10,8 +10,8 @@ interpreter's magic number matches; otherwise the source is compiled, as before.
 The interpreter starts without `site` (most hooks import only the standard library and the
 SDK, and `site` with its .pth files can cost more than a whole self-play). `install` puts a
 finder last on sys.meta_path that runs `site.main()` (site-packages, .pth files,
-sitecustomize) on the first top-level import nothing else can satisfy, then answers it;
-with `eager_site` it runs at once instead.
+sitecustomize) on the first top-level import nothing else can satisfy — other than the
+standard library's own platform probes — then answers it; with `eager_site` it runs at once.
 """
 import importlib.machinery
 from importlib._bootstrap_external import MAGIC_NUMBER
@@ -63,15 +63,25 @@ class _EmbeddedSdk:  # a meta path finder and loader
 
 _STDLIB = os.path.dirname(os.__file__) + os.sep
 
+# Modules the standard library tries to import and copes without, on platforms that lack
+# them (copy tries Jython's org.python.core; ntpath, subprocess and friends try Windows').
+_PLATFORM_PROBES = frozenset({
+    "_msi", "_overlapped", "_winapi", "_winreg", "_wmi", "java", "msvcrt", "nt", "org",
+    "vms_lib", "winreg", "winsound",
+})
 
-def _imported_by_stdlib():
-    """Whether the import being resolved was started by a standard-library module (whose
-    optional imports, such as copy's `org.python.core`, are probes that should fail)."""
+
+def _stdlib_probe(fullname):
+    """Whether this import is one of the standard library's platform probes: a name in
+    _PLATFORM_PROBES, asked for by a standard-library module itself (the same name asked
+    for by hooks, or by importlib.import_module on their behalf, is a real import)."""
+    if fullname not in _PLATFORM_PROBES:
+        return False
     frame = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
         frame = frame.f_back
     if frame is None:
-        return False  # started from Rust: a hooks dependency
+        return False  # asked for from Rust
     filename = frame.f_code.co_filename
     if filename.startswith("<frozen "):
         return True  # a frozen stdlib module (os, ntpath, ...)
@@ -80,8 +90,8 @@ def _imported_by_stdlib():
 
 class _SitePackagesOnDemand:  # a meta path finder, last on sys.meta_path
     def find_spec(self, fullname, path=None, target=None):
-        if path is not None or _imported_by_stdlib():
-            return None  # a submodule (its package was found already) or a stdlib probe
+        if path is not None or _stdlib_probe(fullname):
+            return None  # a submodule (its package was found already) or a platform probe
         attach_site_packages()
         return importlib.machinery.PathFinder.find_spec(fullname)
 
