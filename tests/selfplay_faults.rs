@@ -6,33 +6,16 @@ use std::time::Duration;
 
 use aigenora::engine::ControlMode;
 use aigenora::selfplay::SelfPlay;
-use aigenora::transport::memory::MemoryChannel;
-use aigenora::transport::{Channel, ChannelError};
 use serde_json::{Value, json};
 
-/// The guest's end of the pipe, rewriting its reveals after its engine validated them.
-struct CheatingGuest(MemoryChannel);
-
-impl Channel for CheatingGuest {
-    fn send(&mut self, frame: &Value) -> Result<(), ChannelError> {
-        let mut frame = frame.clone();
-        if frame["action"] == "reveal" {
-            frame["choice"] = json!(if frame["choice"] == "rock" {
-                "paper"
-            } else {
-                "rock"
-            });
-        }
-        self.0.send(&frame)
-    }
-    fn recv(&mut self) -> Result<Value, ChannelError> {
-        self.0.recv()
-    }
-    fn recv_timeout(&mut self, timeout: Duration) -> Result<Option<Value>, ChannelError> {
-        self.0.recv_timeout(timeout)
-    }
-    fn close(&mut self) -> Result<(), ChannelError> {
-        self.0.close()
+/// The guest's reveals, rewritten after its engine validated them.
+fn cheat(frame: &mut Value) {
+    if frame["action"] == "reveal" {
+        frame["choice"] = json!(if frame["choice"] == "rock" {
+            "paper"
+        } else {
+            "rock"
+        });
     }
 }
 
@@ -52,7 +35,7 @@ fn a_reveal_that_breaks_its_commitment_ends_the_match() {
         display: Arc::new(|_, _| {}),
     };
     let [host, guest] = play
-        .run_with(Box::new(|channel| Box::new(CheatingGuest(channel))))
+        .run_with(Box::new(|channel| Box::new(channel.rewriting_sends(cheat))))
         .unwrap();
     let host_outcome = host.result.unwrap();
     assert_eq!(

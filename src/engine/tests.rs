@@ -326,7 +326,7 @@ fn an_invalid_inbound_message_never_reaches_hooks() {
         }
     };
     let (host, _guest) = play(&guess_spec(), host, guest, dir.path(), |c| {
-        Box::new(Tamper(c, Box::new(cheat)))
+        Box::new(c.rewriting_sends(cheat))
     });
     assert_eq!(
         host.unwrap_err().to_string(),
@@ -475,25 +475,6 @@ fn simultaneous_rounds_commit_reveal_judge_and_end() {
 }
 
 /// Rewrites frames the guest sends after its own validation (a cheating guest).
-struct Tamper(MemoryChannel, Box<dyn Fn(&mut Value) + Send>);
-
-impl Channel for Tamper {
-    fn send(&mut self, frame: &Value) -> Result<(), ChannelError> {
-        let mut frame = frame.clone();
-        (self.1)(&mut frame);
-        self.0.send(&frame)
-    }
-    fn recv(&mut self) -> Result<Value, ChannelError> {
-        self.0.recv()
-    }
-    fn recv_timeout(&mut self, timeout: Duration) -> Result<Option<Value>, ChannelError> {
-        self.0.recv_timeout(timeout)
-    }
-    fn close(&mut self) -> Result<(), ChannelError> {
-        self.0.close()
-    }
-}
-
 #[test]
 fn a_reveal_that_breaks_its_commitment_is_caught() {
     let dir = tempfile::tempdir().unwrap();
@@ -504,7 +485,7 @@ fn a_reveal_that_breaks_its_commitment_is_caught() {
         }
     };
     let (host, guest) = play(&rps_spec(false), host, guest, dir.path(), |c| {
-        Box::new(Tamper(c, Box::new(cheat)))
+        Box::new(c.rewriting_sends(cheat))
     });
     assert_eq!(host.unwrap().reason.as_deref(), Some("commit_mismatch"));
     let guest = guest.unwrap();

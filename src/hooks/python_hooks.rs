@@ -139,10 +139,7 @@ fn instantiate<'py>(py: Python<'py>, hooks_file: &Path) -> PyResult<Bound<'py, P
         )));
     };
     let instance = class.call0()?;
-    let base = py
-        .import("aigenora.proto.hooks")?
-        .getattr("ProtocolHooks")?;
-    if !instance.is_instance(&base)? {
+    if !instance.is_instance(protocol_hooks_class(py)?)? {
         return Err(pyo3::exceptions::PyTypeError::new_err(
             "Hooks must inherit aigenora.proto.hooks.ProtocolHooks",
         ));
@@ -152,21 +149,28 @@ fn instantiate<'py>(py: Python<'py>, hooks_file: &Path) -> PyResult<Bound<'py, P
 
 /// Whether the instance's class defines `method` itself rather than inheriting the SDK's.
 fn overrides(instance: &Bound<'_, PyAny>, method: &str) -> PyResult<bool> {
-    let base = instance
-        .py()
-        .import("aigenora.proto.hooks")?
-        .getattr("ProtocolHooks")?;
+    let base = protocol_hooks_class(instance.py())?;
     let own = instance.get_type().getattr(method)?;
     Ok(!own.is(&base.getattr(method)?))
+}
+
+/// The SDK's `ProtocolHooks`, looked up once per process (the SDK is installed once).
+fn protocol_hooks_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    static CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    CLASS.import(py, "aigenora.proto.hooks", "ProtocolHooks")
+}
+
+/// The SDK's `HookResult`, looked up once per process.
+fn hook_result_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    static CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    CLASS.import(py, "aigenora.proto.hooks", "HookResult")
 }
 
 /// A hook's return value as the engine understands it: a HookResult, a bare dict (the
 /// response), or anything else (nothing).
 fn coerce_result(returned: &Bound<'_, PyAny>) -> PyResult<HookResult> {
-    static HOOK_RESULT: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     let py = returned.py();
-    let hook_result = HOOK_RESULT.import(py, "aigenora.proto.hooks", "HookResult")?;
-    if returned.is_instance(hook_result)? {
+    if returned.is_instance(hook_result_class(py)?)? {
         let response = returned.getattr(intern!(py, "response"))?;
         return Ok(HookResult {
             response: if response.is_none() {

@@ -12,8 +12,6 @@ use super::{SelfPlay, SelfPlayError};
 use crate::engine::EngineError;
 use crate::spec::Direction;
 use crate::spec::message::find_schema;
-use crate::transport::memory::MemoryChannel;
-use crate::transport::{Channel, ChannelError};
 
 /// One malformed frame and whether the host refused it.
 #[derive(Debug, Clone)]
@@ -34,11 +32,9 @@ pub fn run_suite(play: &SelfPlay) -> Result<Vec<CaseResult>, SelfPlayError> {
     let sent = Arc::new(Mutex::new(Vec::new()));
     let recorder = sent.clone();
     quiet.run_with(Box::new(move |channel| {
-        Box::new(Rewriting {
-            inner: channel,
-            sent: recorder,
-            replace: None,
-        })
+        Box::new(channel.rewriting_sends(move |frame| {
+            recorder.lock().expect("recorder lock").push(frame.clone());
+        }))
     }))?;
     let frames = sent.lock().expect("recorder lock").clone();
     let mut results = Vec::new();
@@ -71,12 +67,14 @@ fn run_case(
         timeout: play.timeout.min(Duration::from_secs(30)),
         ..play.clone()
     };
+    let mut sent = 0;
     let [host, _guest] = play.run_with(Box::new(move |channel| {
-        Box::new(Rewriting {
-            inner: channel,
-            sent: Arc::default(),
-            replace: Some((index, injected)),
-        })
+        Box::new(channel.rewriting_sends(move |frame| {
+            if sent == index {
+                *frame = injected.clone();
+            }
+            sent += 1;
+        }))
     }))?;
     let rejected_in_log = std::fs::read_to_string(host.state_dir.join("events.jsonl"))
         .unwrap_or_default()
@@ -194,36 +192,4 @@ fn variants(play: &SelfPlay, frame: &Value) -> Vec<(String, Value)> {
         out.push((format!("hex_malformed_{key}"), with(&key, json!("NOT-HEX"))));
     }
     out
-}
-
-/// The guest's channel end: records what the guest sends and can swap one frame.
-struct Rewriting {
-    inner: MemoryChannel,
-    sent: Arc<Mutex<Vec<Value>>>,
-    replace: Option<(usize, Value)>,
-}
-
-impl Channel for Rewriting {
-    fn send(&mut self, frame: &Value) -> Result<(), ChannelError> {
-        let mut sent = self.sent.lock().expect("recorder lock");
-        let index = sent.len();
-        sent.push(frame.clone());
-        drop(sent);
-        match &self.replace {
-            Some((target, replacement)) if *target == index => self.inner.send(replacement),
-            _ => self.inner.send(frame),
-        }
-    }
-
-    fn recv(&mut self) -> Result<Value, ChannelError> {
-        self.inner.recv()
-    }
-
-    fn recv_timeout(&mut self, timeout: Duration) -> Result<Option<Value>, ChannelError> {
-        self.inner.recv_timeout(timeout)
-    }
-
-    fn close(&mut self) -> Result<(), ChannelError> {
-        self.inner.close()
-    }
 }

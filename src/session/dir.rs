@@ -7,7 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value};
 
-use crate::engine::EventLog;
+use crate::engine::{EventLog, iso_now};
 use crate::spec::Role;
 
 pub const SESSION_FILE: &str = "session.json";
@@ -77,6 +77,21 @@ impl SessionDir {
     /// `session.json` as an object (empty when missing or unreadable).
     pub fn read(&self) -> Map<String, Value> {
         read_session_file(&self.root)
+    }
+
+    /// Records that this process starts playing `role`: `status: starting`, the start time
+    /// and the pid, with `details` (a JSON object) merged in. A write failure is not fatal:
+    /// the session can still be played.
+    pub fn record_start(&self, role: Role, details: Value) {
+        let mut record = Map::new();
+        record.insert("role".into(), role.as_str().into());
+        record.insert("status".into(), "starting".into());
+        if let Value::Object(details) = details {
+            record.extend(details);
+        }
+        record.insert("started_at".into(), iso_now().into());
+        record.insert("pid".into(), std::process::id().into());
+        let _ = self.update(record);
     }
 
     /// Merges `patch` into `session.json` (top-level keys replaced), atomically.

@@ -4,8 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::runner::{Handshaken, Play, PreloadedHooks, conclude, dial, play_over};
-use super::{PlaySettings, Protocol, SessionDir, SessionEnd, patch};
-use crate::engine::iso_now;
+use super::{PlaySettings, Protocol, SessionDir, SessionEnd};
 use crate::spec::{self, Role};
 use crate::transport::Ticket;
 
@@ -18,15 +17,14 @@ pub async fn guest(
     session_dir: SessionDir,
 ) -> Result<SessionEnd, String> {
     spec::validate_options(protocol.spec.value(), &options).map_err(|e| format!("options: {e}"))?;
-    let _ = session_dir.update(patch(json!({
-        "role": "guest",
-        "mode": "direct",
-        "status": "starting",
-        "protocol_dir": protocol.dir,
-        "protocol_id": protocol.spec.protocol_id(),
-        "started_at": iso_now(),
-        "pid": std::process::id(),
-    })));
+    session_dir.record_start(
+        Role::Guest,
+        json!({
+            "mode": "direct",
+            "protocol_dir": protocol.dir,
+            "protocol_id": protocol.spec.protocol_id(),
+        }),
+    );
     let hooks = PreloadedHooks::start(&protocol);
     let (endpoint, link) = dial(&settings, &ticket, session_dir.events()).await?;
     let display = settings.display.clone();

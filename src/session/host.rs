@@ -12,7 +12,7 @@ use super::runner::{Handshaken, Play, PreloadedHooks, announce_connection, concl
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, patch};
 use crate::api::invitation::{InvitationType, NewInvitation};
 use crate::client::RestClient;
-use crate::engine::{EventLog, iso_now};
+use crate::engine::EventLog;
 use crate::hooks::python_hooks::PythonHooks;
 use crate::hooks::{Hooks, HostMetadata, InitContext};
 use crate::spec::{self, Role};
@@ -59,15 +59,14 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, String> {
     } = request;
     let identity = client.identity().clone();
     let protocol_id = protocol.spec.protocol_id();
-    let _ = session_dir.update(patch(json!({
-        "role": "host",
-        "status": "starting",
-        "protocol_dir": protocol.dir,
-        "protocol_id": protocol_id,
-        "local_control_mode": settings.control_mode.as_str(),
-        "started_at": iso_now(),
-        "pid": std::process::id(),
-    })));
+    session_dir.record_start(
+        Role::Host,
+        json!({
+            "protocol_dir": protocol.dir,
+            "protocol_id": protocol_id,
+            "local_control_mode": settings.control_mode.as_str(),
+        }),
+    );
     let metadata = {
         let (protocol, options) = (protocol.clone(), options.clone());
         tokio::task::spawn_blocking(move || probe_metadata(&protocol, &options))

@@ -8,11 +8,10 @@ use super::handshake::GuestSide;
 use super::host::announce_peer;
 use super::reports::record_failed_start;
 use super::runner::{Handshaken, Play, PreloadedHooks, conclude, dial, play_over};
-use super::{PlaySettings, Protocol, SessionDir, SessionEnd, patch, prepare_protocol};
+use super::{PlaySettings, Protocol, SessionDir, SessionEnd, prepare_protocol};
 use crate::api::session::NewSession;
 use crate::client::RestClient;
 use crate::data_dir::DataDir;
-use crate::engine::iso_now;
 use crate::identity::{self, new_session_nonce};
 use crate::spec::{self, Role};
 use crate::transport::Ticket;
@@ -77,18 +76,17 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, String> {
         dir: prepared.dir.clone(),
         spec: prepared.spec,
     };
-    let _ = session_dir.update(patch(json!({
-        "role": "guest",
-        "status": "starting",
-        "post_id": post_id,
-        "protocol_id": invitation.protocol_id,
-        "protocol_dir": protocol.dir,
-        "protocol_source": prepared.source,
-        "local_control_mode": settings.control_mode.as_str(),
-        "peer_control_mode": invitation.host_control_mode.as_str(),
-        "started_at": iso_now(),
-        "pid": std::process::id(),
-    })));
+    session_dir.record_start(
+        Role::Guest,
+        json!({
+            "post_id": post_id,
+            "protocol_id": invitation.protocol_id,
+            "protocol_dir": protocol.dir,
+            "protocol_source": prepared.source,
+            "local_control_mode": settings.control_mode.as_str(),
+            "peer_control_mode": invitation.host_control_mode.as_str(),
+        }),
+    );
     (settings.display)(
         Role::Guest,
         &format!("[join] protocol_dir: {}", protocol.dir.display()),

@@ -35,27 +35,57 @@ struct LinkState {
     sending: [bool; 2],
     /// Whether each end still exists.
     present: [bool; 2],
-    /// Turn-taking duplexes: the end that is running, if any.
-    turn: Option<Option<usize>>,
+    /// Whether the ends take turns (see the module docs).
+    takes_turns: bool,
+    /// On a turn-taking duplex, the end that is running, if any.
+    turn: Option<usize>,
+}
+
+impl Link {
+    fn lock(&self) -> MutexGuard<'_, LinkState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits for a change until `deadline` (`None`: for as long as it takes).
+    fn wait<'a>(
+        &self,
+        state: MutexGuard<'a, LinkState>,
+        deadline: Option<Instant>,
+    ) -> MutexGuard<'a, LinkState> {
+        match deadline {
+            None => self
+                .changed
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner),
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match self.changed.wait_timeout(state, left) {
+                    Ok((guard, _)) => guard,
+                    Err(poisoned) => poisoned.into_inner().0,
+                }
+            }
+        }
+    }
 }
 
 /// Two connected ends: what one sends, the other receives, in order. Both run freely.
 pub fn duplex() -> (MemoryChannel, MemoryChannel) {
-    pair(None)
+    pair(false)
 }
 
 /// Two connected ends that take turns (see the module docs).
 pub fn turn_taking_duplex() -> (MemoryChannel, MemoryChannel) {
-    pair(Some(None))
+    pair(true)
 }
 
-fn pair(turn: Option<Option<usize>>) -> (MemoryChannel, MemoryChannel) {
+fn pair(takes_turns: bool) -> (MemoryChannel, MemoryChannel) {
     let link = Arc::new(Link {
         state: Mutex::new(LinkState {
             inbox: [VecDeque::new(), VecDeque::new()],
             sending: [true; 2],
             present: [true; 2],
-            turn,
+            takes_turns,
+            turn: None,
         }),
         changed: Condvar::new(),
     });
@@ -76,23 +106,14 @@ pub struct FirstTurn {
 
 impl FirstTurn {
     pub fn take(self) {
-        let mut state = self
-            .link
-            .state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        while let Some(Some(holder)) = state.turn
-            && holder != self.side
-        {
-            state = self
-                .link
-                .changed
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
+        let mut state = self.link.lock();
+        if !state.takes_turns {
+            return;
         }
-        if let Some(turn) = state.turn.as_mut() {
-            *turn = Some(self.side);
+        while state.turn.is_some_and(|holder| holder != self.side) {
+            state = self.link.wait(state, None);
         }
+        state.turn = Some(self.side);
     }
 }
 
@@ -111,26 +132,31 @@ impl MemoryChannel {
         self
     }
 
-    fn peer(&self) -> usize {
-        1 - self.side
+    /// This end, with every outgoing frame passed through `rewrite` first: a peer that
+    /// records, tampers with or swaps what it sends (tests, the adversarial suite).
+    pub fn rewriting_sends(
+        self,
+        rewrite: impl FnMut(&mut Value) + Send + 'static,
+    ) -> RewritingSends {
+        RewritingSends {
+            inner: self,
+            rewrite: Box::new(rewrite),
+        }
     }
 
-    fn lock(&self) -> MutexGuard<'_, LinkState> {
-        self.link
-            .state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+    fn peer(&self) -> usize {
+        1 - self.side
     }
 
     /// Waits for the next frame until `deadline` (`Ok(None)`: none came in time). On a
     /// turn-taking duplex, gives up the turn while waiting and holds it again on return.
     fn next_frame(&mut self, deadline: Option<Instant>) -> Result<Option<Value>, ChannelError> {
         let (side, peer) = (self.side, self.peer());
-        let mut state = self.lock();
-        if let Some(turn) = state.turn.as_mut() {
+        let mut state = self.link.lock();
+        if state.takes_turns {
             // This side's turn ends: the peer may take it (and the frames sent meanwhile).
-            if *turn == Some(side) {
-                *turn = None;
+            if state.turn == Some(side) {
+                state.turn = None;
             }
             self.link.changed.notify_all();
         }
@@ -139,17 +165,16 @@ impl MemoryChannel {
                 || !state.sending[peer]
                 || deadline.is_some_and(|d| Instant::now() >= d);
             if !ready {
-                state = self.wait(state, deadline);
+                state = self.link.wait(state, deadline);
                 continue;
             }
-            match state.turn.as_mut() {
-                // Something to return, once the peer has finished its turn.
-                Some(Some(_)) => {
-                    state = self.wait(state, None);
+            if state.takes_turns {
+                if state.turn.is_some() {
+                    // Something to return, once the peer has finished its turn.
+                    state = self.link.wait(state, None);
                     continue;
                 }
-                Some(turn) => *turn = Some(side),
-                None => {}
+                state.turn = Some(side);
             }
             return match state.inbox[side].pop_front() {
                 Some(frame) => Ok(Some(frame)),
@@ -160,30 +185,12 @@ impl MemoryChannel {
             };
         }
     }
-
-    fn wait<'a>(
-        &'a self,
-        state: MutexGuard<'a, LinkState>,
-        deadline: Option<Instant>,
-    ) -> MutexGuard<'a, LinkState> {
-        let changed = &self.link.changed;
-        match deadline {
-            None => changed.wait(state).unwrap_or_else(PoisonError::into_inner),
-            Some(deadline) => {
-                let left = deadline.saturating_duration_since(Instant::now());
-                match changed.wait_timeout(state, left) {
-                    Ok((guard, _)) => guard,
-                    Err(poisoned) => poisoned.into_inner().0,
-                }
-            }
-        }
-    }
 }
 
 impl Channel for MemoryChannel {
     fn send(&mut self, frame: &Value) -> Result<(), ChannelError> {
         let peer = self.peer();
-        let mut state = self.lock();
+        let mut state = self.link.lock();
         if !state.sending[self.side] {
             return Err(ChannelError::Closed("channel closed locally".into()));
         }
@@ -192,7 +199,7 @@ impl Channel for MemoryChannel {
         }
         state.inbox[peer].push_back(frame.clone());
         // A turn-taking peer cannot go on before this side waits, which wakes it then.
-        if state.turn.is_none() {
+        if !state.takes_turns {
             self.link.changed.notify_all();
         }
         Ok(())
@@ -208,7 +215,7 @@ impl Channel for MemoryChannel {
     }
 
     fn close(&mut self) -> Result<(), ChannelError> {
-        self.lock().sending[self.side] = false;
+        self.link.lock().sending[self.side] = false;
         self.link.changed.notify_all();
         Ok(())
     }
@@ -217,16 +224,40 @@ impl Channel for MemoryChannel {
 impl Drop for MemoryChannel {
     fn drop(&mut self) {
         let side = self.side;
-        let mut state = self.lock();
+        let mut state = self.link.lock();
         state.sending[side] = false;
         state.present[side] = false;
-        if let Some(turn) = state.turn.as_mut()
-            && *turn == Some(side)
-        {
-            *turn = None;
+        if state.turn == Some(side) {
+            state.turn = None;
         }
         drop(state);
         self.link.changed.notify_all();
+    }
+}
+
+/// A [`MemoryChannel`] end that rewrites what it sends ([`MemoryChannel::rewriting_sends`]).
+pub struct RewritingSends {
+    inner: MemoryChannel,
+    rewrite: Box<dyn FnMut(&mut Value) + Send>,
+}
+
+impl Channel for RewritingSends {
+    fn send(&mut self, frame: &Value) -> Result<(), ChannelError> {
+        let mut frame = frame.clone();
+        (self.rewrite)(&mut frame);
+        self.inner.send(&frame)
+    }
+
+    fn recv(&mut self) -> Result<Value, ChannelError> {
+        self.inner.recv()
+    }
+
+    fn recv_timeout(&mut self, timeout: Duration) -> Result<Option<Value>, ChannelError> {
+        self.inner.recv_timeout(timeout)
+    }
+
+    fn close(&mut self) -> Result<(), ChannelError> {
+        self.inner.close()
     }
 }
 
