@@ -6,6 +6,7 @@ mod community;
 use std::time::Duration;
 
 use aigenora::api::invitation::{BrowseFilter, InvitationType, NewInvitation};
+use aigenora::client::RestClient;
 use aigenora::identity::Identity;
 use community::*;
 use serde_json::{Value, json};
@@ -15,6 +16,18 @@ fn post(host: &Identity, protocol_id: &str, seed: u32) -> NewInvitation {
     new.message = "Greeting".into();
     new.tags = vec!["game".into(), "greet".into()];
     new
+}
+
+/// Three invitations by `host` for `protocol_id` (the most one key may offer); their ids.
+async fn offer_three(client: &RestClient, host: &Identity, protocol_id: &str) -> Vec<String> {
+    let mut ids = Vec::new();
+    for seed in 0..3 {
+        let lease = client
+            .create_invitation(&post(host, protocol_id, seed))
+            .await;
+        ids.push(lease.unwrap().post_id);
+    }
+    ids
 }
 
 async fn create_raw(server: &TestServer, who: &Identity, body: Value) -> Raw {
@@ -190,16 +203,7 @@ async fn owners_renew_and_cancel_others_cannot_and_a_fourth_offer_is_refused() {
     let server = TestServer::start(&[]);
     let (alice, client) = server.registered("alice").await;
     let protocol_id = register_test_protocol(&client, "Greeting", 1).await;
-    let mut ids = Vec::new();
-    for seed in 0..3 {
-        ids.push(
-            client
-                .create_invitation(&post(&alice, &protocol_id, seed))
-                .await
-                .unwrap()
-                .post_id,
-        );
-    }
+    let ids = offer_three(&client, &alice, &protocol_id).await;
     let fourth = client
         .create_invitation(&post(&alice, &protocol_id, 4))
         .await
@@ -345,16 +349,7 @@ async fn expiry_is_enforced_on_every_read() {
     let server = TestServer::start(&["--invitation-ttl-seconds", "1"]);
     let (alice, client) = server.registered("alice").await;
     let protocol_id = register_test_protocol(&client, "Greeting", 1).await;
-    let mut ids = Vec::new();
-    for seed in 0..3 {
-        ids.push(
-            client
-                .create_invitation(&post(&alice, &protocol_id, seed))
-                .await
-                .unwrap()
-                .post_id,
-        );
-    }
+    let ids = offer_three(&client, &alice, &protocol_id).await;
     let reader = server.client(&Identity::generate());
     assert_eq!(
         reader.browse(&BrowseFilter::default()).await.unwrap().total,

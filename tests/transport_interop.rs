@@ -99,8 +99,14 @@ impl Drop for ReferencePeer {
     }
 }
 
-/// Our side of the conversation in tests/interop/reference_iroh_peer.py.
+/// Our side of the conversation in tests/interop/reference_iroh_peer.py, with our heartbeat
+/// running: the reference must answer our pings.
 fn converse(channel: &mut IrohChannel, role: &str) {
+    let events = EventLog::default();
+    channel.start_heartbeat(
+        HeartbeatConfig::from_seconds(0.3, 0.0).unwrap(),
+        events.sink(),
+    );
     let hello = json!({"hello": role, "text": "héllo ♥ 🎲"});
     let peer_hello = if role == "guest" {
         channel.send(&hello).unwrap();
@@ -130,6 +136,11 @@ fn converse(channel: &mut IrohChannel, role: &str) {
     eprintln!("[{role}] close returned after {:?}", started.elapsed());
     assert_eq!(channel.recv().unwrap(), json!({"action": "bye"}));
     assert!(matches!(channel.recv(), Err(ChannelError::Closed(_))));
+    assert!(
+        channel.rtt().samples >= 1,
+        "the reference answers our pings"
+    );
+    eprintln!("[{role}] RTT with the reference: {:?}", channel.rtt());
 }
 
 fn check_reference_report(report: &Value) {
@@ -162,17 +173,7 @@ fn the_reference_dials_our_host() {
             endpoint,
         )
     });
-    let events = EventLog::default();
-    channel.start_heartbeat(
-        HeartbeatConfig::from_seconds(0.3, 0.0).unwrap(),
-        events.sink(),
-    );
     converse(&mut channel, "host");
-    assert!(
-        channel.rtt().samples >= 1,
-        "the reference answers our pings"
-    );
-    eprintln!("RTT with the reference: {:?}", channel.rtt());
     check_reference_report(&reference.next_report("received"));
     reference.finish();
 }
@@ -199,16 +200,7 @@ fn our_guest_dials_the_reference_host() {
             endpoint,
         )
     });
-    let events = EventLog::default();
-    channel.start_heartbeat(
-        HeartbeatConfig::from_seconds(0.3, 0.0).unwrap(),
-        events.sink(),
-    );
     converse(&mut channel, "guest");
-    assert!(
-        channel.rtt().samples >= 1,
-        "the reference answers our pings"
-    );
     check_reference_report(&reference.next_report("received"));
     reference.finish();
 }
