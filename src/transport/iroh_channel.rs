@@ -9,7 +9,9 @@
 //! Ending cleanly (the reference can lose its last frame here): [`Channel::close`] runs the
 //! sequence in [`super::shutdown`], which never cuts off a peer that is still consuming
 //! (bounded by the close grace). `recv` always hands out every frame already received before
-//! it reports [`ChannelError::Closed`].
+//! it reports [`ChannelError::Closed`]; from then on `send` reports it too, without waiting
+//! for the peer's connection close to arrive (it follows the end of its stream by a round
+//! trip or more).
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
@@ -195,6 +197,9 @@ impl Channel for IrohChannel {
     fn send(&mut self, frame: &Value) -> Result<(), ChannelError> {
         if self.closed_locally {
             return Err(ChannelError::Closed("channel closed locally".into()));
+        }
+        if let Some(ended) = &self.ended {
+            return Err(ended.clone());
         }
         let bytes = encode_line(frame)?;
         let (done, outcome) = sync_channel(1);

@@ -21,6 +21,8 @@ pub struct MemoryChannel {
     /// This end's index; the peer is `1 - side`.
     side: usize,
     recv_timeout: Option<Duration>,
+    /// Set once `recv` has reported that the peer closed.
+    peer_ended: bool,
 }
 
 struct Link {
@@ -93,6 +95,7 @@ fn pair(takes_turns: bool) -> (MemoryChannel, MemoryChannel) {
         link: link.clone(),
         side,
         recv_timeout: None,
+        peer_ended: false,
     };
     (end(0), end(1))
 }
@@ -179,6 +182,7 @@ impl MemoryChannel {
             return match state.inbox[side].pop_front() {
                 Some(frame) => Ok(Some(frame)),
                 None if !state.sending[peer] => {
+                    self.peer_ended = true;
                     Err(ChannelError::Closed("peer closed the channel".into()))
                 }
                 None => Ok(None),
@@ -196,6 +200,9 @@ impl Channel for MemoryChannel {
         }
         if !state.present[peer] {
             return Err(ChannelError::Closed("peer is gone".into()));
+        }
+        if self.peer_ended {
+            return Err(ChannelError::Closed("peer closed the channel".into()));
         }
         state.inbox[peer].push_back(frame.clone());
         // A turn-taking peer cannot go on before this side waits, which wakes it then.
@@ -286,6 +293,18 @@ mod tests {
         assert_eq!(guest.recv(), Err(ChannelError::Timeout));
         let (_host, mut guest) = turn_taking_duplex();
         assert_eq!(guest.recv_timeout(Duration::from_millis(10)), Ok(None));
+    }
+
+    #[test]
+    fn sending_after_the_peer_closed_is_refused_once_recv_said_so() {
+        let (mut host, mut guest) = duplex();
+        guest.close().unwrap();
+        host.send(&json!({"action": "still listening?"})).unwrap();
+        assert!(matches!(host.recv(), Err(ChannelError::Closed(_))));
+        assert!(matches!(
+            host.send(&json!({"action": "anyone?"})),
+            Err(ChannelError::Closed(_))
+        ));
     }
 
     #[test]

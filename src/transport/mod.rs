@@ -50,7 +50,8 @@ pub enum ChannelError {
 }
 
 /// A bidirectional, ordered stream of JSON frames. Implementations deliver every frame the
-/// peer sent before reporting [`ChannelError::Closed`].
+/// peer sent before reporting [`ChannelError::Closed`]; once `recv` has reported it, the
+/// peer has left the session and `send` reports it too.
 pub trait Channel: Send {
     /// Sends one frame.
     fn send(&mut self, frame: &Value) -> Result<(), ChannelError>;
