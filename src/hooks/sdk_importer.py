@@ -13,12 +13,12 @@ finder last on sys.meta_path that runs `site.main()` (site-packages, .pth files,
 sitecustomize) on the first top-level import nothing else can satisfy — other than the
 standard library's own platform probes — then answers it; with `eager_site` it runs at once.
 """
+import _thread
 import importlib.machinery
 from importlib._bootstrap_external import MAGIC_NUMBER
 import marshal
 import os
 import sys
-import threading
 
 _ORIGIN = "<aigenora-sdk>/"
 
@@ -96,7 +96,7 @@ class _SitePackagesOnDemand:  # a meta path finder, last on sys.meta_path
         return importlib.machinery.PathFinder.find_spec(fullname)
 
 
-_site_lock = threading.Lock()
+_site_lock = _thread.allocate_lock()
 
 
 def attach_site_packages():

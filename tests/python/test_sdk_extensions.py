@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 import unittest
 from pathlib import Path
 
@@ -155,7 +157,20 @@ class Options(unittest.TestCase):
         self.assertEqual(draws(seeded_rng({"seed": 4}, "host")), draws(random.Random("4:host")))
         self.assertNotEqual(draws(seeded_rng({"seed": 4}, "host")), draws(seeded_rng({"seed": 4}, "guest")))
         self.assertNotEqual(draws(seeded_rng({"seed": 0}, "host")), draws(seeded_rng({"seed": 1}, "host")))
-        self.assertIsInstance(seeded_rng({}, "host"), random.Random)
+        self.assertNotEqual(draws(seeded_rng({}, "host")), draws(seeded_rng({}, "host")))
+
+    def test_seeded_rng_imports_random_only_when_drawn_from(self):
+        probe = (
+            "import sys; sys.path.insert(0, sys.argv[1])\n"
+            "from aigenora.proto.options import seeded_rng\n"
+            "rng = seeded_rng({'seed': 1}, 'host')\n"
+            "print('random' in sys.modules, end=' ')\n"
+            "rng.randint(1, 6)\n"
+            "print('random' in sys.modules)\n"
+        )
+        result = subprocess.run([sys.executable, "-S", "-c", probe, str(harness.OUR_SDK)],
+                                capture_output=True, text=True, check=True)
+        self.assertEqual(result.stdout, "False True\n")
 
     def test_script_option(self):
         self.assertEqual(script_option({"moves": "Up, down  UP,,"}, "moves", WAYS), ["up", "down", "up"])

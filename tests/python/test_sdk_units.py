@@ -149,6 +149,17 @@ class StateFiles(unittest.TestCase):
         store.write("last_guess", 42)
         self.assertEqual(store.read_int("last_guess"), 42)
 
+    def test_utc_now_writes_what_datetime_isoformat_writes(self):
+        from datetime import datetime, timezone
+
+        for ns in (0, 1_796_010_432_000_000_000, 1_796_010_432_123_456_789, 951_782_400_000_001_000):
+            with mock.patch.object(files.time, "time_ns", return_value=ns):
+                stamp = files.utc_now()
+            seconds, micros = divmod(ns // 1000, 1_000_000)
+            expected = datetime.fromtimestamp(seconds, timezone.utc).replace(microsecond=micros)
+            self.assertEqual(stamp, expected.isoformat())
+        self.assertEqual(datetime.fromisoformat(files.utc_now()).utcoffset().total_seconds(), 0)
+
     def test_strategy_store_audits_changes(self):
         store = StrategyStore(self.dir)
         self.assertEqual(store.read(), {})

@@ -3,7 +3,9 @@ snapshot.json for UIs and an append-only log in details.jsonl. Text is never int
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
 
 from aigenora.proto.hooks import ProtocolHooks
 

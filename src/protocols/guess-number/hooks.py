@@ -3,7 +3,9 @@ each guess with higher / lower / correct; the guest narrows the range (bisection
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
 
 from aigenora.proto.hooks import HookResult, ProtocolHooks
 from aigenora.proto.options import option, seeded_rng

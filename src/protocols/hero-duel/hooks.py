@@ -8,7 +8,9 @@ it plays with (proto_host_metadata), so a guest joining with those options judge
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
 
 from aigenora.proto.choices import RoundChoices
 from aigenora.proto.hooks import HookResult, ProtocolHooks

@@ -1,7 +1,9 @@
 """Local control modes (autonomous / hybrid / human): parsing and the hooks capability check."""
 from __future__ import annotations
 
-from typing import Any, Iterable
+TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 AUTONOMOUS = "autonomous"
 HYBRID = "hybrid"

@@ -4,7 +4,9 @@ whisper overrides and the policy extension points."""
 from __future__ import annotations
 
 import time
-from typing import Any
+TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
 
 from aigenora.proto import policy_materializer
 from aigenora.proto.events import EventBus

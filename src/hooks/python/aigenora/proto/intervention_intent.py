@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
 
 from aigenora.proto.files import append_jsonl, read_jsonl, state_file, utc_now
 

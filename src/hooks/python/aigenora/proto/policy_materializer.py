@@ -2,7 +2,9 @@
 strategy into decisions in decision/decisions.jsonl (never overriding an explicit decision)."""
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
 
 from aigenora.proto.decide_gateway import submit_decision
 from aigenora.proto.decision_bus import GENERATED_ORIGINS

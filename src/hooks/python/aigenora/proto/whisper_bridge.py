@@ -3,7 +3,9 @@ structured intent or command with keyword rules (bilingual, no LLM, no side effe
 from __future__ import annotations
 
 import re
-from typing import Any
+TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
 
 # Trigger words. The exact word sets are part of the observable behaviour shared with the
 # reference client, so a hint parses the same way on either implementation.
