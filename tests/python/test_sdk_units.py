@@ -149,6 +149,45 @@ class StateFiles(unittest.TestCase):
         store.write("last_guess", 42)
         self.assertEqual(store.read_int("last_guess"), 42)
 
+    def test_clone_json_is_the_json_round_trip(self):
+        import enum
+        import math
+
+        class Level(enum.IntEnum):
+            HIGH = 3
+
+        class Name(str):
+            pass
+
+        deep = current = {}
+        for _ in range(100):
+            current["next"] = current = {}
+        shared = {"k": [1, 2]}
+        values = [
+            {"a": 1, "b": [True, None, 2.5, "ü\n"], "c": {"d": {"e": []}}},
+            {"t": (1, (2, 3)), 1: "int key", 2.5: "float key", None: "none", True: "bool"},
+            {"t": (1, (2, [3]))}, {"1": "str first", 1: "int later"}, [Level.HIGH, Name("x"), {"k": Level.HIGH}],
+            [float("inf"), -0.0, 10**30, "\ud800"], deep, [shared, shared], "plain", 7, None,
+        ]
+        def typed(value):  # the value with every type spelled out
+            if isinstance(value, dict):
+                return ("dict", [(typed(k), typed(v)) for k, v in value.items()])
+            if isinstance(value, list):
+                return ("list", [typed(item) for item in value])
+            return (type(value).__name__, repr(value))
+
+        for value in values:
+            self.assertEqual(typed(files.clone_json(value)), typed(json.loads(files.compact(value))))
+        copy = files.clone_json([shared, shared])
+        self.assertIsNot(copy[0], shared)
+        self.assertIsNot(copy[0], copy[1])
+        self.assertTrue(math.isnan(files.clone_json([float("nan")])[0]))
+        circular = {"a": []}
+        circular["a"].append(circular)
+        self.assertRaisesRegex(ValueError, "Circular reference", files.clone_json, circular)
+        self.assertRaisesRegex(TypeError, "not JSON serializable", files.clone_json, {"s": {1}})
+        self.assertRaisesRegex(TypeError, "keys must be", files.clone_json, {(1, 2): 3})
+
     def test_utc_now_writes_what_datetime_isoformat_writes(self):
         from datetime import datetime, timezone
 

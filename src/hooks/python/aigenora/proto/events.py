@@ -1,7 +1,6 @@
 """events.jsonl: the session event stream that hooks, decision windows and the engine append to."""
 from __future__ import annotations
 
-import _thread
 from pathlib import Path
 TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
 if TYPE_CHECKING:
@@ -15,7 +14,6 @@ class EventBus:
 
     def __init__(self, state_dir: str | Path):
         self.events_file = state_file(state_dir, "events.jsonl")
-        self._lock = _thread.allocate_lock()
 
     def emit(self, event_type: str, data: dict | None = None, summary: str | None = None) -> None:
         record: dict[str, Any] = {"ts": utc_now(), "type": event_type}
@@ -23,8 +21,7 @@ class EventBus:
             record["data"] = data
         if summary:
             record["summary"] = summary
-        with self._lock:
-            append_jsonl(self.events_file, record)
+        append_jsonl(self.events_file, record)  # one write of a whole line
 
     def read_events(self, after_ts: str | None = None) -> list[dict]:
         events = read_jsonl(self.events_file)

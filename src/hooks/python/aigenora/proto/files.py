@@ -53,9 +53,19 @@ def state_file(state_dir: str | Path, name: str) -> Path:
     return path
 
 
+_absolute_keys: dict[str | Path, str] = {}
+
+
 def _key(path: str | Path) -> str:
-    name = os.fspath(path)
-    return name if os.path.isabs(name) else os.path.abspath(name)
+    """The absolute path naming a file in the caches below (remembered for absolute paths,
+    which no chdir changes)."""
+    key = _absolute_keys.get(path)
+    if key is None:
+        name = os.fspath(path)
+        if not os.path.isabs(name):
+            return os.path.abspath(name)
+        key = _absolute_keys[path] = name
+    return key
 
 
 def _replace(source: Path, target: Path) -> None:
@@ -93,8 +103,41 @@ def write_json_atomic(path: Path, obj: Any, tmp: Path | None = None) -> None:
 # -- documents the SDK owns: in memory, written behind ---------------------------------------
 
 def clone_json(value: Any) -> Any:
-    """A deep copy exactly as the value would read back from a JSON file."""
-    return json.loads(compact(value))
+    """A deep copy exactly as the value would read back from a JSON file (what
+    `json.loads(compact(value))` returns, errors included, only faster for plain values)."""
+    try:
+        return _clone_plain(value)
+    except _NotPlain:
+        return json.loads(compact(value))
+
+
+class _NotPlain(Exception):
+    """Raised by _clone_plain for what only a JSON round trip copies faithfully."""
+
+
+# Values that read back as themselves (floats too: repr round-trips, NaN and infinities
+# included). Exact types only: subclasses (bool aside, IntEnum...) read back as their base.
+_IMMUTABLE = frozenset({str, int, float, bool, type(None)})
+
+
+def _clone_plain(value: Any, depth: int = 0) -> Any:
+    """Copies dicts with str keys, lists and exact scalars; anything else (tuples, other
+    keys, subclasses, very deep or possibly circular nesting) raises _NotPlain."""
+    kind = type(value)
+    if kind in _IMMUTABLE:
+        return value
+    if depth > 64:
+        raise _NotPlain
+    if kind is dict:
+        copy = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotPlain
+            copy[key] = item if type(item) in _IMMUTABLE else _clone_plain(item, depth + 1)
+        return copy
+    if kind is list:
+        return [item if type(item) in _IMMUTABLE else _clone_plain(item, depth + 1) for item in value]
+    raise _NotPlain
 
 
 class _Document:

@@ -15,7 +15,7 @@ class InterventionIntentStore:
     """Append-only intent records plus status records (`materialized`, `failed`, `expired`)."""
 
     def __init__(self, state_dir: str | Path):
-        self.state_dir = Path(state_dir)
+        self.state_dir = state_dir if isinstance(state_dir, Path) else Path(state_dir)
         self.file = state_file(state_dir, "intervention_intents.jsonl")
 
     def append(
