@@ -1,6 +1,7 @@
 //! The one embedded CPython per process: started on first use with the home of the
 //! interpreter the binary was built against, and our SDK installed as the `aigenora` package
-//! (with its code compiled at build time, used when the interpreter's bytecode matches).
+//! (with its code compiled at build time, used when the interpreter's bytecode matches) plus
+//! its Rust primitives as `aigenora._native`.
 
 use std::ffi::CString;
 use std::sync::OnceLock;
@@ -140,6 +141,7 @@ fn install_sdk(py: Python<'_>) -> PyResult<()> {
     importer
         .getattr("install")?
         .call1((files, magic, eager_site))?;
+    super::native::install(py)?;
     Ok(())
 }
 

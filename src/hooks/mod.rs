@@ -3,6 +3,7 @@
 
 mod convert;
 pub mod interpreter;
+mod native;
 pub mod python_hooks;
 pub mod skeleton;
 

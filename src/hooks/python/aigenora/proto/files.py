@@ -18,21 +18,43 @@ if TYPE_CHECKING:
 WRITE_BEHIND_SECONDS = 0.05
 
 
-def utc_now() -> str:
-    """Current time as `datetime.now(timezone.utc).isoformat()` writes it: ISO-8601 UTC with
-    microseconds (left out when zero) and a `+00:00` offset. (Without datetime: importing it
-    costs every process ~1 ms.)"""
+# In the aigenora binary, Rust versions of these (aigenora._native) do the work; they leave
+# to the Python versions only what they cannot write exactly alike (NaN, subclasses, ...).
+try:
+    from aigenora import _native
+except ImportError:  # a plain interpreter (the SDK's own tests)
+    _native = None
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def _python_utc_now() -> str:
     seconds, micros = divmod(time.time_ns() // 1000, 1_000_000)
     stamp = "%04d-%02d-%02dT%02d:%02d:%02d" % time.gmtime(seconds)[:6]
     return f"{stamp}.{micros:06d}+00:00" if micros else f"{stamp}+00:00"
 
 
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+def _python_pretty(text: str) -> str:
+    return json.dumps(json.loads(text), ensure_ascii=False, indent=2)
+
+
+def utc_now() -> str:
+    """Current time as `datetime.now(timezone.utc).isoformat()` writes it: ISO-8601 UTC with
+    microseconds (left out when zero) and a `+00:00` offset. (Without datetime: importing it
+    costs every process ~1 ms.)"""
+    return _python_utc_now() if _native is None else _native.utc_now()
 
 
 def compact(obj: Any) -> str:
     """One-line JSON as written to every `.jsonl` file (UTF-8 kept, no spaces)."""
-    return _COMPACT.encode(obj)
+    text = None if _native is None else _native.compact(obj)
+    return _COMPACT.encode(obj) if text is None else text
+
+
+def pretty(text: str) -> str:
+    """Compact JSON text indented, as every SDK-owned `.json` file is stored."""
+    indented = None if _native is None else _native.pretty_json(text)
+    return _python_pretty(text) if indented is None else indented
 
 
 def read_text(path: str | Path) -> str:
@@ -220,8 +242,8 @@ def _write(document: _Document, create_dirs: bool) -> None:
             text, document.dirty = compact(document.value), False
             document.written_at = time.monotonic()
             _pending.discard(document)
-        pretty = json.dumps(json.loads(text), ensure_ascii=False, indent=2)
-        _write_replacing(document.path, document.staging, pretty, create_dirs)
+        indented = pretty(text)
+        _write_replacing(document.path, document.staging, indented, create_dirs)
 
 
 def _start_flusher() -> None:

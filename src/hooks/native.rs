@@ -1,0 +1,219 @@
+//! `aigenora._native`: the SDK's hottest JSON and clock primitives in Rust, for the embedded
+//! interpreter. `aigenora/proto/files.py` uses them when present and its own pure-Python
+//! versions otherwise (the SDK also runs on a plain interpreter, e.g. in its unit tests);
+//! both produce the same text. Each function leaves anything it cannot write exactly as
+//! Python's `json` would (returning None) to the Python version.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyModule, PyString, PyTuple};
+
+/// Deeper nesting than this (or a cycle) is left to `json`, which reports cycles exactly.
+const MAX_DEPTH: usize = 64;
+
+/// Creates the module and makes it importable as `aigenora._native`.
+pub fn install(py: Python<'_>) -> PyResult<()> {
+    let module = PyModule::new(py, "aigenora._native")?;
+    module.add_function(wrap_pyfunction!(compact, &module)?)?;
+    module.add_function(wrap_pyfunction!(pretty_json, &module)?)?;
+    module.add_function(wrap_pyfunction!(utc_now, &module)?)?;
+    py.import("sys")?
+        .getattr("modules")?
+        .set_item("aigenora._native", module)
+}
+
+/// `json.dumps(value, ensure_ascii=False, separators=(",", ":"))` for values made only of
+/// dicts with str keys, lists, tuples, str, int, finite float, bool and None (exact types);
+/// None for anything else.
+#[pyfunction]
+fn compact(value: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    let mut text = String::with_capacity(128);
+    Ok(write_plain(value, &mut text, 0)?.then_some(text))
+}
+
+/// Whether `value` was written (false: not a plain value; `text` is then abandoned).
+fn write_plain(value: &Bound<'_, PyAny>, text: &mut String, depth: usize) -> PyResult<bool> {
+    if value.is_none() {
+        text.push_str("null");
+    } else if value.is_exact_instance_of::<PyBool>() {
+        text.push_str(if value.is_truthy()? { "true" } else { "false" });
+    } else if value.is_exact_instance_of::<PyString>() {
+        // Fails for lone surrogates, which json writes as they are.
+        let Ok(string) = value.cast::<PyString>()?.to_str() else {
+            return Ok(false);
+        };
+        write_string(string, text);
+    } else if value.is_exact_instance_of::<PyInt>() {
+        match value.extract::<i64>() {
+            Ok(small) => text.push_str(&small.to_string()),
+            Err(_) => text.push_str(value.repr()?.to_str()?),
+        }
+    } else if value.is_exact_instance_of::<PyFloat>() {
+        if !value.cast::<PyFloat>()?.value().is_finite() {
+            return Ok(false);
+        }
+        text.push_str(value.repr()?.to_str()?); // json writes float.__repr__
+    } else if depth >= MAX_DEPTH {
+        return Ok(false);
+    } else if value.is_exact_instance_of::<PyDict>() {
+        text.push('{');
+        for (index, (key, item)) in value.cast::<PyDict>()?.iter().enumerate() {
+            if !key.is_exact_instance_of::<PyString>() {
+                return Ok(false);
+            }
+            if index > 0 {
+                text.push(',');
+            }
+            if !write_plain(&key, text, depth + 1)? {
+                return Ok(false);
+            }
+            text.push(':');
+            if !write_plain(&item, text, depth + 1)? {
+                return Ok(false);
+            }
+        }
+        text.push('}');
+    } else if value.is_exact_instance_of::<PyList>() || value.is_exact_instance_of::<PyTuple>() {
+        text.push('[');
+        for (index, item) in value.try_iter()?.enumerate() {
+            if index > 0 {
+                text.push(',');
+            }
+            if !write_plain(&item?, text, depth + 1)? {
+                return Ok(false);
+            }
+        }
+        text.push(']');
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// A JSON string as json's `ensure_ascii=False` encoder writes it: quotes, backslashes and
+/// control characters escaped, everything else as it is.
+fn write_string(string: &str, text: &mut String) {
+    text.push('"');
+    for character in string.chars() {
+        match character {
+            '"' => text.push_str("\\\""),
+            '\\' => text.push_str("\\\\"),
+            '\n' => text.push_str("\\n"),
+            '\r' => text.push_str("\\r"),
+            '\t' => text.push_str("\\t"),
+            '\u{8}' => text.push_str("\\b"),
+            '\u{c}' => text.push_str("\\f"),
+            control if control < ' ' => {
+                text.push_str(&format!("\\u{:04x}", u32::from(control)));
+            }
+            other => text.push(other),
+        }
+    }
+    text.push('"');
+}
+
+/// `json.dumps(json.loads(text), ensure_ascii=False, indent=2)` for strict JSON text (as
+/// `compact` writes it); None for text only Python's json reads (NaN, Infinity).
+#[pyfunction]
+fn pretty_json(text: &str) -> Option<String> {
+    // Numbers keep their exact text and objects their key order (serde_json features).
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    serde_json::to_string_pretty(&value).ok()
+}
+
+/// The time now as `datetime.now(timezone.utc).isoformat()` writes it.
+#[pyfunction]
+fn utc_now() -> String {
+    crate::engine::iso_now()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::CString;
+
+    use pyo3::prelude::*;
+
+    /// Runs Python `code` (with `_native` and `json` imported) and returns its `result`.
+    fn python(code: &str) -> String {
+        crate::hooks::interpreter::start().unwrap();
+        Python::attach(|py| {
+            let code = format!("from aigenora import _native\nimport json, math\n{code}");
+            let globals = pyo3::types::PyDict::new(py);
+            py.run(&CString::new(code).unwrap(), Some(&globals), None)
+                .unwrap();
+            globals.get_item("result").unwrap().unwrap().to_string()
+        })
+    }
+
+    #[test]
+    fn compact_writes_what_json_writes_for_plain_values() {
+        let result = python(
+            r#"
+values = [
+    {"a": 1, "b": [True, False, None], "c": {"d": {"e": [], "f": {}}}},
+    ["ü €", "quote \" back \\ slash", "\n\r\t\b\f\x00\x1f\x7f", "\u2028 emoji \U0001F600"],
+    [0, -1, 2**63 - 1, -2**63, 2**64, -10**40, 1.5, -0.0, 1e-05, 1e16, 123456789.125, 5e-324],
+    (1, (2, [3])), "top", 7, 2.5, None, True,
+]
+result = [v for v in values if _native.compact(v) != json.dumps(v, ensure_ascii=False, separators=(",", ":"))]
+"#,
+        );
+        assert_eq!(result, "[]");
+    }
+
+    #[test]
+    fn compact_leaves_to_json_what_it_cannot_write_alike() {
+        let result = python(
+            r#"
+import enum
+class Level(enum.IntEnum):
+    HIGH = 3
+class Name(str):
+    pass
+class Table(dict):
+    pass
+deep = current = []
+for _ in range(100):
+    current.append([]); current = current[0]
+circular = []
+circular.append(circular)
+values = [{1: "int key"}, [float("nan")], [float("inf")], [Level.HIGH], [Name("x")], Table(a=1),
+          "\ud800", {"s": {1, 2}}, deep, circular, object()]
+result = [repr(v)[:20] for v in values if _native.compact(v) is not None]
+"#,
+        );
+        assert_eq!(result, "[]");
+    }
+
+    #[test]
+    fn pretty_json_indents_as_json_does() {
+        let result = python(
+            r#"
+values = [
+    {"a": 1, "b": [True, None, {"c": []}], "d": {}, "e": "ü\n\"", "f": [1e-05, 1e16, -0.0, 10**30]},
+    [], {}, "text", 12, [[[]]], {"x": {"y": {"z": [1, 2]}}}, {"1": "first", "k": 2},
+]
+result = []
+for v in values:
+    text = json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+    if _native.pretty_json(text) != json.dumps(v, ensure_ascii=False, indent=2):
+        result.append(text)
+result.extend(t for t in ["[NaN]", "{\"a\": Infinity}", "not json", ""] if _native.pretty_json(t) is not None)
+"#,
+        );
+        assert_eq!(result, "[]");
+    }
+
+    #[test]
+    fn utc_now_is_an_isoformat_utc_timestamp_of_now() {
+        let result = python(
+            r#"
+from datetime import datetime, timezone
+stamp = _native.utc_now()
+parsed = datetime.fromisoformat(stamp)
+result = (parsed.isoformat() == stamp, parsed.utcoffset().total_seconds(),
+          abs((datetime.now(timezone.utc) - parsed).total_seconds()) < 5)
+"#,
+        );
+        assert_eq!(result, "(True, 0.0, True)");
+    }
+}
