@@ -120,7 +120,7 @@ fn instantiate<'py>(py: Python<'py>, hooks_file: &Path) -> PyResult<Bound<'py, P
     );
     // What importlib.util re-exports, without importing importlib.util (~4 ms per process).
     let external = py.import("importlib._bootstrap_external")?;
-    let spec = external.call_method1("spec_from_file_location", (module_name, hooks_file))?;
+    let spec = external.call_method1("spec_from_file_location", (&module_name, hooks_file))?;
     if spec.is_none() {
         return Err(pyo3::exceptions::PyImportError::new_err(format!(
             "cannot load hooks module: {}",
@@ -130,8 +130,10 @@ fn instantiate<'py>(py: Python<'py>, hooks_file: &Path) -> PyResult<Bound<'py, P
     let module = py
         .import("importlib._bootstrap")?
         .call_method1("module_from_spec", (&spec,))?;
-    spec.getattr("loader")?
-        .call_method1("exec_module", (&module,))?;
+    // What the loader's exec_module does, with the code compiled once per process.
+    let code = hooks_code(py, &spec.getattr("loader")?, &module_name, hooks_file, &resolved)?;
+    py.import("builtins")?
+        .call_method1("exec", (code, module.getattr("__dict__")?))?;
     let Ok(class) = module.getattr("Hooks") else {
         return Err(pyo3::exceptions::PyTypeError::new_err(format!(
             "{} must define class Hooks",
@@ -145,6 +147,31 @@ fn instantiate<'py>(py: Python<'py>, hooks_file: &Path) -> PyResult<Bound<'py, P
         ));
     }
     Ok(instance)
+}
+
+/// The code of a hooks.py file, compiled (or read from its `.pyc`) by its loader once per
+/// process and reused while the file's bytes stay the same: self-play loads the same file
+/// for both sides, and compiling it costs about a millisecond.
+fn hooks_code<'py>(
+    py: Python<'py>,
+    loader: &Bound<'py, PyAny>,
+    module_name: &str,
+    hooks_file: &Path,
+    resolved: &Path,
+) -> PyResult<Bound<'py, PyAny>> {
+    static COMPILED: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
+    let compiled = COMPILED.get_or_init(py, || PyDict::new(py).unbind()).bind(py);
+    let source = loader.call_method1("get_data", (hooks_file,))?;
+    let key = resolved.to_string_lossy();
+    if let Some(entry) = compiled.get_item(&key)? {
+        let (cached_source, code): (Bound<'py, PyAny>, Bound<'py, PyAny>) = entry.extract()?;
+        if cached_source.eq(&source)? {
+            return Ok(code);
+        }
+    }
+    let code = loader.call_method1("get_code", (module_name,))?;
+    compiled.set_item(&key, (source, &code))?;
+    Ok(code)
 }
 
 /// Whether the instance's class defines `method` itself rather than inheriting the SDK's.
@@ -509,4 +536,36 @@ fn judge_args<'py>(
             state.clone().into_any(),
         ],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hooks_py(version: &str) -> String {
+        format!(
+            "from aigenora.proto.hooks import ProtocolHooks\n\
+             LOADS = []\n\
+             LOADS.append(1)\n\
+             class Hooks(ProtocolHooks):\n\
+             \x20   def proto_host_metadata(self):\n\
+             \x20       return ('{version} loads=' + str(len(LOADS)), 't', 'supply', {{}})\n"
+        )
+    }
+
+    fn name(dir: &Path) -> String {
+        PythonHooks::load(dir).unwrap().host_metadata().unwrap().name
+    }
+
+    /// Compiled once, but executed afresh for every load (no module state shared between
+    /// the two sides of a self-play), and compiled again once the file changes.
+    #[test]
+    fn each_load_runs_its_own_module_and_sees_the_file_as_it_is_now() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("hooks.py"), hooks_py("first")).unwrap();
+        assert_eq!(name(dir.path()), "first loads=1");
+        assert_eq!(name(dir.path()), "first loads=1");
+        std::fs::write(dir.path().join("hooks.py"), hooks_py("second")).unwrap();
+        assert_eq!(name(dir.path()), "second loads=1");
+    }
 }
