@@ -51,6 +51,10 @@ fn embed_sdk(executable: &str) {
         })
         .collect();
     let magic = compile_sdk(executable, &root, &relative, &out);
+    let hooks_dir = root.parent().unwrap();
+    let importer = hooks_dir.join("sdk_importer.py");
+    println!("cargo:rerun-if-changed={}", importer.display());
+    let importer_magic = compile_sdk(executable, hooks_dir, &["sdk_importer.py".into()], &out);
     let mut code =
         String::from("/// Our Python SDK, as (path relative to the package root, source, code).\n");
     code.push_str("pub const SDK_FILES: &[(&str, &str, &[u8])] = &[\n");
@@ -73,7 +77,20 @@ fn embed_sdk(executable: &str) {
         code,
         "/// `importlib.util.MAGIC_NUMBER` of the interpreter that compiled the code above.\n\
          pub const SDK_MAGIC: &[u8] = &{:?};",
-        magic.unwrap_or_default()
+        magic.clone().unwrap_or_default()
+    )
+    .unwrap();
+    let importer_code = match (&magic, importer_magic == magic) {
+        (Some(_), true) => format!(
+            "include_bytes!({:?})",
+            out.join("sdk_importer.py.marshal").display().to_string()
+        ),
+        _ => "&[]".to_string(),
+    };
+    writeln!(
+        code,
+        "/// The SDK importer (`src/hooks/sdk_importer.py`) compiled like the files above.\n\
+         pub const IMPORTER_CODE: &[u8] = {importer_code};"
     )
     .unwrap();
     std::fs::write(out.join("sdk_files.rs"), code).unwrap();

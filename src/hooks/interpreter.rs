@@ -126,12 +126,7 @@ fn status_message(status: &ffi::PyStatus) -> String {
 }
 
 fn install_sdk(py: Python<'_>) -> PyResult<()> {
-    let importer = PyModule::from_code(
-        py,
-        &CString::new(include_str!("sdk_importer.py")).expect("importer has no NUL"),
-        c"<aigenora-sdk>/sdk_importer.py",
-        c"aigenora_sdk_importer",
-    )?;
+    let importer = importer_module(py)?;
     let files = PyDict::new(py);
     for (path, source, code) in sdk::SDK_FILES {
         files.set_item(path, (source, PyBytes::new(py, code)))?;
@@ -143,6 +138,30 @@ fn install_sdk(py: Python<'_>) -> PyResult<()> {
         .call1((files, magic, eager_site))?;
     super::native::install(py)?;
     Ok(())
+}
+
+/// The SDK importer module: its build-time code when this interpreter's bytecode matches,
+/// else compiled from source.
+fn importer_module(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
+    const NAME: &std::ffi::CStr = c"aigenora_sdk_importer";
+    const FILE: &std::ffi::CStr = c"<aigenora-sdk>/sdk_importer.py";
+    let magic: Vec<u8> = py
+        .import("_frozen_importlib_external")?
+        .getattr("MAGIC_NUMBER")?
+        .extract()?;
+    if sdk::IMPORTER_CODE.is_empty() || magic != sdk::SDK_MAGIC {
+        let source = CString::new(include_str!("sdk_importer.py")).expect("importer has no NUL");
+        return PyModule::from_code(py, &source, FILE, NAME);
+    }
+    let code = py
+        .import("marshal")?
+        .call_method1("loads", (PyBytes::new(py, sdk::IMPORTER_CODE),))?;
+    // SAFETY: the GIL is held; `code` is a code object and both names are C strings.
+    let module = unsafe {
+        let module = ffi::PyImport_ExecCodeModuleEx(NAME.as_ptr(), code.as_ptr(), FILE.as_ptr());
+        Bound::from_owned_ptr_or_err(py, module)?
+    };
+    Ok(module.cast_into::<PyModule>()?)
 }
 
 /// Sends everything hooks `print` to stderr, keeping stdout for machine-readable output.
@@ -170,6 +189,7 @@ mod tests {
         .unwrap();
         assert_eq!(magic, sdk::SDK_MAGIC, "built by another interpreter");
         assert!(sdk::SDK_FILES.iter().all(|(_, _, code)| !code.is_empty()));
+        assert!(!sdk::IMPORTER_CODE.is_empty());
     }
 
     #[test]

@@ -13,9 +13,9 @@ finder last on sys.meta_path that runs `site.main()` (site-packages, .pth files,
 sitecustomize) on the first top-level import nothing else can satisfy — other than the
 standard library's own platform probes — then answers it; with `eager_site` it runs at once.
 """
+import _frozen_importlib as _bootstrap  # what importlib.machinery re-exports, loaded at start
+import _frozen_importlib_external as _external
 import _thread
-import importlib.machinery
-from importlib._bootstrap_external import MAGIC_NUMBER
 import marshal
 import os
 import sys
@@ -40,7 +40,7 @@ class _EmbeddedSdk:  # a meta path finder and loader
         if entry is None:
             return None
         filename, _, _, is_package = entry
-        spec = importlib.machinery.ModuleSpec(fullname, self, origin=_ORIGIN + filename, is_package=is_package)
+        spec = _bootstrap.ModuleSpec(fullname, self, origin=_ORIGIN + filename, is_package=is_package)
         spec.has_location = True
         return spec
 
@@ -93,7 +93,7 @@ class _SitePackagesOnDemand:  # a meta path finder, last on sys.meta_path
         if path is not None or _stdlib_probe(fullname):
             return None  # a submodule (its package was found already) or a platform probe
         attach_site_packages()
-        return importlib.machinery.PathFinder.find_spec(fullname)
+        return _external.PathFinder.find_spec(fullname)
 
 
 _site_lock = _thread.allocate_lock()
@@ -107,6 +107,7 @@ def attach_site_packages():
             return
         for finder in finders:
             sys.meta_path.remove(finder)
+        import importlib
         import site
 
         site.main()
@@ -116,7 +117,7 @@ def attach_site_packages():
 def install(files, magic, eager_site):
     for name in [n for n in sys.modules if n == "aigenora" or n.startswith("aigenora.")]:
         del sys.modules[name]
-    sys.meta_path.insert(0, _EmbeddedSdk(files, magic == MAGIC_NUMBER))
+    sys.meta_path.insert(0, _EmbeddedSdk(files, magic == _external.MAGIC_NUMBER))
     if sys.flags.no_site:  # started without site (always, when the binary started it)
         sys.meta_path.append(_SitePackagesOnDemand())
         if eager_site:
