@@ -5,7 +5,7 @@
 //! Python's `json` would (returning None) to the Python version.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyModule, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyModule, PyString, PyTuple};
 
 /// Deeper nesting than this (or a cycle) is left to `json`, which reports cycles exactly.
 const MAX_DEPTH: usize = 64;
@@ -16,6 +16,7 @@ pub fn install(py: Python<'_>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(compact, &module)?)?;
     module.add_function(wrap_pyfunction!(pretty_json, &module)?)?;
     module.add_function(wrap_pyfunction!(utc_now, &module)?)?;
+    module.add_function(wrap_pyfunction!(read_if_present, &module)?)?;
     py.import("sys")?
         .getattr("modules")?
         .set_item("aigenora._native", module)
@@ -120,6 +121,21 @@ fn pretty_json(text: &str) -> Option<String> {
     serde_json::to_string_pretty(&value).ok()
 }
 
+/// A file's bytes, or None when it does not exist (other failures raise the OSError `open`
+/// would). Decision windows look for several files that usually do not exist, every round;
+/// this spares Python an exception per missing file.
+#[pyfunction]
+fn read_if_present(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+) -> PyResult<Option<Bound<'_, PyBytes>>> {
+    match std::fs::read(&path) {
+        Ok(bytes) => Ok(Some(PyBytes::new(py, &bytes))),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(error.into()),
+    }
+}
+
 /// The time now as `datetime.now(timezone.utc).isoformat()` writes it.
 #[pyfunction]
 fn utc_now() -> String {
@@ -201,6 +217,27 @@ result.extend(t for t in ["[NaN]", "{\"a\": Infinity}", "not json", ""] if _nati
 "#,
         );
         assert_eq!(result, "[]");
+    }
+
+    #[test]
+    fn read_if_present_reads_bytes_and_answers_none_only_for_a_missing_file() {
+        let result = python(
+            r#"
+import pathlib, tempfile
+root = pathlib.Path(tempfile.mkdtemp())
+(root / "here.jsonl").write_bytes(b'{"a": "\xc3\xbc"}\n')
+outcomes = [_native.read_if_present(root / "here.jsonl"), _native.read_if_present(str(root / "none"))]
+try:
+    _native.read_if_present(root)
+except IsADirectoryError:
+    outcomes.append("IsADirectoryError")
+result = outcomes
+"#,
+        );
+        assert_eq!(
+            result,
+            r#"[b'{"a": "\xc3\xbc"}\n', None, 'IsADirectoryError']"#
+        );
     }
 
     #[test]

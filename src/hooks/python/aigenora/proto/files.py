@@ -57,10 +57,18 @@ def pretty(text: str) -> str:
     return _python_pretty(text) if indented is None else indented
 
 
-def read_text(path: str | Path) -> str:
-    """A UTF-8 file's text (plain `open`: Path.read_text costs more, on every round)."""
-    with open(path, encoding="utf-8") as file:
-        return file.read()
+def read_text(path: str | Path) -> str | None:
+    """A UTF-8 file's text; None when it does not exist (other OS errors raise). Plain `open`,
+    not Path.read_text, and no exception for a missing file in the binary: decision windows
+    look for files that are usually absent, every round."""
+    if _native is not None:
+        data = _native.read_if_present(path)
+        return None if data is None else data.decode("utf-8")
+    try:
+        with open(path, encoding="utf-8") as file:
+            return file.read()
+    except FileNotFoundError:
+        return None
 
 
 _state_files: dict[tuple[str, str], Path] = {}
@@ -218,7 +226,8 @@ def store_json(path: Path, obj: Any, tmp: Path | None = None) -> None:
 
 def _read_file(path: Path, default: Any) -> Any:
     try:
-        return json.loads(read_text(path))
+        text = read_text(path)
+        return default if text is None else json.loads(text)
     except (OSError, ValueError):
         return default
 
@@ -315,9 +324,12 @@ def append_jsonl(path: Path, record: Any) -> None:
 def read_jsonl(path: Path) -> list[Any]:
     """Every parseable record of a JSON-lines file, skipping blank and broken lines."""
     try:
-        lines = read_text(path).splitlines()
+        text = read_text(path)
     except OSError:
         return []
+    if text is None:
+        return []
+    lines = text.splitlines()
     records = []
     for line in lines:
         line = line.strip()
