@@ -7,7 +7,8 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyModule, PyString, PyTuple};
 
-/// Deeper nesting than this (or a cycle) is left to `json`, which reports cycles exactly.
+/// Deeper nesting than this (or a cycle) is left to `json`, which reports cycles exactly
+/// (the same limit as `files._clone_plain`).
 const MAX_DEPTH: usize = 64;
 
 /// Creates the module and makes it importable as `aigenora._native`.
@@ -17,6 +18,11 @@ pub fn install(py: Python<'_>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(pretty_json, &module)?)?;
     module.add_function(wrap_pyfunction!(utc_now, &module)?)?;
     module.add_function(wrap_pyfunction!(read_if_present, &module)?)?;
+    module.add_function(wrap_pyfunction!(clone_plain, &module)?)?;
+    module.add(
+        "NOT_PLAIN",
+        py.import("builtins")?.getattr("object")?.call0()?,
+    )?;
     py.import("sys")?
         .getattr("modules")?
         .set_item("aigenora._native", module)
@@ -110,6 +116,60 @@ fn write_string(string: &str, text: &mut String) {
         }
     }
     text.push('"');
+}
+
+/// A deep copy of a plain JSON value (dicts with str keys, lists, and exact str, int, float,
+/// bool, None, which are shared: they are immutable), as `files._clone_plain` makes it; the
+/// module's `NOT_PLAIN` for anything else (tuples, other keys, subclasses, deep nesting),
+/// which only a JSON round trip copies faithfully.
+#[pyfunction(pass_module)]
+fn clone_plain<'py>(
+    module: &Bound<'py, PyModule>,
+    value: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    match copy_plain(value, 0)? {
+        Some(copy) => Ok(copy),
+        None => module.getattr("NOT_PLAIN"),
+    }
+}
+
+fn copy_plain<'py>(value: &Bound<'py, PyAny>, depth: usize) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let py = value.py();
+    if value.is_none()
+        || value.is_exact_instance_of::<PyString>()
+        || value.is_exact_instance_of::<PyBool>()
+        || value.is_exact_instance_of::<PyInt>()
+        || value.is_exact_instance_of::<PyFloat>()
+    {
+        return Ok(Some(value.clone()));
+    }
+    if depth > MAX_DEPTH {
+        return Ok(None);
+    }
+    if value.is_exact_instance_of::<PyDict>() {
+        let copy = PyDict::new(py);
+        for (key, item) in value.cast::<PyDict>()?.iter() {
+            if !key.is_exact_instance_of::<PyString>() {
+                return Ok(None);
+            }
+            let Some(item) = copy_plain(&item, depth + 1)? else {
+                return Ok(None);
+            };
+            copy.set_item(key, item)?;
+        }
+        return Ok(Some(copy.into_any()));
+    }
+    if value.is_exact_instance_of::<PyList>() {
+        let copy = PyList::empty(py);
+        for item in value.cast::<PyList>()?.iter() {
+            let Some(item) = copy_plain(&item, depth + 1)? else {
+                return Ok(None);
+            };
+            copy.append(item)?;
+        }
+        return Ok(Some(copy.into_any()));
+    }
+    Ok(None)
 }
 
 /// `json.dumps(json.loads(text), ensure_ascii=False, indent=2)` for strict JSON text (as
@@ -217,6 +277,38 @@ result.extend(t for t in ["[NaN]", "{\"a\": Infinity}", "not json", ""] if _nati
 "#,
         );
         assert_eq!(result, "[]");
+    }
+
+    #[test]
+    fn clone_plain_copies_as_the_python_fast_path_does() {
+        let result = python(
+            r#"
+import enum
+from aigenora.proto import files
+class Level(enum.IntEnum):
+    HIGH = 3
+deep = current = {}
+for _ in range(100):
+    current["next"] = current = {}
+shared = {"k": [1, 2.5, None, True, "s"]}
+values = [
+    {"a": 1, "b": [True, None, 2.5, "ü"], "c": {"d": {"e": []}}}, [shared, shared], "x", 7, None,
+    {"t": (1, 2)}, {1: "int key"}, [Level.HIGH], deep, {"s": {1}},
+]
+result = []
+for value in values:
+    try:
+        expected = files._clone_plain(value)
+    except files._NotPlain:
+        expected = _native.NOT_PLAIN
+    copy = _native.clone_plain(value)
+    if copy != expected or (isinstance(copy, (dict, list)) and copy is value):
+        result.append(repr(value)[:30])
+copy = _native.clone_plain([shared, shared])
+result.append(copy[0] is not shared and copy[0] is not copy[1] and copy[0]["k"] is not shared["k"])
+"#,
+        );
+        assert_eq!(result, "[True]");
     }
 
     #[test]

@@ -135,10 +135,16 @@ def write_json_atomic(path: Path, obj: Any, tmp: Path | None = None) -> None:
 def clone_json(value: Any) -> Any:
     """A deep copy exactly as the value would read back from a JSON file (what
     `json.loads(compact(value))` returns, errors included, only faster for plain values)."""
-    try:
-        return _clone_plain(value)
-    except _NotPlain:
-        return json.loads(compact(value))
+    if _native is not None:
+        copy = _native.clone_plain(value)
+        if copy is not _native.NOT_PLAIN:
+            return copy
+    else:
+        try:
+            return _clone_plain(value)
+        except _NotPlain:
+            pass
+    return json.loads(compact(value))
 
 
 class _NotPlain(Exception):
