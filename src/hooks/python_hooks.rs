@@ -70,10 +70,9 @@ impl PythonHooks {
     }
 
     fn call_result(&self, method: &str, message: &Value) -> Result<HookResult, HookError> {
-        let message = message.clone();
         self.call(
             method,
-            move |py, _| PyTuple::new(py, [to_python(py, &message)?]),
+            move |py, _| PyTuple::new(py, [to_python(py, message)?]),
             coerce_result,
         )
     }
@@ -132,7 +131,13 @@ fn instantiate<'py>(py: Python<'py>, hooks_file: &Path) -> PyResult<Bound<'py, P
         .import("_frozen_importlib")?
         .call_method1("module_from_spec", (&spec,))?;
     // What the loader's exec_module does, with the code compiled once per process.
-    let code = hooks_code(py, &spec.getattr("loader")?, &module_name, hooks_file, &resolved)?;
+    let code = hooks_code(
+        py,
+        &spec.getattr("loader")?,
+        &module_name,
+        hooks_file,
+        &resolved,
+    )?;
     py.import("builtins")?
         .call_method1("exec", (code, module.getattr("__dict__")?))?;
     let Ok(class) = module.getattr("Hooks") else {
@@ -161,7 +166,9 @@ fn hooks_code<'py>(
     resolved: &Path,
 ) -> PyResult<Bound<'py, PyAny>> {
     static COMPILED: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
-    let compiled = COMPILED.get_or_init(py, || PyDict::new(py).unbind()).bind(py);
+    let compiled = COMPILED
+        .get_or_init(py, || PyDict::new(py).unbind())
+        .bind(py);
     let source = loader.call_method1("get_data", (hooks_file,))?;
     let key = resolved.to_string_lossy();
     if let Some(entry) = compiled.get_item(&key)? {
@@ -398,14 +405,13 @@ impl Hooks for PythonHooks {
         if !self.displays {
             return Ok(None);
         }
-        let message = message.clone();
         self.call(
             "proto_display",
             move |py, _| {
                 PyTuple::new(
                     py,
                     [
-                        to_python(py, &message)?,
+                        to_python(py, message)?,
                         shown.as_str().into_pyobject(py)?.into_any(),
                     ],
                 )
@@ -442,10 +448,9 @@ impl Hooks for PythonHooks {
         host: &Value,
         guest: &Value,
     ) -> Result<HookResult, HookError> {
-        let (host, guest) = (host.clone(), guest.clone());
         self.call(
             "proto_round_judge",
-            move |py, state| judge_args(py, state, round, &host, &guest),
+            move |py, state| judge_args(py, state, round, host, guest),
             coerce_result,
         )
     }
@@ -466,10 +471,9 @@ impl Hooks for PythonHooks {
         if !defined {
             return Ok(None);
         }
-        let (host, guest) = (host.clone(), guest.clone());
         self.call(
             "proto_round_judge_pure",
-            move |py, state| judge_args(py, state, round, &host, &guest),
+            move |py, state| judge_args(py, state, round, host, guest),
             optional_value,
         )
     }
@@ -555,7 +559,11 @@ mod tests {
     }
 
     fn name(dir: &Path) -> String {
-        PythonHooks::load(dir).unwrap().host_metadata().unwrap().name
+        PythonHooks::load(dir)
+            .unwrap()
+            .host_metadata()
+            .unwrap()
+            .name
     }
 
     /// Compiled once, but executed afresh for every load (no module state shared between
