@@ -145,8 +145,8 @@ pub trait Hooks: Send {
         summary: &str,
         structured: Map<String, Value>,
     ) -> Result<(), HookError>;
-    /// Puts every state file written behind on disk (the SDK's
-    /// `aigenora.proto.files.flush_all()`); the engine calls it when a side ends.
+    /// Puts every state file written behind on disk and releases this side's (the SDK's
+    /// `aigenora.proto.files.flush_all(state_dir)`); the engine calls it when a side ends.
     fn flush_files(&mut self) -> Result<(), HookError> {
         Ok(())
     }

@@ -22,6 +22,8 @@ pub struct PythonHooks {
     /// False when the class keeps the SDK's `proto_display` (which shows nothing), so the
     /// engine's many display calls cost nothing.
     displays: bool,
+    /// The state dir `proto_init` was given: its files are released when the session ends.
+    state_dir: Option<PathBuf>,
 }
 
 impl PythonHooks {
@@ -48,6 +50,7 @@ impl PythonHooks {
                 state: PyDict::new(py).unbind(),
                 hooks_file: hooks_file.clone(),
                 displays,
+                state_dir: None,
             })
         })
     }
@@ -285,6 +288,7 @@ fn hooks_line(py: Python<'_>, error: &PyErr, hooks_file: &Path) -> Option<String
 
 impl Hooks for PythonHooks {
     fn init(&mut self, context: &InitContext) -> Result<(), HookError> {
+        self.state_dir = Some(context.state_dir.to_path_buf());
         let options = context.options.clone();
         let (role, args, state_dir) = (
             context.role.as_str(),
@@ -518,7 +522,7 @@ impl Hooks for PythonHooks {
     fn flush_files(&mut self) -> Result<(), HookError> {
         Python::attach(|py| {
             py.import("aigenora.proto.files")
-                .and_then(|files| files.call_method0("flush_all"))
+                .and_then(|files| files.call_method1("flush_all", (&self.state_dir,)))
                 .map(|_| ())
                 .map_err(|e| describe(py, "aigenora.proto.files.flush_all", &e, &self.hooks_file))
         })

@@ -243,6 +243,23 @@ class WriteBehind(unittest.TestCase):
         self.assertEqual(len(self.on_disk("decision/finalized.json")), 5)
         self.assertFalse(list(self.dir.rglob("*.tmp")))
 
+    def test_flush_all_releases_only_the_given_state_dir(self):
+        ours, theirs = self.dir / "host-1", self.dir / "guest-1"
+        for side in (ours, theirs):
+            files.store_json(side / "snapshot.json", {"n": 1})
+            files.store_json(side / "snapshot.json", {"n": 2})  # pending, written behind
+            files.append_jsonl(side / "events.jsonl", {"e": 1})
+        files.flush_all(release_under=ours)
+        for side in (ours, theirs):  # every pending document is on disk
+            self.assertEqual(json.loads((side / "snapshot.json").read_text()), {"n": 2})
+        self.assertNotIn(files._key(ours / "snapshot.json"), files._documents)
+        self.assertNotIn(files._key(ours / "events.jsonl"), files._appenders)
+        self.assertIn(files._key(theirs / "snapshot.json"), files._documents)
+        self.assertIn(files._key(theirs / "events.jsonl"), files._appenders)
+        (ours / "snapshot.json").write_text('{"edited": true}')  # released: read from disk
+        self.assertEqual(files.read_json(ours / "snapshot.json"), {"edited": True})
+        self.assertEqual(files.read_json(theirs / "snapshot.json"), {"n": 2})
+
     def test_flush_all_waits_for_a_write_under_way(self):
         path = self.dir / "doc.json"
         files.store_json(path, {"n": 1})

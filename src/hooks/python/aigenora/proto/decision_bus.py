@@ -3,7 +3,6 @@ decisions into running hooks (state.json, decisions.jsonl, consumed.jsonl, final
 from __future__ import annotations
 
 import _thread
-import json
 import time
 from pathlib import Path
 TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
@@ -42,6 +41,7 @@ def decision_id(record: dict, position: int) -> str:
     if explicit:
         return explicit
     import hashlib  # here, not at the top: loading OpenSSL costs every process ~2 ms
+    import json
 
     canonical = json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import _thread
 import atexit
-import json
 import os
 import time
 from pathlib import Path
@@ -20,12 +19,12 @@ WRITE_BEHIND_SECONDS = 0.05
 
 # In the aigenora binary, Rust versions of these (aigenora._native) do the work; they leave
 # to the Python versions only what they cannot write exactly alike (NaN, subclasses, ...).
+# `json` is imported where those need it: with the Rust versions a process that reads no
+# existing JSON file never does (~1 ms).
 try:
     from aigenora import _native
 except ImportError:  # a plain interpreter (the SDK's own tests)
     _native = None
-
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 def _python_utc_now() -> str:
@@ -34,7 +33,15 @@ def _python_utc_now() -> str:
     return f"{stamp}.{micros:06d}+00:00" if micros else f"{stamp}+00:00"
 
 
+def _python_compact(obj: Any) -> str:
+    import json
+
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
 def _python_pretty(text: str) -> str:
+    import json
+
     return json.dumps(json.loads(text), ensure_ascii=False, indent=2)
 
 
@@ -48,7 +55,7 @@ def utc_now() -> str:
 def compact(obj: Any) -> str:
     """One-line JSON as written to every `.jsonl` file (UTF-8 kept, no spaces)."""
     text = None if _native is None else _native.compact(obj)
-    return _COMPACT.encode(obj) if text is None else text
+    return _python_compact(obj) if text is None else text
 
 
 def pretty(text: str) -> str:
@@ -127,7 +134,7 @@ def write_json_atomic(path: Path, obj: Any, tmp: Path | None = None) -> None:
     """Write `obj` now as indented JSON through a temporary sibling, then rename it into place
     (for files other processes write too, such as strategy.json)."""
     staging = tmp if tmp is not None else path.with_name(path.name + ".tmp")
-    _write_replacing(path, staging, json.dumps(obj, ensure_ascii=False, indent=2), True)
+    _write_replacing(path, staging, pretty(compact(obj)), True)
 
 
 # -- documents the SDK owns: in memory, written behind ---------------------------------------
@@ -144,6 +151,8 @@ def clone_json(value: Any) -> Any:
             return _clone_plain(value)
         except _NotPlain:
             pass
+    import json
+
     return json.loads(compact(value))
 
 
@@ -233,7 +242,11 @@ def store_json(path: Path, obj: Any, tmp: Path | None = None) -> None:
 def _read_file(path: Path, default: Any) -> Any:
     try:
         text = read_text(path)
-        return default if text is None else json.loads(text)
+        if text is None:
+            return default
+        import json
+
+        return json.loads(text)
     except (OSError, ValueError):
         return default
 
@@ -335,6 +348,8 @@ def read_jsonl(path: Path) -> list[Any]:
         return []
     if text is None:
         return []
+    import json
+
     lines = text.splitlines()
     records = []
     for line in lines:
@@ -348,10 +363,17 @@ def read_jsonl(path: Path) -> list[Any]:
     return records
 
 
-def flush_all() -> None:
-    """Write every pending document now, close the kept-open JSON-lines descriptors, and drop
-    the in-memory copies (the files are complete; later reads go to disk). Called at the end
-    of every session and at interpreter exit; safe to call at any time, from any thread."""
+def flush_all(release_under: str | Path | None = None) -> None:
+    """Write every pending document now, then close the kept-open JSON-lines descriptors and
+    drop the in-memory copies (the files are complete; later reads go to disk): all of them,
+    or with `release_under` only those inside that directory (a session's state dir: the
+    other session of a self-play, in the same process, keeps its own). Called at the end of
+    every session and at interpreter exit; safe to call at any time, from any thread."""
+    inside = None if release_under is None else os.path.join(_key(release_under), "")
+
+    def released(key: str) -> bool:
+        return inside is None or key.startswith(inside)
+
     with _lock:
         documents = list(_documents.values())
     failure = None
@@ -364,12 +386,11 @@ def flush_all() -> None:
             failure = failure or error
     with _lock:
         for key, document in list(_documents.items()):
-            if not document.dirty and not document.io_lock.locked():
+            if released(key) and not document.dirty and not document.io_lock.locked():
                 del _documents[key]
     with _append_lock:
-        for fd in _appenders.values():
-            os.close(fd)
-        _appenders.clear()
+        for key in [key for key in _appenders if released(key)]:
+            os.close(_appenders.pop(key))
     if failure is not None:
         raise failure
 
