@@ -239,6 +239,26 @@ fn a_hook_exception_names_the_hook_file_and_line() {
 }
 
 #[test]
+fn a_hooks_file_that_does_not_load_is_named_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/protocols/coin-flip/spec.json");
+    std::fs::copy(spec, dir.path().join("spec.json")).unwrap();
+    std::fs::write(
+        dir.path().join("hooks.py"),
+        "x = 1\nfrom __future__ import annotations\n",
+    )
+    .unwrap();
+    let output = run_text(&[dir.path().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(
+        stderr,
+        "error: hook load failed: SyntaxError: from __future__ imports must occur at the \
+         beginning of the file (hooks.py, line 2)\n"
+    );
+}
+
+#[test]
 fn an_undeclared_outbound_message_fails_and_is_never_sent() {
     let state = tempfile::tempdir().unwrap();
     let output = run_text(&[

@@ -100,8 +100,42 @@ pub fn run(cli: Cli) -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", one_line(&error));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The error and its causes as one line, `outer: inner: ...`, leaving out a cause whose text
+/// its wrapper already quotes (an error type that prints its source as part of itself).
+fn one_line(error: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("database error: {0}")]
+    struct Quoting(#[from] std::io::Error);
+
+    #[test]
+    fn an_error_line_names_each_cause_once() {
+        let quoting = anyhow::Error::from(Quoting(std::io::Error::other("disk full")));
+        assert_eq!(one_line(&quoting), "database error: disk full");
+        let layered = anyhow::Error::from(std::io::Error::other("disk full")).context("saving");
+        assert_eq!(one_line(&layered), "saving: disk full");
     }
 }

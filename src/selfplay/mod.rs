@@ -51,7 +51,7 @@ pub struct SideReport {
 pub enum SelfPlayError {
     #[error("cannot create state dir {0}: {1}")]
     StateDir(PathBuf, std::io::Error),
-    #[error("{0}")]
+    #[error(transparent)]
     Hooks(#[from] crate::hooks::HookError),
     #[error("protocol threads did not finish within {seconds} s: {stuck}")]
     Timeout { seconds: u64, stuck: String },
