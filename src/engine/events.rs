@@ -68,7 +68,8 @@ impl EventLog {
         if let Some(summary) = summary.filter(|s| !s.is_empty()) {
             entry.insert("summary".into(), Value::String(summary.to_string()));
         }
-        let line = format!("{}\n", Value::Object(entry));
+        let mut line = serde_json::to_vec(&entry).expect("a JSON map always serializes");
+        line.push(b'\n');
         let mut sink = self
             .sink
             .lock()
@@ -83,7 +84,7 @@ impl EventLog {
                 Err(error) => return warn(event, path, &error),
             }
         }
-        if let Some(Err(error)) = sink.file.as_mut().map(|f| f.write_all(line.as_bytes())) {
+        if let Some(Err(error)) = sink.file.as_mut().map(|f| f.write_all(&line)) {
             warn(event, path, &error);
         }
     }
