@@ -1,8 +1,8 @@
 //! Links the embedded Python: rpath to the libpython found at build time, records that
 //! interpreter's prefix and executable (so the binary runs without PYTHONHOME), and embeds
-//! our Python SDK (`src/hooks/python/**.py`) as a generated file list, with each file also
-//! compiled by that interpreter (what a `.pyc` holds), so a process does not compile the
-//! whole SDK again every time it starts.
+//! our Python SDK (`src/hooks/python/**.py`) as a generated file list, with each file (and
+//! the SDK importer, `src/hooks/sdk_importer.py`) also compiled by that interpreter (what a
+//! `.pyc` holds), so a process does not compile them again every time it starts.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
