@@ -177,17 +177,23 @@ impl SessionFiles {
 
     /// Re-reads until session.json shows a final status (the process may still be writing).
     pub fn wait_final(dir: &Path, limit: Duration) -> SessionFiles {
-        let final_status = |files: &SessionFiles| {
-            matches!(files.status(), "closed" | "aborted" | "crashed" | "failed")
-        };
-        let files = wait_until(limit, || Some(SessionFiles::read(dir)).filter(final_status));
+        let files = wait_until(limit, || {
+            Some(SessionFiles::read(dir)).filter(Self::is_final)
+        });
         files.unwrap_or_else(|| {
+            let last = SessionFiles::read(dir);
             panic!(
-                "no final status in {} within {limit:?}: {}",
+                "no final status in {} within {limit:?}: {}\nlast events: {:?}\n{}",
                 dir.display(),
-                SessionFiles::read(dir).info
+                last.info,
+                last.events.iter().rev().take(5).rev().collect::<Vec<_>>(),
+                logs_in(dir)
             )
         })
+    }
+
+    pub fn is_final(&self) -> bool {
+        matches!(self.status(), "closed" | "aborted" | "crashed" | "failed")
     }
 
     pub fn status(&self) -> &str {
@@ -208,15 +214,44 @@ impl SessionFiles {
     }
 }
 
+/// The tail of every `*.log` file in a session dir (a failed background session's story).
+fn logs_in(dir: &Path) -> String {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return String::new();
+    };
+    let mut text = String::new();
+    for path in entries.flatten().map(|entry| entry.path()) {
+        if path.extension().is_some_and(|e| e == "log") {
+            let log = std::fs::read_to_string(&path).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(20).collect();
+            text.push_str(&format!("--- {} (last lines)\n", path.display()));
+            for line in tail.into_iter().rev() {
+                text.push_str(line);
+                text.push('\n');
+            }
+        }
+    }
+    text
+}
+
 /// A session running in the background (`--daemon`), ours or the reference's.
 pub struct Background {
     pub state_dir: PathBuf,
 }
 
 impl Background {
-    /// Waits for the session to end and returns its files.
+    /// Waits for the session to end and returns its files; if its process exits without
+    /// a final status, fails then (with its logs) rather than at the time limit.
     pub fn wait_final(&self) -> SessionFiles {
-        SessionFiles::wait_final(&self.state_dir, SESSION_LIMIT)
+        let over = || {
+            let files = SessionFiles::read(&self.state_dir);
+            let gone = files.info["pid"]
+                .as_u64()
+                .is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists());
+            (gone || files.is_final()).then_some(())
+        };
+        let _ = wait_until(SESSION_LIMIT, over);
+        SessionFiles::wait_final(&self.state_dir, Duration::from_secs(2))
     }
 }
 

@@ -159,6 +159,13 @@ class Options(unittest.TestCase):
         self.assertNotEqual(draws(seeded_rng({"seed": 0}, "host")), draws(seeded_rng({"seed": 1}, "host")))
         self.assertNotEqual(draws(seeded_rng({}, "host")), draws(seeded_rng({}, "host")))
 
+    def test_seeded_rng_survives_copying(self):
+        import copy
+
+        rng = seeded_rng({"seed": 3}, "guest")
+        twin = copy.deepcopy(rng)
+        self.assertEqual(twin.random(), random.Random("3:guest").random())
+
     def test_seeded_rng_imports_random_only_when_drawn_from(self):
         probe = (
             "import sys; sys.path.insert(0, sys.argv[1])\n"

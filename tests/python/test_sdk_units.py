@@ -259,6 +259,11 @@ class WriteBehind(unittest.TestCase):
         (ours / "snapshot.json").write_text('{"edited": true}')  # released: read from disk
         self.assertEqual(files.read_json(ours / "snapshot.json"), {"edited": True})
         self.assertEqual(files.read_json(theirs / "snapshot.json"), {"n": 2})
+        files.state_file(ours, "events.jsonl")
+        files.flush_all(release_under=ours)  # and the path caches forget the released dir
+        self.assertFalse([k for k in files._absolute_keys.values() if k.startswith(str(ours))])
+        self.assertNotIn((str(ours), "events.jsonl"), files._state_files)
+        self.assertIn(files._key(theirs / "snapshot.json"), files._absolute_keys.values())
 
     def test_flush_all_waits_for_a_write_under_way(self):
         path = self.dir / "doc.json"

@@ -369,10 +369,10 @@ def flush_all(release_under: str | Path | None = None) -> None:
     or with `release_under` only those inside that directory (a session's state dir: the
     other session of a self-play, in the same process, keeps its own). Called at the end of
     every session and at interpreter exit; safe to call at any time, from any thread."""
-    inside = None if release_under is None else os.path.join(_key(release_under), "")
+    inside = None if release_under is None else os.path.join(os.path.abspath(release_under), "")
 
     def released(key: str) -> bool:
-        return inside is None or key.startswith(inside)
+        return inside is None or os.path.abspath(key).startswith(inside)
 
     with _lock:
         documents = list(_documents.values())
@@ -391,6 +391,13 @@ def flush_all(release_under: str | Path | None = None) -> None:
     with _append_lock:
         for key in [key for key in _appenders if released(key)]:
             os.close(_appenders.pop(key))
+    if inside is not None:  # forget the released dir's paths too (a host plays many sessions)
+        for path, key in list(_absolute_keys.items()):
+            if released(key):
+                _absolute_keys.pop(path, None)
+        for name, path in list(_state_files.items()):
+            if released(path):
+                _state_files.pop(name, None)
     if failure is not None:
         raise failure
 

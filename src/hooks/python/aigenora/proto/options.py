@@ -35,6 +35,8 @@ class _FirstUseRandom:
         self._rng = None
 
     def __getattr__(self, name: str) -> Any:
+        if name in self.__slots__:  # not set yet (an instance copied without __init__)
+            raise AttributeError(name)
         if self._rng is None:
             import random
 
