@@ -133,8 +133,10 @@ def _write_replacing(path: Path, staging: Path, text: str, create_dirs: bool) ->
 def write_json_atomic(path: Path, obj: Any, tmp: Path | None = None) -> None:
     """Write `obj` now as indented JSON through a temporary sibling, then rename it into place
     (for files other processes write too, such as strategy.json)."""
+    import json  # not a per-round path
+
     staging = tmp if tmp is not None else path.with_name(path.name + ".tmp")
-    _write_replacing(path, staging, pretty(compact(obj)), True)
+    _write_replacing(path, staging, json.dumps(obj, ensure_ascii=False, indent=2), True)
 
 
 # -- documents the SDK owns: in memory, written behind ---------------------------------------
