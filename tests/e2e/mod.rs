@@ -243,15 +243,37 @@ impl Background {
     /// Waits for the session to end and returns its files; if its process exits without
     /// a final status, fails then (with its logs) rather than at the time limit.
     pub fn wait_final(&self) -> SessionFiles {
-        let over = || {
-            let files = SessionFiles::read(&self.state_dir);
-            let gone = files.info["pid"]
-                .as_u64()
-                .is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists());
-            (gone || files.is_final()).then_some(())
-        };
-        let _ = wait_until(SESSION_LIMIT, over);
+        self.wait_ended();
         SessionFiles::wait_final(&self.state_dir, Duration::from_secs(2))
+    }
+
+    /// [`wait_final`](Self::wait_final) for a reference session that may end fast. The
+    /// reference's session.json can lose its final status: its daemon's parent process and
+    /// the session process both read-modify-write the file, the parent once `peer_joined`
+    /// shows up and the session at its end, so a game that ends inside the parent's update
+    /// is overwritten with "running" (seen against our fast host). Once its process has
+    /// exited, its `session_ended` event then stands for the end.
+    pub fn wait_reference_end(&self) -> SessionFiles {
+        if self.wait_ended() {
+            let files = SessionFiles::read(&self.state_dir);
+            if !files.is_final() && !files.events_of("session_ended").is_empty() {
+                return files;
+            }
+        }
+        SessionFiles::wait_final(&self.state_dir, Duration::from_secs(2))
+    }
+
+    /// Waits until session.json shows a final status or the session's process is gone;
+    /// true when the process is gone.
+    fn wait_ended(&self) -> bool {
+        let gone = || {
+            SessionFiles::read(&self.state_dir).info["pid"]
+                .as_u64()
+                .is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists())
+        };
+        let over = || (gone() || SessionFiles::read(&self.state_dir).is_final()).then_some(());
+        let _ = wait_until(SESSION_LIMIT, over);
+        gone()
     }
 }
 
