@@ -18,6 +18,7 @@ pub fn install(py: Python<'_>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(pretty_json, &module)?)?;
     module.add_function(wrap_pyfunction!(utc_now, &module)?)?;
     module.add_function(wrap_pyfunction!(read_if_present, &module)?)?;
+    module.add_function(wrap_pyfunction!(any_exists, &module)?)?;
     module.add_function(wrap_pyfunction!(clone_plain, &module)?)?;
     module.add(
         "NOT_PLAIN",
@@ -196,6 +197,13 @@ fn read_if_present(
     }
 }
 
+/// Whether any of the paths exists (`os.path.exists` of each: symlinks followed, an
+/// unreadable path counts as missing), with no Python exception per missing file.
+#[pyfunction]
+fn any_exists(paths: Vec<std::path::PathBuf>) -> bool {
+    paths.iter().any(|path| path.exists())
+}
+
 /// The time now as `datetime.now(timezone.utc).isoformat()` writes it.
 #[pyfunction]
 fn utc_now() -> String {
@@ -309,6 +317,25 @@ result.append(copy[0] is not shared and copy[0] is not copy[1] and copy[0]["k"] 
 "#,
         );
         assert_eq!(result, "[True]");
+    }
+
+    #[test]
+    fn any_exists_is_os_path_exists_of_any() {
+        let result = python(
+            r#"
+import os, pathlib, tempfile
+root = pathlib.Path(tempfile.mkdtemp())
+(root / "here").write_text("")
+os.symlink(root / "nowhere", root / "dangling")
+cases = [(), (root / "none",), (root / "none", str(root / "here")), (root / "dangling",), (root,)]
+result = [_native.any_exists(paths) == any(os.path.exists(p) for p in paths) for paths in cases]
+result.append([_native.any_exists(paths) for paths in cases])
+"#,
+        );
+        assert_eq!(
+            result,
+            "[True, True, True, True, True, [False, False, True, False, True]]"
+        );
     }
 
     #[test]

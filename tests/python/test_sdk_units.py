@@ -13,6 +13,7 @@ import harness
 from aigenora.control import ControlModeError, ensure_control_mode_supported, resolve_control_mode
 from aigenora.proto import mental_poker
 from aigenora.proto import files
+from aigenora.proto import policy_materializer
 from aigenora.proto.decide_gateway import submit_decision
 from aigenora.proto.hooks import HookResult, InvalidHumanDecisionError, ProtocolHooks
 from aigenora.proto.sdk import (
@@ -340,6 +341,31 @@ class DecisionWindowsBehaviour(unittest.TestCase):
                          ["local_decision_window_started", "local_decision_fallback"])
         finalized = json.loads((self.dir / "decision/finalized.json").read_text())
         self.assertEqual(finalized["round:3"]["reason"], "fallback")
+
+    def test_hybrid_window_skips_its_steps_only_when_no_input_file_exists(self):
+        hooks = self._hooks()
+        steps = ("materialize_pending_intents", "materialize_active_policy")
+        with mock.patch.multiple(policy_materializer, **{step: mock.DEFAULT for step in steps}) as calls:
+            self.assertIsNone(hooks._consume_hybrid("round", 0))  # no file: nothing to look at
+            self.assertFalse(any(call.called for call in calls.values()))
+            for name in ("intervention_intents.jsonl", "strategy.json", "decision/decisions.jsonl"):
+                (self.dir / name).write_text("")
+                self.assertIsNone(hooks._consume_hybrid("round", 1))
+                self.assertTrue(all(call.called for call in calls.values()), name)
+                (self.dir / name).unlink()
+                for call in calls.values():
+                    call.reset_mock()
+            files.store_json(self.dir / "strategy.json", {"mode": "policy"})  # a document in memory
+            hooks._consume_hybrid("round", 2)
+            self.assertTrue(all(call.called for call in calls.values()))
+
+    def test_hybrid_window_runs_overridden_steps_even_without_files(self):
+        class OwnPolicy(ProtocolHooks):
+            def _materialize_active_policy(self, match_key, match_value):
+                DecisionBus.submit(self.state_dir, {match_key: match_value, "choice": "mine"})
+
+        decision = self._hooks(cls=OwnPolicy)._consume_hybrid("round", 4)
+        self.assertEqual(decision, {"round": 4, "choice": "mine"})
 
     def test_hybrid_window_waits_for_min_think(self):
         hooks = self._hooks(options={"min_think_seconds": 0.6})

@@ -9,8 +9,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 from aigenora.proto import policy_materializer
+from aigenora.proto.decision_bus import DecisionBus
 from aigenora.proto.events import EventBus
-from aigenora.proto.files import read_jsonl
+from aigenora.proto.files import any_present, read_jsonl, state_file
+from aigenora.proto.sdk import StrategyStore
 from aigenora.proto.whisper_bridge import parse_whisper_to_command
 
 
@@ -98,24 +100,43 @@ class DecisionWindows:
         events.emit("local_decision_window_started", data={
             **window, "mode": "hybrid", "release_at": release_at, "deadline_at": deadline_at,
         })
-        self._materialize_pending_intents(match_key, match_value)
-        self._materialize_active_policy(match_key, match_value)
-        consumer = f"hybrid:{self.role}"
-        poll = getattr(self.bus, "POLL_INTERVAL", 0.2)
-        while True:
-            decision = self.bus.consume_latest_for_match(match_key, match_value, consumer_id=consumer)
+        if deadline_at > release_at or self._window_inputs_may_exist():
+            self._materialize_pending_intents(match_key, match_value)
+            self._materialize_active_policy(match_key, match_value)
+            decision = self._await_hybrid_decision(match_key, match_value, deadline_at)
             if decision is not None:
                 self.bus.finalize_window(match_key, match_value, "consumed")
                 events.emit("local_decision_consumed", data={
                     **window, "decision": decision, "origin": (decision.get("_meta") or {}).get("origin"),
                 })
                 return decision
-            if time.monotonic() >= deadline_at:
-                break
-            time.sleep(poll)
         self.bus.finalize_window(match_key, match_value, "fallback")
         events.emit("local_decision_fallback", data={**window, "reason": "no_decision"})
         return None
+
+    def _await_hybrid_decision(self, match_key: str, match_value: Any, deadline_at: float) -> dict | None:
+        """The best decision submitted for the window, polling until `deadline_at`."""
+        consumer = f"hybrid:{self.role}"
+        poll = getattr(self.bus, "POLL_INTERVAL", 0.2)
+        while True:
+            decision = self.bus.consume_latest_for_match(match_key, match_value, consumer_id=consumer)
+            if decision is not None or time.monotonic() >= deadline_at:
+                return decision
+            time.sleep(poll)
+
+    def _window_inputs_may_exist(self) -> bool:
+        """Whether a window could find a queued intent, a policy/script strategy or a submitted
+        decision. False only when the SDK's own stores and steps are in use and none of the
+        files they read exists (intervention_intents.jsonl, strategy.json,
+        decision/decisions.jsonl): each step would find nothing, so a window with no time to
+        wait skips them (three file reads and a score of calls, every round)."""
+        steps = type(self)
+        if (type(self.bus) is not DecisionBus or type(self.strategy) is not StrategyStore
+                or steps._materialize_pending_intents is not DecisionWindows._materialize_pending_intents
+                or steps._materialize_active_policy is not DecisionWindows._materialize_active_policy):
+            return True
+        return any_present((state_file(self.state_dir, "intervention_intents.jsonl"),
+                            self.strategy.path, self.bus.decisions_file))
 
     def _materialize_pending_intents(self, match_key: str, match_value: Any) -> None:
         try:

@@ -263,6 +263,16 @@ def read_json(path: Path, default: Any = None) -> Any:
     return _read_file(path, default)
 
 
+def any_present(paths: tuple[str | Path, ...]) -> bool:
+    """Whether any of these files exists, on disk or as an SDK-owned document in memory."""
+    with _lock:
+        if any(_key(path) in _documents for path in paths):
+            return True
+    if _native is not None:
+        return _native.any_exists(paths)
+    return any(os.path.exists(path) for path in paths)
+
+
 def _write(document: _Document, create_dirs: bool) -> None:
     """Put a dirty document's latest value on disk (a no-op if another thread already did)."""
     with document.io_lock:
