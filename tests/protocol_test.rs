@@ -238,6 +238,40 @@ fn a_hook_exception_names_the_hook_file_and_line() {
     assert!(stderr.contains("faulty/hooks.py:17)"), "{stderr}");
 }
 
+/// A decision already submitted when a hybrid window opens replaces the automatic move
+/// (here the guest's round-1 "rock" becomes "scissors", so the host wins 1-0).
+#[test]
+fn a_submitted_decision_is_played_in_its_hybrid_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let builtin = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/protocols/rock-paper-scissors");
+    std::fs::copy(builtin.join("spec.json"), dir.path().join("spec.json")).unwrap();
+    let hooks = std::fs::read_to_string(builtin.join("hooks.py")).unwrap()
+        + "\n\nclass Hooks(Hooks):\n\
+           \x20   def proto_init(self, *args, **kwargs):\n\
+           \x20       super().proto_init(*args, **kwargs)\n\
+           \x20       if self.role == 'guest':\n\
+           \x20           from aigenora.proto.decision_bus import DecisionBus\n\
+           \x20           DecisionBus.submit(self.state_dir, {'round': 0, 'choice': 'scissors'})\n";
+    std::fs::write(dir.path().join("hooks.py"), hooks).unwrap();
+    let options = r#"{"best_of": 3, "termination": "fixed_rounds", "moves": "rock"}"#;
+    let (code, report, _state) =
+        support::protocol_test_json(dir.path().to_str().unwrap(), &["--options", options]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["host"]["winner"], "host", "{report}");
+    let guest_dir = PathBuf::from(report["guest"]["state_dir"].as_str().unwrap());
+    let events = std::fs::read_to_string(guest_dir.join("events.jsonl")).unwrap();
+    assert_eq!(
+        events.matches("local_decision_consumed").count(),
+        1,
+        "{events}"
+    );
+    assert_eq!(
+        events.matches("local_decision_fallback").count(),
+        2,
+        "{events}"
+    );
+}
+
 #[test]
 fn a_hooks_file_that_does_not_load_is_named_once() {
     let dir = tempfile::tempdir().unwrap();
