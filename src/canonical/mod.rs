@@ -12,8 +12,10 @@ mod write;
 
 use std::collections::BTreeMap;
 
+pub(crate) use float::python_float_repr;
 pub use parse::{MAX_DEPTH, MAX_INPUT_BYTES, parse};
 pub use write::to_canonical_string;
+pub(crate) use write::write_string;
 
 /// A JSON value as Python's `json` module sees it.
 ///

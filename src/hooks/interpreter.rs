@@ -126,30 +126,31 @@ fn status_message(status: &ffi::PyStatus) -> String {
 }
 
 fn install_sdk(py: Python<'_>) -> PyResult<()> {
-    let importer = importer_module(py)?;
-    let files = PyDict::new(py);
-    for (path, source, code) in sdk::SDK_FILES {
-        files.set_item(path, (source, PyBytes::new(py, code)))?;
-    }
-    let magic = PyBytes::new(py, sdk::SDK_MAGIC);
-    let eager_site = std::env::var_os(EAGER_SITE_ENV).is_some_and(|v| !v.is_empty() && v != "0");
-    importer
-        .getattr("install")?
-        .call1((files, magic, eager_site))?;
-    super::native::install(py)?;
-    Ok(())
-}
-
-/// The SDK importer module: its build-time code when this interpreter's bytecode matches,
-/// else compiled from source.
-fn importer_module(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
-    const NAME: &std::ffi::CStr = c"aigenora_sdk_importer";
-    const FILE: &std::ffi::CStr = c"<aigenora-sdk>/sdk_importer.py";
     let magic: Vec<u8> = py
         .import("_frozen_importlib_external")?
         .getattr("MAGIC_NUMBER")?
         .extract()?;
-    if sdk::IMPORTER_CODE.is_empty() || magic != sdk::SDK_MAGIC {
+    // The build-time code runs only on an interpreter with the same bytecode.
+    let prebuilt = magic == sdk::SDK_MAGIC;
+    let importer = importer_module(py, prebuilt)?;
+    let files = PyDict::new(py);
+    for (path, source, code) in sdk::SDK_FILES {
+        files.set_item(path, (source, PyBytes::new(py, code)))?;
+    }
+    let eager_site = std::env::var_os(EAGER_SITE_ENV).is_some_and(|v| !v.is_empty() && v != "0");
+    importer
+        .getattr("install")?
+        .call1((files, prebuilt, eager_site))?;
+    super::native::install(py)?;
+    Ok(())
+}
+
+/// The SDK importer module: its build-time code when `prebuilt` (and built), else compiled
+/// from source.
+fn importer_module(py: Python<'_>, prebuilt: bool) -> PyResult<Bound<'_, PyModule>> {
+    const NAME: &std::ffi::CStr = c"aigenora_sdk_importer";
+    const FILE: &std::ffi::CStr = c"<aigenora-sdk>/sdk_importer.py";
+    if !prebuilt || sdk::IMPORTER_CODE.is_empty() {
         let source = CString::new(include_str!("sdk_importer.py")).expect("importer has no NUL");
         return PyModule::from_code(py, &source, FILE, NAME);
     }

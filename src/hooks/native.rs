@@ -7,6 +7,8 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyModule, PyString, PyTuple};
 
+use crate::canonical::{python_float_repr, write_string};
+
 /// Deeper nesting than this (or a cycle) is left to `json`, which reports cycles exactly
 /// (the same limit as `files._clone_plain`).
 const MAX_DEPTH: usize = 64;
@@ -49,17 +51,18 @@ fn write_plain(value: &Bound<'_, PyAny>, text: &mut String, depth: usize) -> PyR
         let Ok(string) = value.cast::<PyString>()?.to_str() else {
             return Ok(false);
         };
-        write_string(string, text);
+        write_string(text, string);
     } else if value.is_exact_instance_of::<PyInt>() {
         match value.extract::<i64>() {
             Ok(small) => text.push_str(&small.to_string()),
             Err(_) => text.push_str(value.repr()?.to_str()?),
         }
     } else if value.is_exact_instance_of::<PyFloat>() {
-        if !value.cast::<PyFloat>()?.value().is_finite() {
+        let number = value.cast::<PyFloat>()?.value();
+        if !number.is_finite() {
             return Ok(false);
         }
-        text.push_str(value.repr()?.to_str()?); // json writes float.__repr__
+        text.push_str(&python_float_repr(number)); // json writes float.__repr__
     } else if depth >= MAX_DEPTH {
         return Ok(false);
     } else if value.is_exact_instance_of::<PyDict>() {
@@ -95,28 +98,6 @@ fn write_plain(value: &Bound<'_, PyAny>, text: &mut String, depth: usize) -> PyR
         return Ok(false);
     }
     Ok(true)
-}
-
-/// A JSON string as json's `ensure_ascii=False` encoder writes it: quotes, backslashes and
-/// control characters escaped, everything else as it is.
-fn write_string(string: &str, text: &mut String) {
-    text.push('"');
-    for character in string.chars() {
-        match character {
-            '"' => text.push_str("\\\""),
-            '\\' => text.push_str("\\\\"),
-            '\n' => text.push_str("\\n"),
-            '\r' => text.push_str("\\r"),
-            '\t' => text.push_str("\\t"),
-            '\u{8}' => text.push_str("\\b"),
-            '\u{c}' => text.push_str("\\f"),
-            control if control < ' ' => {
-                text.push_str(&format!("\\u{:04x}", u32::from(control)));
-            }
-            other => text.push(other),
-        }
-    }
-    text.push('"');
 }
 
 /// A deep copy of a plain JSON value (dicts with str keys, lists, and exact str, int, float,

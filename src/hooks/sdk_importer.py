@@ -1,11 +1,11 @@
 """Makes the SDK embedded in the aigenora binary importable as the `aigenora` package.
 
-The Rust side calls `install(files, magic, eager_site)` once with {relative path: (source, code)}, where
-code is the module compiled at build time (marshal data) by an interpreter with bytecode
-magic number `magic`. Modules are served from memory by a finder placed first on
-sys.meta_path, so an `aigenora` installed in the interpreter's site-packages (for instance
-the reference client) never shadows ours. The prebuilt code is used only when this
-interpreter's magic number matches; otherwise the source is compiled, as before.
+The Rust side calls `install(files, prebuilt, eager_site)` once with {relative path: (source,
+code)}, where code is the module compiled at build time (marshal data). Modules are served
+from memory by a finder placed first on sys.meta_path, so an `aigenora` installed in the
+interpreter's site-packages (for instance the reference client) never shadows ours. The
+code is used only when `prebuilt` says it was compiled with this interpreter's bytecode
+magic number; otherwise the source is compiled.
 
 The interpreter starts without `site` (most hooks import only the standard library and the
 SDK, and `site` with its .pth files can cost more than a whole self-play). `install` puts a
@@ -114,10 +114,10 @@ def attach_site_packages():
         importlib.invalidate_caches()
 
 
-def install(files, magic, eager_site):
+def install(files, prebuilt, eager_site):
     for name in [n for n in sys.modules if n == "aigenora" or n.startswith("aigenora.")]:
         del sys.modules[name]
-    sys.meta_path.insert(0, _EmbeddedSdk(files, magic == _external.MAGIC_NUMBER))
+    sys.meta_path.insert(0, _EmbeddedSdk(files, prebuilt))
     if sys.flags.no_site:  # started without site (always, when the binary started it)
         sys.meta_path.append(_SitePackagesOnDemand())
         if eager_site:

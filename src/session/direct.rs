@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::runner::{Handshaken, Play, PreloadedHooks, conclude, dial, play_over};
+use super::runner::{Handshaken, Play, conclude, dial, play_over};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd};
 use crate::spec::{self, Role};
 use crate::transport::Ticket;
@@ -25,17 +25,9 @@ pub async fn guest(
             "protocol_id": protocol.spec.protocol_id(),
         }),
     );
-    let hooks = PreloadedHooks::start(&protocol);
-    let (endpoint, link) = dial(&settings, &ticket, session_dir.events()).await?;
-    let display = settings.display.clone();
-    let play = Play {
-        role: Role::Guest,
-        protocol,
-        hooks,
-        options,
-        settings,
-        session_dir: session_dir.clone(),
-    };
+    let play = Play::new(Role::Guest, protocol, options, settings, &session_dir);
+    let (endpoint, link) = dial(&play.settings, &ticket, session_dir.events()).await?;
+    let display = play.settings.display.clone();
     let no_handshake = |_: &mut _, _: &Play| {
         Ok(Handshaken {
             session_id: String::new(),

@@ -8,7 +8,7 @@ use tokio::sync::oneshot;
 
 use super::handshake::HostSide;
 use super::reports::record_failed_start;
-use super::runner::{Handshaken, Play, PreloadedHooks, announce_connection, conclude, play_over};
+use super::runner::{Handshaken, Play, announce_connection, conclude, play_over};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, patch};
 use crate::api::invitation::{InvitationType, NewInvitation};
 use crate::client::RestClient;
@@ -121,7 +121,7 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, String> {
             renew_every,
         ))
     });
-    let hooks = PreloadedHooks::start(&protocol);
+    let play = Play::new(Role::Host, protocol, options, settings, &session_dir);
     let link = endpoint.accept_first().await;
     if let Some(renewal) = renewal {
         renewal.abort();
@@ -129,15 +129,7 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, String> {
     let link = link.map_err(|e| e.to_string())?;
     announce_connection(&events, &endpoint, &link, None);
 
-    let display = settings.display.clone();
-    let play = Play {
-        role: Role::Host,
-        protocol,
-        hooks,
-        options,
-        settings,
-        session_dir: session_dir.clone(),
-    };
+    let display = play.settings.display.clone();
     let (id, mode) = (post_id.clone(), play.settings.control_mode);
     let played = play_over(endpoint, link, play, move |channel, play| {
         let side = HostSide {

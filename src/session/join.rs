@@ -7,7 +7,7 @@ use serde_json::json;
 use super::handshake::GuestSide;
 use super::host::announce_peer;
 use super::reports::record_failed_start;
-use super::runner::{Handshaken, Play, PreloadedHooks, conclude, dial, play_over};
+use super::runner::{Handshaken, Play, conclude, dial, play_over};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, prepare_protocol};
 use crate::api::session::NewSession;
 use crate::client::RestClient;
@@ -92,18 +92,10 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, String> {
         &format!("[join] protocol_dir: {}", protocol.dir.display()),
     );
 
-    let hooks = PreloadedHooks::start(&protocol);
-    let (endpoint, link) = dial(&settings, &ticket, session_dir.events()).await?;
+    let play = Play::new(Role::Guest, protocol, options, settings, &session_dir);
+    let (endpoint, link) = dial(&play.settings, &ticket, session_dir.events()).await?;
     let runtime = tokio::runtime::Handle::current();
-    let display = settings.display.clone();
-    let play = Play {
-        role: Role::Guest,
-        protocol,
-        hooks,
-        options,
-        settings,
-        session_dir: session_dir.clone(),
-    };
+    let display = play.settings.display.clone();
     let (id, guest_client) = (post_id.clone(), client.clone());
     let played = play_over(endpoint, link, play, move |channel, play| {
         let side = GuestSide {

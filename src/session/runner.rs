@@ -34,14 +34,14 @@ pub(crate) fn heartbeat_applies(protocol: &Protocol) -> bool {
 /// A protocol's hooks loading on a blocking thread. Started before dialing or while waiting
 /// for a guest, it takes the embedded interpreter's start and the SDK and hooks.py imports
 /// (tens of milliseconds when cold) off the way to the first engine frame.
-pub(crate) struct PreloadedHooks {
+struct PreloadedHooks {
     loading: JoinHandle<Result<PythonHooks, String>>,
     runtime: Handle,
 }
 
 impl PreloadedHooks {
     /// Starts loading `protocol`'s hooks; call from the runtime.
-    pub(crate) fn start(protocol: &Protocol) -> PreloadedHooks {
+    fn start(protocol: &Protocol) -> PreloadedHooks {
         let dir = protocol.dir.clone();
         PreloadedHooks {
             loading: tokio::task::spawn_blocking(move || {
@@ -60,7 +60,7 @@ impl PreloadedHooks {
 }
 
 /// Runs the engine to the end; `Err` carries what stopped this side, in one line.
-pub(crate) fn run_engine(
+fn run_engine(
     role: Role,
     protocol: &Protocol,
     hooks: PreloadedHooks,
@@ -104,10 +104,31 @@ pub(crate) struct Handshaken {
 pub(crate) struct Play {
     pub role: Role,
     pub protocol: Protocol,
-    pub hooks: PreloadedHooks,
+    hooks: PreloadedHooks,
     pub options: Map<String, Value>,
     pub settings: PlaySettings,
     pub session_dir: SessionDir,
+}
+
+impl Play {
+    /// One side of `protocol`, its hooks starting to load now (before dialing or accepting,
+    /// so they are ready when the link is). Call from the runtime.
+    pub(crate) fn new(
+        role: Role,
+        protocol: Protocol,
+        options: Map<String, Value>,
+        settings: PlaySettings,
+        session_dir: &SessionDir,
+    ) -> Play {
+        Play {
+            role,
+            hooks: PreloadedHooks::start(&protocol),
+            protocol,
+            options,
+            settings,
+            session_dir: session_dir.clone(),
+        }
+    }
 }
 
 /// Runs the handshake and then the engine on a blocking thread, then shuts the endpoint.

@@ -266,14 +266,14 @@ impl Background {
     /// Waits until session.json shows a final status or the session's process is gone;
     /// true when the process is gone.
     fn wait_ended(&self) -> bool {
-        let gone = || {
-            SessionFiles::read(&self.state_dir).info["pid"]
+        let probe = || {
+            let files = SessionFiles::read(&self.state_dir);
+            let gone = files.info["pid"]
                 .as_u64()
-                .is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists())
+                .is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists());
+            (gone || files.is_final()).then_some(gone)
         };
-        let over = || (gone() || SessionFiles::read(&self.state_dir).is_final()).then_some(());
-        let _ = wait_until(SESSION_LIMIT, over);
-        gone()
+        wait_until(SESSION_LIMIT, probe).unwrap_or(false)
     }
 }
 

@@ -3,6 +3,7 @@ snapshot.json for UIs and an append-only log in details.jsonl. Text is never int
 from __future__ import annotations
 
 from pathlib import Path
+
 TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
 if TYPE_CHECKING:
     from typing import Any

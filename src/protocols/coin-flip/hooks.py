@@ -3,6 +3,7 @@ the host XORs the two revealed bits into the coin and keeps the score over `flip
 from __future__ import annotations
 
 from pathlib import Path
+
 TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
 if TYPE_CHECKING:
     from typing import Any

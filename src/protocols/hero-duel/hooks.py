@@ -8,6 +8,7 @@ it plays with (proto_host_metadata), so a guest joining with those options judge
 from __future__ import annotations
 
 from pathlib import Path
+
 TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
 if TYPE_CHECKING:
     from typing import Any

@@ -6,6 +6,7 @@ Deterministic play: give each side `moves` (e.g. host "rock", guest "paper,sciss
 from __future__ import annotations
 
 from pathlib import Path
+
 TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
 if TYPE_CHECKING:
     from typing import Any

@@ -4,6 +4,7 @@ whisper overrides and the policy extension points."""
 from __future__ import annotations
 
 import time
+
 TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
@@ -12,6 +13,7 @@ from aigenora.proto import policy_materializer
 from aigenora.proto.decision_bus import DecisionBus
 from aigenora.proto.events import EventBus
 from aigenora.proto.files import any_present, read_jsonl, state_file
+from aigenora.proto.intervention_intent import InterventionIntentStore
 from aigenora.proto.sdk import StrategyStore
 from aigenora.proto.whisper_bridge import parse_whisper_to_command
 
@@ -135,7 +137,7 @@ class DecisionWindows:
                 or steps._materialize_pending_intents is not DecisionWindows._materialize_pending_intents
                 or steps._materialize_active_policy is not DecisionWindows._materialize_active_policy):
             return True
-        return any_present((state_file(self.state_dir, "intervention_intents.jsonl"),
+        return any_present((state_file(self.state_dir, InterventionIntentStore.FILE_NAME),
                             self.strategy.path, self.bus.decisions_file))
 
     def _materialize_pending_intents(self, match_key: str, match_value: Any) -> None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+
 TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
 if TYPE_CHECKING:
     from typing import Any

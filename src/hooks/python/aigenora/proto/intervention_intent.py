@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+
 TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
@@ -14,9 +15,11 @@ from aigenora.proto.files import append_jsonl, read_jsonl, state_file, utc_now
 class InterventionIntentStore:
     """Append-only intent records plus status records (`materialized`, `failed`, `expired`)."""
 
+    FILE_NAME = "intervention_intents.jsonl"
+
     def __init__(self, state_dir: str | Path):
         self.state_dir = state_dir if isinstance(state_dir, Path) else Path(state_dir)
-        self.file = state_file(state_dir, "intervention_intents.jsonl")
+        self.file = state_file(state_dir, self.FILE_NAME)
 
     def append(
         self,

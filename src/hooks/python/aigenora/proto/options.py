@@ -3,6 +3,7 @@ scripts of moves. An extension beyond the reference SDK's API (stdlib only)."""
 from __future__ import annotations
 
 import re
+
 TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
 if TYPE_CHECKING:
     from typing import Any, Callable, Sequence

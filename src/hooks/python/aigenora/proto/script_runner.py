@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+
 TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
 if TYPE_CHECKING:
     from typing import Any

@@ -5,6 +5,7 @@ from __future__ import annotations
 import _thread
 import os
 from pathlib import Path
+
 TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
 if TYPE_CHECKING:
     from typing import Any

@@ -3,6 +3,7 @@ structured intent or command with keyword rules (bilingual, no LLM, no side effe
 from __future__ import annotations
 
 import re
+
 TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
