@@ -1,6 +1,7 @@
 //! Session transport on loopback, relays disabled: how long a guest takes to dial a host
 //! (connect + stream), the session-proof handshake on the wire (without the guest's server
-//! registration, which `session_vs_reference.sh` includes), and the round-trip time of one
+//! registration, which `session_vs_reference.sh` includes; async on the link, as sessions
+//! run it), and the round-trip time of one
 //! frame between two engine threads through the real blocking `IrohChannel` (an echo on the
 //! host side, a frame the size of an RPS round result).
 //!
@@ -16,7 +17,7 @@ use std::time::{Duration, Instant};
 use aigenora::engine::ControlMode;
 use aigenora::identity::{Identity, new_session_nonce, session_id};
 use aigenora::session::handshake::{GuestSide, HostSide};
-use aigenora::transport::{Channel, IrohChannel, RelayChoice, SessionEndpoint, Ticket};
+use aigenora::transport::{Channel, IrohChannel, PeerLink, RelayChoice, SessionEndpoint, Ticket};
 use common::cpu_seconds;
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
@@ -38,33 +39,47 @@ fn main() {
     for _ in 0..pairs {
         let session = connect(&host_runtime, &guest_runtime);
         dials.push(session.dial);
-        let (mut host, mut guest) = (session.host, session.guest);
+        let (mut host_link, mut guest_link) = (session.host, session.guest);
         let (host_key, guest_key) = (Identity::generate(), Identity::generate());
         let host_public = host_key.public_key().to_string();
         let shaking = Instant::now();
-        let host_thread = std::thread::spawn(move || {
+        let host_shake = host_runtime.spawn(async move {
             let side = HostSide {
                 identity: &host_key,
                 post_id: POST_ID,
                 protocol_id: PROTOCOL_ID,
                 control_mode: ControlMode::Autonomous,
             };
-            side.handshake(&mut host).expect("host handshake");
+            side.handshake(&mut host_link)
+                .await
+                .expect("host handshake");
+            host_link
+        });
+        guest_runtime.block_on(async {
+            let side = GuestSide {
+                identity: &guest_key,
+                post_id: POST_ID,
+                host_public_key: &host_public,
+                protocol_id: PROTOCOL_ID,
+                control_mode: ControlMode::Autonomous,
+                nonce: new_session_nonce(),
+            };
+            side.request_proof(&mut guest_link)
+                .await
+                .expect("host proof");
+            side.send_ready(&mut guest_link, &session_id(&side.canonical()))
+                .await
+                .expect("send ready");
+        });
+        let host_link = host_runtime.block_on(host_shake).unwrap();
+        handshakes.push(shaking.elapsed());
+        let mut guest = IrohChannel::new(guest_link, guest_runtime.handle());
+        let host_handle = host_runtime.handle().clone();
+        let host_thread = std::thread::spawn(move || {
+            let mut host = IrohChannel::new(host_link, &host_handle);
             echo(&mut host);
             host
         });
-        let side = GuestSide {
-            identity: &guest_key,
-            post_id: POST_ID,
-            host_public_key: &host_public,
-            protocol_id: PROTOCOL_ID,
-            control_mode: ControlMode::Autonomous,
-            nonce: new_session_nonce(),
-        };
-        side.request_proof(&mut guest).expect("host proof");
-        side.send_ready(&mut guest, &session_id(&side.canonical()))
-            .expect("send ready");
-        handshakes.push(shaking.elapsed());
         let cpu_before = cpu_seconds("self");
         rtts.extend(ping(&mut guest, round_trips));
         cpu += cpu_seconds("self") - cpu_before;
@@ -89,10 +104,10 @@ fn main() {
     println!("load after: {}", load_average());
 }
 
-/// Two connected channels, each driven by its own runtime, and how long the dial took.
+/// Two connected links, each driven by its own runtime, and how long the dial took.
 struct Session {
-    host: IrohChannel,
-    guest: IrohChannel,
+    host: PeerLink,
+    guest: PeerLink,
     host_endpoint: SessionEndpoint,
     guest_endpoint: SessionEndpoint,
     dial: Duration,
@@ -124,8 +139,8 @@ fn connect(host_runtime: &Runtime, guest_runtime: &Runtime) -> Session {
     let dial = started.elapsed();
     let (host_endpoint, host_link) = host_runtime.block_on(accepted).unwrap();
     Session {
-        host: IrohChannel::new(host_link, host_runtime.handle()),
-        guest: IrohChannel::new(guest_link, guest_runtime.handle()),
+        host: host_link,
+        guest: guest_link,
         host_endpoint,
         guest_endpoint,
         dial,

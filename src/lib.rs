@@ -13,6 +13,7 @@ pub mod engine;
 pub mod hooks;
 pub mod identity;
 pub mod protocols;
+pub mod records;
 pub mod selfplay;
 pub mod server;
 pub mod session;

@@ -1,4 +1,4 @@
-//! The community REST contract (interop/rest-api.md): request and response bodies, their
+//! The community REST contract (docs/rest-api.md): request and response bodies, their
 //! enums and field rules. The client sends and the server accepts exactly these types, so
 //! the wire format has one home. Bodies serialize in the reference's key order.
 

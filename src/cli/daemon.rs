@@ -6,10 +6,10 @@ use std::future::Future;
 use std::process::{ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::engine::iso_now;
-use crate::session::{EVENTS_FILE, SessionDir, SessionEnd};
+use crate::records::{Event, SessionStatus, iso_now, read_events};
+use crate::session::{EVENTS_FILE, SessionDir, SessionEnd, SessionError};
 use crate::transport::close_live_endpoints;
 
 /// What the daemon parent waits for before it reports success.
@@ -22,11 +22,25 @@ pub enum Waiting {
 }
 
 impl Waiting {
-    fn event(self) -> &'static str {
+    fn event_name(self) -> &'static str {
         match self {
             Waiting::Invitation => "invite_created",
             Waiting::Peer => "peer_joined",
         }
+    }
+
+    /// The event waited for, once it is in the session's events.jsonl.
+    fn find_in(self, dir: &SessionDir) -> Option<Event> {
+        read_events(&dir.root().join(EVENTS_FILE))
+            .into_iter()
+            .filter_map(|recorded| recorded.event)
+            .find(|event| {
+                matches!(
+                    (self, event),
+                    (Waiting::Invitation, Event::InviteCreated { .. })
+                        | (Waiting::Peer, Event::PeerJoined { .. })
+                )
+            })
     }
 
     fn default_timeout(self) -> Duration {
@@ -36,10 +50,10 @@ impl Waiting {
         }
     }
 
-    fn status(self) -> &'static str {
+    fn status(self) -> SessionStatus {
         match self {
-            Waiting::Invitation => "hosting",
-            Waiting::Peer => "joining",
+            Waiting::Invitation => SessionStatus::Hosting,
+            Waiting::Peer => SessionStatus::Joining,
         }
     }
 }
@@ -47,14 +61,14 @@ impl Waiting {
 /// Runs a session on a fresh runtime; SIGTERM (`session abort`) or Ctrl-C ends it as aborted.
 pub fn run_until_signal(
     dir: &SessionDir,
-    session: impl Future<Output = Result<SessionEnd, String>>,
-) -> Result<SessionEnd, String> {
+    session: impl Future<Output = Result<SessionEnd, SessionError>>,
+) -> Result<SessionEnd, SessionError> {
     let runtime = tokio::runtime::Runtime::new()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+        .map_err(|e| SessionError::io("cannot start the async runtime", e))?;
     runtime.block_on(async {
         let mut terminate =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-                .map_err(|e| format!("cannot watch for SIGTERM: {e}"))?;
+                .map_err(|e| SessionError::io("cannot watch for SIGTERM", e))?;
         // Kept alive until the abort is recorded and the connection closed.
         tokio::pin!(session);
         let why = tokio::select! {
@@ -71,16 +85,22 @@ const ABORT_CLOSE_LIMIT: Duration = Duration::from_secs(2);
 
 /// Records an abort as the last event and in session.json, then closes the connection so the
 /// peer sees it end now (its side ends `peer_disconnected`).
-async fn aborted(dir: &SessionDir, why: &str) -> String {
-    dir.events().emit_last(
-        "session_ended",
-        json!({"completed": false, "reason": "aborted", "detail": why}),
-    );
-    let patch =
-        json!({"status": "aborted", "completed": false, "end_reason": why, "ended_at": iso_now()});
-    let _ = dir.update(patch.as_object().cloned().unwrap_or_default());
+async fn aborted(dir: &SessionDir, why: &'static str) -> SessionError {
+    dir.events().emit_last(Event::SessionEnded {
+        completed: Some(false),
+        reason: Some("aborted".into()),
+        peer_reason: None,
+        error: None,
+        detail: Some(why.to_string()),
+    });
+    let _ = dir.update(|record| {
+        record.status = Some(SessionStatus::Aborted);
+        record.completed = Some(false);
+        record.end_reason = Some(why.to_string());
+        record.ended_at = Some(iso_now());
+    });
     close_live_endpoints(ABORT_CLOSE_LIMIT).await;
-    format!("session aborted: {why}")
+    SessionError::Aborted(why)
 }
 
 /// Re-runs this command in the background (writing into `dir`), waits for `waiting`, and
@@ -107,27 +127,40 @@ pub fn start(dir: &SessionDir, waiting: Waiting) -> anyhow::Result<ExitCode> {
         .map_or(waiting.default_timeout(), Duration::from_secs_f64);
     let deadline = Instant::now() + timeout;
     let failure = loop {
-        if let Some(event) = find_event(dir, waiting.event()) {
-            let info = dir.read();
+        if let Some(event) = waiting.find_in(dir) {
+            let record = dir.read();
+            let (post_id, protocol_id, session_id) = match event {
+                Event::InviteCreated {
+                    post_id,
+                    protocol_id,
+                    ..
+                } => (Some(post_id), Some(protocol_id), None),
+                Event::PeerJoined {
+                    protocol_id,
+                    session_id,
+                    ..
+                } => (None, Some(protocol_id), Some(session_id)),
+                _ => (None, None, None),
+            };
             let mut report = json!({
                 "status": waiting.status(),
                 "state_dir": dir.root(),
                 "pid": child.id(),
-                "post_id": info.get("post_id"),
-                "protocol_id": event.get("protocol_id").or(info.get("protocol_id")),
-                "control_mode": info.get("local_control_mode"),
+                "post_id": post_id.or(record.post_id),
+                "protocol_id": protocol_id.or(record.protocol_id),
+                "control_mode": record.local_control_mode,
             });
-            if let Some(session_id) = event.get("session_id") {
-                report["session_id"] = session_id.clone();
+            if let Some(session_id) = session_id {
+                report["session_id"] = session_id.into();
             }
             println!("{report}");
             return Ok(ExitCode::SUCCESS);
         }
         if let Ok(Some(status)) = child.try_wait() {
-            break format!("process exited before {} ({status})", waiting.event());
+            break format!("process exited before {} ({status})", waiting.event_name());
         }
         if Instant::now() >= deadline {
-            break format!("timeout waiting for {}", waiting.event());
+            break format!("timeout waiting for {}", waiting.event_name());
         }
         std::thread::sleep(Duration::from_millis(50));
     };
@@ -144,13 +177,4 @@ pub fn start(dir: &SessionDir, waiting: Waiting) -> anyhow::Result<ExitCode> {
         json!({"status": "error", "reason": failure, "error": last_error, "state_dir": dir.root()})
     );
     Ok(ExitCode::FAILURE)
-}
-
-/// The data of the first event of this type, once it is in events.jsonl.
-fn find_event(dir: &SessionDir, event: &str) -> Option<Value> {
-    let text = std::fs::read_to_string(dir.root().join(EVENTS_FILE)).ok()?;
-    text.lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .find(|entry| entry["type"] == event)
-        .map(|entry| entry.get("data").cloned().unwrap_or(Value::Null))
 }

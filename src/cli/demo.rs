@@ -123,12 +123,11 @@ async fn play(
         on_invited: Some(invited_tx),
     });
     let guest = async {
-        let post_id = invited_rx
-            .await
-            .map_err(|_| "the host stopped before publishing its invitation".to_string())?;
-        let session_dir =
-            SessionDir::create(bob.1.root(), Role::Guest).map_err(|e| e.to_string())?;
-        session::join::join(session::join::JoinRequest {
+        let Ok(post_id) = invited_rx.await else {
+            bail!("the host stopped before publishing its invitation");
+        };
+        let session_dir = SessionDir::create(bob.1.root(), Role::Guest)?;
+        let joined = session::join::join(session::join::JoinRequest {
             client: bob.0,
             data_dir: bob.1,
             post_id,
@@ -136,15 +135,12 @@ async fn play(
             session_dir,
             allow_skeleton: false,
         })
-        .await
+        .await;
+        anyhow::Ok(joined?)
     };
     let (host_end, guest_end) = tokio::join!(host, guest);
     server.shutdown().await?;
-    Ok((
-        host_end.map_err(anyhow::Error::msg)?,
-        guest_end.map_err(anyhow::Error::msg)?,
-        url,
-    ))
+    Ok((host_end?, guest_end?, url))
 }
 
 /// A fresh identity with its own data dir, registered on the server.

@@ -17,7 +17,8 @@ use crate::data_dir::DataDir;
 use crate::engine::ControlMode;
 use crate::hooks::skeleton;
 use crate::identity::load_key_file;
-use crate::session::{self, PlaySettings, Protocol, SessionDir, SessionEnd};
+use crate::records::SessionStatus;
+use crate::session::{self, PlaySettings, Protocol, SessionDir, SessionEnd, SessionError};
 use crate::spec::{self, Role, Spec};
 use crate::transport::{HeartbeatConfig, RELAY_ENV_VAR, RelayChoice, Ticket};
 
@@ -194,10 +195,9 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
 /// A host stopped (`session abort`, Ctrl-C) before any guest joined withdraws its
 /// invitation, so nobody tries to dial a host that is gone.
 fn withdraw_if_unmatched(client: &RestClient, dir: &SessionDir) {
-    let info = dir.read();
-    let text = |key: &str| info.get(key).and_then(serde_json::Value::as_str);
-    let (Some(post_id), None, Some("aborted")) =
-        (text("post_id"), text("session_id"), text("status"))
+    let record = dir.read();
+    let (Some(post_id), None, Some(SessionStatus::Aborted)) =
+        (&record.post_id, &record.session_id, record.status)
     else {
         return;
     };
@@ -246,8 +246,8 @@ pub fn guest(args: GuestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Exit 0 for a completed session, 1 otherwise (the reason goes to stderr).
-fn finish(ended: Result<SessionEnd, String>) -> anyhow::Result<ExitCode> {
-    let end = ended.map_err(anyhow::Error::msg)?;
+fn finish(ended: Result<SessionEnd, SessionError>) -> anyhow::Result<ExitCode> {
+    let end = ended?;
     match &end.result {
         Ok(outcome) if outcome.completed => Ok(ExitCode::SUCCESS),
         Ok(outcome) => bail!(

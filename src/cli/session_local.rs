@@ -8,7 +8,9 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
-use crate::session::{EVENTS_FILE, SessionDir, list_sessions};
+use crate::records::SessionStatus;
+use crate::session::{EVENTS_FILE, SESSION_FILE, SessionDir, list_sessions};
+use crate::spec::Role;
 
 /// Lists sessions under the data dir, newest first.
 pub fn list(data_dir: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
@@ -16,8 +18,8 @@ pub fn list(data_dir: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
     if as_json {
         let rows: Vec<Value> = sessions
             .iter()
-            .map(|(dir, info)| {
-                let mut row = info.clone();
+            .map(|(dir, record)| {
+                let mut row = record.to_object();
                 row.insert("session_dir".into(), json!(dir));
                 Value::Object(row)
             })
@@ -25,19 +27,17 @@ pub fn list(data_dir: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
         println!("{}", Value::Array(rows));
         return Ok(ExitCode::SUCCESS);
     }
-    for (dir, info) in &sessions {
-        let field = |key: &str| {
-            info.get(key)
-                .and_then(Value::as_str)
-                .unwrap_or("-")
-                .to_string()
-        };
+    for (dir, record) in &sessions {
+        let shown = |text: &Option<String>| text.as_deref().unwrap_or("-").to_string();
         println!(
             "{:<10} {:<9} post {:<18} session {:<16} {}",
-            field("status"),
-            field("role"),
-            field("post_id"),
-            field("session_id").chars().take(16).collect::<String>(),
+            record.status.map_or("-", SessionStatus::as_str),
+            record.role.map_or("-", Role::as_str),
+            shown(&record.post_id),
+            shown(&record.session_id)
+                .chars()
+                .take(16)
+                .collect::<String>(),
             dir.display()
         );
     }
@@ -79,24 +79,12 @@ pub fn events(state_dir: &Path, follow: bool) -> anyhow::Result<ExitCode> {
 }
 
 fn session_is_over(state_dir: &Path) -> bool {
-    let status = SessionDir::open(state_dir)
-        .read()
-        .get("status")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    matches!(
-        status.as_deref(),
-        Some("closed" | "aborted" | "crashed" | "failed")
-    )
+    SessionDir::open(state_dir).read().is_final()
 }
 
 /// Whether the process recorded in session.json still runs (true when none is recorded yet).
 fn session_process_alive(state_dir: &Path) -> bool {
-    let Some(pid) = SessionDir::open(state_dir)
-        .read()
-        .get("pid")
-        .and_then(Value::as_u64)
-    else {
+    let Some(pid) = SessionDir::open(state_dir).read().pid else {
         return true;
     };
     std::process::Command::new("kill")
@@ -109,18 +97,17 @@ fn session_process_alive(state_dir: &Path) -> bool {
 /// Stops a running session (SIGTERM to its process; it records the abort itself).
 pub fn abort(state_dir: &PathBuf) -> anyhow::Result<ExitCode> {
     let session = SessionDir::open(state_dir);
-    let info = session.read();
-    if info.is_empty() {
+    if !state_dir.join(SESSION_FILE).is_file() {
         bail!("no session.json in {}", state_dir.display());
     }
-    if session_is_over(state_dir) {
+    let record = session.read();
+    if let Some(status) = record.status.filter(|status| status.is_final()) {
         bail!(
-            "session in {} already ended ({})",
-            state_dir.display(),
-            info.get("status").and_then(Value::as_str).unwrap_or("?")
+            "session in {} already ended ({status})",
+            state_dir.display()
         );
     }
-    let Some(pid) = info.get("pid").and_then(Value::as_u64) else {
+    let Some(pid) = record.pid else {
         bail!("session.json in {} records no pid", state_dir.display());
     };
     let status = std::process::Command::new("kill")

@@ -1,5 +1,5 @@
 //! The community REST client: every call signed exactly like the reference client
-//! (interop/rest-api.md §1-2), compact JSON bodies, no redirects, no proxies, and errors
+//! (docs/rest-api.md#signed-requests), compact JSON bodies, no redirects, no proxies, and errors
 //! that carry the server's own reason.
 
 mod agents;

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use super::session::Session;
 use super::{EngineError, Outcome};
+use crate::records::{Event, MessageDirection};
 use crate::spec::{Direction, Role};
 
 /// How long the loop waits for a peer frame before looking at local input again.
@@ -111,16 +112,17 @@ pub(crate) fn run(
             crate::spec::validate_message(session.spec.value(), &frame, Some(Direction::Both), None)
         {
             eprintln!("[aigenora] free-mode receiver dropped invalid message: {error}");
-            session.emit(
-                "message_rejected",
-                json!({"direction": "both", "error": error.0, "msg": frame}),
-            );
+            session.emit(Event::MessageRejected {
+                direction: "both".into(),
+                error: error.0,
+                msg: frame,
+            });
             continue;
         }
-        session.emit(
-            "protocol_message",
-            json!({"direction": "received", "msg": frame}),
-        );
+        session.emit(Event::ProtocolMessage {
+            direction: MessageDirection::Received,
+            msg: frame.clone(),
+        });
         if frame == json!({"action": "end"}) {
             report(session.hooks.on_end(), "proto_on_end");
             session.finish(true, "completed", "ended", "Free mode session ended")?;

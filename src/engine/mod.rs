@@ -3,7 +3,6 @@
 //! hooks only ever see validated messages. One file per flow mode.
 
 mod control;
-mod events;
 mod free;
 mod request_response;
 mod session;
@@ -17,11 +16,11 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 pub use control::ControlMode;
-pub use events::{EventLog, iso_now};
 pub use free::{InputPoll, LineInput, LocalInput, ScriptStep, ScriptedInput};
 pub use simultaneous_round::commit_hash;
 
 use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, InitContext};
+use crate::records::EventLog;
 use crate::spec::{Direction, FlowMode, MessageError, Role, Spec};
 use crate::transport::{Channel, ChannelError};
 use session::Session;

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use super::session::Session;
 use super::{EngineError, Outcome};
 use crate::hooks::is_message;
+use crate::records::Event;
 use crate::spec::Role;
 
 pub(crate) fn run(session: &mut Session) -> Result<Outcome, EngineError> {
@@ -28,10 +29,7 @@ fn complete(session: &mut Session, response: &Value) -> Result<Outcome, EngineEr
 
 /// A side whose hook produced nothing ends the exchange as aborted.
 fn abort(session: &mut Session, summary: &str) -> Result<Outcome, EngineError> {
-    session.emit(
-        "session_ended",
-        json!({"completed": false, "reason": "abort"}),
-    );
+    session.emit(Event::ended(false, "abort"));
     session.phase("aborted", summary, json!({}))?;
     Ok(Outcome::ended(false, Some("abort")))
 }

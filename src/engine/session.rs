@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::{EngineConfig, EngineError, Outcome, init_context};
 use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, Shown};
+use crate::records::{Event, MessageDirection};
 use crate::spec::{Direction, FlowMode, Role, Spec};
 use crate::transport::{Channel, ChannelError};
 
@@ -112,7 +113,7 @@ impl<'a> Session<'a> {
             },
         )?;
         let text = self.show(frame, Shown::Sent)?;
-        self.emit_message("sent", frame, text.as_deref());
+        self.emit_message(MessageDirection::Sent, frame, text.as_deref());
         self.send_raw(frame)?;
         Ok(text)
     }
@@ -150,7 +151,7 @@ impl<'a> Session<'a> {
             },
         )?;
         let text = self.show(frame, Shown::Received)?;
-        self.emit_message("received", frame, text.as_deref());
+        self.emit_message(MessageDirection::Received, frame, text.as_deref());
         Ok(())
     }
 
@@ -169,20 +170,16 @@ impl<'a> Session<'a> {
         Ok(text)
     }
 
-    fn emit_message(&self, direction: &str, frame: &Value, summary: Option<&str>) {
-        self.emit_with_summary(
-            "protocol_message",
-            json!({"direction": direction, "msg": frame}),
-            summary,
-        );
+    fn emit_message(&self, direction: MessageDirection, frame: &Value, summary: Option<&str>) {
+        let event = Event::ProtocolMessage {
+            direction,
+            msg: frame.clone(),
+        };
+        self.config.events.emit_with_summary(event, summary);
     }
 
-    pub fn emit(&self, event: &str, data: Value) {
-        self.emit_with_summary(event, data, None);
-    }
-
-    fn emit_with_summary(&self, event: &str, data: Value, summary: Option<&str>) {
-        self.config.events.emit(event, data, summary);
+    pub fn emit(&self, event: Event) {
+        self.config.events.emit(event);
     }
 
     pub fn phase(
@@ -204,10 +201,7 @@ impl<'a> Session<'a> {
         phase: &str,
         summary: &str,
     ) -> Result<(), EngineError> {
-        self.emit(
-            "session_ended",
-            json!({"completed": completed, "reason": reason}),
-        );
+        self.emit(Event::ended(completed, reason));
         self.phase(phase, summary, json!({"reason": reason}))
     }
 
@@ -222,11 +216,17 @@ impl<'a> Session<'a> {
 
     /// The peer sent an `error` frame: it is leaving, and says why.
     pub fn peer_gave_up(&mut self, round: u64, reason: &str) -> Result<Outcome, EngineError> {
-        self.emit("peer_error", json!({"round": round, "reason": reason}));
-        self.emit(
-            "session_ended",
-            json!({"completed": false, "reason": "peer_error", "peer_reason": reason}),
-        );
+        self.emit(Event::PeerError {
+            round,
+            reason: reason.to_string(),
+        });
+        self.emit(Event::SessionEnded {
+            completed: Some(false),
+            reason: Some("peer_error".into()),
+            peer_reason: Some(reason.to_string()),
+            error: None,
+            detail: None,
+        });
         self.phase(
             "aborted",
             &format!("The peer stopped: {reason}"),
@@ -254,18 +254,15 @@ impl<'a> Session<'a> {
                 .unwrap_or("unspecified")
                 .to_string();
             let round = last_words.get("round").and_then(Value::as_u64).unwrap_or(0);
-            self.emit(
-                "protocol_message",
-                json!({"direction": "received", "msg": last_words}),
-            );
+            self.emit(Event::ProtocolMessage {
+                direction: MessageDirection::Received,
+                msg: last_words,
+            });
             if let Ok(outcome) = self.peer_gave_up(round, &reason) {
                 return outcome;
             }
         }
-        self.emit(
-            "session_ended",
-            json!({"completed": false, "reason": "peer_disconnected"}),
-        );
+        self.emit(Event::ended(false, "peer_disconnected"));
         let _ = self.phase(
             "aborted",
             "Peer disconnected",
@@ -301,16 +298,20 @@ impl<'a> Session<'a> {
             direction,
         } = error
         {
-            self.emit(
-                "message_rejected",
-                json!({"direction": direction.as_str(), "error": reason.0, "msg": frame}),
-            );
+            self.emit(Event::MessageRejected {
+                direction: direction.as_str().to_string(),
+                error: reason.0.clone(),
+                msg: frame.clone(),
+            });
         }
         let short: String = text.chars().take(200).collect();
-        self.emit(
-            "session_ended",
-            json!({"completed": false, "reason": "engine_error", "error": short}),
-        );
+        self.emit(Event::SessionEnded {
+            completed: Some(false),
+            reason: Some("engine_error".into()),
+            peer_reason: None,
+            error: Some(short.clone()),
+            detail: None,
+        });
         let _ = self.phase("aborted", &short, json!({"reason": "engine_error"}));
     }
 

@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 use super::session::Session;
 use super::{EngineError, Outcome, end_reason};
 use crate::canonical::sha256_hex;
+use crate::records::Event;
 use crate::spec::Role;
 use crate::spec::pyrepr::py_str;
 
@@ -73,13 +74,15 @@ fn commit_to_value(session: &mut Session, round: u64) -> Result<(Value, String),
 fn broken_commitment(
     session: &mut Session,
     round: u64,
-    role: &str,
+    role: Role,
     (expected, actual): (String, Value),
 ) -> Result<(), EngineError> {
-    session.emit(
-        "commit_mismatch_detected",
-        json!({"round": round, "role": role, "expected": expected, "actual": actual}),
-    );
+    session.emit(Event::CommitMismatchDetected {
+        round,
+        role,
+        expected,
+        actual,
+    });
     session.phase(
         "aborted",
         "Commit mismatch detected",
@@ -108,7 +111,7 @@ fn host(session: &mut Session) -> Result<Outcome, EngineError> {
         }
         let guest_value = guest_reveal.get(&field).cloned().unwrap_or(Value::Null);
         if let Some(mismatch) = check_commit(&guest_commit, &guest_reveal, &guest_value) {
-            broken_commitment(session, round, "guest", mismatch)?;
+            broken_commitment(session, round, Role::Guest, mismatch)?;
             session.send_raw(
                 &json!({"action": "error", "round": round, "reason": "commit_mismatch"}),
             )?;
@@ -165,7 +168,7 @@ fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
         let host_reveal = session.recv()?;
         let host_value = host_reveal.get(&field).cloned().unwrap_or(Value::Null);
         if let Some(mismatch) = check_commit(&host_commit, &host_reveal, &host_value) {
-            broken_commitment(session, round, "host", mismatch)?;
+            broken_commitment(session, round, Role::Host, mismatch)?;
             session.tell_peer_why(round, "commit_mismatch");
             return Ok(Outcome::ended(false, Some("commit_mismatch")));
         }
@@ -184,10 +187,11 @@ fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
         {
             let mismatches = judged_differences(&expected, &result);
             if !mismatches.is_empty() {
-                session.emit(
-                    "balance_mismatch_detected",
-                    json!({"round": round, "role": "host", "mismatches": mismatches}),
-                );
+                session.emit(Event::BalanceMismatchDetected {
+                    round,
+                    role: Role::Host,
+                    mismatches: mismatches.into(),
+                });
                 session.phase(
                     "aborted",
                     "Balance mismatch detected (shadow judge)",

@@ -188,7 +188,7 @@ fn any_exists(paths: Vec<std::path::PathBuf>) -> bool {
 /// The time now as `datetime.now(timezone.utc).isoformat()` writes it.
 #[pyfunction]
 fn utc_now() -> String {
-    crate::engine::iso_now()
+    crate::records::iso_now()
 }
 
 #[cfg(test)]

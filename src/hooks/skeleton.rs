@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::canonical::sha256_hex;
-use crate::engine::iso_now;
+use crate::records::iso_now;
 use crate::spec::Spec;
 use crate::spec::pyrepr::py_repr_str;
 

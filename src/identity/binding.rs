@@ -1,5 +1,5 @@
 //! The transport binding: the invitation creator's signature tying its identity to the
-//! iroh ticket and protocol it advertises (interop/rest-api.md §5.3).
+//! iroh ticket and protocol it advertises (docs/rest-api.md#invitation-binding).
 
 /// The only transport the network defines.
 pub const TRANSPORT_IROH: &str = "iroh";

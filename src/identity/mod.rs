@@ -128,7 +128,7 @@ fn decode_fixed<const N: usize>(text: &str) -> Option<[u8; N]> {
 
 #[cfg(test)]
 pub(crate) mod vectors {
-    //! Captured test vectors (interop/rest-api.md §2.5, §3.2, §6): throwaway keys.
+    //! Test vectors (docs/rest-api.md#test-vectors): throwaway keys.
     pub const ALICE_PUBLIC: &str =
         "04ca55517f11ed24b195dd9b205db244dfcf24ce6f85b5f0a939ac38f430f8de";
     pub const ALICE_SEED: &str = "226cc59319533d99c17fc9769c4f126a1dec35e1b2d11a09de51709439c19ea4";

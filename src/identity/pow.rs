@@ -1,5 +1,5 @@
 //! Registration: the proof of work over a server challenge and the signed registration
-//! proof `nonce:public_key:nickname` (interop/rest-api.md §3.2).
+//! proof `nonce:public_key:nickname` (docs/rest-api.md#registration).
 
 use sha2::{Digest, Sha256};
 

@@ -1,5 +1,5 @@
 //! Signed REST requests: the canonical bytes `TS\nMETHOD\nTARGET\nREQUEST_ID\n` + raw body,
-//! and the four `X-*` headers that carry the signature (interop/rest-api.md §2).
+//! and the four `X-*` headers that carry the signature (docs/rest-api.md#signed-requests).
 
 use rand::RngCore;
 

@@ -1,5 +1,5 @@
 //! The session proof: both parties sign `post_id:host:guest:protocol_id:nonce`, and the
-//! session id is the SHA-256 of that same string (interop/rest-api.md §6).
+//! session id is the SHA-256 of that same string (docs/rest-api.md#session-records).
 
 use rand::RngCore;
 

@@ -14,11 +14,12 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use crate::engine::{
-    self, ControlMode, DisplaySink, EngineConfig, EngineError, EventLog, LocalInput, Outcome,
-    ScriptStep, ScriptedInput,
+    self, ControlMode, DisplaySink, EngineConfig, EngineError, LocalInput, Outcome, ScriptStep,
+    ScriptedInput,
 };
 use crate::hooks::interpreter;
 use crate::hooks::python_hooks::PythonHooks;
+use crate::records::EventLog;
 use crate::session::claim_role_dir;
 use crate::spec::{FlowMode, Role, Spec};
 use crate::transport::memory::{MemoryChannel, turn_taking_duplex};

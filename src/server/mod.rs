@@ -1,4 +1,4 @@
-//! The community server (`aigenora server`): the REST API of interop/rest-api.md over axum,
+//! The community server (`aigenora server`): the REST API of docs/rest-api.md over axum,
 //! signed requests, registration with proof of work, protocols, invitations and sessions,
 //! stored with sqlx (SQLite by default). Start it in-process with [`serve`].
 

@@ -5,9 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde_json::{Map, Value};
-
-use crate::engine::{EventLog, iso_now};
+use crate::records::{EventLog, SessionRecord, SessionStatus, iso_now};
 use crate::spec::Role;
 
 pub const SESSION_FILE: &str = "session.json";
@@ -74,58 +72,55 @@ impl SessionDir {
         claim_role_dir(&self.root, role)
     }
 
-    /// `session.json` as an object (empty when missing or unreadable).
-    pub fn read(&self) -> Map<String, Value> {
-        read_session_file(&self.root)
+    /// `session.json` (empty when missing or unreadable).
+    pub fn read(&self) -> SessionRecord {
+        read_record(&self.root)
     }
 
     /// Records that this process starts playing `role`: `status: starting`, the start time
-    /// and the pid, with `details` (a JSON object) merged in. A write failure is not fatal:
-    /// the session can still be played.
-    pub fn record_start(&self, role: Role, details: Value) {
-        let mut record = Map::new();
-        record.insert("role".into(), role.as_str().into());
-        record.insert("status".into(), "starting".into());
-        if let Value::Object(details) = details {
-            record.extend(details);
-        }
-        record.insert("started_at".into(), iso_now().into());
-        record.insert("pid".into(), std::process::id().into());
-        let _ = self.update(record);
+    /// and the pid, on top of `details`. A write failure is not fatal: the session can still
+    /// be played.
+    pub fn record_start(&self, role: Role, details: SessionRecord) {
+        let _ = self.update(|record| {
+            *record = SessionRecord {
+                role: Some(role),
+                status: Some(SessionStatus::Starting),
+                started_at: Some(iso_now()),
+                pid: Some(std::process::id()),
+                ..details
+            }
+        });
     }
 
-    /// Merges `patch` into `session.json` (top-level keys replaced), atomically.
-    pub fn update(&self, patch: Map<String, Value>) -> std::io::Result<()> {
-        let mut current = self.read();
-        current.extend(patch);
-        let text =
-            serde_json::to_string_pretty(&Value::Object(current)).expect("JSON values serialize");
+    /// Applies `change` to `session.json` and rewrites it atomically (keys this build does
+    /// not know are kept).
+    pub fn update(&self, change: impl FnOnce(&mut SessionRecord)) -> std::io::Result<()> {
+        let mut record = self.read();
+        change(&mut record);
         let temporary = self.root.join(".session.json.tmp");
-        std::fs::write(&temporary, text)?;
+        std::fs::write(&temporary, record.to_json_pretty())?;
         std::fs::rename(temporary, self.root.join(SESSION_FILE))
     }
 }
 
-fn read_session_file(root: &Path) -> Map<String, Value> {
+fn read_record(root: &Path) -> SessionRecord {
     std::fs::read_to_string(root.join(SESSION_FILE))
-        .ok()
-        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-        .and_then(|value| value.as_object().cloned())
+        .map(|text| SessionRecord::parse(&text))
         .unwrap_or_default()
 }
 
 /// Every session under a data dir, newest first, with its `session.json`.
-pub fn list_sessions(data_dir: &Path) -> Vec<(PathBuf, Map<String, Value>)> {
+pub fn list_sessions(data_dir: &Path) -> Vec<(PathBuf, SessionRecord)> {
     let Ok(entries) = std::fs::read_dir(data_dir.join("sessions")) else {
         return Vec::new();
     };
-    let mut sessions: Vec<(PathBuf, Map<String, Value>)> = entries
+    let mut sessions: Vec<(PathBuf, SessionRecord)> = entries
         .flatten()
         .map(|entry| entry.path())
         .filter(|path| path.join(SESSION_FILE).is_file())
         .map(|path| {
-            let info = read_session_file(&path);
-            (path, info)
+            let record = read_record(&path);
+            (path, record)
         })
         .collect();
     sessions.sort_by(|a, b| b.0.cmp(&a.0));
@@ -135,27 +130,28 @@ pub fn list_sessions(data_dir: &Path) -> Vec<(PathBuf, Map<String, Value>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn session_files_merge_and_list() {
         let data = tempfile::tempdir().unwrap();
         let dir = SessionDir::create(data.path(), Role::Host).unwrap();
-        dir.update(
-            json!({"status": "starting", "role": "host"})
-                .as_object()
-                .unwrap()
-                .clone(),
-        )
-        .unwrap();
-        dir.update(json!({"status": "closed"}).as_object().unwrap().clone())
-            .unwrap();
-        assert_eq!(
-            Value::Object(dir.read()),
-            json!({"status": "closed", "role": "host"})
+        dir.record_start(
+            Role::Host,
+            SessionRecord {
+                post_id: Some("p".into()),
+                ..SessionRecord::default()
+            },
         );
+        dir.update(|record| record.status = Some(SessionStatus::Closed))
+            .unwrap();
+        let record = dir.read();
+        assert_eq!(record.status, Some(SessionStatus::Closed));
+        assert_eq!(record.role, Some(Role::Host));
+        assert_eq!(record.post_id.as_deref(), Some("p"));
+        assert_eq!(record.pid, Some(std::process::id()));
         let listed = list_sessions(data.path());
         assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].1, record);
         assert!(
             listed[0]
                 .0

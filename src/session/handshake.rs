@@ -1,7 +1,8 @@
 //! The session-proof handshake on the P2P stream, before any protocol message:
 //! guest `_session_init` → host `_session_proof` (signed) → guest registers the session with
 //! the server → guest `_session_ready`. Each side checks what it can; a failure ends the
-//! handshake with a reason and nothing else is sent.
+//! handshake with a reason and nothing else is sent. It runs async, on the link itself,
+//! before an engine thread exists (see `docs/p2p-wire.md#handshake`).
 
 use std::time::Duration;
 
@@ -10,7 +11,7 @@ use serde_json::{Value, json};
 use crate::engine::ControlMode;
 use crate::identity::{self, Identity, session_canonical};
 use crate::spec::fields::is_lower_hex;
-use crate::transport::{Channel, ChannelError};
+use crate::transport::{Channel, ChannelError, PeerLink};
 
 /// How long either side waits for the other's next handshake frame.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -52,10 +53,10 @@ pub struct HostSide<'a> {
     pub control_mode: ControlMode,
 }
 
-fn receive(channel: &mut dyn Channel, what: &'static str) -> Result<Value, HandshakeError> {
-    match channel.recv_timeout(HANDSHAKE_TIMEOUT) {
-        Ok(Some(frame)) => Ok(frame),
-        Ok(None) | Err(ChannelError::Timeout) => Err(HandshakeError::Timeout(what)),
+async fn receive(link: &mut PeerLink, what: &'static str) -> Result<Value, HandshakeError> {
+    match link.recv_frame(HANDSHAKE_TIMEOUT).await {
+        Ok(frame) => Ok(frame),
+        Err(ChannelError::Timeout) => Err(HandshakeError::Timeout(what)),
         Err(ChannelError::Closed(reason)) => Err(HandshakeError::PeerLeft(reason)),
         Err(ChannelError::Malformed(reason)) => Err(HandshakeError::Refused(format!(
             "malformed {what}: {reason}"
@@ -63,9 +64,9 @@ fn receive(channel: &mut dyn Channel, what: &'static str) -> Result<Value, Hands
     }
 }
 
-fn send(channel: &mut dyn Channel, frame: &Value) -> Result<(), HandshakeError> {
-    channel
-        .send(frame)
+async fn send(link: &mut PeerLink, frame: &Value) -> Result<(), HandshakeError> {
+    link.send_frame(frame)
+        .await
         .map_err(|error| HandshakeError::PeerLeft(error.to_string()))
 }
 
@@ -77,8 +78,8 @@ impl HostSide<'_> {
     /// Runs the host's half: proof for a valid `_session_init`, then `_session_ready` whose
     /// session id must be the one both signatures cover. A first frame that is not a
     /// session init (a direct guest) is returned for replay instead.
-    pub fn handshake(&self, channel: &mut dyn Channel) -> Result<HostHandshake, HandshakeError> {
-        let init = receive(channel, "_session_init")?;
+    pub async fn handshake(&self, link: &mut PeerLink) -> Result<HostHandshake, HandshakeError> {
+        let init = receive(link, "_session_init").await?;
         if !init.is_object() {
             return Err(HandshakeError::Refused(
                 "the first frame is not a JSON object".into(),
@@ -128,8 +129,8 @@ impl HostSide<'_> {
             "protocol_id": self.protocol_id,
             "host_control_mode": self.control_mode.as_str(),
         });
-        send(channel, &proof)?;
-        let ready = receive(channel, "_session_ready")?;
+        send(link, &proof).await?;
+        let ready = receive(link, "_session_ready").await?;
         if !flag(&ready, "_session_ready") {
             return Err(HandshakeError::Refused(
                 "expected _session_ready (artifact transfer is not offered)".into(),
@@ -178,9 +179,9 @@ impl GuestSide<'_> {
     }
 
     /// Sends `_session_init` and checks the host's `_session_proof`.
-    pub fn request_proof(
+    pub async fn request_proof(
         &self,
-        channel: &mut dyn Channel,
+        link: &mut PeerLink,
     ) -> Result<AcceptedProof, HandshakeError> {
         let init = json!({
             "_session_init": true,
@@ -188,8 +189,8 @@ impl GuestSide<'_> {
             "session_nonce": self.nonce,
             "guest_control_mode": self.control_mode.as_str(),
         });
-        send(channel, &init)?;
-        let proof = receive(channel, "_session_proof")?;
+        send(link, &init).await?;
+        let proof = receive(link, "_session_proof").await?;
         self.check_proof(&proof)
     }
 
@@ -236,15 +237,13 @@ impl GuestSide<'_> {
     }
 
     /// Tells the host the server registered the session.
-    pub fn send_ready(
+    pub async fn send_ready(
         &self,
-        channel: &mut dyn Channel,
+        link: &mut PeerLink,
         session_id: &str,
     ) -> Result<(), HandshakeError> {
-        send(
-            channel,
-            &json!({"_session_ready": true, "session_id": session_id}),
-        )
+        let ready = json!({"_session_ready": true, "session_id": session_id});
+        send(link, &ready).await
     }
 }
 

@@ -3,18 +3,17 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
-use super::handshake::HostSide;
+use super::pipeline::{Connect, Handshake, Play, run_side};
 use super::reports::record_failed_start;
-use super::runner::{Handshaken, Play, announce_connection, conclude, play_over};
-use super::{PlaySettings, Protocol, SessionDir, SessionEnd, patch};
+use super::{PlaySettings, Protocol, SessionDir, SessionEnd, SessionError};
 use crate::api::invitation::{InvitationType, NewInvitation};
 use crate::client::RestClient;
-use crate::engine::EventLog;
 use crate::hooks::python_hooks::PythonHooks;
 use crate::hooks::{Hooks, HostMetadata, InitContext};
+use crate::records::{Event, EventLog, SessionRecord, SessionStatus};
 use crate::spec::{self, Role};
 use crate::transport::SessionEndpoint;
 
@@ -38,15 +37,15 @@ pub struct HostRequest {
 
 /// Hosts one session to its end. `Err` when it never got as far as a game (bad options,
 /// the server refusing the invitation, a failed handshake); why is recorded in the session
-/// dir too.
-pub async fn host(request: HostRequest) -> Result<SessionEnd, String> {
+/// dir too, and a published invitation is withdrawn.
+pub async fn host(request: HostRequest) -> Result<SessionEnd, SessionError> {
     let dir = request.session_dir.clone();
     host_and_play(request)
         .await
-        .inspect_err(|error| record_failed_start(&dir, "start_failed", error))
+        .inspect_err(|error| record_failed_start(&dir, error))
 }
 
-async fn host_and_play(request: HostRequest) -> Result<SessionEnd, String> {
+async fn host_and_play(request: HostRequest) -> Result<SessionEnd, SessionError> {
     let HostRequest {
         client,
         protocol,
@@ -57,51 +56,48 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, String> {
         renew_every,
         on_invited,
     } = request;
-    let identity = client.identity().clone();
     let protocol_id = protocol.spec.protocol_id();
     session_dir.record_start(
         Role::Host,
-        json!({
-            "protocol_dir": protocol.dir,
-            "protocol_id": protocol_id,
-            "local_control_mode": settings.control_mode.as_str(),
-        }),
+        SessionRecord {
+            protocol_dir: Some(protocol.dir.clone()),
+            protocol_id: Some(protocol_id.clone()),
+            local_control_mode: Some(settings.control_mode),
+            ..SessionRecord::default()
+        },
     );
     let metadata = {
         let (protocol, options) = (protocol.clone(), options.clone());
         tokio::task::spawn_blocking(move || probe_metadata(&protocol, &options))
             .await
-            .map_err(|e| format!("metadata probe stopped: {e}"))??
+            .map_err(|e| SessionError::Stopped {
+                what: "the metadata probe",
+                detail: e.to_string(),
+            })??
     };
     let options = advertised_options(options, &metadata);
-    spec::validate_options(protocol.spec.value(), &options).map_err(|e| format!("options: {e}"))?;
+    spec::validate_options(protocol.spec.value(), &options).map_err(SessionError::Options)?;
 
-    let mut endpoint = SessionEndpoint::bind(&settings.relay)
-        .await
-        .map_err(|e| e.to_string())?;
-    let ticket = endpoint
-        .ticket()
-        .await
-        .map_err(|e| e.to_string())?
-        .to_string();
-    let mut invitation = NewInvitation::signed(&identity, &protocol_id, &ticket);
+    let endpoint = SessionEndpoint::bind(&settings.relay).await?;
+    let ticket = endpoint.ticket().await?.to_string();
+    let mut invitation = NewInvitation::signed(client.identity(), &protocol_id, &ticket);
     invitation.message = metadata.name.clone();
     invitation.tags = metadata.tags.clone();
     invitation.invitation_type = InvitationType::parse(&metadata.invite_type).unwrap_or_default();
     invitation.host_control_mode = settings.control_mode;
     invitation.options = options.clone();
-    let lease = client
-        .create_invitation(&invitation)
-        .await
-        .map_err(|e| e.to_string())?;
+    let lease = client.create_invitation(&invitation).await?;
     let post_id = lease.post_id.clone();
+    let _ = session_dir.update(|record| {
+        record.post_id = Some(post_id.clone());
+        record.status = Some(SessionStatus::Hosting);
+    });
     let events = session_dir.events().clone();
-    events.emit(
-        "invite_created",
-        json!({"post_id": post_id, "protocol_id": protocol_id, "expires_at": lease.expires_at}),
-        None,
-    );
-    let _ = session_dir.update(patch(json!({"post_id": post_id, "status": "hosting"})));
+    events.emit(Event::InviteCreated {
+        post_id: post_id.clone(),
+        protocol_id: protocol_id.clone(),
+        expires_at: lease.expires_at.clone(),
+    });
     for line in [
         "invite_created: true".to_string(),
         format!("post_id: {post_id}"),
@@ -120,58 +116,20 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, String> {
             total,
             renew_every,
         ))
+        .abort_handle()
     });
+    let handshake = Handshake::Host {
+        identity: client.identity().clone(),
+        post_id: post_id.clone(),
+        protocol_id,
+    };
     let play = Play::new(Role::Host, protocol, options, settings, &session_dir);
-    let link = endpoint.accept_first().await;
-    if let Some(renewal) = renewal {
-        renewal.abort();
+    let connect = Connect::Accept { endpoint, renewal };
+    let played = run_side(play, connect, handshake, Some(&client), post_id.clone()).await;
+    if played.is_err() {
+        let _ = client.cancel_invitation(&post_id).await;
     }
-    let link = link.map_err(|e| e.to_string())?;
-    announce_connection(&events, &endpoint, &link, None);
-
-    let display = play.settings.display.clone();
-    let (id, mode) = (post_id.clone(), play.settings.control_mode);
-    let played = play_over(endpoint, link, play, move |channel, play| {
-        let side = HostSide {
-            identity: &identity,
-            post_id: &id,
-            protocol_id: &protocol_id,
-            control_mode: mode,
-        };
-        let shake = side.handshake(channel).map_err(|e| e.to_string())?;
-        let guest_mode = shake.guest_control_mode.as_str();
-        announce_peer(
-            &play.session_dir,
-            &play.settings,
-            Role::Host,
-            &shake.session_id,
-            &shake.guest_public_key,
-            guest_mode,
-            &protocol_id,
-        );
-        let direct_guest = shake.replay.is_some();
-        Ok(Handshaken {
-            session_id: shake.session_id,
-            replay: shake.replay,
-            heartbeat: !direct_guest,
-        })
-    })
-    .await;
-    let (session_id, result) = match played {
-        Ok(played) => played,
-        Err(handshake_error) => {
-            record_failed_start(&session_dir, "handshake_failed", &handshake_error);
-            let _ = client.cancel_invitation(&post_id).await;
-            return Err(handshake_error);
-        }
-    };
-    let end = SessionEnd {
-        session_dir: session_dir.root().to_path_buf(),
-        session_id,
-        post_id,
-        result,
-    };
-    Ok(conclude(end, Some(&client), &session_dir, &display, Role::Host).await)
+    played
 }
 
 /// What the invitation advertises and both engines use: the user's options, completed by
@@ -189,9 +147,10 @@ fn advertised_options(user: Map<String, Value>, metadata: &HostMetadata) -> Map<
 fn probe_metadata(
     protocol: &Protocol,
     options: &Map<String, Value>,
-) -> Result<HostMetadata, String> {
-    let scratch = tempfile::tempdir().map_err(|e| format!("cannot create a scratch dir: {e}"))?;
-    let mut hooks = PythonHooks::load(&protocol.dir).map_err(|e| e.to_string())?;
+) -> Result<HostMetadata, SessionError> {
+    let scratch =
+        tempfile::tempdir().map_err(|e| SessionError::io("cannot create a scratch dir", e))?;
+    let mut hooks = PythonHooks::load(&protocol.dir)?;
     let context = InitContext {
         options,
         role: Role::Host,
@@ -201,8 +160,8 @@ fn probe_metadata(
         pass_decision: false,
         timing: protocol.spec.value().get("timing").cloned(),
     };
-    hooks.init(&context).map_err(|e| e.to_string())?;
-    hooks.host_metadata().map_err(|e| e.to_string())
+    hooks.init(&context)?;
+    Ok(hooks.host_metadata()?)
 }
 
 /// Renews every `every` until `total` has passed or a renewal fails (the invitation was
@@ -218,50 +177,24 @@ async fn keep_renewing(
     loop {
         tokio::time::sleep(every).await;
         if started.elapsed() >= total {
-            events.emit(
-                "invitation_renew_stopped",
-                json!({"post_id": post_id, "reason": "invitation TTL reached"}),
-                None,
-            );
+            events.emit(Event::InvitationRenewStopped {
+                post_id,
+                reason: "invitation TTL reached".into(),
+            });
             return;
         }
         match client.renew_invitation(&post_id).await {
-            Ok(lease) => events.emit(
-                "invitation_renewed",
-                json!({"post_id": post_id, "expires_at": lease.expires_at}),
-                None,
-            ),
+            Ok(lease) => events.emit(Event::InvitationRenewed {
+                post_id: post_id.clone(),
+                expires_at: lease.expires_at,
+            }),
             Err(error) => {
-                events.emit(
-                    "invitation_renew_failed",
-                    json!({"post_id": post_id, "error": error.to_string()}),
-                    None,
-                );
+                events.emit(Event::InvitationRenewFailed {
+                    post_id,
+                    error: error.to_string(),
+                });
                 return;
             }
         }
     }
-}
-
-/// Records and prints that a guest completed the handshake.
-pub(crate) fn announce_peer(
-    dir: &SessionDir,
-    settings: &PlaySettings,
-    role: Role,
-    session_id: &str,
-    peer_key: &str,
-    peer_mode: &str,
-    protocol_id: &str,
-) {
-    dir.events().emit(
-        "peer_joined",
-        json!({"session_id": session_id, "peer_public_key": peer_key, "peer_control_mode": peer_mode, "protocol_id": protocol_id}),
-        None,
-    );
-    let _ = dir.update(patch(json!({"session_id": session_id, "peer_public_key": peer_key, "peer_control_mode": peer_mode})));
-    (settings.display)(role, &format!("session_id: {session_id}"));
-    (settings.display)(
-        role,
-        &format!("peer_joined: {}...", peer_key.get(..16).unwrap_or(peer_key)),
-    );
 }

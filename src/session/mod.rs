@@ -1,24 +1,25 @@
 //! Networked sessions: a host publishing an invitation and serving one guest over iroh, a
-//! guest joining it, and the direct guest that dials a ticket without a server. Each side
-//! runs the handshake, then the flow engine on its own thread, then reports the end to the
-//! community server, recording everything in its session directory.
+//! guest joining it, and the direct guest that dials a ticket without a server. All three
+//! prepare what differs (`host`, `join`, `direct`) and then take the one path in
+//! [`pipeline`]: connect, handshake, engine thread, report — recording everything in the
+//! session directory.
 
 mod chat_input;
 mod dir;
 pub mod direct;
+mod error;
 pub mod handshake;
 pub mod host;
 pub mod join;
+mod pipeline;
 mod prepare;
 mod reports;
-mod runner;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde_json::{Map, Value};
-
 pub use dir::{EVENTS_FILE, SESSION_FILE, SessionDir, claim_role_dir, list_sessions};
+pub use error::SessionError;
 pub use prepare::{PreparedProtocol, prepare_protocol};
 
 use crate::engine::{ControlMode, DisplaySink, Outcome};
@@ -52,20 +53,12 @@ pub struct SessionEnd {
     pub session_dir: PathBuf,
     pub session_id: String,
     pub post_id: String,
-    /// The engine's outcome, or what stopped this side (handshake, engine error).
-    pub result: Result<Outcome, String>,
+    /// The engine's outcome, or what stopped this side mid-game.
+    pub result: Result<Outcome, SessionError>,
 }
 
 impl SessionEnd {
     pub fn completed(&self) -> bool {
         matches!(&self.result, Ok(outcome) if outcome.completed)
-    }
-}
-
-/// A `session.json` patch from a JSON object literal.
-fn patch(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
     }
 }

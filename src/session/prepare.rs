@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use super::SessionError;
 use crate::client::{RestClient, fetch_protocol};
 use crate::data_dir::DataDir;
 use crate::hooks::skeleton;
@@ -27,13 +28,13 @@ pub async fn prepare_protocol(
     data_dir: &DataDir,
     protocol_id: &str,
     allow_skeleton: bool,
-) -> Result<PreparedProtocol, String> {
+) -> Result<PreparedProtocol, SessionError> {
     let builtin = crate::protocols::BUILTINS
         .iter()
         .find(|b| b.spec().protocol_id() == protocol_id);
     let (dir, source) = if let Some(builtin) = builtin {
         let dir = crate::protocols::materialize(builtin, data_dir.root())
-            .map_err(|e| format!("cannot write built-in {}: {e}", builtin.alias))?;
+            .map_err(|e| SessionError::io(format!("cannot write built-in {}", builtin.alias), e))?;
         (dir, "builtin")
     } else if data_dir
         .protocol_dir(protocol_id)
@@ -42,30 +43,32 @@ pub async fn prepare_protocol(
     {
         (data_dir.protocol_dir(protocol_id), "library")
     } else {
-        let fetched = fetch_protocol(client, data_dir, protocol_id)
-            .await
-            .map_err(|e| e.to_string())?;
+        let fetched = fetch_protocol(client, data_dir, protocol_id).await?;
         (fetched.dir, "fetched")
     };
-    let spec = Spec::load_checked(&dir.join("spec.json")).map_err(|e| e.to_string())?;
+    let spec = Spec::load_checked(&dir.join("spec.json"))?;
     if spec.protocol_id() != protocol_id {
-        return Err(format!(
-            "protocol hash mismatch: {} holds {}, expected {protocol_id}",
-            dir.display(),
-            spec.protocol_id()
-        ));
+        return Err(SessionError::ProtocolMismatch {
+            found: spec.protocol_id(),
+            dir,
+            expected: protocol_id.to_string(),
+        });
     }
-    let skeleton_written = skeleton::write_scaffold(&spec, &dir)
-        .map_err(|e| format!("cannot write hooks skeleton into {}: {e}", dir.display()))?;
+    let skeleton_written = skeleton::write_scaffold(&spec, &dir).map_err(|e| {
+        SessionError::io(
+            format!("cannot write hooks skeleton into {}", dir.display()),
+            e,
+        )
+    })?;
     skeleton::ensure_implemented(&dir, allow_skeleton).map_err(|error| {
-        if skeleton_written {
+        SessionError::HooksNotReady(if skeleton_written {
             format!(
                 "protocol fetched to {}; hooks.py is a freshly generated skeleton. {error}",
                 dir.display()
             )
         } else {
             error
-        }
+        })
     })?;
     Ok(PreparedProtocol {
         dir,

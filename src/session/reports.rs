@@ -1,12 +1,10 @@
-//! The end of a session, told to the server (status, then the winner) and written to
+//! The end of a session, told to the server (status and winner together) and written to
 //! session.json. Reporting never changes the outcome: failures become events and warnings.
 
-use serde_json::json;
-
-use super::{SessionDir, SessionEnd, patch};
-use crate::api::session::{SessionStatus, Winner};
+use super::{SessionDir, SessionEnd, SessionError};
+use crate::api::session::{SessionStatus as ServerStatus, Winner};
 use crate::client::RestClient;
-use crate::engine::iso_now;
+use crate::records::{Event, SessionStatus, iso_now};
 
 /// Reports status (`closed` when completed, else `failed`; the second reporter's 409 is
 /// expected) and, for a completed session with a winner, the result.
@@ -15,18 +13,16 @@ pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir:
         return;
     }
     let status = if end.completed() {
-        SessionStatus::Closed
+        ServerStatus::Closed
     } else {
-        SessionStatus::Failed
+        ServerStatus::Failed
     };
     if let Err(error) = client.set_session_status(&end.session_id, status).await
         && error.status() != Some(409)
     {
-        dir.events().emit(
-            "session_close_failed",
-            json!({"error": error.to_string()}),
-            None,
-        );
+        dir.events().emit(Event::SessionCloseFailed {
+            error: error.to_string(),
+        });
         eprintln!("warning: {error}");
     }
     let winner = end
@@ -39,11 +35,9 @@ pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir:
     if let Some(winner) = winner
         && let Err(error) = client.report_result(&end.session_id, winner).await
     {
-        dir.events().emit(
-            "session_result_failed",
-            json!({"error": error.to_string()}),
-            None,
-        );
+        dir.events().emit(Event::SessionResultFailed {
+            error: error.to_string(),
+        });
         eprintln!("warning: {error}");
     }
 }
@@ -55,33 +49,49 @@ pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir:
 /// guess-number guest receiving `game_over`), written before the status that marks the end.
 pub(crate) fn record_end(end: &SessionEnd, dir: &SessionDir) {
     if end.completed() {
-        dir.events()
-            .emit("session_ended", json!({"completed": true}), None);
+        dir.events().emit(Event::SessionEnded {
+            completed: Some(true),
+            reason: None,
+            peer_reason: None,
+            error: None,
+            detail: None,
+        });
     }
-    let (status, completed, reason) = match &end.result {
-        Ok(outcome) if outcome.completed => ("closed", true, outcome.reason.clone()),
-        Ok(outcome) => ("aborted", false, outcome.reason.clone()),
-        Err(error) => ("crashed", false, Some(error.clone())),
+    let (status, reason) = match &end.result {
+        Ok(outcome) if outcome.completed => (SessionStatus::Closed, outcome.reason.clone()),
+        Ok(outcome) => (SessionStatus::Aborted, outcome.reason.clone()),
+        Err(error) => (SessionStatus::Crashed, Some(error.to_string())),
     };
     let winner = end.result.as_ref().ok().and_then(|o| o.winner.clone());
-    let _ = dir.update(patch(json!({
-        "status": status,
-        "completed": completed,
-        "winner": winner,
-        "ended_at": iso_now(),
-        "end_reason": reason,
-    })));
+    let _ = dir.update(|record| {
+        record.status = Some(status);
+        record.completed = Some(status == SessionStatus::Closed);
+        record.winner = winner;
+        record.ended_at = Some(iso_now());
+        record.end_reason = reason;
+    });
 }
 
 /// Records why this side never got to play (the invitation, the protocol, the connection or
-/// the handshake): `event {"error"}` and session.json `failed`, unless an end is recorded
-/// already.
-pub(crate) fn record_failed_start(dir: &SessionDir, event: &str, error: &str) {
-    if dir.read().contains_key("ended_at") {
+/// the handshake): one `start_failed` or `handshake_failed` event and session.json `failed`,
+/// unless an end is recorded already (an abort got there first).
+pub(crate) fn record_failed_start(dir: &SessionDir, error: &SessionError) {
+    if dir.read().ended_at.is_some() {
         return;
     }
-    dir.events().emit(event, json!({"error": error}), None);
-    let _ = dir.update(patch(
-        json!({"status": "failed", "end_reason": error, "ended_at": iso_now()}),
-    ));
+    let text = error.to_string();
+    dir.events().emit(if error.is_handshake() {
+        Event::HandshakeFailed {
+            error: text.clone(),
+        }
+    } else {
+        Event::StartFailed {
+            error: text.clone(),
+        }
+    });
+    let _ = dir.update(|record| {
+        record.status = Some(SessionStatus::Failed);
+        record.end_reason = Some(text);
+        record.ended_at = Some(iso_now());
+    });
 }

@@ -26,7 +26,8 @@ pub use protocol_id::{HashError, protocol_id_of_bytes};
 pub use version::{VersionError, check_spec_version};
 
 /// Which side of a session an agent plays.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Role {
     Host,
     Guest,

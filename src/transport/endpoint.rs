@@ -12,9 +12,12 @@ use std::time::Duration;
 
 use iroh::endpoint::{Connection, Incoming, RecvStream, SendStream, TransportConfig, VarInt};
 use iroh::{Endpoint, NodeAddr, NodeId, RelayMap, RelayMode};
+use serde_json::Value;
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 
+use super::ChannelError;
+use super::lines::{Line, LineReader, encode_line};
 use super::relay::RelayChoice;
 use super::ticket::Ticket;
 
@@ -86,17 +89,54 @@ pub enum TransportError {
     AlreadyHosting,
 }
 
-/// A connection and its single bidirectional stream, ready to carry JSON lines.
+/// A connection and its single bidirectional stream, ready to carry JSON lines. Before an
+/// [`IrohChannel`](super::IrohChannel) takes it over, the session's handshake talks over it
+/// directly with [`send_frame`](Self::send_frame) and [`recv_frame`](Self::recv_frame).
 pub struct PeerLink {
     pub(crate) connection: Connection,
     pub(crate) send: SendStream,
-    pub(crate) recv: RecvStream,
+    pub(crate) lines: LineReader,
 }
 
 impl PeerLink {
+    fn new(connection: Connection, send: SendStream, recv: RecvStream) -> PeerLink {
+        PeerLink {
+            connection,
+            send,
+            lines: LineReader::new(recv),
+        }
+    }
+
     /// The peer's (throw-away) iroh node id.
     pub fn remote_node_id(&self) -> Option<NodeId> {
         self.connection.remote_node_id().ok()
+    }
+
+    /// Writes one frame.
+    pub async fn send_frame(&mut self, frame: &Value) -> Result<(), ChannelError> {
+        let line = encode_line(frame)?;
+        self.send
+            .write_all(&line)
+            .await
+            .map_err(|e| ChannelError::Closed(format!("cannot write to the peer: {e}")))
+    }
+
+    /// The next frame, waiting at most `timeout`. `_sys` frames (heartbeat traffic, which
+    /// belongs to the channel) are skipped.
+    pub async fn recv_frame(&mut self, timeout: Duration) -> Result<Value, ChannelError> {
+        let next = async {
+            loop {
+                match self.lines.next().await {
+                    Line::Frame(frame) if frame.get("_sys").is_some() => continue,
+                    Line::Frame(frame) => return Ok(frame),
+                    Line::Malformed(reason) => return Err(ChannelError::Malformed(reason)),
+                    Line::End(reason) => return Err(ChannelError::Closed(reason)),
+                }
+            }
+        };
+        tokio::time::timeout(timeout, next)
+            .await
+            .map_err(|_| ChannelError::Timeout)?
     }
 }
 
@@ -227,11 +267,7 @@ impl SessionEndpoint {
             send.write_all(b"\n")
                 .await
                 .map_err(|e| TransportError::Connect(e.to_string()))?;
-            Ok(PeerLink {
-                connection,
-                send,
-                recv,
-            })
+            Ok(PeerLink::new(connection, send, recv))
         };
         tokio::time::timeout(timeout, connect)
             .await
@@ -314,7 +350,7 @@ async fn serve_incoming(incoming: Incoming, gate: Arc<SessionGate>) {
     tokio::select! {
         stream = connection.accept_bi() => {
             if let Ok((send, recv)) = stream {
-                gate.claim(PeerLink { connection, send, recv });
+                gate.claim(PeerLink::new(connection, send, recv));
             }
         }
         _ = served.wait_for(|served| *served) => turn_away(&connection),

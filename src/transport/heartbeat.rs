@@ -1,5 +1,5 @@
 //! The `_sys` layer under the engine: heartbeat pings, pong replies, RTT stats and the
-//! silence watchdog (interop/p2p-wire.md §3).
+//! silence watchdog (docs/p2p-wire.md#heartbeat).
 //!
 //! Frames carrying a `_sys` key never reach the engine. Pings are answered whenever their
 //! `probe_id` is a 1–64 character string, whether or not our own heartbeat runs (the
@@ -13,9 +13,11 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
-/// Receives transport events (`peer_unresponsive {elapsed}`, `peer_resumed {}`), e.g. to
+use crate::records::Event;
+
+/// Receives transport events ([`Event::PeerUnresponsive`], [`Event::PeerResumed`]), e.g. to
 /// append them to `events.jsonl`. Called from a runtime worker thread: keep it quick.
-pub type EventSink = Arc<dyn Fn(&str, Value) + Send + Sync>;
+pub type EventSink = Arc<dyn Fn(Event) + Send + Sync>;
 
 /// How often the watchdog looks at the silence.
 const WATCHDOG_TICK: Duration = Duration::from_secs(1);
@@ -115,9 +117,9 @@ impl SysLayer {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn emit(&self, event: &str, data: Value) {
+    fn emit(&self, event: Event) {
         if let Some(sink) = self.events.get() {
-            sink(event, data);
+            sink(event);
         }
     }
 
@@ -137,7 +139,7 @@ impl SysLayer {
             std::mem::take(&mut state.unresponsive)
         };
         if resumed {
-            self.emit("peer_resumed", json!({}));
+            self.emit(Event::PeerResumed {});
         }
     }
 
@@ -216,7 +218,7 @@ impl SysLayer {
             elapsed
         };
         let tenths = (elapsed.as_secs_f64() * 10.0).round() / 10.0;
-        self.emit("peer_unresponsive", json!({"elapsed": tenths}));
+        self.emit(Event::PeerUnresponsive { elapsed: tenths });
     }
 }
 
@@ -251,14 +253,14 @@ pub(crate) async fn run_watchdog(layer: Arc<SysLayer>, timeout: Duration) {
 mod tests {
     use super::*;
 
-    type Recorded = Arc<Mutex<Vec<(String, Value)>>>;
+    type Recorded = Arc<Mutex<Vec<Event>>>;
 
     fn recording_layer() -> (SysLayer, Recorded) {
         let layer = SysLayer::new();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let sink = seen.clone();
-        layer.start_watching(Arc::new(move |event: &str, data: Value| {
-            sink.lock().unwrap().push((event.to_string(), data))
+        layer.start_watching(Arc::new(move |event: Event| {
+            sink.lock().unwrap().push(event)
         }));
         (layer, seen)
     }
@@ -345,11 +347,11 @@ mod tests {
         layer.check_silence(Duration::from_secs(3), start + Duration::from_secs(35));
         layer.heard_from_peer();
         let events = seen.lock().unwrap().clone();
-        let names: Vec<&str> = events.iter().map(|(name, _)| name.as_str()).collect();
+        let names: Vec<String> = events.iter().map(Event::name).collect();
         assert_eq!(
             names,
             ["peer_unresponsive", "peer_unresponsive", "peer_resumed"]
         );
-        assert!(events[0].1["elapsed"].as_f64().unwrap() >= 4.0);
+        assert!(matches!(events[0], Event::PeerUnresponsive { elapsed } if elapsed >= 4.0));
     }
 }

@@ -74,7 +74,7 @@ impl IrohChannel {
         let PeerLink {
             connection,
             send,
-            recv,
+            lines,
         } = link;
         let (outgoing, queue) = mpsc::unbounded_channel();
         let (deliver, incoming) = std::sync::mpsc::channel();
@@ -87,7 +87,7 @@ impl IrohChannel {
         let credits = Arc::new(Semaphore::new(RECEIVE_QUEUE_FRAMES));
         let sys = Arc::new(SysLayer::new());
         let reader = Reader {
-            lines: LineReader::new(recv),
+            lines,
             sys: sys.clone(),
             deliver,
             credits: credits.clone(),
@@ -126,7 +126,7 @@ impl IrohChannel {
 
     /// Starts pinging every `config.interval` and watching for `config.timeout` of silence,
     /// reporting to `events`. Call it after the handshake (the reference never pings before
-    /// `_session_ready`) and only when the reference would (see interop/p2p-wire.md §3).
+    /// `_session_ready`) and only when the reference would (see docs/p2p-wire.md#heartbeat).
     /// Starting again replaces the previous heartbeat; the first event sink stays.
     pub fn start_heartbeat(&mut self, config: HeartbeatConfig, events: EventSink) {
         self.stop_heartbeat();

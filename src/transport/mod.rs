@@ -2,7 +2,7 @@
 //!
 //! The engine only sees [`Channel`]: a blocking, ordered, reliable pipe of JSON objects.
 //! [`memory`] pairs two channels in one process (`protocol test`); [`IrohChannel`] carries a
-//! real session over iroh (interop/p2p-wire.md §1 and §3).
+//! real session over iroh (docs/p2p-wire.md).
 //!
 //! A session over iroh, from the CLI's async side:
 //! 1. [`SessionEndpoint::bind`] with a [`RelayChoice`] (`default`, `disabled`, URL).

@@ -2,7 +2,7 @@
 //!
 //! The reference's heartbeat reader treats the end of our stream (`finish`) exactly like a
 //! dropped connection: its next `recv` fails even when our final frame is still queued
-//! (interop/p2p-wire.md §10). So we must not finish while the peer may still be consuming.
+//! (docs/p2p-wire.md#clean-shutdown). So we must not finish while the peer may still be consuming.
 //! A reference peer tells us it is done only by shutting its node down; one of ours tells us
 //! by opening a unidirectional "closing" stream (which the reference never accepts, so it
 //! never sees it). Closing therefore goes:

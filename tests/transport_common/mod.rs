@@ -5,6 +5,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use aigenora::records::Event;
 use aigenora::transport::{EventSink, IrohChannel, PeerLink, RelayChoice, SessionEndpoint, Ticket};
 use iroh::endpoint::{Connection, RecvStream, SendStream};
 use serde_json::Value;
@@ -174,7 +175,10 @@ pub struct EventLog(Arc<Mutex<Vec<(String, Value)>>>);
 impl EventLog {
     pub fn sink(&self) -> EventSink {
         let log = self.0.clone();
-        Arc::new(move |name: &str, data: Value| log.lock().unwrap().push((name.to_string(), data)))
+        Arc::new(move |event: Event| {
+            let data = serde_json::to_value(&event).unwrap()["data"].take();
+            log.lock().unwrap().push((event.name(), data))
+        })
     }
 
     pub fn names(&self) -> Vec<String> {

@@ -1,5 +1,6 @@
 //! events.jsonl: one compact JSON event per line (`ts`, `type`, `data`, `summary`), the
-//! durable record of what a side did and why it stopped.
+//! durable record of what a side did and why it stopped. Appends are shared by the engine
+//! thread, the heartbeat and the session's async tasks.
 
 use std::fs::File;
 use std::io::Write;
@@ -7,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
+
+use super::{Event, iso_now};
 
 /// An append-only event file, shareable between threads (engine, heartbeat, renewal).
 /// The file is opened once, on the first event, and every event is one `write` call.
@@ -44,26 +47,31 @@ impl EventLog {
         self.path.as_deref().map(PathBuf::as_path)
     }
 
-    /// Appends one event; `data` is kept only when it is a non-empty object, `summary` only
-    /// when non-empty (the reference's shape). Write failures are reported on stderr once
-    /// per event and never stop a session.
-    pub fn emit(&self, event: &str, data: Value, summary: Option<&str>) {
-        self.append(event, data, summary, false);
+    /// Appends one event. Write failures are reported on stderr once per event and never
+    /// stop a session.
+    pub fn emit(&self, event: Event) {
+        self.append(event, None, false);
+    }
+
+    /// Appends one event with a human-readable `summary` (kept only when non-empty).
+    pub fn emit_with_summary(&self, event: Event, summary: Option<&str>) {
+        self.append(event, summary, false);
     }
 
     /// Appends the log's last event: whatever other threads emit afterwards (an engine still
     /// winding down after a local abort) is dropped, so the log ends with this one.
-    pub fn emit_last(&self, event: &str, data: Value) {
-        self.append(event, data, None, true);
+    pub fn emit_last(&self, event: Event) {
+        self.append(event, None, true);
     }
 
-    fn append(&self, event: &str, data: Value, summary: Option<&str>, last: bool) {
+    fn append(&self, event: Event, summary: Option<&str>, last: bool) {
         let Some(path) = &self.path else { return };
+        let (event, data) = event.into_parts();
         let mut entry = Map::new();
         entry.insert("ts".into(), Value::String(iso_now()));
-        entry.insert("type".into(), Value::String(event.to_string()));
-        if data.as_object().is_some_and(|d| !d.is_empty()) {
-            entry.insert("data".into(), data);
+        entry.insert("type".into(), Value::String(event.clone()));
+        if !data.is_empty() {
+            entry.insert("data".into(), Value::Object(data));
         }
         if let Some(summary) = summary.filter(|s| !s.is_empty()) {
             entry.insert("summary".into(), Value::String(summary.to_string()));
@@ -81,11 +89,11 @@ impl EventLog {
         if sink.file.is_none() {
             match open_append(path) {
                 Ok(opened) => sink.file = Some(opened),
-                Err(error) => return warn(event, path, &error),
+                Err(error) => return warn(&event, path, &error),
             }
         }
         if let Some(Err(error)) = sink.file.as_mut().map(|f| f.write_all(&line)) {
-            warn(event, path, &error);
+            warn(&event, path, &error);
         }
     }
 }
@@ -107,61 +115,23 @@ fn warn(event: &str, path: &Path, error: &std::io::Error) {
     );
 }
 
-/// UTC now as Python's `datetime.now(timezone.utc).isoformat()` prints it.
-pub fn iso_now() -> String {
-    iso_format(chrono::Utc::now())
-}
-
-/// Python's `isoformat()` of a UTC datetime: microseconds only when not zero.
-fn iso_format(time: chrono::DateTime<chrono::Utc>) -> String {
-    use chrono::{Datelike, Timelike};
-    // A leap second shows as :59.999999 rather than a 7-digit fraction.
-    let micros = time.timestamp_subsec_micros().min(999_999);
-    let fraction = if micros == 0 {
-        String::new()
-    } else {
-        format!(".{micros:06}")
-    };
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}{fraction}+00:00",
-        time.year(),
-        time.month(),
-        time.day(),
-        time.hour(),
-        time.minute(),
-        time.second(),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
     #[test]
-    fn timestamps_are_written_as_python_isoformat_writes_them() {
-        use chrono::TimeZone;
-        let at = |micros: i64| chrono::Utc.timestamp_micros(micros).unwrap();
-        assert_eq!(
-            iso_format(at(1_796_010_432_123_456)),
-            "2026-11-30T03:47:12.123456+00:00"
-        );
-        assert_eq!(
-            iso_format(at(1_796_010_432_000_000)),
-            "2026-11-30T03:47:12+00:00"
-        );
-        assert_eq!(
-            iso_format(at(1_000_001)),
-            "1970-01-01T00:00:01.000001+00:00"
-        );
-    }
-
-    #[test]
     fn events_have_the_reference_shape() {
         let dir = tempfile::tempdir().unwrap();
         let log = EventLog::to_file(dir.path().join("sub/events.jsonl"));
-        log.emit("session_ended", json!({"completed": true}), None);
-        log.emit("peer_resumed", json!({}), Some(""));
+        log.emit(Event::SessionEnded {
+            completed: Some(true),
+            reason: None,
+            peer_reason: None,
+            error: None,
+            detail: None,
+        });
+        log.emit_with_summary(Event::PeerResumed {}, Some(""));
         let text = std::fs::read_to_string(dir.path().join("sub/events.jsonl")).unwrap();
         let lines: Vec<Value> = text
             .lines()
@@ -182,12 +152,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = EventLog::to_file(dir.path().join("events.jsonl"));
         let engine = log.clone();
-        log.emit_last("session_ended", json!({"reason": "aborted"}));
-        engine.emit(
-            "session_ended",
-            json!({"reason": "peer_disconnected"}),
-            None,
-        );
+        log.emit_last(Event::ended(false, "aborted"));
+        engine.emit(Event::ended(false, "peer_disconnected"));
         let text = std::fs::read_to_string(dir.path().join("events.jsonl")).unwrap();
         assert_eq!(text.lines().count(), 1);
         assert!(text.contains("aborted"));

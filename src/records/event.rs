@@ -1,0 +1,279 @@
+//! Every event a side records in `events.jsonl`, as one enum: the event's name is its
+//! variant, its `data` object its fields (in the order written). Reading gives back a
+//! [`RecordedEvent`], which keeps the lines this build does not know (the hooks' own events,
+//! a newer peer's) as they are.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::engine::ControlMode;
+use crate::spec::Role;
+
+/// Which way a protocol message went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MessageDirection {
+    Sent,
+    Received,
+}
+
+/// One event. Optional fields are left out of the line when `None`; an event whose data
+/// ends up empty is written without `data`, as the reference does.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "data", rename_all = "snake_case")]
+pub enum Event {
+    /// The host published its invitation.
+    InviteCreated {
+        post_id: String,
+        protocol_id: String,
+        expires_at: String,
+    },
+    InvitationRenewed {
+        post_id: String,
+        expires_at: String,
+    },
+    /// The server refused a renewal (matched, cancelled or expired): renewing stops.
+    InvitationRenewFailed {
+        post_id: String,
+        error: String,
+    },
+    /// The host's renewal budget (`--invitation-ttl-minutes`) ran out.
+    InvitationRenewStopped {
+        post_id: String,
+        reason: String,
+    },
+    /// The peer's connection and stream are open (before the handshake).
+    PeerConnected {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        connection: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dial_ms: Option<f64>,
+    },
+    /// The handshake completed: who the peer is.
+    PeerJoined {
+        session_id: String,
+        peer_public_key: String,
+        peer_control_mode: ControlMode,
+        protocol_id: String,
+    },
+    /// The heartbeat heard nothing for `elapsed` seconds.
+    PeerUnresponsive {
+        elapsed: f64,
+    },
+    /// The peer was heard again after [`Event::PeerUnresponsive`].
+    PeerResumed {},
+    ProtocolMessage {
+        direction: MessageDirection,
+        msg: Value,
+    },
+    /// A frame that failed validation (`direction` is the spec's, or `both` in free mode).
+    MessageRejected {
+        direction: String,
+        error: String,
+        msg: Value,
+    },
+    /// The peer sent an `error` frame: it is leaving, and says why.
+    PeerError {
+        round: u64,
+        reason: String,
+    },
+    /// A reveal did not match its commitment.
+    CommitMismatchDetected {
+        round: u64,
+        role: Role,
+        expected: String,
+        actual: Value,
+    },
+    /// The shadow judge's round result differs from the host's.
+    BalanceMismatchDetected {
+        round: u64,
+        role: Role,
+        mismatches: Value,
+    },
+    /// This side's session is over (engine, end of session, or an abort).
+    SessionEnded {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        completed: Option<bool>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        peer_reason: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+    },
+    /// Telling the server the session's status failed (the session itself is unaffected).
+    SessionCloseFailed {
+        error: String,
+    },
+    /// Telling the server the winner failed.
+    SessionResultFailed {
+        error: String,
+    },
+    /// The session never got to play: bad options, the server, the protocol, the connection.
+    StartFailed {
+        error: String,
+    },
+    /// The handshake with the peer failed.
+    HandshakeFailed {
+        error: String,
+    },
+}
+
+impl Event {
+    /// `session_ended` with only `completed` and `reason`, the engine's usual end.
+    pub fn ended(completed: bool, reason: &str) -> Event {
+        Event::SessionEnded {
+            completed: Some(completed),
+            reason: Some(reason.to_string()),
+            peer_reason: None,
+            error: None,
+            detail: None,
+        }
+    }
+
+    /// The event's name as written in the `type` field.
+    pub fn name(&self) -> String {
+        match serde_json::to_value(self) {
+            Ok(Value::Object(line)) => line
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            _ => String::new(),
+        }
+    }
+
+    /// The `type` and `data` of this event's line.
+    pub(crate) fn into_parts(self) -> (String, Map<String, Value>) {
+        let Ok(Value::Object(mut line)) = serde_json::to_value(&self) else {
+            unreachable!("events serialize to objects");
+        };
+        let name = match line.remove("type") {
+            Some(Value::String(name)) => name,
+            _ => unreachable!("events are tagged by type"),
+        };
+        let data = match line.remove("data") {
+            Some(Value::Object(data)) => data,
+            _ => Map::new(),
+        };
+        (name, data)
+    }
+}
+
+/// One line read back from an `events.jsonl`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedEvent {
+    pub ts: String,
+    /// The event's `type`, known or not.
+    pub name: String,
+    /// Its `data` (an empty object when the line has none).
+    pub data: Value,
+    pub summary: Option<String>,
+    /// The typed event, when this build knows the name and the data fits it.
+    pub event: Option<Event>,
+}
+
+impl RecordedEvent {
+    /// Parses one line; `None` for a line that is not a JSON object with a string `type`
+    /// (a torn last line of a live file, or garbage).
+    pub fn parse(line: &str) -> Option<RecordedEvent> {
+        let Ok(Value::Object(mut line)) = serde_json::from_str::<Value>(line) else {
+            return None;
+        };
+        let name = line.get("type")?.as_str()?.to_string();
+        let text = |line: &mut Map<String, Value>, key: &str| match line.remove(key) {
+            Some(Value::String(text)) => Some(text),
+            _ => None,
+        };
+        let ts = text(&mut line, "ts").unwrap_or_default();
+        let summary = text(&mut line, "summary");
+        let data = match line.remove("data") {
+            Some(Value::Object(data)) => Value::Object(data),
+            _ => Value::Object(Map::new()),
+        };
+        let tagged = serde_json::json!({"type": name, "data": data});
+        let event = serde_json::from_value(tagged).ok();
+        Some(RecordedEvent {
+            ts,
+            name,
+            data,
+            summary,
+            event,
+        })
+    }
+}
+
+/// Every readable line of an events file, in order (nothing when it does not exist).
+pub fn read_events(path: &Path) -> Vec<RecordedEvent> {
+    std::fs::read_to_string(path)
+        .map(|text| text.lines().filter_map(RecordedEvent::parse).collect())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn events_read_back_as_written() {
+        let events = [
+            Event::PeerJoined {
+                session_id: "s".into(),
+                peer_public_key: "k".into(),
+                peer_control_mode: ControlMode::Human,
+                protocol_id: "p".into(),
+            },
+            Event::PeerResumed {},
+            Event::ended(false, "peer_disconnected"),
+            Event::ProtocolMessage {
+                direction: MessageDirection::Sent,
+                msg: json!({"action": "move", "n": 1.5}),
+            },
+        ];
+        for event in events {
+            let (name, data) = event.clone().into_parts();
+            let line = json!({"ts": "t", "type": name, "data": data}).to_string();
+            let read = RecordedEvent::parse(&line).unwrap();
+            assert_eq!(read.name, name);
+            assert_eq!(read.event, Some(event));
+        }
+    }
+
+    #[test]
+    fn names_and_data_have_the_reference_shape() {
+        let (name, data) = Event::ended(true, "completed").into_parts();
+        assert_eq!(name, "session_ended");
+        assert_eq!(
+            Value::Object(data),
+            json!({"completed": true, "reason": "completed"})
+        );
+        let (name, data) = Event::PeerResumed {}.into_parts();
+        assert_eq!((name.as_str(), data.len()), ("peer_resumed", 0));
+        assert_eq!(
+            Event::CommitMismatchDetected {
+                round: 1,
+                role: Role::Guest,
+                expected: "a".into(),
+                actual: json!("b")
+            }
+            .name(),
+            "commit_mismatch_detected"
+        );
+    }
+
+    #[test]
+    fn unknown_and_broken_lines() {
+        let hook =
+            RecordedEvent::parse(r#"{"ts":"t","type":"strategy_applied","data":{"x":1}}"#).unwrap();
+        assert_eq!(hook.name, "strategy_applied");
+        assert_eq!(hook.data, json!({"x": 1}));
+        assert_eq!(hook.event, None);
+        assert_eq!(RecordedEvent::parse(r#"{"ts":"t","type":"se"#), None);
+        assert_eq!(RecordedEvent::parse("[1]"), None);
+    }
+}

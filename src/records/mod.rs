@@ -1,0 +1,15 @@
+//! What a side leaves on disk, as types: the events it appends to `events.jsonl`
+//! ([`Event`], written through an [`EventLog`]) and the `session.json` status record
+//! ([`SessionRecord`]). One home for every event name and status string, shared by the
+//! engine, the transport's heartbeat, the session layer, the daemon and `session list|events`.
+//! The on-disk shapes are the reference client's, so its `session` commands read our files.
+
+mod clock;
+mod event;
+mod event_log;
+mod session_record;
+
+pub use clock::iso_now;
+pub use event::{Event, MessageDirection, RecordedEvent, read_events};
+pub use event_log::EventLog;
+pub use session_record::{SessionRecord, SessionStatus};
