@@ -37,13 +37,13 @@ fn a_reveal_that_breaks_its_commitment_ends_the_match() {
     let [host, guest] = play
         .run_with(Box::new(|channel| Box::new(channel.rewriting_sends(cheat))))
         .unwrap();
-    let host_outcome = host.result.unwrap();
+    let host_outcome = host.result.as_ref().unwrap();
     assert_eq!(
         (host_outcome.completed, host_outcome.reason.as_deref()),
         (false, Some("commit_mismatch"))
     );
     assert!(!guest.result.unwrap().completed);
-    let events = std::fs::read_to_string(host.state_dir.join("events.jsonl")).unwrap();
+    let events = std::fs::read_to_string(host.events_file()).unwrap();
     let mismatch: Value = events
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())

@@ -105,9 +105,9 @@ pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         });
     }
     println!(
-        "state: host {}  guest {}",
-        host.state_dir.display(),
-        guest.state_dir.display()
+        "sessions: host {}  guest {}",
+        host.session_dir.display(),
+        guest.session_dir.display()
     );
     if !failures.is_empty() {
         bail!("protocol test failed: {}", failures.join("; "));
@@ -172,8 +172,10 @@ fn summary(host: &SideReport, guest: &SideReport) -> String {
 fn side_json(side: &SideReport) -> Value {
     match &side.result {
         Ok(outcome) => {
-            json!({"ok": true, "completed": outcome.completed, "winner": outcome.winner, "reason": outcome.reason, "state_dir": side.state_dir})
+            json!({"ok": true, "completed": outcome.completed, "winner": outcome.winner, "reason": outcome.reason, "session_dir": side.session_dir, "state_dir": side.state_dir})
         }
-        Err(error) => json!({"ok": false, "error": error.to_string(), "state_dir": side.state_dir}),
+        Err(error) => {
+            json!({"ok": false, "error": error.to_string(), "session_dir": side.session_dir, "state_dir": side.state_dir})
+        }
     }
 }

@@ -76,7 +76,7 @@ fn run_case(
             sent += 1;
         }))
     }))?;
-    let rejected_in_log = std::fs::read_to_string(host.state_dir.join("events.jsonl"))
+    let rejected_in_log = std::fs::read_to_string(host.events_file())
         .unwrap_or_default()
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())

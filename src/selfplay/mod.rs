@@ -1,6 +1,8 @@
 //! Self-play (`protocol test`): the host and guest engines of one protocol dir, each on its
 //! own thread with its own hooks instance, joined by a turn-taking in-memory duplex: the
 //! sides run one at a time (as the flows do anyway), on one CPU, sharing one interpreter.
+//! Each side gets the same directory layout as a networked side: `<role>-<ms>/` with
+//! `session.json` and the engine's `events.jsonl`, the engine state dir inside it.
 
 pub mod adversarial;
 mod cpu;
@@ -19,8 +21,8 @@ use crate::engine::{
 };
 use crate::hooks::interpreter;
 use crate::hooks::python_hooks::PythonHooks;
-use crate::records::EventLog;
-use crate::session::claim_role_dir;
+use crate::records::{SessionRecord, SessionStatus};
+use crate::session::{EVENTS_FILE, SessionDir};
 use crate::spec::{FlowMode, Role, Spec};
 use crate::transport::memory::{MemoryChannel, turn_taking_duplex};
 use crate::transport::{Channel, ChannelError};
@@ -31,7 +33,7 @@ pub struct SelfPlay {
     pub protocol_dir: PathBuf,
     pub spec: Spec,
     pub options: Map<String, Value>,
-    /// Parent of the `host-<ms>` / `guest-<ms>` state dirs.
+    /// Parent of the `host-<ms>` / `guest-<ms>` side dirs.
     pub state_base: PathBuf,
     pub control_mode: ControlMode,
     pub pace: Duration,
@@ -44,7 +46,17 @@ pub struct SelfPlay {
 pub struct SideReport {
     pub role: Role,
     pub result: Result<Outcome, EngineError>,
+    /// The side's directory: `session.json` and the engine's `events.jsonl`.
+    pub session_dir: PathBuf,
+    /// The engine state dir inside it (snapshot.json and the hooks' own files).
     pub state_dir: PathBuf,
+}
+
+impl SideReport {
+    /// The engine's events file.
+    pub fn events_file(&self) -> PathBuf {
+        self.session_dir.join(EVENTS_FILE)
+    }
 }
 
 /// Why self-play could not produce two results.
@@ -87,14 +99,31 @@ impl SelfPlay {
             .zip(waiting.iter().cloned());
         for (((role, inner), first_turn), waiting) in sides {
             let mut channel = Watched { inner, waiting };
-            let state_dir = claim_role_dir(&self.state_base, role)
+            let side_dir = SessionDir::create_in(&self.state_base, role)
                 .map_err(|e| SelfPlayError::StateDir(self.state_base.clone(), e))?;
+            side_dir.record_start(
+                role,
+                SessionRecord {
+                    mode: Some("self-play".into()),
+                    protocol_dir: Some(self.protocol_dir.clone()),
+                    protocol_id: Some(self.spec.protocol_id()),
+                    local_control_mode: Some(self.control_mode),
+                    ..SessionRecord::default()
+                },
+            );
+            let state_dir = side_dir
+                .engine_state_dir(role)
+                .map_err(|e| SelfPlayError::StateDir(side_dir.root().to_path_buf(), e))?;
+            let _ = side_dir.update(|record| {
+                record.state_dir = Some(state_dir.clone());
+                record.status = Some(SessionStatus::Running);
+            });
             let mut hooks = PythonHooks::load(&self.protocol_dir)?;
             let config = EngineConfig {
                 role,
                 options: self.options.clone(),
                 args: Vec::new(),
-                events: EventLog::to_file(state_dir.join("events.jsonl")),
+                events: side_dir.events().clone(),
                 state_dir: state_dir.clone(),
                 control_mode: self.control_mode,
                 pace: self.pace,
@@ -110,9 +139,11 @@ impl SelfPlay {
                     let result = interpreter::with_thread_state(|| {
                         engine::run(&spec, &mut hooks, &mut channel, config)
                     });
+                    side_dir.record_outcome(&result);
                     let _ = done.send(SideReport {
                         role,
                         result,
+                        session_dir: side_dir.root().to_path_buf(),
                         state_dir,
                     });
                 })

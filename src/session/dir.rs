@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::engine::Outcome;
 use crate::records::{EventLog, SessionRecord, SessionStatus, iso_now};
 use crate::spec::Role;
 
@@ -21,7 +22,7 @@ pub struct SessionDir {
 /// Claims a fresh `<base>/<role>-<unix ms>/` (suffixed `-N` when that name is taken):
 /// `create_dir` is atomic, so two sides or processes starting in the same millisecond never
 /// share a directory.
-pub fn claim_role_dir(base: &Path, role: Role) -> std::io::Result<PathBuf> {
+fn claim_role_dir(base: &Path, role: Role) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(base)?;
     let stamp = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -46,7 +47,12 @@ pub fn claim_role_dir(base: &Path, role: Role) -> std::io::Result<PathBuf> {
 impl SessionDir {
     /// Creates a fresh `<data>/sessions/<role>-<ms>/`.
     pub fn create(data_dir: &Path, role: Role) -> std::io::Result<SessionDir> {
-        claim_role_dir(&data_dir.join("sessions"), role).map(SessionDir::open)
+        SessionDir::create_in(&data_dir.join("sessions"), role)
+    }
+
+    /// Creates a fresh `<base>/<role>-<ms>/` (self-play lays its sides out under any base).
+    pub fn create_in(base: &Path, role: Role) -> std::io::Result<SessionDir> {
+        claim_role_dir(base, role).map(SessionDir::open)
     }
 
     /// An existing session directory.
@@ -89,6 +95,24 @@ impl SessionDir {
                 pid: Some(std::process::id()),
                 ..details
             }
+        });
+    }
+
+    /// Records how the engine ended: `closed` (completed), `aborted` (ended without
+    /// completing) or `crashed` (an error stopped this side), with the winner and reason.
+    pub fn record_outcome<E: std::fmt::Display>(&self, result: &Result<Outcome, E>) {
+        let (status, reason) = match result {
+            Ok(outcome) if outcome.completed => (SessionStatus::Closed, outcome.reason.clone()),
+            Ok(outcome) => (SessionStatus::Aborted, outcome.reason.clone()),
+            Err(error) => (SessionStatus::Crashed, Some(error.to_string())),
+        };
+        let winner = result.as_ref().ok().and_then(|o| o.winner.clone());
+        let _ = self.update(|record| {
+            record.status = Some(status);
+            record.completed = Some(status == SessionStatus::Closed);
+            record.winner = winner;
+            record.ended_at = Some(iso_now());
+            record.end_reason = reason;
         });
     }
 

@@ -18,7 +18,7 @@ mod reports;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use dir::{EVENTS_FILE, SESSION_FILE, SessionDir, claim_role_dir, list_sessions};
+pub use dir::{EVENTS_FILE, SESSION_FILE, SessionDir, list_sessions};
 pub use error::SessionError;
 pub use prepare::{PreparedProtocol, prepare_protocol};
 

@@ -57,19 +57,7 @@ pub(crate) fn record_end(end: &SessionEnd, dir: &SessionDir) {
             detail: None,
         });
     }
-    let (status, reason) = match &end.result {
-        Ok(outcome) if outcome.completed => (SessionStatus::Closed, outcome.reason.clone()),
-        Ok(outcome) => (SessionStatus::Aborted, outcome.reason.clone()),
-        Err(error) => (SessionStatus::Crashed, Some(error.to_string())),
-    };
-    let winner = end.result.as_ref().ok().and_then(|o| o.winner.clone());
-    let _ = dir.update(|record| {
-        record.status = Some(status);
-        record.completed = Some(status == SessionStatus::Closed);
-        record.winner = winner;
-        record.ended_at = Some(iso_now());
-        record.end_reason = reason;
-    });
+    dir.record_outcome(&end.result);
 }
 
 /// Records why this side never got to play (the invitation, the protocol, the connection or
