@@ -105,22 +105,25 @@ fn chat_lines_typed_on_stdin_reach_the_peer_and_quit_ends_both() {
     assert_server_session(&alice.server_session(session_id), "closed", None);
 }
 
-/// `aigenora guest --iroh-ticket`: no server, no handshake; the host replays the guest's
-/// first frame as the engine's first message and skips the server reports.
+/// `aigenora host --direct` + `aigenora guest --iroh-ticket`: no server, no invitation, no
+/// handshake, both by explicit choice; the sides skip the server reports.
 #[test]
-fn a_direct_guest_plays_a_host_by_its_ticket() {
+fn a_direct_guest_plays_a_direct_host_by_its_ticket() {
     let net = Net::start();
     let (alice, bob) = (net.agent("alice"), net.agent("bob"));
-    let (host, post_id) = alice.host(
-        "guess-number",
-        &["--options", r#"{"secret": 42, "max_attempts": 10}"#],
+    let host = Proc::spawn(
+        "host",
+        alice.command(&[
+            "host",
+            "--direct",
+            "--protocol-dir",
+            "guess-number",
+            "--options",
+            r#"{"secret": 42, "max_attempts": 10}"#,
+        ]),
     );
-    let invitation: Value =
-        serde_json::from_str(&bob.ok(&["browse", "--post-id", &post_id, "--json"])).unwrap();
-    let ticket = invitation["iroh_ticket"]
-        .as_str()
-        .expect("the invitation carries the ticket")
-        .to_string();
+    let line = host.wait_for_line("ticket: ", SESSION_LIMIT);
+    let ticket = line.trim_start_matches("ticket: ").trim().to_string();
     let guest = Proc::spawn(
         "guest",
         bob.command(&[
@@ -149,9 +152,10 @@ fn a_direct_guest_plays_a_host_by_its_ticket() {
         ("closed", "closed")
     );
     assert_eq!(host_end.field("winner"), guest_end.field("winner"));
-    assert_eq!(
-        host_end.field("session_id"),
-        "",
-        "a direct guest opens no server session"
+    assert!(
+        host_end.field("session_id").is_null() && host_end.field("post_id").is_null(),
+        "a direct session has no invitation and no server session: {}",
+        host_end.info
     );
+    assert_eq!(host_end.field("mode"), "direct");
 }

@@ -216,41 +216,122 @@ fn a_replayed_proof_is_refused_and_a_duplicate_registration_too() {
     );
 }
 
-/// A guest whose first frame is not a session init (garbage, or a line over 8 MiB) makes our
-/// host fail its handshake, record why, withdraw the invitation and exit.
-fn host_refuses_first_frame(bytes: &[u8], why: &str) {
+/// A dialer whose first frame is not a session init (garbage, or a line over the
+/// handshake's size limit) is refused with a reason and recorded; the host keeps its
+/// invitation, and the real guest that joins next plays it to the end.
+fn host_refuses_first_frame_and_keeps_hosting(bytes: &[u8], why: &str) {
     let net = Net::start();
-    let alice = net.agent("alice");
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
     let (host, post_id) = alice.host("guess-number", &[]);
     let client = net.server.client(&load_key_file(&alice.dir).unwrap());
     let fake = FakeGuest::new();
     let mut wire = fake.dial(&client, &post_id);
     wire.write_until_refused(bytes);
     wire.wait_closed();
-    let ended = host.finish(SESSION_LIMIT);
-    assert!(!ended.status.success());
-    assert!(ended.stderr.contains(why), "{}", ended.stderr);
-    let end = alice.session("host");
-    assert_eq!(end.status(), "failed", "{}", end.info);
-    let failed = end.events_of("handshake_failed");
-    assert!(
-        failed[0]["error"].as_str().unwrap().contains(why),
-        "{failed:?}"
-    );
+    let refused = wait_until(SESSION_LIMIT, || {
+        let files = SessionFiles::read(&alice.session_dirs("host")[0]);
+        files
+            .events_of("guest_refused")
+            .first()
+            .map(|refused| refused["reason"].as_str().unwrap().to_string())
+    })
+    .expect("the host records the refused dialer");
+    assert!(refused.contains(why), "{refused}");
     let invitation: Value =
         serde_json::from_str(&alice.ok(&["browse", "--post-id", &post_id, "--json"])).unwrap();
-    assert_eq!(invitation["status"], "cancelled", "{invitation}");
+    assert_eq!(invitation["status"], "active", "{invitation}");
+
+    let guest = bob.join(&post_id, &[]).succeed(SESSION_LIMIT);
+    let host = host.succeed(SESSION_LIMIT);
+    assert!(guest.stdout.contains("peer_joined: "), "{}", guest.stdout);
+    let end = alice.session("host");
+    assert_eq!(end.status(), "closed", "{}", end.info);
+    assert_eq!(end.events_of("guest_refused").len(), 1, "{}", host.stdout);
+    assert_eq!(end.events_of("peer_joined").len(), 1);
 }
 
 #[test]
-fn garbage_instead_of_a_session_init_fails_the_host_handshake() {
-    host_refuses_first_frame(b"\x00\xffnot json at all\n", "malformed _session_init");
+fn garbage_instead_of_a_session_init_is_refused_and_the_host_keeps_hosting() {
+    host_refuses_first_frame_and_keeps_hosting(
+        b"\x00\xffnot json at all\n",
+        "malformed _session_init",
+    );
 }
 
 #[test]
-fn an_oversized_session_init_fails_the_host_handshake() {
+fn an_oversized_session_init_is_refused_and_the_host_keeps_hosting() {
     let mut huge = b"{\"_session_init\":true,\"pad\":\"".to_vec();
     huge.resize(9 * 1024 * 1024, b'a');
     huge.extend_from_slice(b"\"}\n");
-    host_refuses_first_frame(&huge, "exceeds");
+    host_refuses_first_frame_and_keeps_hosting(&huge, "exceeds the 16384-byte limit");
+}
+
+/// A dialer that skips the handshake (a direct guest) gets the reason in a refusal frame,
+/// not a game: a published invitation is only played after the session handshake.
+#[test]
+fn a_direct_guest_is_refused_by_a_published_invitation() {
+    let net = Net::start();
+    let alice = net.agent("alice");
+    let (host, post_id) = alice.host("guess-number", &[]);
+    let client = net.server.client(&load_key_file(&alice.dir).unwrap());
+    let fake = FakeGuest::new();
+    let mut wire = fake.dial(&client, &post_id);
+    wire.send(&json!({"action": "guess", "value": 50}));
+    let refusal = wire.next_frame();
+    assert_eq!(refusal["_session_error"], true, "{refusal}");
+    assert!(
+        refusal["reason"]
+            .as_str()
+            .unwrap()
+            .contains("is not a _session_init"),
+        "{refusal}"
+    );
+    wire.wait_closed();
+    let end = SessionFiles::read(&alice.session_dirs("host")[0]);
+    assert_eq!(end.status(), "hosting", "{}", end.info);
+    assert!(end.events_of("protocol_message").is_empty());
+    drop(host);
+}
+
+/// A dialer that presents another agent's key and computes `_session_ready` itself gets a
+/// valid proof but no game: the server has no such session, so the host refuses it and
+/// keeps the invitation for the real guest.
+#[test]
+fn an_impersonated_guest_is_refused_after_the_server_check() {
+    let net = Net::start();
+    let (alice, victim) = (net.agent("alice"), net.agent("victim"));
+    let (host, post_id) = alice.host("guess-number", &[]);
+    let client = net.server.client(&load_key_file(&alice.dir).unwrap());
+    let fake = FakeGuest::new();
+    let mut wire = fake.dial(&client, &post_id);
+    wire.send(
+        &json!({"_session_init": true, "guest_public_key": victim.public_key(),
+        "session_nonce": "0123456789abcdef", "guest_control_mode": "autonomous"}),
+    );
+    let proof = wire.next_frame();
+    assert_eq!(proof["_session_proof"], true, "{proof}");
+    let canonical = aigenora::identity::session_canonical(
+        &post_id,
+        proof["host_public_key"].as_str().unwrap(),
+        &victim.public_key(),
+        proof["protocol_id"].as_str().unwrap(),
+        "0123456789abcdef",
+    );
+    let session_id = aigenora::identity::session_id(&canonical);
+    wire.send(&json!({"_session_ready": true, "session_id": session_id}));
+    let refusal = wire.next_frame();
+    assert_eq!(refusal["_session_error"], true, "{refusal}");
+    assert!(
+        refusal["reason"]
+            .as_str()
+            .unwrap()
+            .contains("has no session"),
+        "{refusal}"
+    );
+    wire.wait_closed();
+    let end = SessionFiles::read(&alice.session_dirs("host")[0]);
+    assert_eq!(end.status(), "hosting", "{}", end.info);
+    assert!(end.events_of("peer_joined").is_empty(), "{}", end.info);
+    assert_eq!(end.events_of("guest_refused").len(), 1);
+    drop(host);
 }

@@ -156,6 +156,12 @@ pub struct Session {
     pub post_id: String,
     pub host_public_key: String,
     pub guest_public_key: String,
+    /// The guest's nonce and signature over the session canonical, so a host can check the
+    /// guest's proof itself (our server includes them; other servers may not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_nonce: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guest_signature: Option<String>,
     #[serde(default)]
     pub created_at: Option<String>,
     #[serde(default)]

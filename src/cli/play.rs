@@ -102,6 +102,10 @@ pub struct HostArgs {
     /// (testing) seconds between renewals instead of 120.
     #[arg(long, hide = true, value_name = "SECONDS")]
     pub renew_interval_seconds: Option<u64>,
+    /// Publish nothing: print the ticket and play the first guest that dials it with
+    /// `aigenora guest --iroh-ticket`, with no server and no session handshake.
+    #[arg(long, conflicts_with = "daemon")]
+    pub direct: bool,
 }
 
 #[derive(Debug, Args)]
@@ -166,9 +170,13 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         args.options.as_deref(),
         &args.play,
     )?;
-    let client = client_for(global, &data_dir)?;
     let settings = args.play.settings()?;
     let dir = session_dir(&args.daemon, &data_dir, Role::Host)?;
+    if args.direct {
+        let hosting = session::host::host_direct(protocol, options, settings, dir.clone());
+        return finish(daemon::run_until_signal(&dir, hosting));
+    }
+    let client = client_for(global, &data_dir)?;
     if args.daemon.daemon {
         return daemon::start(&dir, Waiting::Invitation);
     }

@@ -51,6 +51,11 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         dial_ms: Option<f64>,
     },
+    /// A host refused a dialer (failed or skipped handshake, unconfirmed session) and keeps
+    /// waiting for its guest.
+    GuestRefused {
+        reason: String,
+    },
     /// The handshake completed: who the peer is.
     PeerJoined {
         session_id: String,

@@ -1,41 +1,56 @@
 //! The session-proof handshake on the P2P stream, before any protocol message:
 //! guest `_session_init` → host `_session_proof` (signed) → guest registers the session with
-//! the server → guest `_session_ready`. Each side checks what it can; a failure ends the
-//! handshake with a reason and nothing else is sent. It runs async, on the link itself,
-//! before an engine thread exists (see `docs/p2p-wire.md#handshake`).
+//! the server → guest `_session_ready` → the host confirms the session with the server.
+//! Each side checks what it can; a host refuses a dialer with a `_session_error` frame, and
+//! nothing else is sent. It runs async, on the link itself, before an engine thread exists;
+//! frames are held to the small pre-authentication size limit until it succeeds (see
+//! `docs/p2p-wire.md#handshake` and `docs/SECURITY.md`).
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::api::session::SessionStatus;
+use crate::client::RestClient;
 use crate::engine::ControlMode;
 use crate::identity::{self, Identity, session_canonical};
 use crate::spec::fields::is_lower_hex;
-use crate::transport::{Channel, ChannelError, PeerLink};
+use crate::transport::{ChannelError, PeerLink};
 
-/// How long either side waits for the other's next handshake frame.
+/// How long a dialer may take to send `_session_init` (the reference sends it at once).
+pub const INIT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long either side waits for the other's next handshake frame after that (the guest
+/// registers the session with the server in between).
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+/// Longest reason a refusal frame carries, and that a guest shows.
+const REASON_CHARS: usize = 200;
 
 /// Why the handshake failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HandshakeError {
     #[error("handshake failed: the peer left ({0})")]
     PeerLeft(String),
-    #[error("handshake failed: no {0} within {seconds} s", seconds = HANDSHAKE_TIMEOUT.as_secs())]
-    Timeout(&'static str),
+    #[error("handshake failed: no {what} within {} s", .within.as_secs())]
+    Timeout {
+        what: &'static str,
+        within: Duration,
+    },
     #[error("handshake failed: {0}")]
     Refused(String),
+    /// The host could not ask the server about the session (the guest is not refused for
+    /// a fault of the host's own connection, but the session cannot start either).
+    #[error("handshake failed: cannot confirm the session with the server: {0}")]
+    ServerUnavailable(String),
 }
 
 /// What the host learned from a completed handshake.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostHandshake {
-    /// Empty for a direct (legacy) guest that skipped the handshake.
     pub session_id: String,
     pub guest_public_key: String,
     pub guest_control_mode: ControlMode,
-    /// The first frame of a direct guest, to be handed to the engine first.
-    pub replay: Option<Value>,
+    /// The session canonical both parties signed.
+    pub canonical: String,
 }
 
 /// What the guest learned from the host's proof.
@@ -53,10 +68,14 @@ pub struct HostSide<'a> {
     pub control_mode: ControlMode,
 }
 
-async fn receive(link: &mut PeerLink, what: &'static str) -> Result<Value, HandshakeError> {
-    match link.recv_frame(HANDSHAKE_TIMEOUT).await {
+async fn receive(
+    link: &mut PeerLink,
+    what: &'static str,
+    within: Duration,
+) -> Result<Value, HandshakeError> {
+    match link.recv_frame(within).await {
         Ok(frame) => Ok(frame),
-        Err(ChannelError::Timeout) => Err(HandshakeError::Timeout(what)),
+        Err(ChannelError::Timeout) => Err(HandshakeError::Timeout { what, within }),
         Err(ChannelError::Closed(reason)) => Err(HandshakeError::PeerLeft(reason)),
         Err(ChannelError::Malformed(reason)) => Err(HandshakeError::Refused(format!(
             "malformed {what}: {reason}"
@@ -74,24 +93,24 @@ fn flag(frame: &Value, key: &str) -> bool {
     frame.get(key) == Some(&Value::Bool(true))
 }
 
+/// The frame a refused dialer gets: why, in one line.
+pub fn refusal_frame(reason: &str) -> Value {
+    let reason: String = reason.chars().take(REASON_CHARS).collect();
+    json!({"_session_error": true, "reason": reason})
+}
+
 impl HostSide<'_> {
     /// Runs the host's half: proof for a valid `_session_init`, then `_session_ready` whose
-    /// session id must be the one both signatures cover. A first frame that is not a
-    /// session init (a direct guest) is returned for replay instead.
+    /// session id must be the one both signatures cover. A dialer that skips the handshake
+    /// is refused: a published invitation is only played after it.
     pub async fn handshake(&self, link: &mut PeerLink) -> Result<HostHandshake, HandshakeError> {
-        let init = receive(link, "_session_init").await?;
-        if !init.is_object() {
-            return Err(HandshakeError::Refused(
-                "the first frame is not a JSON object".into(),
-            ));
-        }
+        let init = receive(link, "_session_init", INIT_TIMEOUT).await?;
         if !flag(&init, "_session_init") {
-            return Ok(HostHandshake {
-                session_id: String::new(),
-                guest_public_key: String::new(),
-                guest_control_mode: ControlMode::Hybrid,
-                replay: Some(init),
-            });
+            return Err(HandshakeError::Refused(
+                "the first frame is not a _session_init (this host serves a published \
+                 invitation: dial it with `aigenora join`)"
+                    .into(),
+            ));
         }
         let text = |key: &str| {
             init.get(key)
@@ -130,7 +149,7 @@ impl HostSide<'_> {
             "host_control_mode": self.control_mode.as_str(),
         });
         send(link, &proof).await?;
-        let ready = receive(link, "_session_ready").await?;
+        let ready = receive(link, "_session_ready", HANDSHAKE_TIMEOUT).await?;
         if !flag(&ready, "_session_ready") {
             return Err(HandshakeError::Refused(
                 "expected _session_ready (artifact transfer is not offered)".into(),
@@ -150,8 +169,70 @@ impl HostSide<'_> {
             session_id: expected,
             guest_public_key: guest_key,
             guest_control_mode: text("guest_control_mode").parse().unwrap_or_default(),
-            replay: None,
+            canonical,
         })
+    }
+
+    /// Confirms through the server what the guest claimed: the session it registered
+    /// exists, is still matched, names this post, this host, this protocol and the key the
+    /// guest presented, and (when the server shows it) the guest's signature over the
+    /// canonical verifies. Only then is the guest who it says it is.
+    pub async fn confirm(
+        &self,
+        server: &RestClient,
+        shake: &HostHandshake,
+    ) -> Result<(), HandshakeError> {
+        let refused = |why: String| Err(HandshakeError::Refused(why));
+        let session = match server.session(&shake.session_id).await {
+            Ok(session) => session,
+            Err(error) if error.status() == Some(404) => {
+                return refused(format!(
+                    "the server has no session {}: the guest did not register it",
+                    shake.session_id
+                ));
+            }
+            Err(error) => return Err(HandshakeError::ServerUnavailable(error.to_string())),
+        };
+        let checks = [
+            ("post", session.post_id.as_str(), self.post_id),
+            (
+                "host",
+                session.host_public_key.as_str(),
+                self.identity.public_key(),
+            ),
+            (
+                "guest key",
+                session.guest_public_key.as_str(),
+                shake.guest_public_key.as_str(),
+            ),
+            ("protocol", session.protocol_id.as_str(), self.protocol_id),
+        ];
+        for (what, recorded, expected) in checks {
+            if recorded != expected {
+                return refused(format!(
+                    "the server's session {} names {what} {recorded:?}, expected {expected}",
+                    shake.session_id
+                ));
+            }
+        }
+        if session.status != SessionStatus::Matched {
+            return refused(format!(
+                "the server's session {} is {}, not matched",
+                shake.session_id,
+                session.status.as_str()
+            ));
+        }
+        if let Some(signature) = &session.guest_signature {
+            identity::verify_hex(
+                &shake.guest_public_key,
+                shake.canonical.as_bytes(),
+                signature,
+            )
+            .map_err(|error| {
+                HandshakeError::Refused(format!("the guest's session signature: {error}"))
+            })?;
+        }
+        Ok(())
     }
 }
 
@@ -190,12 +271,17 @@ impl GuestSide<'_> {
             "guest_control_mode": self.control_mode.as_str(),
         });
         send(link, &init).await?;
-        let proof = receive(link, "_session_proof").await?;
+        let proof = receive(link, "_session_proof", HANDSHAKE_TIMEOUT).await?;
         self.check_proof(&proof)
     }
 
     fn check_proof(&self, proof: &Value) -> Result<AcceptedProof, HandshakeError> {
         let refused = |why: String| Err(HandshakeError::Refused(why));
+        if flag(proof, "_session_error") {
+            let reason = proof.get("reason").and_then(Value::as_str).unwrap_or("");
+            let shown: String = reason.chars().take(REASON_CHARS).collect();
+            return refused(format!("the host refused the session: {shown:?}"));
+        }
         if !flag(proof, "_session_proof") {
             return refused("the host did not return a session proof".into());
         }
@@ -209,14 +295,14 @@ impl GuestSide<'_> {
         let host_key = text("host_public_key", self.host_public_key);
         if host_key != self.host_public_key {
             return refused(format!(
-                "the host proved key {host_key}, but the invitation was created by {}",
+                "the host proved key {host_key:?}, but the invitation was created by {}",
                 self.host_public_key
             ));
         }
         let protocol_id = text("protocol_id", self.protocol_id);
         if protocol_id != self.protocol_id {
             return refused(format!(
-                "the host runs protocol {protocol_id}, but the invitation is for {}",
+                "the host runs protocol {protocol_id:?}, but the invitation is for {}",
                 self.protocol_id
             ));
         }
@@ -244,36 +330,5 @@ impl GuestSide<'_> {
     ) -> Result<(), HandshakeError> {
         let ready = json!({"_session_ready": true, "session_id": session_id});
         send(link, &ready).await
-    }
-}
-
-/// A channel that hands out one frame it already received before reading on (the first
-/// frame of a direct guest, read while looking for `_session_init`).
-pub struct Replay<C> {
-    pub first: Option<Value>,
-    pub inner: C,
-}
-
-impl<C: Channel> Channel for Replay<C> {
-    fn send(&mut self, frame: &Value) -> Result<(), ChannelError> {
-        self.inner.send(frame)
-    }
-
-    fn recv(&mut self) -> Result<Value, ChannelError> {
-        match self.first.take() {
-            Some(frame) => Ok(frame),
-            None => self.inner.recv(),
-        }
-    }
-
-    fn recv_timeout(&mut self, timeout: Duration) -> Result<Option<Value>, ChannelError> {
-        match self.first.take() {
-            Some(frame) => Ok(Some(frame)),
-            None => self.inner.recv_timeout(timeout),
-        }
-    }
-
-    fn close(&mut self) -> Result<(), ChannelError> {
-        self.inner.close()
     }
 }

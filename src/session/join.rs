@@ -89,10 +89,11 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, SessionError>
         &format!("[join] protocol_dir: {}", protocol.dir.display()),
     );
     let handshake = Handshake::Guest {
-        client: client.clone(),
+        server: client.clone(),
         post_id: post_id.clone(),
         host_public_key: invitation.public_key.clone(),
         protocol_id: invitation.protocol_id.clone(),
+        control_mode: settings.control_mode,
         host_control_mode: invitation.host_control_mode,
     };
     let play = Play::new(Role::Guest, protocol, options, settings, &session_dir);

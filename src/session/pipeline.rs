@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 use tokio::runtime::Handle;
-use tokio::task::{AbortHandle, JoinHandle};
+use tokio::task::{AbortHandle, JoinHandle, JoinSet};
 
-use super::handshake::{GuestSide, HostSide, Replay};
+use super::handshake::{GuestSide, HandshakeError, HostSide, refusal_frame};
 use super::reports::{record_end, report_to_server};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, SessionError, chat_input};
 use crate::api::session::NewSession;
@@ -17,7 +17,7 @@ use crate::client::RestClient;
 use crate::engine::{self, ControlMode, EngineConfig, Outcome};
 use crate::hooks::interpreter;
 use crate::hooks::python_hooks::PythonHooks;
-use crate::identity::{self, Identity, new_session_nonce};
+use crate::identity::{self, new_session_nonce};
 use crate::records::{Event, EventLog, SessionStatus};
 use crate::spec::{FlowMode, Role};
 use crate::transport::{
@@ -26,8 +26,8 @@ use crate::transport::{
 
 /// How this side reaches its peer.
 pub(crate) enum Connect {
-    /// Wait for the first guest on an endpoint whose ticket is published; `renewal` (the
-    /// invitation's keep-alive) stops once one arrives.
+    /// Wait for guests on an endpoint whose ticket is published, until one completes the
+    /// handshake; `renewal` (the invitation's keep-alive) stops then.
     Accept {
         endpoint: SessionEndpoint,
         renewal: Option<AbortHandle>,
@@ -37,35 +37,58 @@ pub(crate) enum Connect {
 }
 
 /// This side's half of the session-proof handshake.
+#[derive(Clone)]
 pub(crate) enum Handshake {
-    /// The host of a published invitation: proves itself, then expects `_session_ready`.
+    /// The host of a published invitation: proves itself, expects `_session_ready`, then
+    /// confirms the guest with the server.
     Host {
-        identity: Identity,
+        server: RestClient,
         post_id: String,
         protocol_id: String,
+        control_mode: ControlMode,
     },
     /// A guest that joined an invitation: checks the host's proof and registers the session
     /// with the server before it tells the host it is ready.
     Guest {
-        client: RestClient,
+        server: RestClient,
         post_id: String,
         host_public_key: String,
         protocol_id: String,
+        control_mode: ControlMode,
         /// What the invitation announced, in case the proof does not say.
         host_control_mode: ControlMode,
     },
-    /// A direct guest: no handshake, no server.
+    /// Direct play without a server, by an explicit choice of both sides.
     Skip,
+}
+
+/// Guests whose handshake may run at once while a host waits; later dialers wait in the
+/// endpoint's small queue or are turned away as busy.
+const MAX_PENDING_GUESTS: usize = 4;
+/// Everything one dialer's handshake may take, server confirmation included.
+const GUEST_HANDSHAKE_BUDGET: Duration = Duration::from_secs(50);
+
+/// Who the peer proved to be.
+struct Peer {
+    session_id: String,
+    public_key: String,
+    control_mode: ControlMode,
+    protocol_id: String,
 }
 
 /// What a handshake leaves for the engine.
 struct Handshaken {
-    /// The server's session id; empty for a session without one (direct guest).
-    session_id: String,
-    /// A frame already read that the engine must see first (a direct guest's first frame).
-    replay: Option<Value>,
-    /// Whether to run the `_sys` heartbeat (never with a peer that does not filter it).
-    heartbeat: bool,
+    /// `None` for direct play (no handshake, no server session).
+    peer: Option<Peer>,
+}
+
+impl Handshaken {
+    fn session_id(&self) -> String {
+        self.peer
+            .as_ref()
+            .map(|peer| peer.session_id.clone())
+            .unwrap_or_default()
+    }
 }
 
 /// One side of a protocol, its hooks starting to load now (before dialing or accepting, so
@@ -110,37 +133,46 @@ pub(crate) async fn run_side(
     post_id: String,
 ) -> Result<SessionEnd, SessionError> {
     let events = play.session_dir.events().clone();
-    let (endpoint, mut link) = match connect {
-        Connect::Accept { endpoint, renewal } => {
-            let mut endpoint = endpoint;
-            let accepted = endpoint.accept_first().await;
+    let (endpoint, link, shaken) = match connect {
+        Connect::Accept {
+            mut endpoint,
+            renewal,
+        } => {
+            let accepted = accept_guest(&mut endpoint, handshake, &events).await;
             if let Some(renewal) = renewal {
                 renewal.abort();
             }
-            let link = accepted?;
-            announce_connection(&events, &endpoint, &link, None);
-            (endpoint, link)
+            match accepted {
+                Ok((link, shaken)) => (endpoint, link, shaken),
+                Err(error) => {
+                    endpoint.shutdown().await;
+                    return Err(error);
+                }
+            }
         }
         Connect::Dial(ticket) => {
             let endpoint = SessionEndpoint::bind(&play.settings.relay).await?;
             let dialing = Instant::now();
-            let link = endpoint.dial(&ticket, DEFAULT_CONNECT_TIMEOUT).await?;
+            let mut link = endpoint.dial(&ticket, DEFAULT_CONNECT_TIMEOUT).await?;
             announce_connection(&events, &endpoint, &link, Some(dialing.elapsed()));
-            (endpoint, link)
+            match handshake.run(&mut link).await {
+                Ok(shaken) => (endpoint, link, shaken),
+                Err(error) => {
+                    drop(link);
+                    endpoint.shutdown().await;
+                    return Err(error);
+                }
+            }
         }
     };
-    let shaken = match handshake.run(&mut link, &play).await {
-        Ok(shaken) => shaken,
-        Err(error) => {
-            drop(link);
-            endpoint.shutdown().await;
-            return Err(error);
-        }
-    };
-    let session_id = shaken.session_id.clone();
+    if let Some(peer) = &shaken.peer {
+        announce_peer(&play, peer);
+    }
+    let session_id = shaken.session_id();
+    let heartbeat = shaken.peer.is_some();
     let display = play.settings.display.clone();
     let (role, session_dir) = (play.role, play.session_dir.clone());
-    let result = tokio::task::spawn_blocking(move || play_on_thread(link, shaken, play))
+    let result = tokio::task::spawn_blocking(move || play_on_thread(link, heartbeat, play))
         .await
         .unwrap_or_else(|e| {
             Err(SessionError::Stopped {
@@ -158,50 +190,92 @@ pub(crate) async fn run_side(
     Ok(conclude(end, server, &session_dir, role, &display).await)
 }
 
+/// Serves dialers until one completes the handshake: each gets its own bounded handshake
+/// (a few at once), and one that fails is told why, recorded, and dropped, while the host
+/// keeps waiting. Only the endpoint closing ends the wait without a guest.
+async fn accept_guest(
+    endpoint: &mut SessionEndpoint,
+    handshake: Handshake,
+    events: &EventLog,
+) -> Result<(PeerLink, Handshaken), SessionError> {
+    let mut knocks = endpoint.knocks(MAX_PENDING_GUESTS)?;
+    let mut pending = JoinSet::new();
+    loop {
+        tokio::select! {
+            knock = knocks.next(), if pending.len() < MAX_PENDING_GUESTS => {
+                let mut link = knock?;
+                announce_connection(events, endpoint, &link, None);
+                let handshake = handshake.clone();
+                pending.spawn(async move {
+                    let shaken = tokio::time::timeout(GUEST_HANDSHAKE_BUDGET, handshake.run(&mut link))
+                        .await
+                        .unwrap_or(Err(SessionError::Handshake(HandshakeError::Timeout {
+                            what: "completed handshake",
+                            within: GUEST_HANDSHAKE_BUDGET,
+                        })));
+                    (link, shaken)
+                });
+            }
+            Some(done) = pending.join_next() => {
+                let Ok((link, shaken)) = done else { continue };
+                match shaken {
+                    Ok(shaken) => {
+                        knocks.close();
+                        pending.abort_all();
+                        return Ok((link, shaken));
+                    }
+                    Err(error) => {
+                        let reason = error.to_string();
+                        events.emit(Event::GuestRefused { reason: reason.clone() });
+                        link.refuse(&refusal_frame(&reason));
+                    }
+                }
+            }
+        }
+    }
+}
+
 impl Handshake {
-    async fn run(&self, link: &mut PeerLink, play: &Play) -> Result<Handshaken, SessionError> {
-        let mode = play.settings.control_mode;
+    async fn run(&self, link: &mut PeerLink) -> Result<Handshaken, SessionError> {
         match self {
             Handshake::Host {
-                identity,
+                server,
                 post_id,
                 protocol_id,
+                control_mode,
             } => {
                 let side = HostSide {
-                    identity,
+                    identity: server.identity(),
                     post_id,
                     protocol_id,
-                    control_mode: mode,
+                    control_mode: *control_mode,
                 };
                 let shake = side.handshake(link).await?;
-                let direct_guest = shake.replay.is_some();
-                announce_peer(
-                    play,
-                    &shake.session_id,
-                    &shake.guest_public_key,
-                    shake.guest_control_mode,
-                    protocol_id,
-                );
+                side.confirm(server, &shake).await?;
                 Ok(Handshaken {
-                    session_id: shake.session_id,
-                    replay: shake.replay,
-                    heartbeat: !direct_guest,
+                    peer: Some(Peer {
+                        session_id: shake.session_id,
+                        public_key: shake.guest_public_key,
+                        control_mode: shake.guest_control_mode,
+                        protocol_id: protocol_id.clone(),
+                    }),
                 })
             }
             Handshake::Guest {
-                client,
+                server,
                 post_id,
                 host_public_key,
                 protocol_id,
+                control_mode,
                 host_control_mode,
             } => {
-                let identity = client.identity();
+                let identity = server.identity();
                 let side = GuestSide {
                     identity,
                     post_id,
                     host_public_key,
                     protocol_id,
-                    control_mode: mode,
+                    control_mode: *control_mode,
                     nonce: new_session_nonce(),
                 };
                 let proof = side.request_proof(link).await?;
@@ -216,7 +290,7 @@ impl Handshake {
                     guest_signature: identity.sign_hex(canonical.as_bytes()),
                 };
                 let session_id = identity::session_id(&canonical);
-                let created = client
+                let created = server
                     .create_session(&session)
                     .await
                     .map_err(SessionError::SessionRegistration)?;
@@ -227,37 +301,30 @@ impl Handshake {
                     });
                 }
                 side.send_ready(link, &session_id).await?;
-                let peer_mode = proof.host_control_mode.unwrap_or(*host_control_mode);
-                announce_peer(play, &session_id, host_public_key, peer_mode, protocol_id);
                 Ok(Handshaken {
-                    session_id,
-                    replay: None,
-                    heartbeat: true,
+                    peer: Some(Peer {
+                        session_id,
+                        public_key: host_public_key.clone(),
+                        control_mode: proof.host_control_mode.unwrap_or(*host_control_mode),
+                        protocol_id: protocol_id.clone(),
+                    }),
                 })
             }
-            Handshake::Skip => Ok(Handshaken {
-                session_id: String::new(),
-                replay: None,
-                heartbeat: false,
-            }),
+            Handshake::Skip => Ok(Handshaken { peer: None }),
         }
     }
 }
 
 /// The engine's part, on a blocking thread: the link becomes a channel (with the heartbeat
 /// where the reference runs one), the hooks finish loading, and the engine plays to the end.
-fn play_on_thread(link: PeerLink, shaken: Handshaken, play: Play) -> Result<Outcome, SessionError> {
+fn play_on_thread(link: PeerLink, heartbeat: bool, play: Play) -> Result<Outcome, SessionError> {
     let mut channel = IrohChannel::new(link, &Handle::current());
-    if shaken.heartbeat
+    if heartbeat
         && heartbeat_applies(&play.protocol)
         && let Some(config) = play.settings.heartbeat
     {
         channel.start_heartbeat(config, heartbeat_events(play.session_dir.events()));
     }
-    let mut channel = Replay {
-        first: shaken.replay,
-        inner: channel,
-    };
     let Play {
         role,
         protocol,
@@ -375,28 +442,23 @@ fn announce_connection(
 
 /// Records (session.json first, so whoever sees the event finds the ids) and prints that
 /// the handshake completed and who the peer is.
-fn announce_peer(
-    play: &Play,
-    session_id: &str,
-    peer_key: &str,
-    peer_mode: ControlMode,
-    protocol_id: &str,
-) {
+fn announce_peer(play: &Play, peer: &Peer) {
     let _ = play.session_dir.update(|record| {
-        record.session_id = Some(session_id.to_string());
-        record.peer_public_key = Some(peer_key.to_string());
-        record.peer_control_mode = Some(peer_mode);
+        record.session_id = Some(peer.session_id.clone());
+        record.peer_public_key = Some(peer.public_key.clone());
+        record.peer_control_mode = Some(peer.control_mode);
     });
     play.session_dir.events().emit(Event::PeerJoined {
-        session_id: session_id.to_string(),
-        peer_public_key: peer_key.to_string(),
-        peer_control_mode: peer_mode,
-        protocol_id: protocol_id.to_string(),
+        session_id: peer.session_id.clone(),
+        peer_public_key: peer.public_key.clone(),
+        peer_control_mode: peer.control_mode,
+        protocol_id: peer.protocol_id.clone(),
     });
     let display = &play.settings.display;
-    display(play.role, &format!("session_id: {session_id}"));
+    display(play.role, &format!("session_id: {}", peer.session_id));
+    let key = &peer.public_key;
     display(
         play.role,
-        &format!("peer_joined: {}...", peer_key.get(..16).unwrap_or(peer_key)),
+        &format!("peer_joined: {}...", key.get(..16).unwrap_or(key)),
     );
 }

@@ -13,11 +13,11 @@ use std::time::Duration;
 use iroh::endpoint::{Connection, Incoming, RecvStream, SendStream, TransportConfig, VarInt};
 use iroh::{Endpoint, NodeAddr, NodeId, RelayMap, RelayMode};
 use serde_json::Value;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::ChannelError;
-use super::lines::{Line, LineReader, encode_line};
+use super::lines::{Line, LineReader, encode_line, parse_text};
 use super::relay::RelayChoice;
 use super::ticket::Ticket;
 
@@ -35,6 +35,14 @@ const KEEP_ALIVE: Duration = Duration::from_secs(1);
 const ADDRESS_WAIT: Duration = Duration::from_secs(15);
 /// Bound on waiting for a home relay before writing a ticket without one.
 const HOME_RELAY_WAIT: Duration = Duration::from_secs(5);
+/// How long an incoming connection may take to complete and open its stream.
+pub const STREAM_OPEN_LIMIT: Duration = Duration::from_secs(10);
+/// Incoming connections that may be setting up at once; more are refused outright.
+pub const MAX_CONNECTING: usize = 32;
+/// Application close code for a dialer refused by the handshake.
+const REFUSED_CODE: u32 = 3;
+/// How long a refused dialer's connection stays open for the refusal to reach it.
+pub const REFUSAL_LINGER: Duration = Duration::from_secs(2);
 /// Application close code and reason for connections a busy host turns away.
 const BUSY_CODE: u32 = 1;
 const BUSY_REASON: &[u8] = b"host is already serving a session";
@@ -112,6 +120,29 @@ impl PeerLink {
         self.connection.remote_node_id().ok()
     }
 
+    /// The peer is who it claims (or this side chose to trust it): lines up to
+    /// [`MAX_FRAME_BYTES`](super::MAX_FRAME_BYTES) are accepted from now on.
+    pub fn authenticated(&mut self) {
+        self.lines.set_limit(super::MAX_FRAME_BYTES);
+    }
+
+    /// Turns this peer away with a last frame saying why: the frame is written and the
+    /// stream finished in the background, then the connection is closed (after at most
+    /// [`REFUSAL_LINGER`], whether or not the peer read it).
+    pub fn refuse(mut self, frame: &Value) {
+        let line = encode_line(frame).unwrap_or_default();
+        tokio::spawn(async move {
+            let deliver = async {
+                let _ = self.send.write_all(&line).await;
+                let _ = self.send.finish();
+                self.connection.closed().await;
+            };
+            let _ = tokio::time::timeout(REFUSAL_LINGER, deliver).await;
+            self.connection
+                .close(VarInt::from_u32(REFUSED_CODE), b"session refused");
+        });
+    }
+
     /// Writes one frame.
     pub async fn send_frame(&mut self, frame: &Value) -> Result<(), ChannelError> {
         let line = encode_line(frame)?;
@@ -122,13 +153,19 @@ impl PeerLink {
     }
 
     /// The next frame, waiting at most `timeout`. `_sys` frames (heartbeat traffic, which
-    /// belongs to the channel) are skipped.
+    /// belongs to the channel) are skipped. Lines are held to the handshake limit until
+    /// [`authenticated`](Self::authenticated).
     pub async fn recv_frame(&mut self, timeout: Duration) -> Result<Value, ChannelError> {
         let next = async {
             loop {
-                match self.lines.next().await {
+                let line = match self.lines.next().await {
+                    Line::Text(text) => parse_text(&text),
+                    line => line,
+                };
+                match line {
                     Line::Frame(frame) if frame.get("_sys").is_some() => continue,
                     Line::Frame(frame) => return Ok(frame),
+                    Line::Text(_) => unreachable!("parsed above"),
                     Line::Malformed(reason) => return Err(ChannelError::Malformed(reason)),
                     Line::End(reason) => return Err(ChannelError::Closed(reason)),
                 }
@@ -232,19 +269,34 @@ impl SessionEndpoint {
         )))
     }
 
-    /// Waits for the first guest that opens a bidirectional stream and returns it. From then
-    /// on (until [`shutdown`](Self::shutdown)), every other connection is closed right away.
-    pub async fn accept_first(&mut self) -> Result<PeerLink, TransportError> {
+    /// Starts accepting guests: every connection that opens its stream within
+    /// [`STREAM_OPEN_LIMIT`] is handed out by [`Knocks::next`], at most `waiting` of them
+    /// queued (more are turned away as busy, as is everything once [`Knocks::close`] is
+    /// called). At most [`MAX_CONNECTING`] connections may be setting up at once.
+    pub fn knocks(&mut self, waiting: usize) -> Result<Knocks, TransportError> {
         if self.accept_loop.is_some() {
             return Err(TransportError::AlreadyHosting);
         }
-        let (winner_tx, winner_rx) = oneshot::channel();
-        let gate = Arc::new(SessionGate {
-            winner: Mutex::new(Some(winner_tx)),
+        let (arrive, arrivals) = mpsc::channel(waiting.max(1));
+        let gate = Arc::new(Gate {
+            arrive,
             served: watch::channel(false).0,
+            connecting: Arc::new(Semaphore::new(MAX_CONNECTING)),
         });
-        self.accept_loop = Some(tokio::spawn(accept_loop(self.endpoint.clone(), gate)));
-        winner_rx.await.map_err(|_| TransportError::EndpointClosed)
+        self.accept_loop = Some(tokio::spawn(accept_loop(
+            self.endpoint.clone(),
+            gate.clone(),
+        )));
+        Ok(Knocks { arrivals, gate })
+    }
+
+    /// The first guest that opens a bidirectional stream, with no handshake (tests and
+    /// benchmarks); every later connection is turned away.
+    pub async fn accept_first(&mut self) -> Result<PeerLink, TransportError> {
+        let mut knocks = self.knocks(1)?;
+        let link = knocks.next().await?;
+        knocks.close();
+        Ok(link)
     }
 
     /// Connects to the host named by `ticket` and opens the session stream, giving up after
@@ -299,60 +351,85 @@ impl Drop for SessionEndpoint {
     }
 }
 
-/// Decides which connection gets the session: the first to open a stream.
-struct SessionGate {
-    winner: Mutex<Option<oneshot::Sender<PeerLink>>>,
-    served: watch::Sender<bool>,
+/// Guests knocking at a hosting endpoint, in the order their streams opened.
+pub struct Knocks {
+    arrivals: mpsc::Receiver<PeerLink>,
+    gate: Arc<Gate>,
 }
 
-impl SessionGate {
-    fn claim(&self, link: PeerLink) {
-        let slot = self
-            .winner
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        match slot {
-            Some(winner) => {
-                self.served.send_replace(true);
-                if let Err(link) = winner.send(link) {
-                    turn_away(&link.connection);
-                }
-            }
-            None => turn_away(&link.connection),
+impl Knocks {
+    /// The next connection with an open stream.
+    pub async fn next(&mut self) -> Result<PeerLink, TransportError> {
+        self.arrivals
+            .recv()
+            .await
+            .ok_or(TransportError::EndpointClosed)
+    }
+
+    /// A session started: connections still queued and every later one are turned away.
+    pub fn close(&mut self) {
+        self.gate.served.send_replace(true);
+        self.arrivals.close();
+        while let Ok(link) = self.arrivals.try_recv() {
+            turn_away(&link.connection);
         }
     }
+}
+
+/// What every incoming connection shares: the queue to the host, whether a session has
+/// started, and the budget of connections still setting up.
+struct Gate {
+    arrive: mpsc::Sender<PeerLink>,
+    served: watch::Sender<bool>,
+    connecting: Arc<Semaphore>,
 }
 
 fn turn_away(connection: &Connection) {
     connection.close(VarInt::from_u32(BUSY_CODE), BUSY_REASON);
 }
 
-async fn accept_loop(endpoint: Endpoint, gate: Arc<SessionGate>) {
+async fn accept_loop(endpoint: Endpoint, gate: Arc<Gate>) {
     while let Some(incoming) = endpoint.accept().await {
-        tokio::spawn(serve_incoming(incoming, gate.clone()));
+        match gate.connecting.clone().try_acquire_owned() {
+            Ok(permit) => {
+                tokio::spawn(serve_incoming(incoming, gate.clone(), permit));
+            }
+            Err(_) => incoming.refuse(),
+        }
     }
 }
 
-/// Completes one incoming connection and races it for the session.
-async fn serve_incoming(incoming: Incoming, gate: Arc<SessionGate>) {
+/// Completes one incoming connection (bounded in time) and queues it for the host.
+async fn serve_incoming(incoming: Incoming, gate: Arc<Gate>, _connecting: OwnedSemaphorePermit) {
+    let mut served = gate.served.subscribe();
+    if *served.borrow() {
+        incoming.refuse();
+        return;
+    }
     let Ok(connecting) = incoming.accept() else {
         return;
     };
-    let Ok(connection) = connecting.await else {
-        return;
+    let open = async {
+        let connection = connecting.await.ok()?;
+        match connection.accept_bi().await {
+            Ok((send, recv)) => Some(PeerLink::new(connection, send, recv)),
+            Err(_) => None,
+        }
     };
-    let mut served = gate.served.subscribe();
+    let link = tokio::select! {
+        opened = tokio::time::timeout(STREAM_OPEN_LIMIT, open) => match opened {
+            Ok(Some(link)) => link,
+            _ => return,
+        },
+        _ = served.wait_for(|served| *served) => return,
+    };
     if *served.borrow() {
-        turn_away(&connection);
+        turn_away(&link.connection);
         return;
     }
-    tokio::select! {
-        stream = connection.accept_bi() => {
-            if let Ok((send, recv)) = stream {
-                gate.claim(PeerLink::new(connection, send, recv));
-            }
-        }
-        _ = served.wait_for(|served| *served) => turn_away(&connection),
+    if let Err(error) = gate.arrive.try_send(link) {
+        let (mpsc::error::TrySendError::Full(link) | mpsc::error::TrySendError::Closed(link)) =
+            error;
+        turn_away(&link.connection);
     }
 }

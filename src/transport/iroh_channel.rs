@@ -15,7 +15,7 @@
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use iroh::endpoint::{Connection, ConnectionError, SendStream, VarInt, WriteError};
 use serde_json::Value;
@@ -27,13 +27,17 @@ use super::endpoint::PeerLink;
 use super::heartbeat::{
     EventSink, HeartbeatConfig, Received, RttStats, SysLayer, run_pinger, run_watchdog,
 };
-use super::lines::{Line, LineReader, encode_line};
+use super::lines::{Line, LineReader, encode_line, parse_text};
 use super::shutdown::{CLOSE_DONE, PeerProgress, close_budget, close_cleanly, watch_peer_closing};
-use super::{Channel, ChannelError};
+use super::{Channel, ChannelError, MAX_FRAME_BYTES};
 
 /// Business frames received but not yet taken by the engine (the reference's queue size).
 /// When full, reading pauses and QUIC flow control holds the peer back.
 const RECEIVE_QUEUE_FRAMES: usize = 128;
+/// Bytes of long (not yet parsed) lines waiting for the engine: with the frame count, this
+/// bounds what a peer that sends faster than the engine takes can make us hold (short
+/// lines are at most `RECEIVE_QUEUE_FRAMES` × 4 KiB before parsing).
+const RECEIVE_QUEUE_BYTES: usize = 16 * 1024 * 1024;
 /// How long `close` waits for the peer.
 const CLOSE_GRACE: Duration = Duration::from_secs(3);
 /// Extra time the engine thread allows the writer beyond its close budget.
@@ -58,6 +62,7 @@ pub struct IrohChannel {
     outgoing: mpsc::UnboundedSender<Outgoing>,
     incoming: Receiver<Line>,
     credits: Arc<Semaphore>,
+    byte_credits: Arc<Semaphore>,
     sys: Arc<SysLayer>,
     io_tasks: Vec<AbortHandle>,
     heartbeat_tasks: Vec<AbortHandle>,
@@ -74,8 +79,9 @@ impl IrohChannel {
         let PeerLink {
             connection,
             send,
-            lines,
+            mut lines,
         } = link;
+        lines.set_limit(MAX_FRAME_BYTES);
         let (outgoing, queue) = mpsc::unbounded_channel();
         let (deliver, incoming) = std::sync::mpsc::channel();
         let (peer_done_tx, peer_done_rx) = watch::channel(false);
@@ -85,12 +91,14 @@ impl IrohChannel {
             closing: peer_closing_rx,
         };
         let credits = Arc::new(Semaphore::new(RECEIVE_QUEUE_FRAMES));
+        let byte_credits = Arc::new(Semaphore::new(RECEIVE_QUEUE_BYTES));
         let sys = Arc::new(SysLayer::new());
         let reader = Reader {
             lines,
             sys: sys.clone(),
             deliver,
             credits: credits.clone(),
+            byte_credits: byte_credits.clone(),
             outgoing: outgoing.clone(),
         };
         // The writer is not aborted on drop: it flushes and finishes the stream, and ends
@@ -108,6 +116,7 @@ impl IrohChannel {
             outgoing,
             incoming,
             credits,
+            byte_credits,
             sys,
             io_tasks,
             heartbeat_tasks: Vec::new(),
@@ -160,6 +169,23 @@ impl IrohChannel {
         }
     }
 
+    /// The next business frame, waiting until `deadline` (forever when `None`); `Ok(None)`
+    /// when nothing came in time.
+    fn next_frame(&mut self, deadline: Option<Instant>) -> Result<Option<Value>, ChannelError> {
+        loop {
+            if let Some(ended) = &self.ended {
+                return Err(ended.clone());
+            }
+            let wait = deadline.map(|at| at.saturating_duration_since(Instant::now()));
+            let Some(line) = self.take_incoming(wait)? else {
+                return Ok(None);
+            };
+            if let Some(frame) = self.deliver(line)? {
+                return Ok(Some(frame));
+            }
+        }
+    }
+
     /// The next line, waiting at most `wait` (`Ok(None)` when nothing came in time).
     fn take_incoming(&mut self, wait: Option<Duration>) -> Result<Option<Line>, ChannelError> {
         let gone = || ChannelError::Closed("channel reader stopped".into());
@@ -173,17 +199,24 @@ impl IrohChannel {
         }
     }
 
-    /// Turns a received line into a frame, remembering the end of the stream.
-    fn deliver(&mut self, line: Line) -> Result<Value, ChannelError> {
+    /// Turns a received line into a frame (parsing a long one now), remembering the end of
+    /// the stream. `Ok(None)`: a long line that turned out to be `_sys` traffic, skipped.
+    fn deliver(&mut self, line: Line) -> Result<Option<Value>, ChannelError> {
+        if !matches!(line, Line::End(_)) {
+            self.credits.add_permits(1);
+        }
+        let line = match line {
+            Line::Text(text) => {
+                self.byte_credits.add_permits(text.len());
+                parse_text(&text)
+            }
+            line => line,
+        };
         match line {
-            Line::Frame(frame) => {
-                self.credits.add_permits(1);
-                Ok(frame)
-            }
-            Line::Malformed(reason) => {
-                self.credits.add_permits(1);
-                Err(ChannelError::Malformed(reason))
-            }
+            Line::Frame(frame) if frame.get("_sys").is_some() => Ok(None),
+            Line::Frame(frame) => Ok(Some(frame)),
+            Line::Text(_) => unreachable!("parsed above"),
+            Line::Malformed(reason) => Err(ChannelError::Malformed(reason)),
             Line::End(reason) => {
                 let ended = ChannelError::Closed(reason);
                 self.ended = Some(ended.clone());
@@ -214,23 +247,12 @@ impl Channel for IrohChannel {
     }
 
     fn recv(&mut self) -> Result<Value, ChannelError> {
-        if let Some(ended) = &self.ended {
-            return Err(ended.clone());
-        }
-        match self.take_incoming(self.recv_timeout)? {
-            Some(line) => self.deliver(line),
-            None => Err(ChannelError::Timeout),
-        }
+        let deadline = self.recv_timeout.map(|timeout| Instant::now() + timeout);
+        self.next_frame(deadline)?.ok_or(ChannelError::Timeout)
     }
 
     fn recv_timeout(&mut self, timeout: Duration) -> Result<Option<Value>, ChannelError> {
-        if let Some(ended) = &self.ended {
-            return Err(ended.clone());
-        }
-        match self.take_incoming(Some(timeout))? {
-            Some(line) => self.deliver(line).map(Some),
-            None => Ok(None),
-        }
+        self.next_frame(Some(Instant::now() + timeout))
     }
 
     /// Ends the session without cutting off a peer that is still consuming (see
@@ -298,6 +320,7 @@ struct Reader {
     sys: Arc<SysLayer>,
     deliver: std::sync::mpsc::Sender<Line>,
     credits: Arc<Semaphore>,
+    byte_credits: Arc<Semaphore>,
     outgoing: mpsc::UnboundedSender<Outgoing>,
 }
 
@@ -323,6 +346,15 @@ impl Reader {
                         Received::Absorbed => continue,
                     }
                 }
+                Line::Text(text) => {
+                    self.sys.heard_from_peer();
+                    let Ok(bytes) = self.byte_credits.acquire_many(permits(text.len())).await
+                    else {
+                        return;
+                    };
+                    bytes.forget();
+                    Line::Text(text)
+                }
                 Line::Malformed(reason) => {
                     self.sys.heard_from_peer();
                     Line::Malformed(reason)
@@ -337,6 +369,12 @@ impl Reader {
             }
         }
     }
+}
+
+/// Semaphore permits for a line of `bytes` (a line is at most `MAX_FRAME_BYTES`, well
+/// within `u32`).
+fn permits(bytes: usize) -> u32 {
+    u32::try_from(bytes).unwrap_or(u32::MAX)
 }
 
 /// The writer task: the only owner of the send stream.

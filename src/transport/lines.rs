@@ -1,10 +1,17 @@
 //! JSON-lines framing over an iroh stream: one compact JSON value per `\n`-terminated line.
 //!
 //! Writing: `serde_json::to_string` (compact, raw UTF-8, sender's key order) plus `\n`.
-//! Reading: split on `\n`, skip blank lines, never buffer more than [`MAX_FRAME_BYTES`] of one
-//! line. A line that is too long or not JSON becomes [`Line::Malformed`] and reading goes on
-//! with the next line: the stream stays in sync, so the engine decides whether that ends the
-//! session (the reference always treats it as fatal).
+//! Reading: split on `\n`, skip blank lines, never buffer more than the reader's line limit
+//! of one line: [`HANDSHAKE_FRAME_BYTES`] until the peer is authenticated, then
+//! [`MAX_FRAME_BYTES`]. Lines are cut one at a time, so a raised limit applies from the very
+//! next line. A line that is too long or not JSON becomes [`Line::Malformed`] and reading
+//! goes on with the next line: the stream stays in sync, so the engine decides whether that
+//! ends the session (the reference always treats it as fatal).
+//!
+//! Parsing costs memory: a JSON value takes many times its text (`[0,0,…]` about 16×). Lines
+//! up to [`EAGER_PARSE_BYTES`] are parsed by the reader (the `_sys` layer must see them);
+//! longer ones travel as text and are parsed once, when the engine takes them, and a line
+//! holding more than [`MAX_FRAME_VALUES`] JSON values is refused unparsed.
 
 use std::collections::VecDeque;
 
@@ -15,6 +22,16 @@ use super::{ChannelError, MAX_FRAME_BYTES};
 
 /// How much one read pulls from the stream.
 const READ_CHUNK_BYTES: usize = 64 * 1024;
+
+/// Largest line before the peer is authenticated: handshake frames are a few hundred bytes.
+pub const HANDSHAKE_FRAME_BYTES: usize = 16 * 1024;
+
+/// Lines up to this size are parsed as soon as they are read; longer ones when taken.
+pub(crate) const EAGER_PARSE_BYTES: usize = 4 * 1024;
+
+/// Most JSON values (scalars, arrays, objects) one frame may hold: bounds the memory a
+/// parsed frame takes (a few tens of MB at worst) whatever its shape.
+pub const MAX_FRAME_VALUES: usize = 200_000;
 
 /// Serializes one frame as a wire line, refusing frames the peer would reject as oversized.
 pub(crate) fn encode_line(frame: &Value) -> Result<Vec<u8>, ChannelError> {
@@ -35,6 +52,8 @@ pub(crate) fn encode_line(frame: &Value) -> Result<Vec<u8>, ChannelError> {
 pub(crate) enum Line {
     /// A complete, parsed JSON value.
     Frame(Value),
+    /// A complete line longer than [`EAGER_PARSE_BYTES`], not parsed yet ([`parse_text`]).
+    Text(Vec<u8>),
     /// A line that is not a frame; the reason says why.
     Malformed(String),
     /// Nothing more will arrive; the reason says why.
@@ -96,15 +115,54 @@ impl LineSplitter {
     }
 }
 
-/// Turns a complete line into a [`Line`], or `None` for a blank line.
-fn parse_line(bytes: &[u8]) -> Option<Line> {
+/// Turns a complete line into a [`Line`], or `None` for a blank line: parsed when short,
+/// kept as text when long.
+fn classify_line(bytes: Vec<u8>) -> Option<Line> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    Some(match serde_json::from_slice(bytes) {
+    Some(if bytes.len() <= EAGER_PARSE_BYTES {
+        parse_text(&bytes)
+    } else {
+        Line::Text(bytes)
+    })
+}
+
+/// Parses one line's text into a frame, refusing lines with too many values before
+/// building them.
+pub(crate) fn parse_text(bytes: &[u8]) -> Line {
+    if count_values(bytes) > MAX_FRAME_VALUES {
+        return Line::Malformed(format!(
+            "frame holds more than {MAX_FRAME_VALUES} JSON values"
+        ));
+    }
+    match serde_json::from_slice(bytes) {
         Ok(value) => Line::Frame(value),
         Err(e) => Line::Malformed(format!("invalid JSON line: {e}")),
-    })
+    }
+}
+
+/// An upper bound on the number of JSON values in `bytes`: one plus the separators and
+/// openings outside strings (exact for valid JSON up to empty containers).
+fn count_values(bytes: &[u8]) -> usize {
+    let (mut count, mut in_string, mut escaped) = (1usize, false, false);
+    for &byte in bytes {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else {
+            match byte {
+                b'"' => in_string = true,
+                b',' | b'[' | b'{' => count += 1,
+                _ => {}
+            }
+        }
+    }
+    count
 }
 
 /// Reads [`Line`]s from an iroh receive stream.
@@ -114,41 +172,66 @@ pub(crate) struct LineReader {
     ready: VecDeque<Piece>,
     ended: Option<String>,
     buffer: Box<[u8]>,
+    /// Bytes read but not cut into lines yet: `buffer[start..end]`.
+    start: usize,
+    end: usize,
 }
 
 impl LineReader {
+    /// A reader with the pre-authentication line limit.
     pub(crate) fn new(stream: RecvStream) -> Self {
         LineReader {
             stream,
-            splitter: LineSplitter::new(MAX_FRAME_BYTES),
+            splitter: LineSplitter::new(HANDSHAKE_FRAME_BYTES),
             ready: VecDeque::new(),
             ended: None,
             buffer: vec![0u8; READ_CHUNK_BYTES].into_boxed_slice(),
+            start: 0,
+            end: 0,
         }
     }
 
-    /// The next frame, malformed line, or the end of the stream (repeated once reached).
+    /// Raises (or lowers) the line limit from the next line on: [`MAX_FRAME_BYTES`] once the
+    /// peer is authenticated.
+    pub(crate) fn set_limit(&mut self, limit: usize) {
+        self.splitter.limit = limit;
+    }
+
+    /// The next frame, long line, malformed line, or the end of the stream (repeated once
+    /// reached).
     pub(crate) async fn next(&mut self) -> Line {
         loop {
             while let Some(piece) = self.ready.pop_front() {
                 match piece {
                     Piece::Oversized => {
                         return Line::Malformed(format!(
-                            "frame exceeds the {MAX_FRAME_BYTES}-byte limit"
+                            "frame exceeds the {}-byte limit",
+                            self.splitter.limit
                         ));
                     }
                     Piece::Complete(bytes) => {
-                        if let Some(line) = parse_line(&bytes) {
+                        if let Some(line) = classify_line(bytes) {
                             return line;
                         }
                     }
                 }
             }
+            if self.start < self.end {
+                // One line at a time, so a new limit applies from the next line.
+                let pending = &self.buffer[self.start..self.end];
+                let take = pending
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(pending.len(), |at| at + 1);
+                self.splitter.push(&pending[..take], &mut self.ready);
+                self.start += take;
+                continue;
+            }
             if let Some(reason) = &self.ended {
                 return Line::End(reason.clone());
             }
             match self.stream.read(&mut self.buffer).await {
-                Ok(Some(count)) => self.splitter.push(&self.buffer[..count], &mut self.ready),
+                Ok(Some(count)) => (self.start, self.end) = (0, count),
                 Ok(None) => {
                     self.ended = Some("peer finished its stream".into());
                     if self.splitter.has_partial_line() {
@@ -232,14 +315,32 @@ mod tests {
 
     #[test]
     fn blank_lines_are_skipped_and_bad_json_is_malformed() {
-        assert_eq!(parse_line(b""), None);
-        assert_eq!(parse_line(b" \r"), None);
+        let line = |text: &[u8]| classify_line(text.to_vec());
+        assert_eq!(line(b""), None);
+        assert_eq!(line(b" \r"), None);
+        assert_eq!(line(b"{\"a\":1}\r"), Some(Line::Frame(json!({"a": 1}))));
+        assert!(matches!(line(b"{nope"), Some(Line::Malformed(_))));
+        assert!(matches!(line(b"\xff\xfe"), Some(Line::Malformed(_))));
+    }
+
+    #[test]
+    fn long_lines_wait_unparsed_and_value_floods_are_refused() {
+        let long = format!("{{\"blob\":\"{}\"}}", "a".repeat(EAGER_PARSE_BYTES));
+        let Some(Line::Text(text)) = classify_line(long.clone().into_bytes()) else {
+            panic!("a long line is kept as text");
+        };
         assert_eq!(
-            parse_line(b"{\"a\":1}\r"),
-            Some(Line::Frame(json!({"a": 1})))
+            parse_text(&text),
+            Line::Frame(serde_json::from_str(&long).unwrap())
         );
-        assert!(matches!(parse_line(b"{nope"), Some(Line::Malformed(_))));
-        assert!(matches!(parse_line(b"\xff\xfe"), Some(Line::Malformed(_))));
+        let flood = format!("[{}0]", "0,".repeat(MAX_FRAME_VALUES));
+        assert!(
+            matches!(parse_text(flood.as_bytes()), Line::Malformed(m) if m.contains("JSON values"))
+        );
+        let fits = format!("[{}0]", "0,".repeat(MAX_FRAME_VALUES - 2));
+        assert!(matches!(parse_text(fits.as_bytes()), Line::Frame(_)));
+        // Separators inside strings (escaped quotes too) are not values.
+        assert_eq!(count_values(br#"{"a":"x,[{\",y","b":[1,2]}"#), 5);
     }
 
     #[test]

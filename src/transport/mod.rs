@@ -23,7 +23,8 @@ mod shutdown;
 mod ticket;
 
 pub use endpoint::{
-    ALPN, DEFAULT_CONNECT_TIMEOUT, PeerLink, SessionEndpoint, TransportError, close_live_endpoints,
+    ALPN, DEFAULT_CONNECT_TIMEOUT, Knocks, PeerLink, SessionEndpoint, TransportError,
+    close_live_endpoints,
 };
 pub use heartbeat::{EventSink, HeartbeatConfig, RttStats};
 pub use iroh_channel::IrohChannel;

@@ -68,8 +68,8 @@ impl Store {
     /// One session.
     pub async fn session(&self, session_id: &str) -> Result<Option<Session>, StoreError> {
         let row = sqlx::query(
-            "SELECT session_id, status, protocol_id, post_id, host_public_key, guest_public_key, host_report, \
-             guest_report, created_at, updated_at FROM sessions WHERE session_id = $1",
+            "SELECT session_id, status, protocol_id, post_id, host_public_key, guest_public_key, session_nonce, \
+             guest_signature, host_report, guest_report, created_at, updated_at FROM sessions WHERE session_id = $1",
         )
         .bind(session_id)
         .fetch_optional(&self.reader)
@@ -156,6 +156,8 @@ fn session_of(row: &SqliteRow) -> Result<Session, sqlx::Error> {
         post_id: row.try_get("post_id")?,
         host_public_key: row.try_get("host_public_key")?,
         guest_public_key: row.try_get("guest_public_key")?,
+        session_nonce: Some(row.try_get("session_nonce")?),
+        guest_signature: Some(row.try_get("guest_signature")?),
         created_at: Some(iso8601(row.try_get("created_at")?)),
         updated_at: Some(iso8601(row.try_get("updated_at")?)),
         result: Some(SessionResult {
