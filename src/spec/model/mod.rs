@@ -236,4 +236,4 @@ fn build_round(spec: &Value, messages: &[MessageSchema]) -> Result<RoundSettings
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
