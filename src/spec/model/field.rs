@@ -1,7 +1,5 @@
 //! Message field schemas as types: the 14 field types and the constraints each one reads.
 
-use std::fmt;
-
 use serde_json::{Map, Number, Value};
 
 use super::BuildError;
@@ -79,12 +77,6 @@ impl FieldType {
             self,
             FieldType::Hash | FieldType::Nonce | FieldType::Key | FieldType::Signature
         )
-    }
-}
-
-impl fmt::Display for FieldType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

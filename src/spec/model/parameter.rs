@@ -2,8 +2,6 @@
 //! linter and options validation dispatch on these; both also run on specs that fail the
 //! run gate, so they read the schemas themselves rather than a built model.
 
-use std::fmt;
-
 /// A parameter's declared `type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ParameterType {
@@ -44,12 +42,6 @@ impl ParameterType {
     /// The names of every type, `", "`-joined (for "one of ..." texts).
     pub fn names() -> String {
         ParameterType::ALL.map(ParameterType::as_str).join(", ")
-    }
-}
-
-impl fmt::Display for ParameterType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
