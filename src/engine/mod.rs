@@ -103,10 +103,10 @@ pub enum EngineError {
 }
 
 /// Runs one side to the end; a spec this build cannot run ([`Spec::ensure_runnable`]) is
-/// refused before any hook is called. Peer disconnects and commit/balance mismatches are outcomes
-/// (`completed: false` with a reason); everything else that stops the side is an error,
-/// recorded in events.jsonl and the snapshot before it is returned. Either way the hooks'
-/// state files are complete on disk when it returns.
+/// refused before any hook is called. Peer disconnects and commit/balance mismatches are
+/// outcomes (`completed: false` with a reason); everything else that stops the side is an
+/// error, recorded in events.jsonl and the snapshot before it is returned. Either way the
+/// hooks' state files are complete on disk when it returns.
 pub fn run(
     spec: &Spec,
     hooks: &mut dyn Hooks,
