@@ -21,7 +21,7 @@ pub use simultaneous_round::commit_hash;
 
 use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, InitContext};
 use crate::records::EventLog;
-use crate::spec::{Direction, FlowMode, MessageError, Role, Spec};
+use crate::spec::{Direction, Flow, MessageError, Role, Spec};
 use crate::transport::{Channel, ChannelError};
 use session::Session;
 
@@ -101,28 +101,29 @@ pub enum EngineError {
     Spec(String),
 }
 
-/// Runs one side to the end. Peer disconnects and commit/balance mismatches are outcomes
-/// (`completed: false` with a reason); everything else that stops the side is an error,
-/// recorded in events.jsonl and the snapshot before it is returned. Either way the hooks'
-/// state files are complete on disk when it returns.
+/// Runs one side to the end; a spec this build cannot run ([`Spec::ensure_runnable`]) is
+/// refused before any hook is called. Peer disconnects and commit/balance mismatches are
+/// outcomes (`completed: false` with a reason); everything else that stops the side is an
+/// error, recorded in events.jsonl and the snapshot before it is returned. Either way the
+/// hooks' state files are complete on disk when it returns.
 pub fn run(
     spec: &Spec,
     hooks: &mut dyn Hooks,
     channel: &mut dyn Channel,
     mut config: EngineConfig,
 ) -> Result<Outcome, EngineError> {
-    let mode = spec.flow_mode().map_err(EngineError::Spec)?;
+    let unusable = |error: crate::spec::SpecError| EngineError::Spec(error.to_string());
+    spec.ensure_runnable().map_err(unusable)?;
+    let flow = &spec.model().map_err(unusable)?.flow;
     let local_input = config.local_input.take();
     let mut session = Session::new(spec, hooks, channel, &config);
-    let result = session.start(mode).and_then(|metadata| {
-        let outcome = match mode {
-            FlowMode::SessionLoop => session_loop::run(&mut session),
-            FlowMode::RequestResponse => request_response::run(&mut session),
-            FlowMode::SimultaneousRound => simultaneous_round::run(&mut session),
-            FlowMode::Free => free::run(&mut session, local_input),
-            other => Err(EngineError::Spec(format!(
-                "flow mode {other} is not supported by this build yet"
-            ))),
+    let result = session.start(flow.mode()).and_then(|metadata| {
+        let outcome = match flow {
+            Flow::SessionLoop => session_loop::run(&mut session),
+            Flow::RequestResponse => request_response::run(&mut session),
+            Flow::SimultaneousRound(round) => simultaneous_round::run(&mut session, round),
+            Flow::Free => free::run(&mut session, local_input),
+            Flow::MentalPoker => Err(unusable(crate::spec::SpecError::NotRunnable(flow.mode()))),
         };
         outcome.map(|outcome| Outcome {
             metadata,

@@ -1,7 +1,14 @@
 //! simultaneous_round: engine-owned commit-reveal. Each round both sides commit to a
 //! hidden value (SHA-256 of `"<value>:<nonce>"`), then reveal; the host checks the guest's
 //! commitment, judges, and sends the round result; `{"action":"end"}` closes the match.
-//! With `shadow_judge`, the guest recomputes every round and refuses a host that lies.
+//!
+//! With `shadow_judge: true` the guest recomputes every round with its hooks'
+//! `proto_round_judge_pure` and refuses a host whose round result differs in any judged
+//! field (`balance_mismatch`). The judged fields come from the contract
+//! ([`RoundSettings::judged_fields`]): the list in `flow.round.judged_fields` when the spec
+//! gives one, else every field of the round-result message (the one message the host sends
+//! besides ready, commit, reveal, error and end) except `action`, `round`, `hash`, `nonce`
+//! and the revealed value field. A judged field missing on both sides counts as equal.
 
 use serde_json::{Map, Value, json};
 
@@ -10,27 +17,8 @@ use super::{EngineError, Outcome, end_reason};
 use crate::canonical::sha256_hex;
 use crate::records::Event;
 use crate::spec::Role;
+use crate::spec::model::RoundSettings;
 use crate::spec::pyrepr::py_str;
-
-/// The round-result fields a shadow judge compares (adjudication only: no actions, no
-/// commitment machinery).
-const JUDGED_FIELDS: [&str; 15] = [
-    "host_hp",
-    "guest_hp",
-    "host_mana",
-    "guest_mana",
-    "host_damage_dealt",
-    "guest_damage_dealt",
-    "host_cd_a",
-    "host_cd_b",
-    "host_cd_ult",
-    "guest_cd_a",
-    "guest_cd_b",
-    "guest_cd_ult",
-    "round_winner",
-    "game_over",
-    "game_winner",
-];
 
 /// The commitment to a revealed value: SHA-256 of Python `f"{value}:{nonce}"`.
 pub fn commit_hash(value: &Value, nonce: &str) -> String {
@@ -41,10 +29,10 @@ fn fresh_nonce() -> String {
     hex::encode(rand::random::<[u8; 8]>())
 }
 
-pub(crate) fn run(session: &mut Session) -> Result<Outcome, EngineError> {
+pub(crate) fn run(session: &mut Session, round: &RoundSettings) -> Result<Outcome, EngineError> {
     match session.role() {
-        Role::Host => host(session),
-        Role::Guest => guest(session),
+        Role::Host => host(session, &round.value_field),
+        Role::Guest => guest(session, round),
     }
 }
 
@@ -90,9 +78,8 @@ fn broken_commitment(
     )
 }
 
-fn host(session: &mut Session) -> Result<Outcome, EngineError> {
+fn host(session: &mut Session, field: &str) -> Result<Outcome, EngineError> {
     let outbound = session.outbound();
-    let field = session.spec.round_value_field().to_string();
     session.host_handshake()?;
     for round in 0.. {
         let (value, nonce) = commit_to_value(session, round)?;
@@ -102,14 +89,14 @@ fn host(session: &mut Session) -> Result<Outcome, EngineError> {
         }
         session.send_as(
             "the engine (reveal)",
-            &reveal_frame(round, &field, &value, &nonce),
+            &reveal_frame(round, field, &value, &nonce),
             outbound,
         )?;
         let guest_reveal = session.recv()?;
         if let Some((round, reason)) = peer_error(&guest_reveal, round) {
             return session.peer_gave_up(round, &reason);
         }
-        let guest_value = guest_reveal.get(&field).cloned().unwrap_or(Value::Null);
+        let guest_value = guest_reveal.get(field).cloned().unwrap_or(Value::Null);
         if let Some(mismatch) = check_commit(&guest_commit, &guest_reveal, &guest_value) {
             broken_commitment(session, round, Role::Guest, mismatch)?;
             session.send_raw(
@@ -145,10 +132,9 @@ fn check_commit(commit: &Value, reveal: &Value, value: &Value) -> Option<(String
     (actual.as_str() != Some(expected.as_str())).then_some((expected, actual))
 }
 
-fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
+fn guest(session: &mut Session, settings: &RoundSettings) -> Result<Outcome, EngineError> {
     let outbound = session.outbound();
-    let field = session.spec.round_value_field().to_string();
-    let shadow = session.spec.shadow_judge();
+    let field = settings.value_field.as_str();
     session.guest_handshake()?;
     let mut last_result: Option<Value> = None;
     let mut next_frame: Option<Value> = None;
@@ -166,7 +152,7 @@ fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
         // `end` never opens a decision window for a round that will not be played.
         let (value, nonce) = commit_to_value(session, round)?;
         let host_reveal = session.recv()?;
-        let host_value = host_reveal.get(&field).cloned().unwrap_or(Value::Null);
+        let host_value = host_reveal.get(field).cloned().unwrap_or(Value::Null);
         if let Some(mismatch) = check_commit(&host_commit, &host_reveal, &host_value) {
             broken_commitment(session, round, Role::Host, mismatch)?;
             session.tell_peer_why(round, "commit_mismatch");
@@ -174,7 +160,7 @@ fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
         }
         session.send_as(
             "the engine (reveal)",
-            &reveal_frame(round, &field, &value, &nonce),
+            &reveal_frame(round, field, &value, &nonce),
             outbound,
         )?;
         let result = session.recv()?;
@@ -182,10 +168,10 @@ fn guest(session: &mut Session) -> Result<Outcome, EngineError> {
             session.hooks.guest_handle(&result)?;
             return session.peer_gave_up(round, &reason);
         }
-        if shadow
+        if let Some(judged) = &settings.judged_fields
             && let Some(expected) = session.hooks.round_judge_pure(round, &host_value, &value)?
         {
-            let mismatches = judged_differences(&expected, &result);
+            let mismatches = judged_differences(judged, &expected, &result);
             if !mismatches.is_empty() {
                 session.emit(Event::BalanceMismatchDetected {
                     round,
@@ -225,9 +211,9 @@ fn peer_error(frame: &Value, round: u64) -> Option<(u64, String)> {
 }
 
 /// Every judged field where the host's round result differs from the local recomputation
-/// (a field missing on both sides counts as equal).
-fn judged_differences(expected: &Value, actual: &Value) -> Vec<Value> {
-    JUDGED_FIELDS
+/// (a field missing on both sides counts as equal), in the order the fields are judged.
+fn judged_differences(judged: &[String], expected: &Value, actual: &Value) -> Vec<Value> {
+    judged
         .iter()
         .filter_map(|field| {
             let (want, got) = (expected.get(field), actual.get(field));
@@ -249,11 +235,12 @@ mod tests {
 
     #[test]
     fn shadow_judge_compares_only_judged_fields() {
+        let judged = ["host_hp", "round_winner", "guest_mana", "guest_hp"].map(String::from);
         let expected = json!({"host_hp": 10, "round_winner": "host", "host_move": "a"});
         let actual =
             json!({"host_hp": 9, "round_winner": "host", "host_move": "b", "guest_mana": 3});
         assert_eq!(
-            judged_differences(&expected, &actual),
+            judged_differences(&judged, &expected, &actual),
             vec![
                 json!({"field": "host_hp", "expected": 10, "actual": 9}),
                 json!({"field": "guest_mana", "expected": null, "actual": 3}),

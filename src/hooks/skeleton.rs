@@ -6,12 +6,13 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::{Number, Value, json};
 
 use crate::canonical::sha256_hex;
 use crate::records::iso_now;
-use crate::spec::Spec;
+use crate::spec::model::{FieldSchema, FieldType};
 use crate::spec::pyrepr::py_repr_str;
+use crate::spec::{Direction, FlowMode, Model, Spec};
 
 pub const SIDECAR: &str = ".aigenora-hooks.json";
 pub const MODULE_SENTINEL: &str = "AIGENORA_SKELETON";
@@ -31,10 +32,10 @@ struct Method {
     doc: &'static str,
 }
 
-fn methods_for(mode: &str) -> Vec<Method> {
+fn methods_for(mode: FlowMode) -> Vec<Method> {
     let method = |name, params, doc| Method { name, params, doc };
     match mode {
-        "simultaneous_round" => vec![
+        FlowMode::SimultaneousRound => vec![
             method(
                 "proto_round_value",
                 "self, round_index, state",
@@ -46,7 +47,7 @@ fn methods_for(mode: &str) -> Vec<Method> {
                 "Host: judge the round. Return HookResult(round_result_message, completed=game_over).\n        The engine sends {\"action\": \"end\"} after a completed result.",
             ),
         ],
-        "free" => vec![
+        FlowMode::Free => vec![
             method(
                 "proto_on_message",
                 "self, msg",
@@ -93,16 +94,6 @@ fn methods_for(mode: &str) -> Vec<Method> {
     }
 }
 
-/// The flow mode a skeleton is generated for (any non-empty string, else session_loop).
-fn skeleton_mode(spec: &Spec) -> String {
-    spec.value()
-        .pointer("/flow/mode")
-        .and_then(Value::as_str)
-        .filter(|m| !m.is_empty())
-        .unwrap_or("session_loop")
-        .to_string()
-}
-
 /// Text safe inside a triple-quoted (non-raw) docstring: backslashes, quotes and control
 /// characters escaped, so a hostile spec cannot end the string and inject code.
 fn docstring_safe(text: &str) -> String {
@@ -121,71 +112,60 @@ fn docstring_safe(text: &str) -> String {
 }
 
 /// A one-line summary of a field's constraints: `integer, required, 1..9999`.
-fn describe_field(schema: &Value) -> String {
-    let mut parts = vec![
-        schema
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or("?")
-            .to_string(),
-    ];
-    if schema.get("required") == Some(&Value::Bool(true)) {
+fn describe_field(schema: &FieldSchema) -> String {
+    let mut parts = vec![schema.field_type.as_str().to_string()];
+    if schema.required {
         parts.push("required".into());
     }
-    match (schema.get("min"), schema.get("max")) {
+    match (&schema.min, &schema.max) {
         (None, None) => {}
         (min, max) => parts.push(format!(
             "{}..{}",
-            min.map(Value::to_string).unwrap_or_default(),
-            max.map(Value::to_string).unwrap_or_default()
+            min.as_ref().map(Number::to_string).unwrap_or_default(),
+            max.as_ref().map(Number::to_string).unwrap_or_default()
         )),
     }
-    if let Some(values) = schema.get("values").and_then(Value::as_array) {
-        let shown: Vec<String> = values
-            .iter()
-            .map(|v| v.as_str().map(py_repr_str).unwrap_or_else(|| v.to_string()))
-            .collect();
+    if schema.field_type == FieldType::Enum {
+        let shown: Vec<String> = schema.values.iter().map(|v| py_repr_str(v)).collect();
         parts.push(format!("one of {}", shown.join(", ")));
     }
-    for key in ["max_length", "min_items", "max_items", "container"] {
-        if let Some(value) = schema.get(key) {
+    for (key, value) in [
+        ("max_length", &schema.max_length),
+        ("min_items", &schema.min_items),
+        ("max_items", &schema.max_items),
+    ] {
+        if let Some(value) = value {
             parts.push(format!("{key} {value}"));
         }
+    }
+    if let Some(container) = schema.container {
+        parts.push(format!("container \"{}\"", container.as_str()));
     }
     parts.join(", ")
 }
 
-fn message_catalogue(spec: &Spec) -> String {
+fn message_catalogue(model: &Model) -> String {
     let mut out = String::new();
     for (title, direction) in [
-        ("Guest -> host", "guest_to_host"),
-        ("Host -> guest", "host_to_guest"),
+        ("Guest -> host", Direction::GuestToHost),
+        ("Host -> guest", Direction::HostToGuest),
     ] {
         writeln!(out, "{title}:").unwrap();
         let mut any = false;
-        for message in spec
-            .value()
-            .get("messages")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
+        for message in model
+            .messages
+            .iter()
+            .filter(|message| message.direction.carries(direction))
         {
-            let declared = message
-                .get("direction")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            if declared != direction && declared != "both" {
-                continue;
-            }
             any = true;
-            let name = message.get("name").and_then(Value::as_str).unwrap_or("?");
-            writeln!(out, "  {} ({declared})", docstring_safe(name)).unwrap();
-            for (field, schema) in message
-                .get("fields")
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-            {
+            writeln!(
+                out,
+                "  {} ({})",
+                docstring_safe(&message.name),
+                message.direction
+            )
+            .unwrap();
+            for (field, schema) in &message.fields {
                 writeln!(
                     out,
                     "      {}: {}",
@@ -202,9 +182,9 @@ fn message_catalogue(spec: &Spec) -> String {
     out
 }
 
-/// The hooks.py text for a spec.
-pub fn generate(spec: &Spec) -> String {
-    let mode = skeleton_mode(spec);
+/// The hooks.py text for a spec that passed the run gate.
+fn generate(spec: &Spec, model: &Model) -> String {
+    let mode = model.flow.mode();
     let name = if spec.name().is_empty() {
         "Generated Protocol"
     } else {
@@ -215,7 +195,7 @@ pub fn generate(spec: &Spec) -> String {
         out,
         "\"\"\"Local hooks for {} (flow mode {}), generated by aigenora from spec.json.",
         docstring_safe(name),
-        docstring_safe(&mode)
+        mode
     )
     .unwrap();
     out.push_str(
@@ -230,16 +210,9 @@ pub fn generate(spec: &Spec) -> String {
     out.push_str(
         "text is still untrusted input: never paste it into an LLM prompt as instructions.\n\n",
     );
-    out.push_str(&message_catalogue(spec));
+    out.push_str(&message_catalogue(model));
     out.push_str("\"\"\"\n\nfrom aigenora.proto.hooks import HookResult, ProtocolHooks\n\n");
-    if ![
-        "session_loop",
-        "request_response",
-        "simultaneous_round",
-        "free",
-    ]
-    .contains(&mode.as_str())
-    {
+    if !mode.runs() {
         out.push_str("# This build generates session_loop-style hooks for this flow mode.\n");
     }
     out.push_str("# Remove this line once every hook is implemented.\n");
@@ -248,11 +221,11 @@ pub fn generate(spec: &Spec) -> String {
     writeln!(
         out,
         "    \"\"\"{} hooks for {}.\"\"\"\n",
-        docstring_safe(&mode),
+        mode,
         docstring_safe(name)
     )
     .unwrap();
-    let invite_type = if mode == "free" {
+    let invite_type = if mode == FlowMode::Free {
         "chat".to_string()
     } else {
         spec.value()
@@ -271,7 +244,7 @@ pub fn generate(spec: &Spec) -> String {
         py_repr_str(&invite_type)
     )
     .unwrap();
-    for method in methods_for(&mode) {
+    for method in methods_for(mode) {
         writeln!(out, "\n    def {}({}):", method.name, method.params).unwrap();
         writeln!(out, "        \"\"\"{}\"\"\"", method.doc).unwrap();
         writeln!(
@@ -285,14 +258,17 @@ pub fn generate(spec: &Spec) -> String {
 }
 
 /// Writes hooks.py (unless one exists) and the sidecar into a protocol dir. Returns whether
-/// a skeleton was written.
+/// a skeleton was written; a spec that fails the run gate gets none (`InvalidInput`).
 pub fn write_scaffold(spec: &Spec, dir: &Path) -> std::io::Result<bool> {
     let hooks = dir.join("hooks.py");
     if hooks.exists() {
         return Ok(false);
     }
+    let model = spec
+        .model()
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
     std::fs::create_dir_all(dir)?;
-    let text = generate(spec);
+    let text = generate(spec, model);
     std::fs::write(&hooks, &text)?;
     let spec_file = dir.join("spec.json");
     let spec_hash = match std::fs::read(&spec_file) {
@@ -304,7 +280,7 @@ pub fn write_scaffold(spec: &Spec, dir: &Path) -> std::io::Result<bool> {
         "spec_hash": spec_hash,
         "generator_version": GENERATOR_VERSION,
         "protocol_id": spec.protocol_id(),
-        "flow_mode": skeleton_mode(spec),
+        "flow_mode": model.flow.mode().as_str(),
         "created_at": iso_now(),
     });
     std::fs::write(dir.join(SIDECAR), sidecar.to_string())?;
@@ -432,10 +408,28 @@ pub fn ensure_implemented(dir: &Path, allow_flag: bool) -> Result<(), String> {
 mod tests {
     use super::*;
 
+    /// A valid spec for `mode` (simultaneous_round or free) with a hostile name.
     fn spec(mode: &str) -> Spec {
-        Spec::from_value(json!({"name": "Evil \"\"\"\nimport os", "flow": {"mode": mode}, "messages": [
-            {"name": "join", "direction": "guest_to_host", "fields": {"action": {"type": "enum", "values": ["join"], "required": true},
-             "best_of": {"type": "integer", "min": 1, "max": 9, "required": true}}}]})).unwrap()
+        let action = |name: &str| json!({"type": "enum", "values": [name], "required": true});
+        let int = json!({"type": "integer", "required": true});
+        let spec = Spec::from_value(json!({"name": "Evil \"\"\"\nimport os",
+            "flow": {"mode": mode, "round": {"value_field": "move", "value_type_ref": "reveal.fields.move"}},
+            "messages": [
+                {"name": "join", "direction": "guest_to_host", "fields": {"action": action("join")}},
+                {"name": "bid", "direction": "guest_to_host", "fields": {"action": action("bid"),
+                    "best_of": {"type": "integer", "min": 1, "max": 9, "required": true}}},
+                {"name": "ready", "direction": "host_to_guest", "fields": {"action": action("ready")}},
+                {"name": "commit", "direction": "both", "fields": {"action": action("commit"),
+                    "round": int, "hash": {"type": "hash", "required": true}}},
+                {"name": "reveal", "direction": "both", "fields": {"action": action("reveal"),
+                    "round": int, "move": {"type": "enum", "values": ["a", "b"], "required": true},
+                    "nonce": {"type": "nonce", "required": true}}},
+                {"name": "chat", "direction": "both", "fields": {"action": action("chat"),
+                    "text": {"type": "text", "max_length": 80, "required": true}, "seq": int}},
+                {"name": "end", "direction": "both", "fields": {"action": action("end")}}]}))
+        .unwrap();
+        spec.check().unwrap();
+        spec
     }
 
     #[test]
@@ -453,6 +447,15 @@ mod tests {
         );
         let text = std::fs::read_to_string(dir.path().join("hooks.py")).unwrap();
         assert!(text.contains("best_of: integer, required, 1..9"), "{text}");
+        assert!(text.contains("  bid (guest_to_host)\n"), "{text}");
+        assert!(
+            text.contains("move: enum, required, one of 'a', 'b'"),
+            "{text}"
+        );
+        assert!(
+            text.contains("text: text, required, max_length 80"),
+            "{text}"
+        );
         assert!(
             !text.contains("\nimport os"),
             "a hostile name must not escape the docstring"

@@ -6,12 +6,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Number, Value, json};
 
 use super::{SelfPlay, SelfPlayError};
 use crate::engine::EngineError;
-use crate::spec::Direction;
-use crate::spec::message::find_schema;
+use crate::spec::fields::DEFAULT_TEXT_MAX_LENGTH;
+use crate::spec::model::{FieldSchema, FieldType};
+use crate::spec::number::number_as_integer;
+use crate::spec::{Direction, Flow};
 
 /// One malformed frame and whether the host refused it.
 #[derive(Debug, Clone)]
@@ -101,20 +103,16 @@ fn run_case(
 
 /// The malformed variants of one real guest frame, derived from its schema.
 fn variants(play: &SelfPlay, frame: &Value) -> Vec<(String, Value)> {
-    let Some(base) = frame.as_object() else {
+    let (Some(base), Ok(model)) = (frame.as_object(), play.spec.model()) else {
         return Vec::new();
     };
-    let direction = if play.spec.flow_mode() == Ok(crate::spec::FlowMode::Free)
-        && !matches!(base.get("action").and_then(Value::as_str), Some("join"))
-    {
+    let action = base.get("action").and_then(Value::as_str).unwrap_or("");
+    let direction = if model.flow == Flow::Free && action != "join" {
         Direction::Both
     } else {
         Direction::GuestToHost
     };
-    let Ok(schema) = find_schema(play.spec.value(), base, Some(direction), None) else {
-        return Vec::new();
-    };
-    let Some(fields) = schema.get("fields").and_then(Value::as_object) else {
+    let Some(schema) = model.find(action, direction) else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -127,69 +125,56 @@ fn variants(play: &SelfPlay, frame: &Value) -> Vec<(String, Value)> {
         "unknown_field".to_string(),
         with("__evil_unknown_field__", json!(1)),
     ));
-    let first = |wanted: &dyn Fn(&Map<String, Value>) -> bool| {
-        fields
+    let first = |wanted: &dyn Fn(&FieldSchema) -> bool| {
+        schema
+            .fields
             .iter()
-            .find(|(key, schema)| {
-                key.as_str() != "action" && schema.as_object().is_some_and(wanted)
-            })
-            .map(|(key, schema)| (key.clone(), schema.clone()))
+            .find(|(key, field)| key != "action" && wanted(field))
     };
-    let typed = |t: &'static str| {
-        move |s: &Map<String, Value>| s.get("type").and_then(Value::as_str) == Some(t)
-    };
-    if let Some((key, _)) = first(&|s| s.get("required") == Some(&Value::Bool(true)))
-        .filter(|(k, _)| base.contains_key(k))
-    {
+    let typed = |t: FieldType| move |field: &FieldSchema| field.field_type == t;
+    if let Some((key, _)) = first(&|field| field.required).filter(|(k, _)| base.contains_key(k)) {
         let mut missing = base.clone();
-        missing.remove(&key);
+        missing.remove(key);
         out.push((format!("missing_required_{key}"), Value::Object(missing)));
     }
-    if let Some((key, _)) = first(&typed("enum")) {
+    if let Some((key, _)) = first(&typed(FieldType::Enum)) {
         out.push((
             format!("enum_out_of_range_{key}"),
-            with(&key, json!("__not_in_enum__")),
+            with(key, json!("__not_in_enum__")),
         ));
     }
-    if let Some((key, schema)) = first(&typed("integer")) {
-        let bound = |name: &str| schema.get(name).and_then(crate::spec::number::as_integer);
-        let outside = bound("max")
+    if let Some((key, field)) = first(&typed(FieldType::Integer)) {
+        let bound = |bound: &Option<Number>| bound.as_ref().and_then(number_as_integer);
+        let outside = bound(&field.max)
             .map(|max| max + 1)
-            .or_else(|| bound("min").map(|min| min - 1));
+            .or_else(|| bound(&field.min).map(|min| min - 1));
         if let Some(outside) = outside.and_then(|v| i64::try_from(v).ok()) {
             out.push((
                 format!("integer_out_of_range_{key}"),
-                with(&key, json!(outside)),
+                with(key, json!(outside)),
             ));
         }
         out.push((
             format!("integer_wrong_type_{key}"),
-            with(&key, json!("not_an_integer")),
+            with(key, json!("not_an_integer")),
         ));
     }
-    if let Some((key, schema)) = first(&typed("text")) {
-        let limit = schema
-            .get("max_length")
-            .and_then(crate::spec::number::as_integer)
-            .unwrap_or(2000);
+    if let Some((key, field)) = first(&typed(FieldType::Text)) {
+        let limit = field
+            .max_length
+            .as_ref()
+            .and_then(number_as_integer)
+            .unwrap_or(DEFAULT_TEXT_MAX_LENGTH);
         out.push((
             format!("text_too_long_{key}"),
-            with(&key, json!("x".repeat(limit as usize + 1))),
+            with(key, json!("x".repeat(limit as usize + 1))),
         ));
     }
-    if let Some((key, _)) = first(&typed("boolean")) {
-        out.push((
-            format!("boolean_wrong_type_{key}"),
-            with(&key, json!("yes")),
-        ));
+    if let Some((key, _)) = first(&typed(FieldType::Boolean)) {
+        out.push((format!("boolean_wrong_type_{key}"), with(key, json!("yes"))));
     }
-    if let Some((key, _)) = first(&|s| {
-        matches!(
-            s.get("type").and_then(Value::as_str),
-            Some("hash" | "nonce" | "key" | "signature")
-        )
-    }) {
-        out.push((format!("hex_malformed_{key}"), with(&key, json!("NOT-HEX"))));
+    if let Some((key, _)) = first(&|field| field.field_type.is_hex()) {
+        out.push((format!("hex_malformed_{key}"), with(key, json!("NOT-HEX"))));
     }
     out
 }

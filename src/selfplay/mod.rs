@@ -65,6 +65,8 @@ pub enum SelfPlayError {
     #[error("cannot create state dir {0}: {1}")]
     StateDir(PathBuf, std::io::Error),
     #[error(transparent)]
+    Spec(#[from] crate::spec::SpecError),
+    #[error(transparent)]
     Hooks(#[from] crate::hooks::HookError),
     #[error("protocol threads did not finish within {seconds} s: {stuck}")]
     Timeout { seconds: u64, stuck: String },
@@ -79,7 +81,10 @@ impl SelfPlay {
         self.run_with(Box::new(|channel| Box::new(channel)))
     }
 
+    /// Like [`SelfPlay::run`], with the guest's channel wrapped. A spec this build cannot
+    /// run is refused before any hooks load.
     pub fn run_with(&self, wrap_guest: ChannelWrapper) -> Result<[SideReport; 2], SelfPlayError> {
+        self.spec.ensure_runnable()?;
         let (host_channel, guest_channel) = turn_taking_duplex();
         let shared_cpu = cpu::current();
         let (done_tx, done_rx) = mpsc::channel::<SideReport>();

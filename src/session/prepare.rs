@@ -8,7 +8,7 @@ use super::SessionError;
 use crate::client::{RestClient, fetch_protocol};
 use crate::data_dir::DataDir;
 use crate::hooks::skeleton;
-use crate::spec::Spec;
+use crate::spec::{Spec, SpecFileError};
 
 /// Where a protocol came from, and its directory.
 #[derive(Debug, Clone)]
@@ -54,6 +54,10 @@ pub async fn prepare_protocol(
             expected: protocol_id.to_string(),
         });
     }
+    spec.ensure_runnable().map_err(|error| SpecFileError {
+        path: dir.join("spec.json"),
+        error,
+    })?;
     let skeleton_written = skeleton::write_scaffold(&spec, &dir).map_err(|e| {
         SessionError::io(
             format!("cannot write hooks skeleton into {}", dir.display()),

@@ -4,27 +4,10 @@ use std::cmp::Ordering;
 
 use serde_json::{Map, Value};
 
+use super::model::FieldType;
 use super::number::{PyNumber, as_integer};
 use super::pyrepr::{py_repr, py_repr_str, py_str};
 use crate::canonical::{self, PyJson};
-
-/// Every field type a message schema may declare.
-pub const FIELD_TYPES: [&str; 14] = [
-    "integer",
-    "enum",
-    "boolean",
-    "hash",
-    "nonce",
-    "id",
-    "signature",
-    "ticket",
-    "text",
-    "ciphertext",
-    "key",
-    "ot_blob",
-    "array",
-    "json",
-];
 
 pub const DEFAULT_TEXT_MAX_LENGTH: i128 = 2000;
 pub const DEFAULT_CIPHERTEXT_MAX_LENGTH: i128 = 512;
@@ -45,34 +28,40 @@ pub fn check_field(
         errors.push(format!("{key}: unsupported field type {shown}"));
         return;
     };
-    let text = value.as_str();
     let fail = |errors: &mut Vec<String>, what: String| errors.push(format!("{key}: {what}"));
-    match field_type.as_str() {
-        "integer" => check_integer(schema, value, key, errors),
-        "enum" => match text {
+    let Some(field_type) = FieldType::parse(field_type) else {
+        return fail(
+            errors,
+            format!("unsupported field type {}", py_repr_str(field_type)),
+        );
+    };
+    let text = value.as_str();
+    match field_type {
+        FieldType::Integer => check_integer(schema, value, key, errors),
+        FieldType::Enum => match text {
             None => fail(errors, "expected enum string".into()),
             Some(text) if !enum_contains(schema.get("values"), text) => {
                 fail(errors, format!("value {} not in enum", py_repr_str(text)))
             }
             Some(_) => {}
         },
-        "boolean" if !value.is_boolean() => fail(errors, "expected boolean".into()),
-        "hash" if !text.is_some_and(|t| is_lower_hex(t, 64, 64)) => {
+        FieldType::Boolean if !value.is_boolean() => fail(errors, "expected boolean".into()),
+        FieldType::Hash if !text.is_some_and(|t| is_lower_hex(t, 64, 64)) => {
             fail(errors, "expected lowercase SHA256 hex".into())
         }
-        "nonce" if !text.is_some_and(|t| is_lower_hex(t, 16, 64)) => {
+        FieldType::Nonce if !text.is_some_and(|t| is_lower_hex(t, 16, 64)) => {
             fail(errors, "expected 16-64 lowercase hex chars".into())
         }
-        "id" if !text.is_some_and(is_safe_identifier) => {
+        FieldType::Id if !text.is_some_and(is_safe_identifier) => {
             fail(errors, "expected safe identifier".into())
         }
-        "signature" if !text.is_some_and(|t| is_lower_hex(t, 128, 128)) => {
+        FieldType::Signature if !text.is_some_and(|t| is_lower_hex(t, 128, 128)) => {
             fail(errors, "expected lowercase Ed25519 signature hex".into())
         }
-        "ticket" if !text.is_some_and(|t| !t.is_empty() && t.chars().count() <= 2048) => {
+        FieldType::Ticket if !text.is_some_and(|t| !t.is_empty() && t.chars().count() <= 2048) => {
             fail(errors, "expected non-empty ticket <= 2048 chars".into())
         }
-        "text" => {
+        FieldType::Text => {
             let limit = limit_of(schema, "max_length", DEFAULT_TEXT_MAX_LENGTH);
             if !text.is_some_and(|t| fits(t.len(), &limit)) {
                 fail(
@@ -81,7 +70,7 @@ pub fn check_field(
                 );
             }
         }
-        "ciphertext" => {
+        FieldType::Ciphertext => {
             let limit = limit_of(schema, "max_length", DEFAULT_CIPHERTEXT_MAX_LENGTH);
             let ok = text.is_some_and(|t| {
                 fits(t.len(), &limit) && t.len() % 2 == 0 && is_lower_hex(t, 1, usize::MAX)
@@ -96,10 +85,10 @@ pub fn check_field(
                 );
             }
         }
-        "key" if !text.is_some_and(|t| is_lower_hex(t, 64, 64)) => {
+        FieldType::Key if !text.is_some_and(|t| is_lower_hex(t, 64, 64)) => {
             fail(errors, "expected 32-byte key (64 hex chars)".into())
         }
-        "ot_blob" => {
+        FieldType::OtBlob => {
             let limit = limit_of(schema, "max_length", DEFAULT_OT_BLOB_MAX_LENGTH);
             if !text.is_some_and(|t| fits(t.len(), &limit)) {
                 fail(
@@ -108,13 +97,9 @@ pub fn check_field(
                 );
             }
         }
-        "array" => check_array(schema, value, key, errors),
-        "json" => check_json(schema, value, key, errors),
-        known if FIELD_TYPES.contains(&known) => {}
-        other => fail(
-            errors,
-            format!("unsupported field type {}", py_repr_str(other)),
-        ),
+        FieldType::Array => check_array(schema, value, key, errors),
+        FieldType::Json => check_json(schema, value, key, errors),
+        _ => {}
     }
 }
 
@@ -163,7 +148,8 @@ fn check_array(schema: &Map<String, Value>, value: &Value, key: &str, errors: &m
         errors.push(format!("{key}: array requires an 'items' schema"));
         return;
     };
-    if items_schema.get("type").and_then(Value::as_str) == Some("array") {
+    let item_type = items_schema.get("type").and_then(Value::as_str);
+    if item_type.and_then(FieldType::parse) == Some(FieldType::Array) {
         errors.push(format!(
             "{key}: nested array not allowed (items must be scalar)"
         ));

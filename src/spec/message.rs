@@ -22,12 +22,28 @@ pub enum Direction {
 }
 
 impl Direction {
+    pub const ALL: [Direction; 3] = [
+        Direction::HostToGuest,
+        Direction::GuestToHost,
+        Direction::Both,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Direction::HostToGuest => "host_to_guest",
             Direction::GuestToHost => "guest_to_host",
             Direction::Both => "both",
         }
+    }
+
+    pub fn parse(text: &str) -> Option<Direction> {
+        Direction::ALL.into_iter().find(|d| d.as_str() == text)
+    }
+
+    /// Whether a schema declared with this direction matches a frame travelling `wanted`
+    /// (`both` carries everything; a `both` frame only matches `both`).
+    pub fn carries(self, wanted: Direction) -> bool {
+        self == Direction::Both || self == wanted
     }
 
     /// The direction of frames a role sends.
@@ -97,10 +113,13 @@ pub fn validate_message(
 }
 
 fn direction_matches(schema: &Map<String, Value>, wanted: Option<Direction>) -> bool {
-    let declared = schema.get("direction").and_then(Value::as_str);
+    let declared = schema
+        .get("direction")
+        .and_then(Value::as_str)
+        .and_then(Direction::parse);
     match wanted {
         None => true,
-        Some(wanted) => declared == Some("both") || declared == Some(wanted.as_str()),
+        Some(wanted) => declared.is_some_and(|declared| declared.carries(wanted)),
     }
 }
 

@@ -1,11 +1,12 @@
-//! The protocol contract (`spec.json`): loading, the run gate, the static linter, runtime
-//! message validation, options against parameters, and protocol_id. Pure: no I/O beyond
-//! reading the spec file itself.
+//! The protocol contract (`spec.json`): loading, the run gate and the typed model it yields,
+//! what this build can run, the static linter, runtime message validation, options against
+//! parameters, and protocol_id. Pure: no I/O beyond reading the spec file itself.
 
 pub mod fields;
 pub mod flow;
 pub mod lint;
 pub mod message;
+pub mod model;
 pub mod number;
 pub mod options;
 pub mod protocol_id;
@@ -14,6 +15,7 @@ pub mod version;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
@@ -21,6 +23,7 @@ use crate::canonical::{self, JsonError, MAX_INPUT_BYTES};
 pub use flow::FlowMode;
 pub use lint::{Diagnostic, Severity, lint};
 pub use message::{Direction, MessageError, validate_message};
+pub use model::{FieldType, Flow, Model, ParameterType};
 pub use options::{OptionsError, parse_options, validate_options};
 pub use protocol_id::{HashError, protocol_id_of_bytes};
 pub use version::{VersionError, check_spec_version};
@@ -70,6 +73,10 @@ pub enum SpecError {
     Version(#[from] VersionError),
     #[error("{}", invalid_summary(.0))]
     Invalid(Vec<Diagnostic>),
+    #[error(
+        "flow mode {0} lints but this build cannot run it yet (the spec still validates and registers)"
+    )]
+    NotRunnable(FlowMode),
 }
 
 fn invalid_summary(errors: &[Diagnostic]) -> String {
@@ -91,17 +98,30 @@ pub struct SpecFileError {
     pub error: SpecError,
 }
 
-/// A parsed spec: always a JSON object, key order as written.
-#[derive(Debug, Clone, PartialEq)]
+/// A parsed spec: always a JSON object, key order as written, kept unchanged (protocol_id
+/// and runtime validation read it); plus its typed [`Model`], built once the spec passes the
+/// run gate.
+#[derive(Debug, Clone)]
 pub struct Spec {
     value: Value,
+    model: OnceLock<Model>,
+}
+
+/// Two specs are equal when their JSON is (the model follows from it).
+impl PartialEq for Spec {
+    fn eq(&self, other: &Spec) -> bool {
+        self.value == other.value
+    }
 }
 
 impl Spec {
     /// Wraps a value that must be an object. No other checks (see [`Spec::check`]).
     pub fn from_value(value: Value) -> Result<Spec, SpecError> {
         match value {
-            Value::Object(_) => Ok(Spec { value }),
+            Value::Object(_) => Ok(Spec {
+                value,
+                model: OnceLock::new(),
+            }),
             other => Err(SpecError::NotAnObject(json_kind(&other))),
         }
     }
@@ -146,17 +166,38 @@ impl Spec {
         Ok(spec)
     }
 
-    /// The run gate: a supported `spec_version` and no lint errors.
+    /// The run gate: a supported `spec_version` and no lint errors. It says nothing about
+    /// whether this build can play the flow mode (see [`Spec::ensure_runnable`]).
     pub fn check(&self) -> Result<(), SpecError> {
+        self.model().map(|_| ())
+    }
+
+    /// The typed contract, built (and kept) the first time the spec passes the run gate.
+    pub fn model(&self) -> Result<&Model, SpecError> {
+        if let Some(model) = self.model.get() {
+            return Ok(model);
+        }
         check_spec_version(&self.value)?;
         let errors: Vec<Diagnostic> = lint(&self.value)
             .into_iter()
             .filter(|d| d.severity == Severity::Error)
             .collect();
-        if errors.is_empty() {
+        if !errors.is_empty() {
+            return Err(SpecError::Invalid(errors));
+        }
+        let model = Model::build(&self.value).map_err(|e| SpecError::Invalid(vec![e.into()]))?;
+        Ok(self.model.get_or_init(|| model))
+    }
+
+    /// The run gate plus: this build's engine can play the spec's flow mode. What
+    /// `protocol test`, `host`, `join` and `guest` require before anything starts;
+    /// `validate` and registration only need [`Spec::check`].
+    pub fn ensure_runnable(&self) -> Result<(), SpecError> {
+        let mode = self.model()?.flow.mode();
+        if mode.runs() {
             Ok(())
         } else {
-            Err(SpecError::Invalid(errors))
+            Err(SpecError::NotRunnable(mode))
         }
     }
 
@@ -177,28 +218,11 @@ impl Spec {
         self.value.get("name").and_then(Value::as_str).unwrap_or("")
     }
 
-    /// The resolved flow mode; `Err` carries the reason for a mode this build cannot name.
+    /// The flow mode of a spec that passes the run gate; `Err` says why it does not.
     pub fn flow_mode(&self) -> Result<FlowMode, String> {
-        match flow::declared_mode(&self.value) {
-            Ok(None) => Ok(FlowMode::SessionLoop),
-            Ok(Some(text)) => {
-                FlowMode::parse(text).ok_or_else(|| format!("unsupported flow.mode {text:?}"))
-            }
-            Err(other) => Err(format!("flow.mode must be a string, found {other}")),
-        }
-    }
-
-    /// `flow.round.value_field` (default `value`), the reveal field of simultaneous rounds.
-    pub fn round_value_field(&self) -> &str {
-        self.value
-            .pointer("/flow/round/value_field")
-            .and_then(Value::as_str)
-            .filter(|field| !field.is_empty())
-            .unwrap_or("value")
-    }
-
-    pub fn shadow_judge(&self) -> bool {
-        self.value.get("shadow_judge") == Some(&Value::Bool(true))
+        self.model()
+            .map(|model| model.flow.mode())
+            .map_err(|error| error.to_string())
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::cmp::Ordering;
 
-use serde_json::Value;
+use serde_json::{Number, Value};
 
 /// A JSON number classified the way Python's `json` module would have parsed it.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,17 +18,22 @@ pub enum PyNumber {
 impl PyNumber {
     /// Classifies a JSON value; `None` for non-numbers (booleans are not numbers here).
     pub fn of(value: &Value) -> Option<PyNumber> {
-        let Value::Number(number) = value else {
-            return None;
-        };
+        match value {
+            Value::Number(number) => Some(PyNumber::of_number(number)),
+            _ => None,
+        }
+    }
+
+    /// Classifies a JSON number by how it was written.
+    pub fn of_number(number: &Number) -> PyNumber {
         let text = number.to_string();
         if text.contains(['.', 'e', 'E']) {
-            return Some(PyNumber::Float(text.parse().unwrap_or(f64::NAN)));
+            return PyNumber::Float(text.parse().unwrap_or(f64::NAN));
         }
-        Some(match text.parse::<i128>() {
+        match text.parse::<i128>() {
             Ok(int) => PyNumber::Int(int),
             Err(_) => PyNumber::BigInt(text),
-        })
+        }
     }
 
     pub fn is_int(&self) -> bool {
@@ -54,7 +59,15 @@ impl PyNumber {
 
 /// `Some(n)` when the value is a JSON integer (not a bool, not a float literal) fitting i128.
 pub fn as_integer(value: &Value) -> Option<i128> {
-    match PyNumber::of(value)? {
+    match value {
+        Value::Number(number) => number_as_integer(number),
+        _ => None,
+    }
+}
+
+/// `Some(n)` when the number is an integer literal fitting i128.
+pub fn number_as_integer(number: &Number) -> Option<i128> {
+    match PyNumber::of_number(number) {
         PyNumber::Int(int) => Some(int),
         _ => None,
     }

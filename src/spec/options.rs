@@ -8,6 +8,7 @@ use std::cmp::Ordering;
 use serde_json::{Map, Value};
 
 use super::fields::{enum_contains, is_safe_identifier};
+use super::model::{ColumnType, ParameterType};
 use super::number::PyNumber;
 use super::pyrepr::{py_repr, py_repr_str};
 
@@ -56,8 +57,15 @@ fn check_parameter(
     value: &Value,
     errors: &mut Vec<String>,
 ) {
-    match schema.get("type").and_then(Value::as_str) {
-        Some("integer") => match PyNumber::of(value).filter(PyNumber::is_int) {
+    let Some(parameter_type) = schema
+        .get("type")
+        .and_then(Value::as_str)
+        .and_then(ParameterType::parse)
+    else {
+        return;
+    };
+    match parameter_type {
+        ParameterType::Integer => match PyNumber::of(value).filter(PyNumber::is_int) {
             None => errors.push(format!("{key}: expected integer, got {}", py_repr(value))),
             Some(number) => {
                 if let Some(range) = out_of_range(&number, schema) {
@@ -68,10 +76,10 @@ fn check_parameter(
                 }
             }
         },
-        Some("boolean") if !value.is_boolean() => {
+        ParameterType::Boolean if !value.is_boolean() => {
             errors.push(format!("{key}: expected boolean, got {}", py_repr(value)))
         }
-        Some("enum")
+        ParameterType::Enum
             if !value
                 .as_str()
                 .is_some_and(|v| enum_contains(schema.get("values"), v)) =>
@@ -82,7 +90,7 @@ fn check_parameter(
                 allowed(schema)
             ))
         }
-        Some("text") => {
+        ParameterType::Text => {
             let limit = schema
                 .get("max_length")
                 .and_then(super::number::as_integer)
@@ -91,11 +99,10 @@ fn check_parameter(
                 errors.push(format!("{key}: expected text <= {limit} UTF-8 bytes"));
             }
         }
-        Some("id") if !value.as_str().is_some_and(is_safe_identifier) => errors.push(format!(
-            "{key}: expected safe identifier, got {}",
-            py_repr(value)
-        )),
-        Some("table") => check_table(key, schema, value, errors),
+        ParameterType::Id if !value.as_str().is_some_and(is_safe_identifier) => errors.push(
+            format!("{key}: expected safe identifier, got {}", py_repr(value)),
+        ),
+        ParameterType::Table => check_table(key, schema, value, errors),
         _ => {}
     }
 }
@@ -169,14 +176,21 @@ fn check_node(path: &str, node: &Value, value: &Value, errors: &mut Vec<String>)
         errors.push(format!("{path}: invalid node schema"));
         return;
     };
-    match node.get("type").and_then(Value::as_str) {
-        Some("object") => match node.get("fields") {
+    let declared = node.get("type").and_then(Value::as_str);
+    let Some(column_type) = declared.and_then(ColumnType::parse) else {
+        return errors.push(format!(
+            "{path}: unsupported node type {}",
+            declared.map_or("None".to_string(), py_repr_str)
+        ));
+    };
+    match column_type {
+        ColumnType::Object => match node.get("fields") {
             Some(Value::Object(fields)) => check_fields(path, fields, value, errors),
             _ => errors.push(format!(
                 "{path}: object node requires a 'fields' field-tree"
             )),
         },
-        Some("integer") => match PyNumber::of(value).filter(PyNumber::is_int) {
+        ColumnType::Integer => match PyNumber::of(value).filter(PyNumber::is_int) {
             None => errors.push(format!("{path}: expected integer, got {}", py_repr(value))),
             Some(number) => {
                 for (bound, breaks, word) in [
@@ -194,10 +208,10 @@ fn check_node(path: &str, node: &Value, value: &Value, errors: &mut Vec<String>)
                 }
             }
         },
-        Some("boolean") if !value.is_boolean() => {
+        ColumnType::Boolean if !value.is_boolean() => {
             errors.push(format!("{path}: expected boolean, got {}", py_repr(value)))
         }
-        Some("enum")
+        ColumnType::Enum
             if !value
                 .as_str()
                 .is_some_and(|v| enum_contains(node.get("values"), v)) =>
@@ -208,11 +222,7 @@ fn check_node(path: &str, node: &Value, value: &Value, errors: &mut Vec<String>)
                 allowed(node)
             ))
         }
-        Some("boolean" | "enum") => {}
-        other => errors.push(format!(
-            "{path}: unsupported node type {}",
-            other.map_or("None".to_string(), py_repr_str)
-        )),
+        ColumnType::Boolean | ColumnType::Enum => {}
     }
 }
 

@@ -1,11 +1,13 @@
 //! Lint of `flow`: the mode, what each mode needs from the spec (the engine-made frames must
-//! validate), phases and their exchanges, and `repeat`.
+//! validate; a shadow judge must have round-result fields to compare), phases and their
+//! exchanges, and `repeat`.
 
 use serde_json::{Map, Value};
 
 use super::messages::DeclaredMessage;
-use super::{Findings, join, kind};
-use crate::spec::flow::FlowMode;
+use super::{Findings, join, kind, unknown_keys};
+use crate::spec::flow::{self, FlowMode, JUDGED_FIELDS_KEY, MessageShape};
+use crate::spec::message::Direction;
 use crate::spec::pyrepr::py_repr_str;
 
 /// The values the reference accepts for `flow.phases[].repeat`.
@@ -23,7 +25,7 @@ pub fn lint_flow(spec: &Value, declared: &[DeclaredMessage], findings: &mut Find
         None | Some(Value::Null) => Some(FlowMode::SessionLoop),
         Some(Value::String(text)) if text.is_empty() => Some(FlowMode::SessionLoop),
         Some(Value::String(text)) => match FlowMode::parse(text) {
-            Some(mode) if mode.is_supported() => Some(mode),
+            Some(mode) if mode.lints() => Some(mode),
             Some(mode) => {
                 findings.error(
                     "flow.mode",
@@ -34,7 +36,7 @@ pub fn lint_flow(spec: &Value, declared: &[DeclaredMessage], findings: &mut Find
             None => {
                 let supported: Vec<&str> = FlowMode::ALL
                     .iter()
-                    .filter(|m| m.is_supported())
+                    .filter(|m| m.lints())
                     .map(|m| m.as_str())
                     .collect();
                 findings.error(
@@ -61,7 +63,10 @@ pub fn lint_flow(spec: &Value, declared: &[DeclaredMessage], findings: &mut Find
     let Some(mode) = mode else { return };
     let needs = EngineFrames { declared, findings };
     match mode {
-        FlowMode::SimultaneousRound => lint_simultaneous_round(flow, needs),
+        FlowMode::SimultaneousRound => {
+            let shadow = spec.get("shadow_judge") == Some(&Value::Bool(true));
+            lint_simultaneous_round(flow, shadow, needs)
+        }
         FlowMode::Free => lint_free(flow, needs),
         FlowMode::MentalPoker => needs.declared_names(&MENTAL_POKER_MESSAGES),
         _ => {}
@@ -162,26 +167,28 @@ fn lint_exchange_step(
     };
     match step.get("direction").and_then(Value::as_str) {
         None => {} // implied by the message's own direction
-        Some(direction) if !super::messages::DIRECTIONS.contains(&direction) => findings.error(
-            join(path, "direction"),
-            format!(
-                "must be host_to_guest, guest_to_host or both, found {}",
-                py_repr_str(direction)
+        Some(text) => match Direction::parse(text) {
+            None => findings.error(
+                join(path, "direction"),
+                format!(
+                    "must be host_to_guest, guest_to_host or both, found {}",
+                    py_repr_str(text)
+                ),
             ),
-        ),
-        Some(direction) => {
-            let fits = message.direction == Some("both") || message.direction == Some(direction);
-            if !fits && message.direction.is_some() {
-                findings.error(
-                    join(path, "direction"),
-                    format!(
-                        "{direction} does not match message {} declared {}",
-                        py_repr_str(name),
-                        message.direction.unwrap_or_default()
-                    ),
-                );
+            Some(direction) => {
+                if let Some(declared) = message.direction
+                    && !declared.carries(direction)
+                {
+                    findings.error(
+                        join(path, "direction"),
+                        format!(
+                            "{direction} does not match message {} declared {declared}",
+                            py_repr_str(name)
+                        ),
+                    );
+                }
             }
-        }
+        },
     }
 }
 
@@ -211,20 +218,14 @@ impl<'a> EngineFrames<'a, '_> {
     fn schema_for(
         &mut self,
         action: &str,
-        direction: &str,
+        direction: Direction,
         why: &str,
     ) -> Option<&'a DeclaredMessage<'a>> {
         let declared: &'a [DeclaredMessage<'a>] = self.declared;
         let matches: Vec<&'a DeclaredMessage<'a>> = declared
             .iter()
             .filter(|m| m.action_values().contains(&action))
-            .filter(|m| {
-                if direction == "both" {
-                    m.direction == Some("both")
-                } else {
-                    m.travels(direction)
-                }
-            })
+            .filter(|m| m.travels(direction))
             .collect();
         match matches.as_slice() {
             [one] => Some(one),
@@ -243,7 +244,7 @@ impl<'a> EngineFrames<'a, '_> {
     }
 
     /// The engine sends exactly `keys`: each must be declared, and no other field required.
-    fn exact_fields(&mut self, action: &str, direction: &str, keys: &[&str], why: &str) {
+    fn exact_fields(&mut self, action: &str, direction: Direction, keys: &[&str], why: &str) {
         let Some(message) = self.schema_for(action, direction, why) else {
             return;
         };
@@ -280,7 +281,7 @@ impl<'a> EngineFrames<'a, '_> {
     }
 }
 
-fn lint_simultaneous_round(flow: &Map<String, Value>, mut needs: EngineFrames) {
+fn lint_simultaneous_round(flow: &Map<String, Value>, shadow: bool, mut needs: EngineFrames) {
     let round = match flow.get("round") {
         Some(Value::Object(round)) => round,
         Some(other) => {
@@ -318,7 +319,7 @@ fn lint_simultaneous_round(flow: &Map<String, Value>, mut needs: EngineFrames) {
     }
     let value_field = value_field.unwrap_or("value");
     let why = "simultaneous_round commit";
-    for direction in ["host_to_guest", "guest_to_host"] {
+    for direction in [Direction::HostToGuest, Direction::GuestToHost] {
         needs.exact_fields("commit", direction, &["action", "round", "hash"], why);
         needs.exact_fields(
             "reveal",
@@ -326,6 +327,107 @@ fn lint_simultaneous_round(flow: &Map<String, Value>, mut needs: EngineFrames) {
             &["action", "round", value_field, "nonce"],
             "simultaneous_round reveal",
         );
+    }
+    unknown_keys(
+        round,
+        &[
+            "value_field",
+            "value_type_ref",
+            JUDGED_FIELDS_KEY,
+            "description",
+        ],
+        "flow.round",
+        needs.findings,
+    );
+    lint_judged_fields(round, value_field, shadow, &mut needs);
+}
+
+/// What a shadow judge compares: `flow.round.judged_fields` when listed (each a field of the
+/// round result), else the round-result message's own fields, which must then be found
+/// and not be empty (a judge comparing nothing would accept any lie).
+fn lint_judged_fields(
+    round: &Map<String, Value>,
+    value_field: &str,
+    shadow: bool,
+    needs: &mut EngineFrames,
+) {
+    let result = flow::round_result(needs.declared);
+    let Some(listed) = round.get(JUDGED_FIELDS_KEY) else {
+        if !shadow {
+            return;
+        }
+        let problem = match result {
+            None => "cannot tell which message is the round result (the host must send exactly one message besides ready, commit, reveal, error and end)".to_string(),
+            Some(result) if flow::derived_judged_fields(result, value_field).is_empty() => {
+                format!(
+                    "the round result {} has no field to judge besides action, round and the commit fields",
+                    py_repr_str(result.name)
+                )
+            }
+            Some(_) => return,
+        };
+        return needs.findings.error(
+            "shadow_judge",
+            format!("{problem}; list the fields to compare in flow.round.{JUDGED_FIELDS_KEY}"),
+        );
+    };
+    let path = format!("flow.round.{JUDGED_FIELDS_KEY}");
+    if !shadow {
+        needs.findings.warning(
+            &path,
+            "only the shadow judge reads it, and shadow_judge is not true",
+        );
+    }
+    let items = match listed {
+        Value::Array(items) if !items.is_empty() => items,
+        Value::Array(_) => {
+            return needs.findings.error(
+                &path,
+                "must not be empty (the shadow judge would compare nothing)",
+            );
+        }
+        other => {
+            return needs.findings.error(
+                &path,
+                format!("expected an array of field names, found {}", kind(other)),
+            );
+        }
+    };
+    for (index, item) in items.iter().enumerate() {
+        let item_path = format!("{path}[{index}]");
+        let Some(field) = item.as_str() else {
+            needs.findings.error(
+                &item_path,
+                format!("expected a field name, found {}", kind(item)),
+            );
+            continue;
+        };
+        if items[..index].contains(item) {
+            needs.findings.warning(
+                &item_path,
+                format!("duplicate field {}", py_repr_str(field)),
+            );
+            continue;
+        }
+        let problem = match result {
+            Some(result) if !result.field_names().contains(&field) => format!(
+                "the round result {} declares no field {}",
+                py_repr_str(result.name),
+                py_repr_str(field)
+            ),
+            None if !needs
+                .declared
+                .iter()
+                .any(|m| m.host_sends() && m.field_names().contains(&field)) =>
+            {
+                format!(
+                    "no message the host sends declares field {}",
+                    py_repr_str(field)
+                )
+            }
+            _ => continue,
+        };
+        needs.findings.error(&item_path, problem);
     }
 }
 
@@ -393,8 +495,8 @@ fn lint_free(flow: &Map<String, Value>, mut needs: EngineFrames) {
         ),
     }
     let why = "free mode";
-    needs.exact_fields("join", "guest_to_host", &["action"], why);
-    needs.exact_fields("ready", "host_to_guest", &["action"], why);
-    needs.exact_fields("chat", "both", &["action", "text", "seq"], why);
-    needs.exact_fields("end", "both", &["action"], why);
+    needs.exact_fields("join", Direction::GuestToHost, &["action"], why);
+    needs.exact_fields("ready", Direction::HostToGuest, &["action"], why);
+    needs.exact_fields("chat", Direction::Both, &["action", "text", "seq"], why);
+    needs.exact_fields("end", Direction::Both, &["action"], why);
 }

@@ -4,24 +4,25 @@
 use serde_json::{Map, Value};
 
 use super::{Findings, join, kind, unknown_keys};
-use crate::spec::fields::FIELD_TYPES;
+use crate::spec::flow::MessageShape;
+use crate::spec::message::Direction;
+use crate::spec::model::{FieldType, JsonContainer};
 use crate::spec::number::{PyNumber, is_integer};
 use crate::spec::pyrepr::py_repr_str;
-
-pub const DIRECTIONS: [&str; 3] = ["host_to_guest", "guest_to_host", "both"];
 
 /// A message as later passes need it: where it is, its name, direction and fields.
 pub struct DeclaredMessage<'a> {
     pub path: String,
     pub name: &'a str,
-    pub direction: Option<&'a str>,
+    pub direction: Option<Direction>,
     pub fields: Option<&'a Map<String, Value>>,
 }
 
 impl DeclaredMessage<'_> {
     /// Whether a frame travelling `direction` may use this schema.
-    pub fn travels(&self, direction: &str) -> bool {
-        self.direction == Some("both") || self.direction == Some(direction)
+    pub fn travels(&self, direction: Direction) -> bool {
+        self.direction
+            .is_some_and(|declared| declared.carries(direction))
     }
 
     pub fn action_values(&self) -> Vec<&str> {
@@ -30,6 +31,22 @@ impl DeclaredMessage<'_> {
             .and_then(|action| action.get("values"))
             .and_then(Value::as_array)
             .map(|values| values.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
+    }
+}
+
+impl MessageShape for DeclaredMessage<'_> {
+    fn host_sends(&self) -> bool {
+        self.travels(Direction::HostToGuest)
+    }
+
+    fn actions(&self) -> Vec<&str> {
+        self.action_values()
+    }
+
+    fn field_names(&self) -> Vec<&str> {
+        self.fields
+            .map(|fields| fields.keys().map(String::as_str).collect())
             .unwrap_or_default()
     }
 }
@@ -71,7 +88,7 @@ pub fn lint_messages<'a>(
         }
     }
     lint_ambiguity(&declared, findings);
-    for direction in ["guest_to_host", "host_to_guest"] {
+    for direction in [Direction::GuestToHost, Direction::HostToGuest] {
         if !declared.is_empty() && !declared.iter().any(|m| m.travels(direction)) {
             findings.error("messages", format!("no message can travel {direction}"));
         }
@@ -120,22 +137,22 @@ fn lint_message<'a>(
         );
     }
     let direction = match message.get("direction") {
-        Some(Value::String(direction)) if DIRECTIONS.contains(&direction.as_str()) => {
-            Some(direction.as_str())
-        }
-        Some(other) => {
-            findings.error(
-                join(path, "direction"),
-                format!("must be host_to_guest, guest_to_host or both, found {other}"),
-            );
-            None
-        }
         None => {
             findings.error(
                 join(path, "direction"),
                 "required: host_to_guest, guest_to_host or both",
             );
             None
+        }
+        Some(declared) => {
+            let direction = declared.as_str().and_then(Direction::parse);
+            if direction.is_none() {
+                findings.error(
+                    join(path, "direction"),
+                    format!("must be host_to_guest, guest_to_host or both, found {declared}"),
+                );
+            }
+            direction
         }
     };
     let fields_path = join(path, "fields");
@@ -220,8 +237,8 @@ fn lint_action(
 fn lint_ambiguity(declared: &[DeclaredMessage], findings: &mut Findings) {
     for (index, later) in declared.iter().enumerate() {
         for earlier in &declared[..index] {
-            let overlapping = ["guest_to_host", "host_to_guest"]
-                .iter()
+            let overlapping = [Direction::GuestToHost, Direction::HostToGuest]
+                .into_iter()
                 .any(|d| earlier.travels(d) && later.travels(d));
             if !overlapping {
                 continue;
@@ -246,13 +263,13 @@ fn lint_ambiguity(declared: &[DeclaredMessage], findings: &mut Findings) {
 }
 
 /// Keys each field type understands, besides `type`, `required` and `description`.
-fn constraint_keys(field_type: &str) -> &'static [&'static str] {
+fn constraint_keys(field_type: FieldType) -> &'static [&'static str] {
     match field_type {
-        "integer" => &["min", "max"],
-        "enum" => &["values"],
-        "text" | "ciphertext" | "ot_blob" => &["max_length"],
-        "array" => &["items", "min_items", "max_items", "max_total_bytes"],
-        "json" => &["container", "max_total_bytes"],
+        FieldType::Integer => &["min", "max"],
+        FieldType::Enum => &["values"],
+        FieldType::Text | FieldType::Ciphertext | FieldType::OtBlob => &["max_length"],
+        FieldType::Array => &["items", "min_items", "max_items", "max_total_bytes"],
+        FieldType::Json => &["container", "max_total_bytes"],
         _ => &[],
     }
 }
@@ -267,29 +284,14 @@ fn lint_field(path: &str, schema: &Value, as_item: bool, findings: &mut Findings
         return;
     };
     let field_type = match schema.get("type") {
-        Some(Value::String(t)) if FIELD_TYPES.contains(&t.as_str()) => t.as_str(),
-        Some(Value::String(t)) => {
-            let hint = match t.as_str() {
-                "string" | "str" => " (use text, or enum for fixed values)",
-                "number" | "int" | "float" => " (use integer)",
-                "bool" => " (use boolean)",
-                "object" => " (use json with container: object)",
-                _ => "",
-            };
-            findings.error(
-                join(path, "type"),
-                format!(
-                    "unknown field type {}{hint}; known: {}",
-                    py_repr_str(t),
-                    FIELD_TYPES.join(", ")
-                ),
-            );
-            return;
-        }
+        Some(Value::String(t)) => match FieldType::parse(t) {
+            Some(field_type) => field_type,
+            None => return unknown_field_type(path, t, findings),
+        },
         None => {
             findings.error(
                 join(path, "type"),
-                format!("required; one of {}", FIELD_TYPES.join(", ")),
+                format!("required; one of {}", FieldType::names()),
             );
             return;
         }
@@ -301,7 +303,7 @@ fn lint_field(path: &str, schema: &Value, as_item: bool, findings: &mut Findings
             return;
         }
     };
-    if as_item && field_type == "array" {
+    if as_item && field_type == FieldType::Array {
         findings.error(
             join(path, "type"),
             "array items must be scalar (nested arrays are not allowed)",
@@ -318,10 +320,12 @@ fn lint_field(path: &str, schema: &Value, as_item: bool, findings: &mut Findings
         );
     }
     match field_type {
-        "integer" => lint_bounds(path, schema, "min", "max", false, findings),
-        "enum" => lint_enum_values(path, schema.get("values"), findings),
-        "text" | "ciphertext" | "ot_blob" => positive_integer(path, schema, "max_length", findings),
-        "array" => {
+        FieldType::Integer => lint_bounds(path, schema, "min", "max", false, findings),
+        FieldType::Enum => lint_enum_values(path, schema.get("values"), findings),
+        FieldType::Text | FieldType::Ciphertext | FieldType::OtBlob => {
+            positive_integer(path, schema, "max_length", findings)
+        }
+        FieldType::Array => {
             match schema.get("items") {
                 Some(items) => lint_field(&join(path, "items"), items, true, findings),
                 None => findings.error(join(path, "items"), "required: the schema of each element"),
@@ -329,9 +333,9 @@ fn lint_field(path: &str, schema: &Value, as_item: bool, findings: &mut Findings
             lint_bounds(path, schema, "min_items", "max_items", true, findings);
             positive_integer(path, schema, "max_total_bytes", findings);
         }
-        "json" => {
+        FieldType::Json => {
             if let Some(container) = schema.get("container")
-                && !matches!(container.as_str(), Some("any" | "object" | "array"))
+                && container.as_str().and_then(JsonContainer::parse).is_none()
             {
                 findings.error(
                     join(path, "container"),
@@ -342,6 +346,25 @@ fn lint_field(path: &str, schema: &Value, as_item: bool, findings: &mut Findings
         }
         _ => {}
     }
+}
+
+/// A `type` that names no field type, with a hint for the usual mix-ups.
+fn unknown_field_type(path: &str, name: &str, findings: &mut Findings) {
+    let hint = match name {
+        "string" | "str" => " (use text, or enum for fixed values)",
+        "number" | "int" | "float" => " (use integer)",
+        "bool" => " (use boolean)",
+        "object" => " (use json with container: object)",
+        _ => "",
+    };
+    findings.error(
+        join(path, "type"),
+        format!(
+            "unknown field type {}{hint}; known: {}",
+            py_repr_str(name),
+            FieldType::names()
+        ),
+    );
 }
 
 /// `values` of an enum: a non-empty array of distinct strings.

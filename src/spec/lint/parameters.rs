@@ -5,9 +5,8 @@ use serde_json::{Map, Value, json};
 
 use super::messages::{lint_bounds, lint_enum_values, positive_integer};
 use super::{Findings, join, kind, unknown_keys};
+use crate::spec::model::{ColumnType, ParameterType};
 use crate::spec::options::validate_options;
-
-pub const PARAMETER_TYPES: [&str; 6] = ["integer", "boolean", "enum", "text", "id", "table"];
 
 pub fn lint_parameters(parameters: Option<&Value>, findings: &mut Findings) {
     let parameters = match parameters {
@@ -38,39 +37,43 @@ pub fn lint_parameters(parameters: Option<&Value>, findings: &mut Findings) {
 
 fn lint_parameter(path: &str, name: &str, schema: &Map<String, Value>, findings: &mut Findings) {
     let parameter_type = match schema.get("type") {
-        Some(Value::String(t)) if PARAMETER_TYPES.contains(&t.as_str()) => t.as_str(),
-        Some(other) => {
-            return findings.error(
-                join(path, "type"),
-                format!(
-                    "unknown parameter type {other}; known: {}",
-                    PARAMETER_TYPES.join(", ")
-                ),
-            );
-        }
         None => {
             return findings.error(
                 join(path, "type"),
-                format!("required; one of {}", PARAMETER_TYPES.join(", ")),
+                format!("required; one of {}", ParameterType::names()),
             );
         }
+        Some(declared) => match declared.as_str().and_then(ParameterType::parse) {
+            Some(parameter_type) => parameter_type,
+            None => {
+                return findings.error(
+                    join(path, "type"),
+                    format!(
+                        "unknown parameter type {declared}; known: {}",
+                        ParameterType::names()
+                    ),
+                );
+            }
+        },
     };
     let constraints: &[&str] = match parameter_type {
-        "integer" => &["min", "max"],
-        "enum" => &["values"],
-        "text" => &["max_length"],
-        "table" => &["columns"],
-        _ => &[],
+        ParameterType::Integer => &["min", "max"],
+        ParameterType::Enum => &["values"],
+        ParameterType::Text => &["max_length"],
+        ParameterType::Table => &["columns"],
+        ParameterType::Boolean | ParameterType::Id => &[],
     };
     let mut known = vec!["type", "default", "description", "label"];
     known.extend_from_slice(constraints);
     unknown_keys(schema, &known, path, findings);
     match parameter_type {
-        "integer" => lint_bounds(path, schema, "min", "max", false, findings),
-        "enum" => lint_enum_values(path, schema.get("values"), findings),
-        "text" => positive_integer(path, schema, "max_length", findings),
-        "table" => lint_columns(&join(path, "columns"), schema.get("columns"), findings),
-        _ => {}
+        ParameterType::Integer => lint_bounds(path, schema, "min", "max", false, findings),
+        ParameterType::Enum => lint_enum_values(path, schema.get("values"), findings),
+        ParameterType::Text => positive_integer(path, schema, "max_length", findings),
+        ParameterType::Table => {
+            lint_columns(&join(path, "columns"), schema.get("columns"), findings)
+        }
+        ParameterType::Boolean | ParameterType::Id => {}
     }
     if let Some(default) = schema.get("default") {
         lint_default(path, name, schema, default, findings);
@@ -133,8 +136,12 @@ fn lint_field_tree(path: &str, fields: &Map<String, Value>, findings: &mut Findi
                 format!("must be true or false, found {required}"),
             );
         }
-        match node.get("type").and_then(Value::as_str) {
-            Some("object") => {
+        match node
+            .get("type")
+            .and_then(Value::as_str)
+            .and_then(ColumnType::parse)
+        {
+            Some(ColumnType::Object) => {
                 unknown_keys(
                     node,
                     &["type", "fields", "required", "description"],
@@ -151,7 +158,7 @@ fn lint_field_tree(path: &str, fields: &Map<String, Value>, findings: &mut Findi
                     ),
                 }
             }
-            Some("integer") => {
+            Some(ColumnType::Integer) => {
                 unknown_keys(
                     node,
                     &["type", "min", "max", "required", "description"],
@@ -160,13 +167,13 @@ fn lint_field_tree(path: &str, fields: &Map<String, Value>, findings: &mut Findi
                 );
                 lint_bounds(&node_path, node, "min", "max", false, findings);
             }
-            Some("boolean") => unknown_keys(
+            Some(ColumnType::Boolean) => unknown_keys(
                 node,
                 &["type", "required", "description"],
                 &node_path,
                 findings,
             ),
-            Some("enum") => {
+            Some(ColumnType::Enum) => {
                 unknown_keys(
                     node,
                     &["type", "values", "required", "description"],
@@ -175,7 +182,7 @@ fn lint_field_tree(path: &str, fields: &Map<String, Value>, findings: &mut Findi
                 );
                 lint_enum_values(&node_path, node.get("values"), findings);
             }
-            _ => findings.error(
+            None => findings.error(
                 join(&node_path, "type"),
                 format!(
                     "must be object, integer, boolean or enum, found {}",

@@ -189,3 +189,105 @@ fn free_mode_needs_the_engine_chat_messages() {
         ]
     );
 }
+
+/// A clean simultaneous round with a shadow judge and the given extra host messages.
+fn shadow_judged(extra: Vec<Value>) -> Value {
+    let action = |name: &str| json!({"type": "enum", "values": [name], "required": true});
+    let mut spec = base();
+    spec["flow"] = json!({"mode": "simultaneous_round", "round": {"value_field": "die", "value_type_ref": "reveal.fields.die"}});
+    spec["shadow_judge"] = json!(true);
+    let messages = spec["messages"].as_array_mut().unwrap();
+    messages.extend([
+        json!({"name": "commit", "direction": "both", "fields": {"action": action("commit"),
+            "round": {"type": "integer"}, "hash": {"type": "hash"}}}),
+        json!({"name": "reveal", "direction": "both", "fields": {"action": action("reveal"),
+            "round": {"type": "integer"}, "die": {"type": "integer"}, "nonce": {"type": "nonce"}}}),
+        json!({"name": "error", "direction": "both", "fields": {"action": action("error"),
+            "reason": {"type": "text"}}}),
+    ]);
+    messages.extend(extra);
+    spec
+}
+
+fn host_message(name: &str, fields: &[&str]) -> Value {
+    let mut declared = json!({"action": {"type": "enum", "values": [name], "required": true}});
+    for field in fields {
+        declared[*field] = json!({"type": "integer"});
+    }
+    json!({"name": name, "direction": "host_to_guest", "fields": declared})
+}
+
+#[test]
+fn a_shadow_judge_needs_round_result_fields_to_compare() {
+    let result = host_message("result", &["round", "die", "host_score", "guest_score"]);
+    assert!(lint(&shadow_judged(vec![result.clone()])).is_empty());
+    let listed = "list the fields to compare in flow.round.judged_fields";
+    assert_eq!(
+        errors(&shadow_judged(vec![])),
+        [format!(
+            "shadow_judge: cannot tell which message is the round result (the host must send exactly one message besides ready, commit, reveal, error and end); {listed}"
+        )]
+    );
+    assert_eq!(
+        errors(&shadow_judged(vec![
+            result.clone(),
+            host_message("aside", &["x"])
+        ]))
+        .len(),
+        1,
+        "two candidates are as unclear as none"
+    );
+    assert_eq!(
+        errors(&shadow_judged(vec![host_message(
+            "result",
+            &["round", "die"]
+        )])),
+        [format!(
+            "shadow_judge: the round result 'result' has no field to judge besides action, round and the commit fields; {listed}"
+        )]
+    );
+    let mut spec = shadow_judged(vec![result, host_message("aside", &["x"])]);
+    spec["flow"]["round"]["judged_fields"] = json!(["host_score", "x"]);
+    assert!(
+        errors(&spec).is_empty(),
+        "a list settles which fields count"
+    );
+}
+
+#[test]
+fn judged_fields_are_checked_against_the_round_result() {
+    let mut spec = shadow_judged(vec![host_message("result", &["host_score"])]);
+    spec["flow"]["round"]["judged_fields"] = json!(["host_score", "hp", 3, "host_score"]);
+    spec["flow"]["round"]["judge_fields"] = json!([]);
+    assert_eq!(
+        errors(&spec),
+        [
+            "flow.round.judged_fields[1]: the round result 'result' declares no field 'hp'",
+            "flow.round.judged_fields[2]: expected a field name, found a number",
+        ]
+    );
+    assert_eq!(
+        warnings(&spec),
+        [
+            "flow.round.judge_fields: unknown key (known: value_field, value_type_ref, judged_fields, description)",
+            "flow.round.judged_fields[3]: duplicate field 'host_score'",
+        ]
+    );
+    spec["flow"]["round"]["judged_fields"] = json!([]);
+    assert_eq!(
+        errors(&spec),
+        ["flow.round.judged_fields: must not be empty (the shadow judge would compare nothing)"]
+    );
+    spec["flow"]["round"]["judged_fields"] = json!(["host_score"]);
+    spec["shadow_judge"] = json!(false);
+    assert_eq!(
+        warnings(&spec)[1],
+        "flow.round.judged_fields: only the shadow judge reads it, and shadow_judge is not true"
+    );
+}
+
+#[test]
+fn mental_poker_lints_though_this_build_cannot_run_it() {
+    let spec = crate::spec::model::tests::mental_poker_spec();
+    assert!(errors(&spec).is_empty(), "{:?}", errors(&spec));
+}

@@ -1,0 +1,146 @@
+//! The model of real and small specs: typed messages, the flow's settings, and the judged
+//! fields a shadow judge compares.
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::spec::{Spec, SpecError};
+
+fn builtin(alias: &str) -> Spec {
+    crate::protocols::BUILTINS
+        .iter()
+        .find(|builtin| builtin.alias == alias)
+        .unwrap()
+        .spec()
+}
+
+fn action(name: &str) -> Value {
+    json!({"type": "enum", "values": [name], "required": true})
+}
+
+/// A lint-clean mental_poker spec: the twelve messages the mode needs.
+pub(crate) fn mental_poker_spec() -> Value {
+    let names = [
+        "join",
+        "ready",
+        "mp_setup_a",
+        "mp_setup_b",
+        "mp_ot_request",
+        "mp_ot_response",
+        "mp_play",
+        "mp_pass",
+        "mp_opening",
+        "mp_witness",
+        "mp_terminal_receipt",
+        "error",
+    ];
+    let messages: Vec<Value> = names
+        .iter()
+        .map(|name| {
+            let direction = match *name {
+                "join" => "guest_to_host",
+                "ready" => "host_to_guest",
+                _ => "both",
+            };
+            json!({"name": name, "direction": direction, "fields": {"action": action(name)}})
+        })
+        .collect();
+    json!({"name": "Poker", "flow": {"mode": "mental_poker"}, "messages": messages})
+}
+
+#[test]
+fn hero_duel_reads_as_types() {
+    let spec = builtin("hero-duel");
+    let model = spec.model().unwrap();
+    let round_result = model
+        .messages
+        .iter()
+        .find(|m| m.name == "round_result")
+        .unwrap();
+    assert_eq!(round_result.direction, Direction::HostToGuest);
+    assert_eq!(round_result.actions(), ["round_result"]);
+    let (name, host_hp) = &round_result.fields[4];
+    assert_eq!(
+        (name.as_str(), host_hp.field_type),
+        ("host_hp", FieldType::Integer)
+    );
+    let Flow::SimultaneousRound(round) = &model.flow else {
+        panic!("hero-duel is a simultaneous round: {:?}", model.flow);
+    };
+    assert_eq!(round.value_field, "move");
+    let judged = round
+        .judged_fields
+        .as_ref()
+        .expect("hero-duel has a shadow judge");
+    // The reference's hard-coded list, plus the played moves the round result echoes.
+    let reference = [
+        "host_hp",
+        "guest_hp",
+        "host_mana",
+        "guest_mana",
+        "host_damage_dealt",
+        "guest_damage_dealt",
+        "host_cd_a",
+        "host_cd_b",
+        "host_cd_ult",
+        "guest_cd_a",
+        "guest_cd_b",
+        "guest_cd_ult",
+        "round_winner",
+        "game_over",
+        "game_winner",
+    ];
+    assert_eq!(judged[..2], ["host_move", "guest_move"]);
+    assert_eq!(judged[2..], reference);
+    assert_eq!(
+        model.find("commit", Direction::GuestToHost).unwrap().name,
+        "commit"
+    );
+    assert!(model.find("round_result", Direction::GuestToHost).is_none());
+}
+
+#[test]
+fn every_builtin_builds_a_model_in_its_mode() {
+    for builtin in crate::protocols::BUILTINS {
+        let spec = builtin.spec();
+        let model = spec
+            .model()
+            .unwrap_or_else(|e| panic!("{}: {e}", builtin.alias));
+        assert!(model.flow.mode().runs(), "{}", builtin.alias);
+        spec.ensure_runnable().unwrap();
+    }
+}
+
+#[test]
+fn a_listed_judged_fields_wins_over_the_derived_ones() {
+    let mut value = builtin("hero-duel").value().clone();
+    value["flow"]["round"]["judged_fields"] = json!(["host_hp", "game_over"]);
+    let spec = Spec::from_value(value).unwrap();
+    let Flow::SimultaneousRound(round) = &spec.model().unwrap().flow else {
+        panic!("still a simultaneous round");
+    };
+    assert_eq!(
+        round.judged_fields.as_deref(),
+        Some(&["host_hp".to_string(), "game_over".to_string()][..])
+    );
+}
+
+#[test]
+fn mental_poker_lints_but_does_not_run() {
+    let spec = Spec::from_value(mental_poker_spec()).unwrap();
+    spec.check().unwrap();
+    assert_eq!(spec.model().unwrap().flow, Flow::MentalPoker);
+    let error = spec.ensure_runnable().unwrap_err();
+    assert_eq!(error, SpecError::NotRunnable(FlowMode::MentalPoker));
+    assert_eq!(
+        error.to_string(),
+        "flow mode mental_poker lints but this build cannot run it yet (the spec still validates and registers)"
+    );
+}
+
+#[test]
+fn an_invalid_spec_has_no_model() {
+    let spec = Spec::from_value(json!({"name": "x", "messages": []})).unwrap();
+    assert!(matches!(spec.model(), Err(SpecError::Invalid(_))));
+    assert!(matches!(spec.ensure_runnable(), Err(SpecError::Invalid(_))));
+}

@@ -1,0 +1,97 @@
+//! A flow mode the linter knows but this build cannot run (mental_poker): the spec still
+//! validates, but `protocol test` refuses it with one line before any hook loads.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+/// A lint-clean mental_poker spec: the twelve messages the mode needs.
+fn mental_poker_spec() -> Value {
+    let names = [
+        "join",
+        "ready",
+        "mp_setup_a",
+        "mp_setup_b",
+        "mp_ot_request",
+        "mp_ot_response",
+        "mp_play",
+        "mp_pass",
+        "mp_opening",
+        "mp_witness",
+        "mp_terminal_receipt",
+        "error",
+    ];
+    let messages: Vec<Value> = names
+        .iter()
+        .map(|name| {
+            let direction = match *name {
+                "join" => "guest_to_host",
+                "ready" => "host_to_guest",
+                _ => "both",
+            };
+            json!({"name": name, "direction": direction,
+                   "fields": {"action": {"type": "enum", "values": [name], "required": true}}})
+        })
+        .collect();
+    json!({"name": "Poker", "spec_version": "1.0", "flow": {"mode": "mental_poker"}, "messages": messages})
+}
+
+fn aigenora(data_dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_aigenora"))
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_mental_poker_spec_validates_but_protocol_test_refuses_it_before_loading_hooks() {
+    let home = tempfile::tempdir().unwrap();
+    let protocol = home.path().join("poker");
+    std::fs::create_dir(&protocol).unwrap();
+    let spec_path = protocol.join("spec.json");
+    std::fs::write(&spec_path, mental_poker_spec().to_string()).unwrap();
+    // Hooks that leave a mark if anything ever loads them.
+    let marker = protocol.join("hooks-were-loaded");
+    std::fs::write(
+        protocol.join("hooks.py"),
+        format!(
+            "open({:?}, 'w').close()\nraise SystemExit('hooks.py must not load')\n",
+            marker.display().to_string()
+        ),
+    )
+    .unwrap();
+    let spec = spec_path.to_str().unwrap();
+
+    let validated = aigenora(home.path(), &["validate", spec]);
+    assert!(
+        validated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&validated.stdout)
+    );
+
+    let state = home.path().join("state");
+    let tested = aigenora(
+        home.path(),
+        &[
+            "protocol",
+            "test",
+            protocol.to_str().unwrap(),
+            "--state-base",
+            state.to_str().unwrap(),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&tested.stderr);
+    assert_eq!(tested.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "error: flow mode mental_poker lints but this build cannot run it yet (the spec still validates and registers) ({spec})"
+        )
+    );
+    assert!(tested.stdout.is_empty());
+    assert!(!marker.exists(), "hooks.py was loaded");
+    assert!(!state.exists(), "no side was started");
+}
