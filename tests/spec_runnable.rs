@@ -1,5 +1,6 @@
 //! A flow mode the linter knows but this build cannot run (mental_poker): the spec still
-//! validates, but `protocol test` refuses it with one line before any hook loads.
+//! validates, but `protocol test`, `host` and `guest` refuse it with one line before any hook
+//! loads and before anything is published or dialed.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -94,4 +95,30 @@ fn a_mental_poker_spec_validates_but_protocol_test_refuses_it_before_loading_hoo
     assert!(tested.stdout.is_empty());
     assert!(!marker.exists(), "hooks.py was loaded");
     assert!(!state.exists(), "no side was started");
+
+    // Hosting and dialing stop at the same gate: no key, server or ticket is ever needed.
+    let dir = protocol.to_str().unwrap();
+    let ticket = "nodeaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    for args in [
+        vec![
+            "host",
+            "--protocol-dir",
+            dir,
+            "--server",
+            "http://127.0.0.1:9",
+        ],
+        vec!["host", "--direct", "--protocol-dir", dir],
+        vec!["guest", "--protocol-dir", dir, "--iroh-ticket", ticket],
+    ] {
+        let refused = aigenora(home.path(), &args);
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains("cannot run it yet"), "{args:?}: {stderr}");
+        assert!(!marker.exists(), "hooks.py was loaded by {args:?}");
+        assert!(
+            !home.path().join("sessions").exists(),
+            "{args:?} started a session"
+        );
+    }
 }

@@ -145,11 +145,10 @@ fn local_play(
     let dir = crate::protocols::resolve(argument, data_dir.root()).map_err(anyhow::Error::msg)?;
     let spec_path = dir.join("spec.json");
     let spec = Spec::load_checked(&spec_path)?;
-    spec.ensure_runnable()
-        .map_err(|error| SpecFileError {
-            path: spec_path,
-            error,
-        })?;
+    spec.ensure_runnable().map_err(|error| SpecFileError {
+        path: spec_path,
+        error,
+    })?;
     skeleton::ensure_implemented(&dir, play.allow_skeleton_hooks).map_err(anyhow::Error::msg)?;
     let options = spec::parse_options(options)?;
     spec::validate_options(spec.value(), &options).context("options")?;
