@@ -2,11 +2,10 @@
 //! guest's shadow judge agrees with the host round after round; an invitation whose balance
 //! does not fit the spec is refused by the guest before it dials anyone.
 
-mod e2e;
-
-use e2e::fake::FakeHost;
-use e2e::*;
 use serde_json::{Value, json};
+
+use crate::support::fake::FakeHost;
+use crate::support::net::{Net, SESSION_LIMIT};
 
 fn hero_duel() -> String {
     aigenora::protocols::find("hero-duel")

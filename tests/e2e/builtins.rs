@@ -2,10 +2,10 @@
 //! real server process) play every built-in flow mode over iroh on loopback: both sides end
 //! `closed` with the same winner, and the server records the session closed with the result.
 
-mod e2e;
-
-use e2e::*;
 use serde_json::Value;
+
+use crate::support::net::{Net, SESSION_LIMIT, SessionFiles, assert_server_session};
+use crate::support::process::Proc;
 
 /// Hosts `protocol`, joins it from another agent, and checks both ends and the server.
 /// Returns the winner both sides agreed on.

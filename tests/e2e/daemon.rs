@@ -2,12 +2,14 @@
 //! runs in the background; `session list`, `session events --follow` and `session abort`
 //! observe and control it through the session directory.
 
-mod e2e;
-
 use std::path::PathBuf;
 
-use e2e::*;
 use serde_json::Value;
+
+use crate::support::net::{
+    Agent, Background, Net, SESSION_LIMIT, SessionFiles, assert_server_session, wait_until,
+};
+use crate::support::process::Proc;
 
 /// Runs `host`/`join` with `--daemon` and returns its single JSON line and the session
 /// running in the background.

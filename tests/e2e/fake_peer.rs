@@ -2,13 +2,13 @@
 //! and oversized frames, tampered and replayed session proofs. Each side must stop cleanly
 //! with the reason on disk, register nothing it should not, and never hang.
 
-mod e2e;
-
 use aigenora::api::session::NewSession;
 use aigenora::identity::load_key_file;
-use e2e::fake::{FakeGuest, FakeHost, Wire};
-use e2e::*;
 use serde_json::{Value, json};
+
+use crate::support::fake::{FakeGuest, FakeHost, Wire};
+use crate::support::net::{Net, SESSION_LIMIT, SessionFiles};
+use crate::support::server::signed;
 
 fn guess_number() -> String {
     aigenora::protocols::find("guess-number")

@@ -3,9 +3,8 @@
 //! reports the session `failed` to the server. Following the dead side's events ends too, and
 //! joining a host that was killed while waiting fails cleanly.
 
-mod e2e;
-
-use e2e::*;
+use crate::support::net::{Agent, Net, SESSION_LIMIT, assert_server_session};
+use crate::support::process::Proc;
 
 /// A long, paced game, so the kill lands mid-session.
 const LONG_GAME: [&str; 6] = [

@@ -1,15 +1,16 @@
 //! Interop: the reference client (`aigenora==0.1.4`, unchanged) against OUR community
 //! server, side by side with our client. Never skips: the reference is installed if needed.
 
-mod community;
-
 use std::path::Path;
 use std::process::{Command, Output};
 
 use aigenora::api::invitation::{BrowseFilter, NewInvitation};
 use aigenora::identity::{self, load_key_file};
-use community::*;
 use serde_json::Value;
+
+use crate::support::cli::aigenora;
+use crate::support::reference::{reference_cli, reference_python};
+use crate::support::server::{TestServer, fake_ticket, test_spec};
 
 /// Creates an invitation with the reference's own RestClient and crypto helpers, the way
 /// its `host` does after starting iroh (which this test does not need).

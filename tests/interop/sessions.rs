@@ -4,10 +4,10 @@
 //! hooks. Each side must accept the other's invitation and session signatures, both must end
 //! `closed`, and the server must hold the same winner reported by both.
 
-mod e2e;
-
-use e2e::reference::*;
-use e2e::*;
+use crate::support::net::{Agent, Net, SESSION_LIMIT, SessionFiles, assert_server_session};
+use crate::support::reference::{
+    REFERENCE_GUESS_NUMBER, REFERENCE_RPS, ReferenceAgent, install_reference_protocol, library_dir,
+};
 
 /// A server with the reference's spec registered, our agent with the protocol in its
 /// library, and a reference agent with its own `init` library.

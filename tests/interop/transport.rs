@@ -2,10 +2,7 @@
 //! binding), offline on this machine: the reference dials our host ticket, and our guest dials
 //! the reference's ticket. Both sides run their heartbeat; the reference must get our final
 //! frame even though it pauses before reading it (the end-of-session race of
-//! interop/p2p-wire.md §10), and we must get its last frame although it just shuts down.
-
-mod support;
-mod transport_common;
+//! docs/p2p-wire.md#shutdown), and we must get its last frame although it just shuts down.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -15,7 +12,9 @@ use std::time::{Duration, Instant};
 
 use aigenora::transport::{Channel, ChannelError, HeartbeatConfig, IrohChannel, Ticket};
 use serde_json::{Value, json};
-use transport_common::{EventLog, offline_endpoint, runtime, start_host};
+
+use crate::support::reference::reference_python;
+use crate::support::transport::{EventLog, offline_endpoint, runtime, start_host};
 
 const ECHOES: u64 = 5;
 const HEARTBEAT_SECONDS: &str = "0.3";
@@ -32,7 +31,7 @@ impl ReferencePeer {
     fn start(args: &[&str]) -> ReferencePeer {
         let script =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/reference_iroh_peer.py");
-        let mut child = Command::new(support::reference_python())
+        let mut child = Command::new(reference_python())
             .arg(script)
             .args(args)
             .env("PYTHONUNBUFFERED", "1")

@@ -2,12 +2,12 @@
 //! timestamps, replays, body limits, registration, agents, meta endpoints, startup errors,
 //! and persistence across a restart.
 
-mod community;
-
 use aigenora::client::Registered;
 use aigenora::identity::{self, Identity};
-use community::*;
 use serde_json::{Value, json};
+
+use crate::support::cli::aigenora;
+use crate::support::server::{TestServer, fake_ticket, raw, register_test_protocol, signed};
 
 #[tokio::test]
 async fn unsigned_and_forged_requests_are_refused_with_json_reasons() {

@@ -1,15 +1,15 @@
 //! The community commands end to end: our binary against a real server process.
 
-mod community;
-
 use std::path::Path;
 use std::process::Output;
 
 use aigenora::api::invitation::NewInvitation;
 use aigenora::api::session::NewSession;
 use aigenora::identity::{self, load_key_file};
-use community::*;
 use serde_json::Value;
+
+use crate::support::cli::aigenora;
+use crate::support::server::{TestServer, fake_ticket, test_spec};
 
 /// Runs `aigenora --data-dir DIR --server URL ARGS...`.
 fn cli(dir: &Path, server: &str, args: &[&str]) -> Output {

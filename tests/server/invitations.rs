@@ -1,15 +1,14 @@
 //! Invitations over real HTTP: create checks, browse filters, detail, renew, cancel, the
 //! per-key limit, and expiry on every read.
 
-mod community;
-
 use std::time::Duration;
 
 use aigenora::api::invitation::{BrowseFilter, InvitationType, NewInvitation};
 use aigenora::client::RestClient;
 use aigenora::identity::Identity;
-use community::*;
 use serde_json::{Value, json};
+
+use crate::support::server::{Raw, TestServer, fake_ticket, register_test_protocol, signed};
 
 fn post(host: &Identity, protocol_id: &str, seed: u32) -> NewInvitation {
     let mut new = NewInvitation::signed(host, protocol_id, &fake_ticket(seed));

@@ -1,13 +1,12 @@
 //! Protocol registration, lookup and the directory, over real HTTP.
 
-mod community;
-
 use aigenora::api::protocol::NewProtocol;
 use aigenora::client::ProtocolRegistered;
 use aigenora::identity::Identity;
 use aigenora::spec::Spec;
-use community::*;
 use serde_json::{Value, json};
+
+use crate::support::server::{TestServer, register_test_protocol, signed, test_spec};
 
 fn registration(spec: Value) -> NewProtocol {
     NewProtocol::for_spec(&Spec::from_value(spec).unwrap())

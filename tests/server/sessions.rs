@@ -1,14 +1,13 @@
 //! Sessions over real HTTP: the guest registers a match with both signatures, the
 //! invitation leaves the market, participants end it once and report results.
 
-mod community;
-
 use aigenora::api::invitation::{BrowseFilter, NewInvitation};
 use aigenora::api::session::{NewSession, SessionStatus, Winner};
 use aigenora::client::RestClient;
 use aigenora::identity::{self, Identity};
-use community::*;
 use serde_json::{Value, json};
+
+use crate::support::server::{TestServer, fake_ticket, register_test_protocol, signed};
 
 struct Match {
     host: Identity,

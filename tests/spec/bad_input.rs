@@ -1,10 +1,8 @@
 //! Bad input never panics: one clear error line naming the problem and the file, exit 1.
 
-mod support;
-
 use std::path::Path;
 
-use support::aigenora;
+use crate::support::cli::aigenora;
 
 /// Runs `args` + the file and returns (exit code, stderr).
 fn run(args: &[&str], file: &Path) -> (i32, String) {

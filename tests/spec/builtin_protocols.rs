@@ -1,10 +1,10 @@
 //! The built-in protocols shipped in the binary: every spec lints clean (no errors, no
 //! warnings) through `aigenora validate`, and each alias resolves to its own files.
 
-mod support;
-
 use aigenora::protocols::{BUILTINS, find};
 use serde_json::Value;
+
+use crate::support::cli::aigenora;
 
 #[test]
 fn every_builtin_spec_lints_clean() {
@@ -13,7 +13,7 @@ fn every_builtin_spec_lints_clean() {
         let dir = tempfile::tempdir().unwrap();
         let spec_path = dir.path().join("spec.json");
         std::fs::write(&spec_path, builtin.spec_json).unwrap();
-        let output = support::aigenora()
+        let output = aigenora()
             .arg("validate")
             .arg(&spec_path)
             .arg("--json")

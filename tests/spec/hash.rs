@@ -1,11 +1,10 @@
-//! `aigenora protocol hash`: the shared vectors, every reference built-in, and the
-//! spec_version warning, through the binary.
-
-mod support;
+//! `aigenora protocol hash`: the hash vectors in tests/vectors/hash, every reference built-in,
+//! and the spec_version warning, through the binary.
 
 use std::path::Path;
 
-use support::{aigenora, reference_package_dir};
+use crate::support::cli::aigenora;
+use crate::support::reference::reference_package_dir;
 
 fn hash(path: &Path) -> std::process::Output {
     aigenora()

@@ -3,12 +3,11 @@
 //! anything runs, and the cheating-host fixture (tests/fixtures/hero-duel-cheat) caught by the
 //! shadow judge for every judged field.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use support::protocol_test_json;
+
+use crate::support::cli::{aigenora, protocol_test_json};
 
 /// Every round_result field the shadow judge compares (one lie per run).
 const JUDGED: [&str; 15] = [
@@ -103,7 +102,7 @@ fn presets_and_balance_tables_play_out_under_the_shadow_judge() {
 
 #[test]
 fn a_balance_table_is_checked_against_the_spec_before_anything_runs() {
-    let output = support::aigenora()
+    let output = aigenora()
         .args(["protocol", "test", "hero-duel", "--options"])
         .arg(json!({"balance": {"imp": {"hp": 0, "speed": 3}}}).to_string())
         .output()
@@ -211,7 +210,7 @@ fn balance_values_are_not_part_of_the_protocol_id_but_the_schema_is() {
 #[test]
 fn the_host_refuses_a_bad_balance_before_publishing_anything() {
     let data = tempfile::tempdir().unwrap();
-    let output = support::aigenora()
+    let output = aigenora()
         .arg("--data-dir")
         .arg(data.path())
         .args([

@@ -2,13 +2,13 @@
 //! 1v1 hooks.py files unchanged, the adversarial suite, and the documented failures (hook
 //! exception, undeclared outbound message, skeleton, stuck side).
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use serde_json::Value;
-use support::{aigenora, reference_package_dir};
+
+use crate::support::cli::{aigenora, protocol_test_json};
+use crate::support::reference::reference_package_dir;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -18,7 +18,7 @@ fn fixture(name: &str) -> PathBuf {
 
 /// Runs `protocol test --json` and returns (exit code, report).
 fn test_json(protocol: &str, extra: &[&str]) -> (i32, Value) {
-    let (code, report, _state) = support::protocol_test_json(protocol, extra);
+    let (code, report, _state) = protocol_test_json(protocol, extra);
     (code, report)
 }
 
@@ -255,7 +255,7 @@ fn a_submitted_decision_is_played_in_its_hybrid_window() {
     std::fs::write(dir.path().join("hooks.py"), hooks).unwrap();
     let options = r#"{"best_of": 3, "termination": "fixed_rounds", "moves": "rock"}"#;
     let (code, report, _state) =
-        support::protocol_test_json(dir.path().to_str().unwrap(), &["--options", options]);
+        protocol_test_json(dir.path().to_str().unwrap(), &["--options", options]);
     assert_eq!(code, 0, "{report}");
     assert_eq!(report["host"]["winner"], "host", "{report}");
     let guest_dir = PathBuf::from(report["guest"]["state_dir"].as_str().unwrap());

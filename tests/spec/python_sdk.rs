@@ -2,16 +2,16 @@
 //! (`tests/python/`, stdlib unittest) so `cargo test` covers it. Never skips: a missing
 //! `python3` or reference client fails the test with the reason.
 
-mod support;
-
 use std::path::Path;
 use std::process::Command;
+
+use crate::support::reference::{reference_package_dir, reference_python};
 
 #[test]
 fn python_sdk_unittest_suite_passes() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let reference_python = support::reference_python();
-    let reference_package = support::reference_package_dir();
+    let reference_python = reference_python();
+    let reference_package = reference_package_dir();
     let output = Command::new("python3")
         .args(["-m", "unittest", "discover", "-s", "tests/python", "-v"])
         .current_dir(root)

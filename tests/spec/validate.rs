@@ -1,13 +1,13 @@
-//! `aigenora validate`: the linter through the CLI, message validation (differential against
-//! the reference's own validator), and options.
-
-mod support;
+//! `aigenora validate`: the linter through the CLI, message validation, options, and the
+//! reference's built-ins linting clean. (Message errors compared with the reference's own
+//! validator: tests/interop/spec.rs.)
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{Value, json};
-use support::{aigenora, reference_package_dir, reference_python};
+
+use crate::support::cli::aigenora;
+use crate::support::reference::reference_package_dir;
 
 fn write_spec(dir: &Path, spec: &Value) -> PathBuf {
     let path = dir.join("spec.json");
@@ -197,98 +197,6 @@ fn message_validation_prints_ok_or_the_reason() {
         .output()
         .unwrap();
     assert_eq!((by_name.status.code(), by_name.stdout.len()), (Some(0), 0));
-}
-
-/// The same messages validated by the reference's `validate_message_obj` and by ours must
-/// give the same verdict and the same error text.
-#[test]
-fn message_errors_match_the_reference_validator() {
-    let rps = reference_package_dir().join(
-        "protocols/43a80648/1a8e8cd00bc89f4676756c9be9081c0dd8392bee8e3534da41daa55f/spec.json",
-    );
-    let cases: Vec<(Value, Option<&str>)> = vec![
-        (
-            json!({"action": "commit", "round": 0, "hash": "a".repeat(64)}),
-            Some("host_to_guest"),
-        ),
-        (
-            json!({"action": "commit", "round": -1, "hash": "A".repeat(64), "x": 1}),
-            Some("guest_to_host"),
-        ),
-        (
-            json!({"action": "reveal", "round": 1, "choice": "lizard", "nonce": "abc"}),
-            None,
-        ),
-        (
-            json!({"action": "reveal", "round": true, "choice": 3, "nonce": "0123456789abcdef"}),
-            None,
-        ),
-        (
-            json!({"action": "join", "best_of": 10000}),
-            Some("guest_to_host"),
-        ),
-        (
-            json!({"action": "join", "best_of": 3.0}),
-            Some("host_to_guest"),
-        ),
-        (json!({"action": "ready"}), Some("host_to_guest")),
-        (json!({"action": "nope"}), Some("both")),
-        (json!({"best_of": 3}), None),
-        (
-            json!({"action": "round_result", "round": 0, "host_choice": "rock", "guest_choice": "paper",
-                "round_winner": "guest", "host_wins": 0, "guest_wins": 1, "game_over": "no", "game_winner": "none"}),
-            None,
-        ),
-        (json!({"action": "error", "reason": "it's \"bad\""}), None),
-        (json!([1, 2]), None),
-    ];
-    let script = "import json, sys\nfrom aigenora.proto.validate import load_spec, validate_message_obj\n\
-        spec = load_spec(sys.argv[1])\nfor line in sys.stdin:\n    case = json.loads(line)\n    try:\n        \
-        validate_message_obj(spec, case['msg'], case['direction'])\n        print('OK')\n    except Exception as e:\n        print(str(e))\n";
-    let input: String = cases
-        .iter()
-        .map(|(msg, dir)| format!("{}\n", json!({"msg": msg, "direction": dir})))
-        .collect();
-    let mut child = Command::new(reference_python())
-        .arg("-c")
-        .arg(script)
-        .arg(&rps)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    let expected: Vec<String> = String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect();
-    assert_eq!(expected.len(), cases.len());
-    for ((message, direction), expected) in cases.iter().zip(&expected) {
-        let mut command = aigenora();
-        command.arg("validate").arg(&rps).arg(message.to_string());
-        if let Some(direction) = direction {
-            command.args(["--direction", direction]);
-        }
-        let output = command.output().unwrap();
-        let ours = if output.status.success() {
-            String::from_utf8(output.stdout).unwrap().trim().to_string()
-        } else {
-            String::from_utf8(output.stderr)
-                .unwrap()
-                .trim()
-                .trim_start_matches("error: invalid message: ")
-                .to_string()
-        };
-        assert_eq!(&ours, expected, "message {message} direction {direction:?}");
-    }
 }
 
 #[test]

@@ -11,8 +11,8 @@ use aigenora::transport::Ticket;
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
 
-use super::transport_common::{RawHost, RawPeer, raw_guest, raw_host, runtime};
-use super::{Net, SESSION_LIMIT};
+use super::net::{Net, SESSION_LIMIT};
+use super::transport::{RawHost, RawPeer, raw_guest, raw_host, runtime};
 
 /// One side of a raw session stream, reading whole lines.
 pub struct Wire<'a> {

@@ -1,26 +1,22 @@
-//! Helpers for end-to-end session tests: a real community server process, agents with their
-//! own data dirs driving our binary (and the reference client) as separate processes on
-//! loopback with relays disabled, and readers for what each side leaves on disk.
-#![allow(dead_code)]
-
-#[path = "../community/mod.rs"]
-mod community;
-pub mod fake;
-pub mod process;
-pub mod reference;
-#[path = "../transport_common/mod.rs"]
-pub mod transport_common;
+//! Helpers for end-to-end session tests: a real community server process, agents of ours
+//! with their own data dirs driving our binary as separate processes on loopback with relays
+//! disabled, and readers for what each side (ours or the reference's) leaves on disk.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-pub use community::*;
-pub use process::Proc;
 use serde_json::Value;
+
+use super::cli::aigenora;
+use super::process::Proc;
+use super::server::TestServer;
 
 /// How long any one session (or process) may take before the test calls it a hang.
 pub const SESSION_LIMIT: Duration = Duration::from_secs(90);
+
+/// `host`/`join` flags for a slow end: both sides pace their moves and ping every half second.
+pub const PACE_AND_HEARTBEAT: [&str; 4] = ["--pace", "1", "--heartbeat-interval", "0.5"];
 
 /// A server process and a scratch dir for the agents of one test.
 pub struct Net {
@@ -212,6 +208,33 @@ impl SessionFiles {
             .map(|e| &e["data"])
             .collect()
     }
+
+    /// The last protocol message this side sent or received, per its events.jsonl.
+    pub fn last_message(&self, direction: &str) -> Value {
+        self.events_of("protocol_message")
+            .into_iter()
+            .rev()
+            .find(|m| m["direction"] == direction)
+            .map(|m| m["msg"].clone())
+            .unwrap_or_else(|| panic!("no {direction} message in {}", self.dir.display()))
+    }
+}
+
+/// Both sides ended `closed` without an end reason and with every `session_ended` completed,
+/// and the guest received the last message the host sent.
+pub fn assert_clean_end(host: &SessionFiles, guest: &SessionFiles) {
+    for end in [host, guest] {
+        assert_eq!(end.status(), "closed", "{}", end.info);
+        assert_eq!(end.field("end_reason"), &Value::Null, "{}", end.info);
+        assert!(
+            end.events_of("session_ended")
+                .iter()
+                .all(|e| e["completed"] == true),
+            "{:?}",
+            end.events
+        );
+    }
+    assert_eq!(guest.last_message("received"), host.last_message("sent"));
 }
 
 /// The tail of every `*.log` file in a session dir (a failed background session's story).

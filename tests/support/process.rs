@@ -64,10 +64,6 @@ impl Proc {
         }
     }
 
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
     pub fn stdout(&self) -> String {
         self.stdout.lock().unwrap().clone()
     }
@@ -104,12 +100,8 @@ impl Proc {
         stdin.flush().unwrap();
     }
 
-    /// SIGKILL, as a crash or an OOM kill would.
-    pub fn kill(&mut self) {
-        self.child.kill().unwrap();
-    }
-
-    /// Kills and reaps the process (no zombie left for liveness checks to see).
+    /// SIGKILL (as a crash or an OOM kill would) and reap: no zombie left for liveness checks
+    /// to see.
     pub fn kill_and_reap(&mut self) {
         self.child.kill().unwrap();
         self.child.wait().unwrap();

@@ -1,7 +1,6 @@
 //! Helpers for community-server tests: a real `aigenora server` process on a free loopback
 //! port with a temporary SQLite database, signed raw requests for refusal cases, and
 //! identities that are registered on the server.
-#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -11,9 +10,7 @@ use aigenora::client::{Registered, RestClient};
 use aigenora::identity::Identity;
 use serde_json::Value;
 
-#[path = "../support/mod.rs"]
-mod support;
-pub use support::*;
+use super::cli::aigenora;
 
 /// A running server process; killed when dropped.
 pub struct TestServer {

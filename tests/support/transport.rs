@@ -1,6 +1,5 @@
 //! Helpers shared by the iroh transport tests: a runtime, offline endpoints, connected pairs,
 //! raw iroh peers (guest or host) that write exact bytes, and an event recorder.
-#![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -1,15 +1,14 @@
 //! Host and guest over real iroh endpoints on loopback (relays disabled): tickets, frame
 //! exchange, clean close under pace and heartbeat, busy host, vanished peers.
 
-mod transport_common;
-
 use std::time::{Duration, Instant};
 
 use aigenora::transport::{
     Channel, ChannelError, HeartbeatConfig, IrohChannel, Ticket, TransportError,
 };
 use serde_json::json;
-use transport_common::{EventLog, connected_pair, offline_endpoint, runtime, start_host};
+
+use crate::support::transport::{EventLog, connected_pair, offline_endpoint, runtime, start_host};
 
 #[test]
 fn frames_flow_both_ways_and_report_connect_time_and_rtt() {
@@ -111,8 +110,9 @@ fn dialing_a_host_that_is_gone_times_out_within_the_bound() {
     });
 }
 
-/// The DESIGN promise: the sender sends N frames and closes at once; the receiver, reading
-/// slowly (like `--pace`) with heartbeat on, still gets all N, then `Closed`.
+/// Our shutdown's promise (docs/p2p-wire.md#shutdown): the sender sends N frames and closes at
+/// once; the receiver, reading slowly (like `--pace`) with heartbeat on, still gets all N, then
+/// `Closed`.
 #[test]
 fn closing_right_after_the_last_frame_loses_nothing_under_pace_and_heartbeat() {
     let runtime = runtime();

@@ -1,8 +1,6 @@
 //! Our channel against a bare iroh peer writing exact bytes: framing limits, bad JSON, the
 //! `_sys` layer (filtering, pongs, pings, RTT, silence events) and the guest's first write.
 
-mod transport_common;
-
 use std::time::Duration;
 
 use aigenora::transport::{
@@ -10,7 +8,8 @@ use aigenora::transport::{
 };
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
-use transport_common::{
+
+use crate::support::transport::{
     EventLog, RawPeer, eventually, offline_endpoint, raw_guest, runtime, start_host,
 };
 
