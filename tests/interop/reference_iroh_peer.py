@@ -1,6 +1,6 @@
 """A peer built from the reference client's own iroh transport (aigenora 0.1.4, iroh 0.35).
 
-Used by tests/transport_interop.rs to talk to our IrohChannel. It only wires together the
+Used by tests/interop/transport.rs to talk to our IrohChannel. It only wires together the
 reference's helpers (create_host_node, connect_by_ticket, AsyncHeartbeatChannel) the way
 the reference's host/join commands do; it adds no transport code of its own.
 

@@ -1,7 +1,8 @@
 """In-test stand-in for the flow engine: plays a protocol's host and guest hooks against each
-other in the engine's call order (spec-and-hooks.md §3.4, p2p-wire.md §5), then summarises
-the state dirs they leave behind. Runs in-process with our SDK, or as a script
-(`python driver.py JOB.json`) under any interpreter/SDK for differential runs."""
+other in the order our flow engine calls them (the join/ready exchange, then the flow mode's
+loop, as in src/engine/), then summarises the state dirs they leave behind. Runs in-process
+with our SDK, or as a script (`python driver.py JOB.json`) under any interpreter/SDK for
+differential runs."""
 from __future__ import annotations
 
 import contextlib

@@ -1,0 +1,12 @@
+//! Whole sessions between our own processes: a real server, host and guest as separate
+//! `aigenora` processes over iroh on loopback, misbehaving and killed peers, `--daemon`.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod balance;
+mod builtins;
+mod clean_end;
+mod daemon;
+mod fake_peer;
+mod killed_peer;

@@ -1,0 +1,12 @@
+//! Interop with the reference client (`aigenora==0.1.4`, unchanged, never skipped): it plays
+//! sessions against ours over our server and over its own iroh transport, uses our community
+//! server, and answers the same spec questions (hashes, message validation) as our binary.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod clean_end;
+mod community;
+mod sessions;
+mod spec;
+mod transport;

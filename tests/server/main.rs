@@ -1,0 +1,12 @@
+//! The community server over real HTTP (auth, protocols, invitations, sessions), started as
+//! a process or in-process, and our community commands against it.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod auth;
+mod cli;
+mod in_process;
+mod invitations;
+mod protocols;
+mod sessions;

@@ -1,0 +1,16 @@
+//! The spec contract and protocol runs in one process: `protocol hash`, `validate` and bad
+//! input through our binary, the built-in protocols, `protocol test` self-play (hero duel,
+//! injected faults), and the embedded Python SDK's own suite.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod bad_input;
+mod builtin_protocols;
+mod hash;
+mod hero_duel;
+mod protocol_test;
+mod python_sdk;
+mod runnable;
+mod selfplay_faults;
+mod validate;

@@ -1,0 +1,242 @@
+//! `aigenora validate`: the linter through the CLI, message validation, options, and the
+//! reference's built-ins linting clean. (Message errors compared with the reference's own
+//! validator: tests/interop/spec.rs.)
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::support::cli::aigenora;
+use crate::support::reference::reference_package_dir;
+
+fn write_spec(dir: &Path, spec: &Value) -> PathBuf {
+    let path = dir.join("spec.json");
+    std::fs::write(&path, serde_json::to_string_pretty(spec).unwrap()).unwrap();
+    path
+}
+
+fn demo_spec() -> Value {
+    json!({
+        "name": "Guess",
+        "spec_version": "1.0",
+        "messages": [
+            {"name": "join", "direction": "guest_to_host", "fields": {"action": {"type": "enum", "values": ["join"], "required": true}}},
+            {"name": "ready", "direction": "host_to_guest", "fields": {"action": {"type": "enum", "values": ["ready"], "required": true}}},
+            {"name": "guess", "direction": "guest_to_host", "fields": {
+                "action": {"type": "enum", "values": ["gues"], "required": true},
+                "n": {"type": "integer", "min": 1, "max": 100, "required": true}}}
+        ],
+        "parameters": {"max_attempts": {"type": "integer", "min": 1, "max": 20},
+                       "balance": {"type": "table", "columns": {"hp": {"type": "integer", "min": 1}}}}
+    })
+}
+
+#[test]
+fn lint_reports_every_problem_with_its_path_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = demo_spec();
+    spec["messages"][2]["fields"]["n"]["type"] = json!("number");
+    spec["flow"] = json!({"mode": "simultaneous_round"});
+    let path = write_spec(dir.path(), &spec);
+    let output = aigenora().arg("validate").arg(&path).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8(output.stdout).unwrap();
+    let file = path.display().to_string();
+    for expected in [
+        format!(
+            "{file}: warning: messages[2].fields.action: enum values should contain the message name 'guess'"
+        ),
+        format!(
+            "{file}: error: messages[2].fields.n.type: unknown field type 'number' (use integer)"
+        ),
+        format!("{file}: error: flow.round: required for simultaneous_round"),
+        format!("{file}: INVALID: "),
+    ] {
+        assert!(text.contains(&expected), "missing {expected:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn clean_spec_exits_0_and_json_is_machine_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_spec(dir.path(), &demo_spec());
+    let output = aigenora()
+        .args(["validate", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["valid"], true);
+    assert_eq!(report["errors"], 0);
+    assert_eq!(report["warnings"], 1);
+    assert_eq!(
+        report["diagnostics"][0],
+        json!({
+            "severity": "warning",
+            "path": "messages[2].fields.action",
+            "message": "enum values should contain the message name 'guess'"
+        })
+    );
+    let hash = aigenora()
+        .args(["protocol", "hash"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        report["protocol_id"].as_str().unwrap(),
+        String::from_utf8(hash.stdout).unwrap().trim()
+    );
+}
+
+#[test]
+fn options_are_checked_with_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_spec(dir.path(), &demo_spec());
+    let bad =
+        r#"{"max_attempts": 0, "balance": {"knight": {"hp": 0, "mp": 3}}, "undeclared": true}"#;
+    let output = aigenora()
+        .args(["validate", "--json", "--options", bad])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let messages: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "options.max_attempts: value out of range (0 not in 1..20)",
+            "options.balance.knight: unknown field 'mp'",
+            "options.balance.knight.hp: below min 1 (got 0)",
+        ]
+    );
+    let good = aigenora()
+        .args([
+            "validate",
+            "--quiet",
+            "--options",
+            r#"{"max_attempts": 3, "x": 1}"#,
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(good.status.code(), Some(0));
+    let not_object = aigenora()
+        .args(["validate", "--options", "[1]"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&not_object.stderr),
+        "error: --options must be a JSON object\n"
+    );
+}
+
+#[test]
+fn spec_version_gate_applies_to_message_validation() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = demo_spec();
+    spec["spec_version"] = json!("2.0");
+    let path = write_spec(dir.path(), &spec);
+    let output = aigenora()
+        .arg("validate")
+        .arg(&path)
+        .arg(r#"{"action":"join"}"#)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.starts_with("error: ")
+            && stderr.contains("unsupported spec_version: '2.0' (supported: 1.0)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn message_validation_prints_ok_or_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_spec(dir.path(), &demo_spec());
+    let ok = aigenora()
+        .arg("validate")
+        .arg(&path)
+        .args([r#"{"action":"gues","n":5}"#, "--direction", "guest_to_host"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        (ok.status.code(), String::from_utf8(ok.stdout).unwrap()),
+        (Some(0), "OK\n".to_string())
+    );
+    let bad = aigenora()
+        .arg("validate")
+        .arg(&path)
+        .args([r#"{"action":"gues","n":500,"x":1}"#])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(bad.stderr).unwrap(),
+        "error: invalid message: unknown field: x; n: above max 100\n"
+    );
+    let by_name = aigenora()
+        .arg("validate")
+        .arg(&path)
+        .args([r#"{"action":"join"}"#, "--message", "join", "--quiet"])
+        .output()
+        .unwrap();
+    assert_eq!((by_name.status.code(), by_name.stdout.len()), (Some(0), 0));
+}
+
+#[test]
+fn reference_builtins_of_supported_modes_lint_without_errors() {
+    let protocols = reference_package_dir().join("protocols");
+    let mut linted = 0;
+    for spec in glob_specs(&protocols) {
+        let text = std::fs::read_to_string(&spec).unwrap();
+        if text.contains("\"authoritative_group\"") || text.contains("\"authoritative_realtime\"") {
+            continue;
+        }
+        let output = aigenora()
+            .args(["validate", "--json"])
+            .arg(&spec)
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(
+            report["errors"],
+            0,
+            "{}: {}",
+            spec.display(),
+            report["diagnostics"]
+        );
+        assert_eq!(output.status.code(), Some(0));
+        linted += 1;
+    }
+    assert_eq!(linted, 12, "12 reference built-ins use the five seed modes");
+}
+
+fn glob_specs(protocols: &Path) -> Vec<PathBuf> {
+    let mut specs = Vec::new();
+    for prefix in std::fs::read_dir(protocols).unwrap().flatten() {
+        if prefix.file_name().len() != 8 {
+            continue;
+        }
+        for dir in std::fs::read_dir(prefix.path()).unwrap().flatten() {
+            specs.push(dir.path().join("spec.json"));
+        }
+    }
+    specs.sort();
+    specs
+}

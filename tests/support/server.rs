@@ -1,0 +1,204 @@
+//! Helpers for community-server tests: a real `aigenora server` process on a free loopback
+//! port with a temporary SQLite database, signed raw requests for refusal cases, and
+//! identities that are registered on the server.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use aigenora::client::{Registered, RestClient};
+use aigenora::identity::Identity;
+use serde_json::Value;
+
+use super::cli::aigenora;
+
+/// A running server process; killed when dropped.
+pub struct TestServer {
+    child: Option<Child>,
+    pub url: String,
+    pub dir: tempfile::TempDir,
+    extra: Vec<String>,
+}
+
+impl TestServer {
+    /// A server with a fresh database (and `extra` server flags).
+    pub fn start(extra: &[&str]) -> TestServer {
+        let dir = tempfile::tempdir().unwrap();
+        let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+        let (child, url) = spawn(&database_path(dir.path()), &extra);
+        TestServer {
+            child: Some(child),
+            url,
+            dir,
+            extra,
+        }
+    }
+
+    /// Stops the server with SIGTERM (a graceful shutdown) and waits for it to exit.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let status = Command::new("kill")
+                .arg("-TERM")
+                .arg(child.id().to_string())
+                .status()
+                .unwrap();
+            assert!(status.success());
+            let exit = child.wait().unwrap();
+            assert!(
+                exit.success(),
+                "the server exits cleanly on SIGTERM: {exit}"
+            );
+        }
+    }
+
+    /// Stops and starts again on the same database (the port may change).
+    pub fn restart(&mut self) {
+        self.stop();
+        let (child, url) = spawn(&database_path(self.dir.path()), &self.extra);
+        self.child = Some(child);
+        self.url = url;
+    }
+
+    /// A client of this server acting as `identity`.
+    pub fn client(&self, identity: &Identity) -> RestClient {
+        RestClient::new(&self.url, identity.clone()).unwrap()
+    }
+
+    /// A fresh identity, registered under `nickname`.
+    pub async fn registered(&self, nickname: &str) -> (Identity, RestClient) {
+        let identity = Identity::generate();
+        let client = self.client(&identity);
+        assert!(matches!(
+            client.register(nickname, "").await.unwrap(),
+            Registered::New(_)
+        ));
+        (identity, client)
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn database_path(dir: &Path) -> PathBuf {
+    dir.join("community.sqlite3")
+}
+
+fn spawn(database: &Path, extra: &[String]) -> (Child, String) {
+    let mut child = aigenora()
+        .args(["server", "--listen", "127.0.0.1:0", "--database"])
+        .arg(format!("sqlite://{}", database.display()))
+        .args(extra)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|word| word.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no URL in the server's first line: {line:?}"))
+        .to_string();
+    (child, url)
+}
+
+/// A raw response: status and JSON body (Null when empty).
+#[derive(Debug)]
+pub struct Raw {
+    pub status: u16,
+    pub body: Value,
+    pub bytes: Vec<u8>,
+}
+
+/// Sends a request with the given signature headers (or none) and raw body.
+pub async fn raw(
+    url: &str,
+    method: &str,
+    target: &str,
+    headers: Option<&aigenora::identity::SignedHeaders>,
+    body: Vec<u8>,
+) -> Raw {
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .build()
+        .unwrap();
+    let mut request = http
+        .request(method.parse().unwrap(), format!("{url}{target}"))
+        .header("content-type", "application/json")
+        .body(body);
+    if let Some(headers) = headers {
+        for (name, value) in headers.pairs() {
+            request = request.header(name, value);
+        }
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let bytes = response.bytes().await.unwrap().to_vec();
+    let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    Raw {
+        status,
+        body,
+        bytes,
+    }
+}
+
+/// A correctly signed raw request as `identity`.
+pub async fn signed(
+    url: &str,
+    identity: &Identity,
+    method: &str,
+    target: &str,
+    body: &Value,
+) -> Raw {
+    let bytes = if body.is_null() {
+        Vec::new()
+    } else {
+        serde_json::to_vec(body).unwrap()
+    };
+    let headers = identity.sign_request(method, target, &bytes);
+    raw(url, method, target, Some(&headers), bytes).await
+}
+
+/// A spec of our own that passes the run gate; `variant` changes its protocol_id.
+pub fn test_spec(name: &str, variant: u32) -> Value {
+    serde_json::json!({
+        "name": name,
+        "spec_version": "1.0",
+        "description": format!("{name}: the guest greets, the host answers"),
+        "type": "protocol",
+        "rules": {"variant": variant},
+        "messages": [
+            {"name": "hello", "direction": "guest_to_host", "fields": {
+                "action": {"type": "enum", "values": ["hello"], "required": true},
+                "text": {"type": "text", "required": true}}},
+            {"name": "answer", "direction": "host_to_guest", "fields": {
+                "action": {"type": "enum", "values": ["answer"], "required": true},
+                "text": {"type": "text", "required": true}}}
+        ]
+    })
+}
+
+/// Registers `test_spec(name, variant)` through `client` and returns its protocol_id.
+pub async fn register_test_protocol(client: &RestClient, name: &str, variant: u32) -> String {
+    let spec = aigenora::spec::Spec::from_value(test_spec(name, variant)).unwrap();
+    let body = aigenora::api::protocol::NewProtocol::for_spec(&spec);
+    client.register_protocol(&body).await.unwrap();
+    body.protocol_id
+}
+
+/// A plausible iroh ticket (the server treats tickets as opaque).
+pub fn fake_ticket(seed: u32) -> String {
+    format!(
+        "nodeaaav{seed:08x}kt5t57fqgjbiz6pjkxbl6xuye23t7kol2cdujt7xakdg5sxpwajdnb2hi4dthixs65ltmuys2mjoojsw"
+    )
+}
