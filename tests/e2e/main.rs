@@ -9,4 +9,5 @@ mod builtins;
 mod clean_end;
 mod daemon;
 mod fake_peer;
+mod hostile;
 mod killed_peer;

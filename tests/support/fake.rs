@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use aigenora::api::invitation::NewInvitation;
+use aigenora::api::session::NewSession;
 use aigenora::client::RestClient;
 use aigenora::identity::{Identity, session_canonical};
 use aigenora::transport::Ticket;
@@ -12,6 +13,7 @@ use serde_json::{Value, json};
 use tokio::runtime::Runtime;
 
 use super::net::{Net, SESSION_LIMIT};
+use super::server::signed;
 use super::transport::{RawHost, RawPeer, raw_guest, raw_host, runtime};
 
 /// One side of a raw session stream, reading whole lines.
@@ -59,6 +61,54 @@ impl Wire<'_> {
         let mut line = serde_json::to_vec(frame).unwrap();
         line.push(b'\n');
         self.write(&line);
+    }
+
+    /// Completes the guest's half of the handshake honestly as `guest` (a registered
+    /// identity): init, check nothing, register the session with the server at `server`,
+    /// ready. Returns the session id.
+    pub fn authenticate(&mut self, server: &str, guest: &Identity, post_id: &str) -> String {
+        let nonce = "00112233445566778899aabbccddeeff";
+        self.send(
+            &json!({"_session_init": true, "guest_public_key": guest.public_key(),
+            "session_nonce": nonce, "guest_control_mode": "autonomous"}),
+        );
+        let proof = self.next_frame();
+        assert_eq!(proof["_session_proof"], true, "{proof}");
+        let text = |key: &str| proof[key].as_str().unwrap().to_string();
+        let session = NewSession::signed_by_guest(
+            guest,
+            post_id,
+            &text("host_public_key"),
+            &text("protocol_id"),
+            nonce,
+            &text("host_signature"),
+        );
+        let body = serde_json::to_value(&session).unwrap();
+        let created =
+            self.runtime
+                .block_on(signed(server, guest, "POST", "/api/v1/sessions", &body));
+        assert_eq!(created.status, 201, "{:?}", created.body);
+        let session_id = session.session_id();
+        self.send(&json!({"_session_ready": true, "session_id": session_id}));
+        session_id
+    }
+
+    /// Writes `lines` one after another for at most `budget` (a peer that stops reading
+    /// holds us back); returns how many bytes went out.
+    pub fn flood(&mut self, lines: impl Iterator<Item = Vec<u8>>, budget: Duration) -> usize {
+        let deadline = std::time::Instant::now() + budget;
+        let mut written = 0;
+        for line in lines {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let wrote = self.runtime.block_on(async {
+                tokio::time::timeout(left, self.peer.send.write_all(&line)).await
+            });
+            match wrote {
+                Ok(Ok(())) => written += line.len(),
+                _ => break,
+            }
+        }
+        written
     }
 
     /// Waits until the peer closes the connection (it gave up on us).
