@@ -13,7 +13,7 @@ use crate::spec::Role;
 
 /// Where a side's session stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum SessionStatus {
     /// The process started; nothing published or dialed yet.
     Starting,
@@ -31,6 +31,12 @@ pub enum SessionStatus {
     Crashed,
     /// Never got to play (options, server, protocol, connection or handshake).
     Failed,
+    /// The reference's daemon parent: its session process never got under way.
+    StartupFailed,
+    /// The reference's daemon parent: its session process did not get under way in time.
+    StartupTimeout,
+    /// The reference's `session status`: the process is gone without a final status.
+    Stopped,
     /// A status another implementation wrote that this build does not know.
     #[serde(other)]
     Unknown,
@@ -45,6 +51,9 @@ impl SessionStatus {
                 | SessionStatus::Aborted
                 | SessionStatus::Crashed
                 | SessionStatus::Failed
+                | SessionStatus::StartupFailed
+                | SessionStatus::StartupTimeout
+                | SessionStatus::Stopped
         )
     }
 
@@ -58,6 +67,9 @@ impl SessionStatus {
             SessionStatus::Aborted => "aborted",
             SessionStatus::Crashed => "crashed",
             SessionStatus::Failed => "failed",
+            SessionStatus::StartupFailed => "startup_failed",
+            SessionStatus::StartupTimeout => "startup_timeout",
+            SessionStatus::Stopped => "stopped",
             SessionStatus::Unknown => "unknown",
         }
     }
@@ -209,6 +221,9 @@ mod tests {
         let record = SessionRecord::parse(r#"{"status": "paused", "post_id": "p"}"#);
         assert_eq!(record.status, Some(SessionStatus::Unknown));
         assert!(!record.is_final());
+        let record = SessionRecord::parse(r#"{"status": "startup_timeout"}"#);
+        assert_eq!(record.status, Some(SessionStatus::StartupTimeout));
+        assert!(record.is_final());
         let record = SessionRecord::parse(r#"{"pid": "seven", "post_id": "p"}"#);
         assert_eq!((record.pid, record.post_id.as_deref()), (None, Some("p")));
         assert_eq!(record.other["pid"], "seven");

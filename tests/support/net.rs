@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use aigenora::records::{RecordedEvent, SessionRecord, SessionStatus, read_events};
+use aigenora::session::{EVENTS_FILE, SESSION_FILE};
 use serde_json::Value;
 
 use super::cli::aigenora;
@@ -145,29 +147,27 @@ pub fn session_dirs(data_dir: &Path, role: &str) -> Vec<PathBuf> {
     dirs
 }
 
-/// What one side left in its session dir: session.json and events.jsonl.
+/// What one side left in its session dir, read with the library's own record types:
+/// session.json as a `SessionRecord` (also kept as JSON, for messages and field lookups)
+/// and events.jsonl as `RecordedEvent`s (typed where this build knows the event).
 #[derive(Debug, Clone)]
 pub struct SessionFiles {
     pub dir: PathBuf,
+    pub record: SessionRecord,
     pub info: Value,
-    pub events: Vec<Value>,
+    pub events: Vec<RecordedEvent>,
 }
 
 impl SessionFiles {
     pub fn read(dir: &Path) -> SessionFiles {
-        let info = std::fs::read_to_string(dir.join("session.json"))
-            .ok()
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .unwrap_or(Value::Null);
-        let events = std::fs::read_to_string(dir.join("events.jsonl"))
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|line| serde_json::from_str(line).ok())
-            .collect();
+        let record = std::fs::read_to_string(dir.join(SESSION_FILE))
+            .map(|text| SessionRecord::parse(&text))
+            .unwrap_or_default();
         SessionFiles {
             dir: dir.to_path_buf(),
-            info,
-            events,
+            info: Value::Object(record.to_object()),
+            record,
+            events: read_events(&dir.join(EVENTS_FILE)),
         }
     }
 
@@ -189,11 +189,11 @@ impl SessionFiles {
     }
 
     pub fn is_final(&self) -> bool {
-        matches!(self.status(), "closed" | "aborted" | "crashed" | "failed")
+        self.record.is_final()
     }
 
     pub fn status(&self) -> &str {
-        self.info["status"].as_str().unwrap_or("")
+        self.record.status.map_or("", SessionStatus::as_str)
     }
 
     pub fn field(&self, key: &str) -> &Value {
@@ -204,8 +204,8 @@ impl SessionFiles {
     pub fn events_of(&self, kind: &str) -> Vec<&Value> {
         self.events
             .iter()
-            .filter(|e| e["type"] == kind)
-            .map(|e| &e["data"])
+            .filter(|event| event.name == kind)
+            .map(|event| &event.data)
             .collect()
     }
 
