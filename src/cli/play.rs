@@ -19,7 +19,7 @@ use crate::hooks::skeleton;
 use crate::identity::load_key_file;
 use crate::records::SessionStatus;
 use crate::session::{self, PlaySettings, Protocol, SessionDir, SessionEnd, SessionError};
-use crate::spec::{self, Role, Spec, SpecFileError};
+use crate::spec::{self, Role, Spec};
 use crate::transport::{HeartbeatConfig, RELAY_ENV_VAR, RelayChoice, Ticket};
 
 /// How this side plays (shared by host, join and guest).
@@ -143,12 +143,7 @@ fn local_play(
 ) -> anyhow::Result<(DataDir, Protocol, Map<String, Value>)> {
     let data_dir = DataDir::new(resolve_data_dir(global.data_dir.as_deref()));
     let dir = crate::protocols::resolve(argument, data_dir.root()).map_err(anyhow::Error::msg)?;
-    let spec_path = dir.join("spec.json");
-    let spec = Spec::load_checked(&spec_path)?;
-    spec.ensure_runnable().map_err(|error| SpecFileError {
-        path: spec_path,
-        error,
-    })?;
+    let spec = Spec::load_runnable(&dir.join("spec.json"))?;
     skeleton::ensure_implemented(&dir, play.allow_skeleton_hooks).map_err(anyhow::Error::msg)?;
     let options = spec::parse_options(options)?;
     spec::validate_options(spec.value(), &options).context("options")?;
@@ -178,7 +173,7 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let settings = args.play.settings()?;
     let dir = session_dir(&args.daemon, &data_dir, Role::Host)?;
     if args.direct {
-        let hosting = session::host::host_direct(protocol, options, settings, dir.clone());
+        let hosting = session::direct::host(protocol, options, settings, dir.clone());
         return finish(daemon::run_until_signal(&dir, hosting));
     }
     let client = client_for(global, &data_dir)?;

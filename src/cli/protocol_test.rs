@@ -13,7 +13,7 @@ use super::GlobalArgs;
 use crate::engine::{ControlMode, Outcome};
 use crate::hooks::skeleton;
 use crate::selfplay::{SelfPlay, SideReport, adversarial, stdout_display};
-use crate::spec::{self, Spec, SpecFileError};
+use crate::spec::{self, Spec};
 
 #[derive(Debug, Args)]
 pub struct TestArgs {
@@ -47,12 +47,7 @@ pub struct TestArgs {
 pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let dir = crate::protocols::resolve(&args.protocol, &global.data_dir())
         .map_err(anyhow::Error::msg)?;
-    let spec_path = dir.join("spec.json");
-    let spec = Spec::load_checked(&spec_path)?;
-    spec.ensure_runnable().map_err(|error| SpecFileError {
-        path: spec_path,
-        error,
-    })?;
+    let spec = Spec::load_runnable(&dir.join("spec.json"))?;
     skeleton::ensure_implemented(&dir, args.allow_skeleton_hooks).map_err(anyhow::Error::msg)?;
     let options = spec::parse_options(args.options.as_deref())?;
     spec::validate_options(spec.value(), &options).context("options")?;

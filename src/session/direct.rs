@@ -1,16 +1,44 @@
-//! `aigenora guest --protocol-dir DIR --iroh-ticket T`: dial a host directly, with no
-//! server and no handshake (the host replays our first frame as the engine's first message).
+//! Direct play, by explicit choice of both people involved: `aigenora host --direct` shows
+//! its ticket and plays the first dialer; `aigenora guest --iroh-ticket T` dials such a host.
+//! No server, no invitation, no handshake (a published invitation never plays this way).
 
 use serde_json::{Map, Value};
 
 use super::pipeline::{Connect, Handshake, Play, run_side};
 use super::reports::record_failed_start;
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, SessionError};
-use crate::records::SessionRecord;
+use crate::records::{SessionRecord, SessionStatus};
 use crate::spec::{self, Role};
-use crate::transport::Ticket;
+use crate::transport::{SessionEndpoint, Ticket};
 
-/// Plays one session as a direct guest.
+/// Hosts one direct session: the ticket is shown (`ticket: …`) for the guest to dial.
+pub async fn host(
+    protocol: Protocol,
+    options: Map<String, Value>,
+    settings: PlaySettings,
+    session_dir: SessionDir,
+) -> Result<SessionEnd, SessionError> {
+    let played = async {
+        start(Role::Host, &protocol, &options, &settings, &session_dir)?;
+        let endpoint = SessionEndpoint::bind(&settings.relay).await?;
+        let ticket = endpoint.ticket().await?;
+        let _ = session_dir.update(|record| record.status = Some(SessionStatus::Hosting));
+        for line in [format!("ticket: {ticket}"), "waiting_for_peer: true".into()] {
+            (settings.display)(Role::Host, &line);
+        }
+        let connect = Connect::Accept {
+            endpoint,
+            renewal: None,
+        };
+        let play = Play::new(Role::Host, protocol, options, settings, &session_dir);
+        run_side(play, connect, Handshake::Skip, None, String::new()).await
+    };
+    played
+        .await
+        .inspect_err(|error| record_failed_start(&session_dir, error))
+}
+
+/// Plays one session as a direct guest of the host at `ticket`.
 pub async fn guest(
     protocol: Protocol,
     ticket: Ticket,
@@ -19,16 +47,7 @@ pub async fn guest(
     session_dir: SessionDir,
 ) -> Result<SessionEnd, SessionError> {
     let played = async {
-        spec::validate_options(protocol.spec.value(), &options).map_err(SessionError::Options)?;
-        session_dir.record_start(
-            Role::Guest,
-            SessionRecord {
-                mode: Some("direct".into()),
-                protocol_dir: Some(protocol.dir.clone()),
-                protocol_id: Some(protocol.spec.protocol_id()),
-                ..SessionRecord::default()
-            },
-        );
+        start(Role::Guest, &protocol, &options, &settings, &session_dir)?;
         let play = Play::new(Role::Guest, protocol, options, settings, &session_dir);
         run_side(
             play,
@@ -42,4 +61,26 @@ pub async fn guest(
     played
         .await
         .inspect_err(|error| record_failed_start(&session_dir, error))
+}
+
+/// Checks the options and records that a direct side starts.
+fn start(
+    role: Role,
+    protocol: &Protocol,
+    options: &Map<String, Value>,
+    settings: &PlaySettings,
+    session_dir: &SessionDir,
+) -> Result<(), SessionError> {
+    spec::validate_options(protocol.spec.value(), options).map_err(SessionError::Options)?;
+    session_dir.record_start(
+        role,
+        SessionRecord {
+            mode: Some("direct".into()),
+            protocol_dir: Some(protocol.dir.clone()),
+            protocol_id: Some(protocol.spec.protocol_id()),
+            local_control_mode: Some(settings.control_mode),
+            ..SessionRecord::default()
+        },
+    );
+    Ok(())
 }

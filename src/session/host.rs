@@ -133,45 +133,6 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, SessionError>
     played
 }
 
-/// Hosts one direct session, by explicit choice (`host --direct`): no server and no
-/// invitation; the ticket is shown for a guest to dial (`aigenora guest --iroh-ticket`), and
-/// the first dialer plays without a handshake. A published invitation never does this.
-pub async fn host_direct(
-    protocol: Protocol,
-    options: Map<String, Value>,
-    settings: PlaySettings,
-    session_dir: SessionDir,
-) -> Result<SessionEnd, SessionError> {
-    let played = async {
-        spec::validate_options(protocol.spec.value(), &options).map_err(SessionError::Options)?;
-        session_dir.record_start(
-            Role::Host,
-            SessionRecord {
-                mode: Some("direct".into()),
-                protocol_dir: Some(protocol.dir.clone()),
-                protocol_id: Some(protocol.spec.protocol_id()),
-                local_control_mode: Some(settings.control_mode),
-                ..SessionRecord::default()
-            },
-        );
-        let endpoint = SessionEndpoint::bind(&settings.relay).await?;
-        let ticket = endpoint.ticket().await?;
-        let _ = session_dir.update(|record| record.status = Some(SessionStatus::Hosting));
-        for line in [format!("ticket: {ticket}"), "waiting_for_peer: true".into()] {
-            (settings.display)(Role::Host, &line);
-        }
-        let play = Play::new(Role::Host, protocol, options, settings, &session_dir);
-        let connect = Connect::Accept {
-            endpoint,
-            renewal: None,
-        };
-        run_side(play, connect, Handshake::Skip, None, String::new()).await
-    };
-    played
-        .await
-        .inspect_err(|error| record_failed_start(&session_dir, error))
-}
-
 /// What the invitation advertises and both engines use: the user's options, completed by
 /// the options the hooks resolved (e.g. a balance table behind a preset name), so a guest
 /// plays with exactly the host's numbers. The reference uses the hooks' options only when

@@ -8,7 +8,7 @@ use super::SessionError;
 use crate::client::{RestClient, fetch_protocol};
 use crate::data_dir::DataDir;
 use crate::hooks::skeleton;
-use crate::spec::{Spec, SpecFileError};
+use crate::spec::Spec;
 
 /// Where a protocol came from, and its directory.
 #[derive(Debug, Clone)]
@@ -46,7 +46,7 @@ pub async fn prepare_protocol(
         let fetched = fetch_protocol(client, data_dir, protocol_id).await?;
         (fetched.dir, "fetched")
     };
-    let spec = Spec::load_checked(&dir.join("spec.json"))?;
+    let spec = Spec::load_runnable(&dir.join("spec.json"))?;
     if spec.protocol_id() != protocol_id {
         return Err(SessionError::ProtocolMismatch {
             found: spec.protocol_id(),
@@ -54,10 +54,6 @@ pub async fn prepare_protocol(
             expected: protocol_id.to_string(),
         });
     }
-    spec.ensure_runnable().map_err(|error| SpecFileError {
-        path: dir.join("spec.json"),
-        error,
-    })?;
     let skeleton_written = skeleton::write_scaffold(&spec, &dir).map_err(|e| {
         SessionError::io(
             format!("cannot write hooks skeleton into {}", dir.display()),

@@ -166,6 +166,17 @@ impl Spec {
         Ok(spec)
     }
 
+    /// Loads a spec this build can play: the run gate and [`Spec::ensure_runnable`], what
+    /// `protocol test`, `host`, `join` and `guest` require before anything starts.
+    pub fn load_runnable(path: &Path) -> Result<Spec, SpecFileError> {
+        let spec = Spec::load_checked(path)?;
+        spec.ensure_runnable().map_err(|error| SpecFileError {
+            path: path.to_path_buf(),
+            error,
+        })?;
+        Ok(spec)
+    }
+
     /// The run gate: a supported `spec_version` and no lint errors. It says nothing about
     /// whether this build can play the flow mode (see [`Spec::ensure_runnable`]).
     pub fn check(&self) -> Result<(), SpecError> {
