@@ -11,12 +11,14 @@ use serde_json::{Map, Value};
 
 use super::GlobalArgs;
 use super::daemon::{self, Waiting};
+use super::remote::Remote;
 use crate::client::RestClient;
 use crate::config::{resolve_data_dir, resolve_server};
 use crate::data_dir::DataDir;
 use crate::engine::ControlMode;
 use crate::hooks::skeleton;
-use crate::identity::load_key_file;
+use crate::identity::{is_lower_hex_64, load_key_file};
+use crate::protocols::well_known;
 use crate::records::SessionStatus;
 use crate::session::{self, PlaySettings, Protocol, SessionDir, SessionEnd, SessionError};
 use crate::spec::{self, Role, Spec, SpecFileError};
@@ -84,8 +86,13 @@ pub struct DaemonArgs {
 #[derive(Debug, Args)]
 pub struct HostArgs {
     /// The protocol: a directory with spec.json and hooks.py, or a built-in alias.
-    #[arg(long, value_name = "DIR|ALIAS")]
-    pub protocol_dir: String,
+    #[arg(long, value_name = "DIR|ALIAS", required_unless_present = "protocol")]
+    pub protocol_dir: Option<String>,
+    /// The protocol by its protocol_id, or a well-known contract by its alias (e.g.
+    /// connect4-v1): the spec comes from the library or the server (hash checked), the hooks
+    /// are ours for a well-known contract, else the library's.
+    #[arg(long, value_name = "ID|ALIAS", conflicts_with_all = ["protocol_dir", "direct"])]
+    pub protocol: Option<String>,
     /// Options (a JSON object); default: the hooks' own default options.
     #[arg(long, value_name = "JSON")]
     pub options: Option<String>,
@@ -168,13 +175,49 @@ fn session_dir(daemon: &DaemonArgs, data_dir: &DataDir, role: Role) -> anyhow::R
     }
 }
 
+/// `host --protocol`: a protocol known by id (or well-known alias), made ready the way `join`
+/// makes it ready, and options checked against it.
+fn remote_play(
+    global: &GlobalArgs,
+    id_or_alias: &str,
+    options: Option<&str>,
+    play: &PlayArgs,
+) -> anyhow::Result<(DataDir, Protocol, Map<String, Value>)> {
+    let protocol_id = match well_known::find(id_or_alias) {
+        Some(entry) => entry.protocol_id,
+        None if is_lower_hex_64(id_or_alias) => id_or_alias,
+        None => bail!(
+            "--protocol takes a protocol_id (64 hex characters) or a well-known alias ({})",
+            well_known::WELL_KNOWN
+                .iter()
+                .map(|entry| entry.alias)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let remote = Remote::connect(global)?;
+    let prepared = remote.run(session::prepare_protocol(
+        &remote.client,
+        &remote.data_dir,
+        protocol_id,
+        play.allow_skeleton_hooks,
+    ))?;
+    let options = spec::parse_options(options)?;
+    spec::validate_options(prepared.spec.value(), &options).context("options")?;
+    let protocol = Protocol {
+        dir: prepared.dir,
+        spec: prepared.spec,
+    };
+    Ok((remote.data_dir, protocol, options))
+}
+
 pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    let (data_dir, protocol, options) = local_play(
-        global,
-        &args.protocol_dir,
-        args.options.as_deref(),
-        &args.play,
-    )?;
+    let options = args.options.as_deref();
+    let (data_dir, protocol, options) = match (&args.protocol, &args.protocol_dir) {
+        (Some(id_or_alias), _) => remote_play(global, id_or_alias, options, &args.play)?,
+        (None, Some(dir)) => local_play(global, dir, options, &args.play)?,
+        (None, None) => bail!("give --protocol-dir or --protocol"),
+    };
     let settings = args.play.settings()?;
     let dir = session_dir(&args.daemon, &data_dir, Role::Host)?;
     if args.direct {
