@@ -20,7 +20,9 @@ use crate::hooks::skeleton;
 use crate::identity::{is_lower_hex_64, load_key_file};
 use crate::protocols::well_known;
 use crate::records::SessionStatus;
-use crate::session::{self, PlaySettings, Protocol, SessionDir, SessionEnd, SessionError};
+use crate::session::{
+    self, PlaySettings, Protocol, ProtocolSource, SessionDir, SessionEnd, SessionError,
+};
 use crate::spec::{self, Role, Spec, SpecFileError};
 use crate::transport::{HeartbeatConfig, RELAY_ENV_VAR, RelayChoice, Ticket};
 
@@ -176,13 +178,13 @@ fn session_dir(daemon: &DaemonArgs, data_dir: &DataDir, role: Role) -> anyhow::R
 }
 
 /// `host --protocol`: a protocol known by id (or well-known alias), made ready the way `join`
-/// makes it ready, and options checked against it.
+/// makes it ready (and where it came from), and options checked against it.
 fn remote_play(
     global: &GlobalArgs,
     id_or_alias: &str,
     options: Option<&str>,
     play: &PlayArgs,
-) -> anyhow::Result<(DataDir, Protocol, Map<String, Value>)> {
+) -> anyhow::Result<(DataDir, Protocol, Map<String, Value>, ProtocolSource)> {
     let protocol_id = match well_known::find(id_or_alias) {
         Some(entry) => entry.protocol_id,
         None if is_lower_hex_64(id_or_alias) => id_or_alias,
@@ -208,14 +210,21 @@ fn remote_play(
         dir: prepared.dir,
         spec: prepared.spec,
     };
-    Ok((remote.data_dir, protocol, options))
+    Ok((remote.data_dir, protocol, options, prepared.source))
 }
 
 pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let options = args.options.as_deref();
-    let (data_dir, protocol, options) = match (&args.protocol, &args.protocol_dir) {
-        (Some(id_or_alias), _) => remote_play(global, id_or_alias, options, &args.play)?,
-        (None, Some(dir)) => local_play(global, dir, options, &args.play)?,
+    let (data_dir, protocol, options, source) = match (&args.protocol, &args.protocol_dir) {
+        (Some(id_or_alias), _) => {
+            let (data_dir, protocol, options, source) =
+                remote_play(global, id_or_alias, options, &args.play)?;
+            (data_dir, protocol, options, Some(source))
+        }
+        (None, Some(dir)) => {
+            let (data_dir, protocol, options) = local_play(global, dir, options, &args.play)?;
+            (data_dir, protocol, options, None)
+        }
         (None, None) => bail!("give --protocol-dir or --protocol"),
     };
     let settings = args.play.settings()?;
@@ -231,6 +240,7 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let request = session::host::HostRequest {
         client: client.clone(),
         protocol,
+        source,
         options,
         settings,
         session_dir: dir.clone(),

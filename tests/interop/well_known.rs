@@ -1,0 +1,181 @@
+//! Our hooks for the network's well-known contracts against the reference's own hooks
+//! (`aigenora==0.1.4`, never skipped), across processes through our server. For every
+//! contract we cover: a reference host and our guest (`join` fetches the spec and installs our
+//! hooks), and our host (`host --protocol <id>`) and a reference guest, each played to a
+//! completed game that both sides and the server see end the same way. The specs are the
+//! installed reference package's (found through its index.json), registered on our server
+//! by the reference agent; our agent starts with none.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::net::{Agent, Net, SESSION_LIMIT, SessionFiles, assert_server_session};
+use crate::support::process::Proc;
+use crate::support::reference::{ReferenceAgent, reference_contract};
+
+/// A server with the contract registered, our agent with an empty library, a reference agent.
+fn setup(alias: &str) -> (Net, Agent, ReferenceAgent, String) {
+    let net = Net::start();
+    let carol = net.reference_agent("carol");
+    let contract = reference_contract(alias);
+    carol.register_spec(&contract.spec);
+    let bob = net.agent("bob");
+    (net, bob, carol, contract.protocol_id)
+}
+
+/// Both ends of one finished session, and the server's record of it.
+struct Ends {
+    ours: SessionFiles,
+    theirs: SessionFiles,
+    server: Value,
+}
+
+fn reference_hosts(alias: &str, options: &str) -> Ends {
+    let (_net, bob, carol, protocol_id) = setup(alias);
+    let protocol_dir = carol.protocol_dir(&protocol_id);
+    let (hosting, reference) = carol.daemon(&[
+        "host",
+        "--protocol-dir",
+        protocol_dir.to_str().unwrap(),
+        "--options",
+        options,
+    ]);
+    let post_id = hosting["post_id"].as_str().unwrap();
+    let guest = bob.join(post_id, &[]).succeed(SESSION_LIMIT);
+    assert!(guest.stdout.contains("(well-known)"), "{}", guest.stdout);
+    let ours = bob.session("guest");
+    let theirs = reference.wait_reference_end();
+    let server = bob.server_session(ours.field("session_id").as_str().unwrap());
+    Ends {
+        ours,
+        theirs,
+        server,
+    }
+}
+
+fn our_host(alias: &str, options: &str) -> Ends {
+    let (_net, bob, carol, protocol_id) = setup(alias);
+    let (host, post_id) = bob.host_with(&["--protocol", alias, "--options", options]);
+    let (joining, reference) = carol.daemon(&["join", &post_id]);
+    assert_eq!(joining["protocol_id"], protocol_id.as_str());
+    host.succeed(SESSION_LIMIT);
+    let ours = bob.session("host");
+    let theirs = reference.wait_reference_end();
+    let server = bob.server_session(ours.field("session_id").as_str().unwrap());
+    Ends {
+        ours,
+        theirs,
+        server,
+    }
+}
+
+impl Ends {
+    /// Both sides completed, saw the same last protocol message, and the server holds the
+    /// winner both reported (none when the game has none). Returns that winner.
+    fn agreed(&self) -> Option<String> {
+        let Ends {
+            ours,
+            theirs,
+            server,
+        } = self;
+        assert_eq!(ours.status(), "closed", "ours: {}", ours.info);
+        assert_eq!(ours.field("completed"), true, "ours: {}", ours.info);
+        assert_eq!(ours.field("protocol_source"), "well-known", "{}", ours.info);
+        if theirs.is_final() {
+            assert_eq!(theirs.status(), "closed", "reference: {}", theirs.info);
+        }
+        let ended = theirs.events_of("session_ended");
+        assert_eq!(
+            ended.last().map(|end| &end["completed"]),
+            Some(&Value::Bool(true)),
+            "reference: {:?}",
+            theirs.events
+        );
+        let last = |files: &SessionFiles| {
+            files
+                .events_of("protocol_message")
+                .last()
+                .map(|message| message["msg"].clone())
+        };
+        assert_eq!(last(ours), last(theirs), "the last message each side saw");
+        let winner = ours.field("winner").as_str().map(str::to_string);
+        assert_server_session(server, "closed", winner.as_deref());
+        winner
+    }
+}
+
+/// Plays `alias` in both directions and checks each end agrees.
+fn both_ways(alias: &str, options: &str, outcomes: &[Option<&str>]) {
+    for ends in [reference_hosts(alias, options), our_host(alias, options)] {
+        let winner = ends.agreed();
+        assert!(outcomes.contains(&winner.as_deref()), "{alias}: {winner:?}");
+    }
+}
+
+const WINNER_OR_DRAW: &[Option<&str>] = &[Some("host"), Some("guest"), Some("draw")];
+const WINNER: &[Option<&str>] = &[Some("host"), Some("guest")];
+/// Board games report a draw as no winner.
+const WINNER_OR_NONE: &[Option<&str>] = &[Some("host"), Some("guest"), None];
+
+#[test]
+fn rock_paper_scissors_plays_the_reference_both_ways() {
+    both_ways("rps-v1", r#"{"best_of": 3}"#, WINNER_OR_DRAW);
+}
+
+#[test]
+fn coin_flip_plays_the_reference_both_ways() {
+    both_ways("coin-flip-v1", r#"{"best_of": 3}"#, WINNER);
+}
+
+#[test]
+fn guess_number_plays_the_reference_both_ways() {
+    both_ways("guess-number-v1", r#"{"max_attempts": 7}"#, WINNER);
+}
+
+#[test]
+fn weak_wins_all_plays_the_reference_both_ways() {
+    both_ways(
+        "weak-wins-all",
+        r#"{"total_points": 50, "total_rounds": 4}"#,
+        WINNER_OR_DRAW,
+    );
+}
+
+#[test]
+fn hero_duel_plays_the_reference_both_ways() {
+    both_ways("hero-duel-v1", r#"{"max_rounds": 30}"#, WINNER_OR_DRAW);
+}
+
+#[test]
+fn connect_four_plays_the_reference_both_ways() {
+    both_ways("connect4-v1", r#"{"think_ms": 50}"#, WINNER_OR_NONE);
+}
+
+#[test]
+fn gomoku_plays_the_reference_both_ways() {
+    both_ways(
+        "gomoku-v1",
+        r#"{"board_size": 9, "think_ms": 50}"#,
+        WINNER_OR_NONE,
+    );
+}
+
+#[test]
+fn reversi_plays_the_reference_both_ways() {
+    both_ways(
+        "reversi-v1",
+        r#"{"board_size": 6, "think_ms": 50}"#,
+        WINNER_OR_NONE,
+    );
+}
+
+#[test]
+fn trusted_agent_task_plays_the_reference_both_ways() {
+    both_ways(
+        "trusted-agent-task-v1",
+        r#"{"task_goal": "say hello", "task_reply": "hello"}"#,
+        &[None],
+    );
+}
