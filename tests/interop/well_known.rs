@@ -297,3 +297,20 @@ fn human_chat_with_a_reference_guest_carries_lines_both_ways() {
         None
     );
 }
+
+#[test]
+fn protocol_fetch_of_a_well_known_id_brings_our_hooks_not_a_skeleton() {
+    let (_net, bob, _carol, protocol_id) = setup("connect4-v1");
+    let fetched: Value =
+        serde_json::from_str(&bob.ok(&["protocol", "fetch", &protocol_id, "--json"])).unwrap();
+    assert_eq!(fetched["hooks"], "well-known", "{fetched}");
+    assert_eq!(fetched["hooks_skeleton_written"], false, "{fetched}");
+    let dir = crate::support::reference::library_dir(&bob.dir, &protocol_id);
+    let hooks = std::fs::read_to_string(dir.join("hooks.py")).unwrap();
+    assert_eq!(
+        hooks,
+        aigenora::protocols::well_known::by_id(&protocol_id)
+            .unwrap()
+            .hooks_py
+    );
+}
