@@ -151,9 +151,13 @@ class BoardGames(unittest.TestCase):
         self.assertIn("T1 guest: c2", text)
         self.assertIn("  a b c d e f", text)
         self.assertIn("your move:", text)
-        snapshot = host.snapshot.read()
+        self.assertEqual(host.snapshot.read()["legal"], [], "not the host's turn yet")
+        guest = hooks_for("reversi-v1", "guest", self, {"board_size": 6})
+        guest.proto_guest_handle_ready({"action": "ready", "board_size": 6, "first": "guest"})
+        snapshot = guest.snapshot.read()
         self.assertEqual(snapshot["to_move"], "guest")
         self.assertEqual(sorted(snapshot["legal"]), ["b3", "c2", "d5", "e4"])
+        self.assertIn("X O", snapshot["board_text"])
 
     def test_a_reversi_side_without_a_move_passes_without_being_asked(self):
         reversi = load_module("reversi-v1")

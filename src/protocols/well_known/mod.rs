@@ -5,7 +5,7 @@
 
 mod install;
 
-pub use install::{HOOKS_MARKER, Installed, ProvidedHooks, install, provide_hooks};
+pub use install::{Installed, ProvidedHooks, install, provide_hooks};
 
 /// Our hooks for one contract of the network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -260,13 +260,15 @@ class BoardGame(RoundChoices, ProtocolHooks):
         self._publish("game_over" if winner else "playing")
 
     def _publish(self, phase: str) -> None:
-        """The board, whose move it is and its legal moves, for people and controllers."""
+        """The board, whose move it is and (on this side's turn) its legal moves, for people
+        and controllers."""
         winner = self.position.winner()
         snapshot = {"phase": phase, "turn": self.turn, "board": self.position.rows(),
                     "board_text": self.board_text(), "last_move": self.last_move}
         if winner is None:
+            mine = self.position.to_move == self.role
             snapshot.update(to_move=self.position.to_move,
-                            legal=[self.label(move) for move in self.position.legal()])
+                            legal=[self.label(move) for move in self.position.legal()] if mine else [])
             summary = (f"{self.last_move['player']} played {self.last_move['move']}" if self.last_move
                        else "guest to move")
         else:
