@@ -67,7 +67,10 @@ def hooks_for(alias: str, role: str, test: unittest.TestCase, options: dict | No
               control_mode: str = "autonomous"):
     hooks = driver.load_hooks(WELL_KNOWN / alias)
     spec = json.loads((reference_dir(alias) / "spec.json").read_text("utf-8"))
-    hooks.proto_init(dict(options or {}), role, [], harness.scratch_dir(test),
+    state_dir = harness.scratch_dir(test)
+    # Cleanups run last-in first-out: the state files are complete before the dir goes.
+    test.addCleanup(driver.flush_files)
+    hooks.proto_init(dict(options or {}), role, [], state_dir,
                      driver.decision_config(spec, control_mode))
     return hooks
 
