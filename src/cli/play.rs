@@ -142,14 +142,23 @@ pub struct GuestArgs {
     pub play: PlayArgs,
 }
 
-/// The data dir, a protocol argument made ready to run (resolved, gated, not a skeleton),
-/// and options checked against it: what `host` and `guest` need before anything else.
+/// What `host` and `guest` need before anything else: the data dir, a protocol made ready
+/// to run (resolved, gated, not a skeleton) and options checked against it.
+struct Ready {
+    data_dir: DataDir,
+    protocol: Protocol,
+    options: Map<String, Value>,
+    /// Where the protocol came from, when it was prepared by id (`host --protocol`).
+    source: Option<ProtocolSource>,
+}
+
+/// A protocol directory or built-in alias made ready.
 fn local_play(
     global: &GlobalArgs,
     argument: &str,
     options: Option<&str>,
     play: &PlayArgs,
-) -> anyhow::Result<(DataDir, Protocol, Map<String, Value>)> {
+) -> anyhow::Result<Ready> {
     let data_dir = DataDir::new(resolve_data_dir(global.data_dir.as_deref()));
     let dir = crate::protocols::resolve(argument, data_dir.root()).map_err(anyhow::Error::msg)?;
     let spec_path = dir.join("spec.json");
@@ -161,7 +170,12 @@ fn local_play(
     skeleton::ensure_implemented(&dir, play.allow_skeleton_hooks).map_err(anyhow::Error::msg)?;
     let options = spec::parse_options(options)?;
     spec::validate_options(spec.value(), &options).context("options")?;
-    Ok((data_dir, Protocol { dir, spec }, options))
+    Ok(Ready {
+        data_dir,
+        protocol: Protocol { dir, spec },
+        options,
+        source: None,
+    })
 }
 
 fn client_for(global: &GlobalArgs, data_dir: &DataDir) -> anyhow::Result<RestClient> {
@@ -178,13 +192,13 @@ fn session_dir(daemon: &DaemonArgs, data_dir: &DataDir, role: Role) -> anyhow::R
 }
 
 /// `host --protocol`: a protocol known by id (or well-known alias), made ready the way `join`
-/// makes it ready (and where it came from), and options checked against it.
+/// makes it ready.
 fn remote_play(
     global: &GlobalArgs,
     id_or_alias: &str,
     options: Option<&str>,
     play: &PlayArgs,
-) -> anyhow::Result<(DataDir, Protocol, Map<String, Value>, ProtocolSource)> {
+) -> anyhow::Result<Ready> {
     let protocol_id = match well_known::find(id_or_alias) {
         Some(entry) => entry.protocol_id,
         None if is_lower_hex_64(id_or_alias) => id_or_alias,
@@ -206,25 +220,27 @@ fn remote_play(
     ))?;
     let options = spec::parse_options(options)?;
     spec::validate_options(prepared.spec.value(), &options).context("options")?;
-    let protocol = Protocol {
-        dir: prepared.dir,
-        spec: prepared.spec,
-    };
-    Ok((remote.data_dir, protocol, options, prepared.source))
+    Ok(Ready {
+        data_dir: remote.data_dir,
+        protocol: Protocol {
+            dir: prepared.dir,
+            spec: prepared.spec,
+        },
+        options,
+        source: Some(prepared.source),
+    })
 }
 
 pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let options = args.options.as_deref();
-    let (data_dir, protocol, options, source) = match (&args.protocol, &args.protocol_dir) {
-        (Some(id_or_alias), _) => {
-            let (data_dir, protocol, options, source) =
-                remote_play(global, id_or_alias, options, &args.play)?;
-            (data_dir, protocol, options, Some(source))
-        }
-        (None, Some(dir)) => {
-            let (data_dir, protocol, options) = local_play(global, dir, options, &args.play)?;
-            (data_dir, protocol, options, None)
-        }
+    let Ready {
+        data_dir,
+        protocol,
+        options,
+        source,
+    } = match (&args.protocol, &args.protocol_dir) {
+        (Some(id_or_alias), _) => remote_play(global, id_or_alias, options, &args.play)?,
+        (None, Some(dir)) => local_play(global, dir, options, &args.play)?,
         (None, None) => bail!("give --protocol-dir or --protocol"),
     };
     let settings = args.play.settings()?;
@@ -294,7 +310,12 @@ pub fn join(args: JoinArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn guest(args: GuestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    let (data_dir, protocol, options) = local_play(
+    let Ready {
+        data_dir,
+        protocol,
+        options,
+        ..
+    } = local_play(
         global,
         &args.protocol_dir,
         args.options.as_deref(),
