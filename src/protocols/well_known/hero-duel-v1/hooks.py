@@ -16,7 +16,7 @@ Both sides must hold the same table: options.balance, else the network's standar
 below. Heroes: options host_hero / guest_hero, else the first hero by name; the guest's join
 names its hero, which the host accepts unless its options fix guest_hero. The automatic
 player looks two rounds ahead for the most damage (and finishes the foe when it can); `moves`
-(e.g. "ult,normal", also `host_moves`/`guest_moves`) scripts it, `seed` varies it. Decisions:
+(e.g. "ult,normal", also `host_moves`/`guest_moves`) scripts it. Decisions:
 {"round": 0, "move": "skill_a"}."""
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 from aigenora.proto.choices import RoundChoices, spoken_list
 from aigenora.proto.hooks import HookResult, ProtocolHooks
-from aigenora.proto.options import option, script_option, seeded_rng
+from aigenora.proto.options import option, script_option
 from aigenora.proto.rounds import RoundResults
 
 MOVES = ("normal", "skill_a", "skill_b", "ult")
@@ -155,7 +155,6 @@ class Hooks(RoundChoices, RoundResults, ProtocolHooks):
         self.heroes = {side: self._hero_option(options, f"{side}_hero", first) for side in SIDES}
         self.max_rounds = option(options, "max_rounds", 30, int)
         self.script = script_option(options, "moves", MOVES, role=role)
-        self.rng = seeded_rng(options, role)
         self._start()
 
     def _hero_option(self, options: dict, name: str, default: str) -> str:
