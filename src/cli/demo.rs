@@ -115,6 +115,7 @@ async fn play(
     let host = session::host::host(session::host::HostRequest {
         client: alice.0,
         protocol,
+        source: Some(session::ProtocolSource::Builtin),
         options,
         settings: settings("alice"),
         session_dir: SessionDir::create(alice.1.root(), Role::Host)?,

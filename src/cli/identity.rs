@@ -2,6 +2,7 @@
 
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::Args;
 use serde_json::json;
 
@@ -10,13 +11,18 @@ use super::remote::{self, Remote, print_json};
 use crate::api::agent::{check_bio, check_nickname};
 use crate::client::Registered;
 use crate::identity;
+use crate::protocols::samples::{Sample, write_samples};
 
 #[derive(Debug, Args)]
 pub struct InitArgs {
     /// Replace an existing key.json with a new identity.
     #[arg(long)]
     pub force: bool,
-    /// Print {"public_key", "key_file", "created"} as JSON.
+    /// Also write the sample protocols into the library (<data dir>/protocols): the
+    /// built-ins, and our hooks for the well-known contracts, to read and adapt.
+    #[arg(long)]
+    pub samples: bool,
+    /// Print {"public_key", "key_file", "created"} (and "samples") as JSON.
     #[arg(long)]
     pub json: bool,
 }
@@ -40,13 +46,29 @@ pub fn init(args: InitArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let data_dir = remote::data_dir(global);
     let (identity, created) = identity::create_key_file(data_dir.root(), args.force)?;
     let key_file = data_dir.key_file();
+    let samples = if args.samples {
+        write_samples(data_dir.root()).with_context(|| {
+            format!(
+                "writing the samples into {}",
+                data_dir.protocols_root().display()
+            )
+        })?
+    } else {
+        Vec::new()
+    };
     if args.json {
-        print_json(&json!({
+        let mut report = json!({
             "public_key": identity.public_key(),
             "key_file": key_file.display().to_string(),
             "created": created,
-        }));
-    } else if created {
+        });
+        if args.samples {
+            report["samples"] = samples.iter().map(sample_json).collect();
+        }
+        print_json(&report);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if created {
         println!("[OK] identity created: {}", identity.public_key());
         println!("key: {}", key_file.display());
     } else {
@@ -56,7 +78,29 @@ pub fn init(args: InitArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         );
         println!("key: {}", key_file.display());
     }
+    for sample in &samples {
+        let note = if sample.written {
+            ""
+        } else {
+            " (your own hooks.py kept)"
+        };
+        println!(
+            "sample: {:<11} {:<22} {}{note}",
+            sample.kind.as_str(),
+            sample.alias,
+            sample.dir.display()
+        );
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+fn sample_json(sample: &Sample) -> serde_json::Value {
+    json!({
+        "kind": sample.kind.as_str(),
+        "alias": sample.alias,
+        "dir": sample.dir.display().to_string(),
+        "written": sample.written,
+    })
 }
 
 /// Proves work on a server challenge and registers this identity under a nickname. An

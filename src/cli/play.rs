@@ -11,14 +11,18 @@ use serde_json::{Map, Value};
 
 use super::GlobalArgs;
 use super::daemon::{self, Waiting};
+use super::remote::Remote;
 use crate::client::RestClient;
 use crate::config::{resolve_data_dir, resolve_server};
 use crate::data_dir::DataDir;
 use crate::engine::ControlMode;
 use crate::hooks::skeleton;
-use crate::identity::load_key_file;
+use crate::identity::{is_lower_hex_64, load_key_file};
+use crate::protocols::well_known;
 use crate::records::SessionStatus;
-use crate::session::{self, PlaySettings, Protocol, SessionDir, SessionEnd, SessionError};
+use crate::session::{
+    self, PlaySettings, Protocol, ProtocolSource, SessionDir, SessionEnd, SessionError,
+};
 use crate::spec::{self, Role, Spec};
 use crate::transport::{HeartbeatConfig, RELAY_ENV_VAR, RelayChoice, Ticket};
 
@@ -84,8 +88,13 @@ pub struct DaemonArgs {
 #[derive(Debug, Args)]
 pub struct HostArgs {
     /// The protocol: a directory with spec.json and hooks.py, or a built-in alias.
-    #[arg(long, value_name = "DIR|ALIAS")]
-    pub protocol_dir: String,
+    #[arg(long, value_name = "DIR|ALIAS", required_unless_present = "protocol")]
+    pub protocol_dir: Option<String>,
+    /// The protocol by its protocol_id, or a well-known contract by its alias (e.g.
+    /// connect4-v1): the spec comes from the library or the server (hash checked), the hooks
+    /// are ours for a well-known contract, else the library's.
+    #[arg(long, value_name = "ID|ALIAS", conflicts_with_all = ["protocol_dir", "direct"])]
+    pub protocol: Option<String>,
     /// Options (a JSON object); default: the hooks' own default options.
     #[arg(long, value_name = "JSON")]
     pub options: Option<String>,
@@ -133,21 +142,35 @@ pub struct GuestArgs {
     pub play: PlayArgs,
 }
 
-/// The data dir, a protocol argument made ready to run (resolved, gated, not a skeleton),
-/// and options checked against it: what `host` and `guest` need before anything else.
+/// What `host` and `guest` need before anything else: the data dir, a protocol made ready
+/// to run (resolved, gated, not a skeleton) and options checked against it.
+struct Ready {
+    data_dir: DataDir,
+    protocol: Protocol,
+    options: Map<String, Value>,
+    /// Where the protocol came from, when it was prepared by id (`host --protocol`).
+    source: Option<ProtocolSource>,
+}
+
+/// A protocol directory or built-in alias made ready.
 fn local_play(
     global: &GlobalArgs,
     argument: &str,
     options: Option<&str>,
     play: &PlayArgs,
-) -> anyhow::Result<(DataDir, Protocol, Map<String, Value>)> {
+) -> anyhow::Result<Ready> {
     let data_dir = DataDir::new(resolve_data_dir(global.data_dir.as_deref()));
     let dir = crate::protocols::resolve(argument, data_dir.root()).map_err(anyhow::Error::msg)?;
     let spec = Spec::load_runnable(&dir.join("spec.json"))?;
     skeleton::ensure_implemented(&dir, play.allow_skeleton_hooks).map_err(anyhow::Error::msg)?;
     let options = spec::parse_options(options)?;
     spec::validate_options(spec.value(), &options).context("options")?;
-    Ok((data_dir, Protocol { dir, spec }, options))
+    Ok(Ready {
+        data_dir,
+        protocol: Protocol { dir, spec },
+        options,
+        source: None,
+    })
 }
 
 fn client_for(global: &GlobalArgs, data_dir: &DataDir) -> anyhow::Result<RestClient> {
@@ -163,13 +186,58 @@ fn session_dir(daemon: &DaemonArgs, data_dir: &DataDir, role: Role) -> anyhow::R
     }
 }
 
+/// `host --protocol`: a protocol known by id (or well-known alias), made ready the way `join`
+/// makes it ready.
+fn remote_play(
+    global: &GlobalArgs,
+    id_or_alias: &str,
+    options: Option<&str>,
+    play: &PlayArgs,
+) -> anyhow::Result<Ready> {
+    let protocol_id = match well_known::find(id_or_alias) {
+        Some(entry) => entry.protocol_id,
+        None if is_lower_hex_64(id_or_alias) => id_or_alias,
+        None => bail!(
+            "--protocol takes a protocol_id (64 hex characters) or a well-known alias ({})",
+            well_known::WELL_KNOWN
+                .iter()
+                .map(|entry| entry.alias)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let remote = Remote::connect(global)?;
+    let prepared = remote.run(session::prepare_protocol(
+        &remote.client,
+        &remote.data_dir,
+        protocol_id,
+        play.allow_skeleton_hooks,
+    ))?;
+    let options = spec::parse_options(options)?;
+    spec::validate_options(prepared.spec.value(), &options).context("options")?;
+    Ok(Ready {
+        data_dir: remote.data_dir,
+        protocol: Protocol {
+            dir: prepared.dir,
+            spec: prepared.spec,
+        },
+        options,
+        source: Some(prepared.source),
+    })
+}
+
 pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    let (data_dir, protocol, options) = local_play(
-        global,
-        &args.protocol_dir,
-        args.options.as_deref(),
-        &args.play,
-    )?;
+    let options = args.options.as_deref();
+    let Ready {
+        data_dir,
+        protocol,
+        options,
+        source,
+    } = match (&args.protocol, &args.protocol_dir) {
+        (Some(id_or_alias), _) => remote_play(global, id_or_alias, options, &args.play)?,
+        (None, Some(dir)) => local_play(global, dir, options, &args.play)?,
+        (None, None) => bail!("give --protocol-dir or --protocol"),
+    };
     let settings = args.play.settings()?;
     let dir = session_dir(&args.daemon, &data_dir, Role::Host)?;
     if args.direct {
@@ -183,6 +251,7 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let request = session::host::HostRequest {
         client: client.clone(),
         protocol,
+        source,
         options,
         settings,
         session_dir: dir.clone(),
@@ -236,7 +305,12 @@ pub fn join(args: JoinArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn guest(args: GuestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    let (data_dir, protocol, options) = local_play(
+    let Ready {
+        data_dir,
+        protocol,
+        options,
+        ..
+    } = local_play(
         global,
         &args.protocol_dir,
         args.options.as_deref(),

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use super::{GlobalArgs, protocol_remote};
 use crate::canonical::{self, PyJson};
+use crate::protocols::well_known::WELL_KNOWN;
 use crate::spec::{self, check_spec_version};
 
 #[derive(Debug, Subcommand)]
@@ -23,7 +24,7 @@ pub enum ProtocolCommand {
         /// The protocol directory to create (spec.json is copied there).
         dir: PathBuf,
     },
-    /// List the built-in protocols.
+    /// List the built-in protocols and the well-known contracts this build has hooks for.
     List {
         #[arg(long)]
         json: bool,
@@ -120,30 +121,40 @@ fn scaffold(spec_path: &std::path::Path, dir: &std::path::Path) -> anyhow::Resul
 }
 
 fn list(as_json: bool) -> anyhow::Result<ExitCode> {
-    let rows: Vec<Value> = crate::protocols::BUILTINS
-        .iter()
-        .map(|builtin| {
-            let spec = builtin.spec();
-            json!({
-                "alias": builtin.alias,
-                "name": spec.name(),
-                "flow_mode": spec.flow_mode().map(|m| m.as_str()).unwrap_or("?"),
-                "protocol_id": spec.protocol_id(),
-            })
+    let builtins = crate::protocols::BUILTINS.iter().map(|builtin| {
+        let spec = builtin.spec();
+        json!({
+            "kind": "builtin",
+            "alias": builtin.alias,
+            "name": spec.name(),
+            "flow_mode": spec.flow_mode().map(|m| m.as_str()).ok(),
+            "protocol_id": spec.protocol_id(),
         })
-        .collect();
+    });
+    // Only the hooks are shipped: the flow mode is in the spec the server holds.
+    let well_known = WELL_KNOWN.iter().map(|entry| {
+        json!({
+            "kind": "well-known",
+            "alias": entry.alias,
+            "name": entry.name,
+            "flow_mode": null,
+            "protocol_id": entry.protocol_id,
+        })
+    });
+    let rows: Vec<Value> = builtins.chain(well_known).collect();
     if as_json {
         println!("{}", Value::Array(rows));
-    } else {
-        for row in rows {
-            println!(
-                "{:<22} {:<20} {}  {}",
-                row["alias"].as_str().unwrap_or(""),
-                row["flow_mode"].as_str().unwrap_or(""),
-                row["protocol_id"].as_str().unwrap_or(""),
-                row["name"].as_str().unwrap_or("")
-            );
-        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    for row in rows {
+        println!(
+            "{:<11} {:<22} {:<20} {}  {}",
+            row["kind"].as_str().unwrap_or(""),
+            row["alias"].as_str().unwrap_or(""),
+            row["flow_mode"].as_str().unwrap_or("(server spec)"),
+            row["protocol_id"].as_str().unwrap_or(""),
+            row["name"].as_str().unwrap_or("")
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

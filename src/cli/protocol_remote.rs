@@ -10,6 +10,7 @@ use super::GlobalArgs;
 use super::remote::{Remote, print_json};
 use crate::api::protocol::NewProtocol;
 use crate::client::{ProtocolRegistered, fetch_protocol};
+use crate::protocols::well_known::{ProvidedHooks, provide_hooks};
 use crate::spec::Spec;
 
 /// `protocol register <spec.json>`: the spec must pass the run gate before it is sent.
@@ -31,7 +32,8 @@ pub fn register(path: &Path, as_json: bool, global: &GlobalArgs) -> anyhow::Resu
     Ok(ExitCode::SUCCESS)
 }
 
-/// `protocol fetch <id>`: download, verify the hash and the run gate, install spec.json.
+/// `protocol fetch <id>`: download, verify the hash and the run gate, install spec.json, and
+/// give it hooks: ours for a well-known contract, else a skeleton unless hooks.py exists.
 pub fn fetch(protocol_id: &str, as_json: bool, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let remote = Remote::connect(global)?;
     let fetched = remote.run(fetch_protocol(
@@ -39,29 +41,42 @@ pub fn fetch(protocol_id: &str, as_json: bool, global: &GlobalArgs) -> anyhow::R
         &remote.data_dir,
         protocol_id,
     ))?;
-    let skeleton = crate::hooks::skeleton::write_scaffold(&fetched.spec, &fetched.dir)
-        .with_context(|| format!("writing the hooks skeleton into {}", fetched.dir.display()))?;
+    let provided = provide_hooks(&fetched.spec, &fetched.dir)
+        .with_context(|| format!("writing hooks into {}", fetched.dir.display()))?;
     let spec_path = fetched.dir.join("spec.json");
+    let hooks_path = fetched.dir.join("hooks.py");
+    let hooks = match provided {
+        ProvidedHooks::WellKnown(_) => "well-known",
+        ProvidedHooks::Existing => "existing",
+        ProvidedHooks::Skeleton => "skeleton",
+    };
     if as_json {
         print_json(&json!({
             "protocol_id": fetched.protocol_id,
             "path": spec_path.display().to_string(),
             "name": fetched.spec.name(),
-            "hooks_skeleton_written": skeleton,
+            "hooks": hooks,
+            "hooks_skeleton_written": provided == ProvidedHooks::Skeleton,
         }));
-    } else {
-        println!(
-            "[OK] fetched {} ({})",
-            fetched.protocol_id,
-            fetched.spec.name()
-        );
-        println!("spec: {}", spec_path.display());
-        if skeleton {
-            println!(
-                "hooks: {} (a skeleton: implement it before hosting or joining)",
-                fetched.dir.join("hooks.py").display()
-            );
-        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "[OK] fetched {} ({})",
+        fetched.protocol_id,
+        fetched.spec.name()
+    );
+    println!("spec: {}", spec_path.display());
+    match provided {
+        ProvidedHooks::WellKnown(entry) => println!(
+            "hooks: {} (ours for the well-known {})",
+            hooks_path.display(),
+            entry.alias
+        ),
+        ProvidedHooks::Skeleton => println!(
+            "hooks: {} (a skeleton: implement it before hosting or joining)",
+            hooks_path.display()
+        ),
+        ProvidedHooks::Existing => println!("hooks: {} (kept)", hooks_path.display()),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,10 @@
 //! Built-in protocols shipped inside the binary: our own spec.json + hooks.py pairs,
-//! addressable by alias (`aigenora protocol list`, `aigenora protocol path <alias>`).
+//! addressable by alias (`aigenora protocol list`, `aigenora protocol path <alias>`); in
+//! [`well_known`], our hooks (only) for the network's well-known contracts; and in
+//! [`samples`], both written into a library for people to read.
+
+pub mod samples;
+pub mod well_known;
 
 /// One built-in protocol: its alias and the two files that define it.
 #[derive(Debug, Clone, Copy)]

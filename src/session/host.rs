@@ -8,7 +8,7 @@ use tokio::sync::oneshot;
 
 use super::pipeline::{Connect, Handshake, Play, run_side};
 use super::reports::record_failed_start;
-use super::{PlaySettings, Protocol, SessionDir, SessionEnd, SessionError};
+use super::{PlaySettings, Protocol, ProtocolSource, SessionDir, SessionEnd, SessionError};
 use crate::api::invitation::{InvitationType, NewInvitation};
 use crate::client::RestClient;
 use crate::hooks::python_hooks::PythonHooks;
@@ -24,6 +24,8 @@ pub const RENEW_EVERY: Duration = Duration::from_secs(120);
 pub struct HostRequest {
     pub client: RestClient,
     pub protocol: Protocol,
+    /// Where the protocol came from, when it was prepared by id (`host --protocol`).
+    pub source: Option<ProtocolSource>,
     /// `--options` (checked against the spec); empty means the hooks' default options.
     pub options: Map<String, Value>,
     pub settings: PlaySettings,
@@ -49,6 +51,7 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, SessionError>
     let HostRequest {
         client,
         protocol,
+        source,
         options,
         settings,
         session_dir,
@@ -62,6 +65,7 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, SessionError>
         SessionRecord {
             protocol_dir: Some(protocol.dir.clone()),
             protocol_id: Some(protocol_id.clone()),
+            protocol_source: source.map(|source| source.as_str().to_string()),
             local_control_mode: Some(settings.control_mode),
             ..SessionRecord::default()
         },

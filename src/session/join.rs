@@ -78,7 +78,7 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, SessionError>
             post_id: Some(post_id.clone()),
             protocol_id: Some(invitation.protocol_id.clone()),
             protocol_dir: Some(protocol.dir.clone()),
-            protocol_source: Some(prepared.source.to_string()),
+            protocol_source: Some(prepared.source.as_str().to_string()),
             local_control_mode: Some(settings.control_mode),
             peer_control_mode: Some(invitation.host_control_mode),
             ..SessionRecord::default()
@@ -86,7 +86,11 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, SessionError>
     );
     (settings.display)(
         Role::Guest,
-        &format!("[join] protocol_dir: {}", protocol.dir.display()),
+        &format!(
+            "[join] protocol_dir: {} ({})",
+            protocol.dir.display(),
+            prepared.source.as_str()
+        ),
     );
     let handshake = Handshake::Guest {
         server: client.clone(),

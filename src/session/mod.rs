@@ -20,7 +20,7 @@ use std::time::Duration;
 
 pub use dir::{EVENTS_FILE, SESSION_FILE, SessionDir, list_sessions};
 pub use error::SessionError;
-pub use prepare::{PreparedProtocol, prepare_protocol};
+pub use prepare::{PreparedProtocol, ProtocolSource, prepare_protocol};
 
 use crate::engine::{ControlMode, DisplaySink, Outcome};
 use crate::spec::Spec;

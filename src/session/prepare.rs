@@ -1,6 +1,7 @@
-//! Getting a protocol ready for a guest that only knows its id: a built-in with that id, the
-//! local library, or a fetch from the community server (which writes a hooks skeleton the
-//! user must fill in before joining).
+//! Getting a protocol ready for a side that only knows its id (`join`, `host --protocol`): a
+//! built-in with that id, the local library, or a fetch from the community server. Hooks come
+//! with it: ours for a well-known contract, else the library's own, else a skeleton the user
+//! must fill in first.
 
 use std::path::PathBuf;
 
@@ -8,15 +9,40 @@ use super::SessionError;
 use crate::client::{RestClient, fetch_protocol};
 use crate::data_dir::DataDir;
 use crate::hooks::skeleton;
+use crate::protocols::well_known::{ProvidedHooks, provide_hooks};
 use crate::spec::Spec;
+
+/// Where a protocol (and its hooks) came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProtocolSource {
+    /// A built-in: our spec and hooks.
+    Builtin,
+    /// A well-known contract: the spec from the library or the server, our hooks.
+    WellKnown,
+    /// The local library's spec and hooks.
+    Library,
+    /// A spec fetched now, with hooks the library already had (or a skeleton).
+    Fetched,
+}
+
+impl ProtocolSource {
+    /// `builtin`, `well-known`, `library` or `fetched` (session.json's `protocol_source`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProtocolSource::Builtin => "builtin",
+            ProtocolSource::WellKnown => "well-known",
+            ProtocolSource::Library => "library",
+            ProtocolSource::Fetched => "fetched",
+        }
+    }
+}
 
 /// Where a protocol came from, and its directory.
 #[derive(Debug, Clone)]
 pub struct PreparedProtocol {
     pub dir: PathBuf,
     pub spec: Spec,
-    /// `builtin`, `library` or `fetched`.
-    pub source: &'static str,
+    pub source: ProtocolSource,
     /// True when this call wrote a fresh hooks.py skeleton.
     pub skeleton_written: bool,
 }
@@ -35,16 +61,16 @@ pub async fn prepare_protocol(
     let (dir, source) = if let Some(builtin) = builtin {
         let dir = crate::protocols::materialize(builtin, data_dir.root())
             .map_err(|e| SessionError::io(format!("cannot write built-in {}", builtin.alias), e))?;
-        (dir, "builtin")
+        (dir, ProtocolSource::Builtin)
     } else if data_dir
         .protocol_dir(protocol_id)
         .join("spec.json")
         .is_file()
     {
-        (data_dir.protocol_dir(protocol_id), "library")
+        (data_dir.protocol_dir(protocol_id), ProtocolSource::Library)
     } else {
         let fetched = fetch_protocol(client, data_dir, protocol_id).await?;
-        (fetched.dir, "fetched")
+        (fetched.dir, ProtocolSource::Fetched)
     };
     let spec = Spec::load_runnable(&dir.join("spec.json"))?;
     if spec.protocol_id() != protocol_id {
@@ -54,12 +80,18 @@ pub async fn prepare_protocol(
             expected: protocol_id.to_string(),
         });
     }
-    let skeleton_written = skeleton::write_scaffold(&spec, &dir).map_err(|e| {
-        SessionError::io(
-            format!("cannot write hooks skeleton into {}", dir.display()),
-            e,
-        )
-    })?;
+    let provided = if source == ProtocolSource::Builtin {
+        ProvidedHooks::Existing
+    } else {
+        provide_hooks(&spec, &dir).map_err(|e| {
+            SessionError::io(format!("cannot write hooks into {}", dir.display()), e)
+        })?
+    };
+    let source = match provided {
+        ProvidedHooks::WellKnown(_) => ProtocolSource::WellKnown,
+        _ => source,
+    };
+    let skeleton_written = provided == ProvidedHooks::Skeleton;
     skeleton::ensure_implemented(&dir, allow_skeleton).map_err(|error| {
         SessionError::HooksNotReady(if skeleton_written {
             format!(

@@ -10,3 +10,4 @@ mod community;
 mod sessions;
 mod spec;
 mod transport;
+mod well_known;

@@ -80,7 +80,8 @@ class Session:
     """Both sides of one driven session plus the wire transcript."""
 
     def __init__(self, spec: dict, protocol_dir: Path, base: Path, options: dict,
-                 guest_options: dict | None, control_mode: str, prepare: dict | None):
+                 guest_options: dict | None, control_mode: str, prepare: dict | None,
+                 hooks_dirs: dict | None = None):
         self.spec = spec
         self.mode = (spec.get("flow") or {}).get("mode") or "session_loop"
         self.transcript: list[dict] = []
@@ -90,7 +91,7 @@ class Session:
             state_dir = base / role
             state_dir.mkdir(parents=True, exist_ok=True)
             _prepare_state_dir(state_dir, (prepare or {}).get(role) or {})
-            hooks = load_hooks(protocol_dir)
+            hooks = load_hooks((hooks_dirs or {}).get(role, protocol_dir))
             config = None if self.mode == "free" else decision_config(spec, control_mode)
             own = guest_options if role == "guest" and guest_options is not None else options
             hooks.proto_init(dict(own), role, [], state_dir, config)
@@ -268,9 +269,10 @@ RUNNERS = {
 
 def play(protocol_dir: Path, base: Path, options: dict | None = None, control_mode: str = "hybrid",
          seed: int | None = 7, prepare: dict | None = None, chat: list | None = None,
-         guest_options: dict | None = None) -> dict:
+         guest_options: dict | None = None, hooks_dirs: dict | None = None) -> dict:
     """Play one session to its end; returns completion, outcome, transcript and printed text.
-    `options` go to both sides unless `guest_options` gives the guest its own."""
+    `options` go to both sides unless `guest_options` gives the guest its own; `hooks_dirs`
+    ({"host": dir, "guest": dir}) takes a side's hooks.py from another directory."""
     protocol_dir = Path(protocol_dir)
     spec = json.loads((protocol_dir / "spec.json").read_text(encoding="utf-8"))
     if seed is not None:
@@ -278,7 +280,7 @@ def play(protocol_dir: Path, base: Path, options: dict | None = None, control_mo
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         session = Session(spec, protocol_dir, Path(base), options or {}, guest_options,
-                          control_mode, prepare)
+                          control_mode, prepare, hooks_dirs)
         if session.mode == "free":
             result = run_free(session, chat or [])
         else:

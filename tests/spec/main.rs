@@ -1,6 +1,7 @@
 //! The spec contract and protocol runs in one process: `protocol hash`, `validate` and bad
-//! input through our binary, the built-in protocols, `protocol test` self-play (hero duel,
-//! injected faults), and the embedded Python SDK's own suite.
+//! input through our binary, the built-in protocols, our hooks for the well-known contracts,
+//! `protocol test` self-play (hero duel, injected faults), and the embedded Python SDK's own
+//! suite.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -14,3 +15,4 @@ mod python_sdk;
 mod runnable;
 mod selfplay_faults;
 mod validate;
+mod well_known;

@@ -96,8 +96,15 @@ impl Agent {
 
     /// Starts `host` and waits for its invitation; returns the process and the post id.
     pub fn host(&self, protocol: &str, extra: &[&str]) -> (Proc, String) {
-        let mut args = vec!["host", "--protocol-dir", protocol];
+        let mut args = vec!["--protocol-dir", protocol];
         args.extend_from_slice(extra);
+        self.host_with(&args)
+    }
+
+    /// Starts `host ARGS` and waits for its invitation; returns the process and the post id.
+    pub fn host_with(&self, args: &[&str]) -> (Proc, String) {
+        let mut args = args.to_vec();
+        args.insert(0, "host");
         let host = Proc::spawn("host", self.command(&args));
         let line = host.wait_for_line("post_id: ", SESSION_LIMIT);
         let post_id = line.trim_start_matches("post_id: ").trim().to_string();

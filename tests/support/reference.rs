@@ -126,6 +126,32 @@ pub const REFERENCE_RPS: &str = "43a806481a8e8cd00bc89f4676756c9be9081c0dd8392be
 pub const REFERENCE_GUESS_NUMBER: &str =
     "166570eff5c0864d31ccafb9d04ea5154184542085dfa401a9c3590f6831e8c8";
 
+/// One of the reference's sample contracts, found by its alias in the installed package's
+/// `protocols/index.json`.
+pub struct ReferenceContract {
+    pub protocol_id: String,
+    /// The package's own `spec.json` (next to its `hooks.py`).
+    pub spec: PathBuf,
+}
+
+pub fn reference_contract(alias: &str) -> ReferenceContract {
+    let protocols = reference_package_dir().join("protocols");
+    let index: Value = serde_json::from_str(
+        &std::fs::read_to_string(protocols.join("index.json")).expect("the reference's index.json"),
+    )
+    .expect("index.json is JSON");
+    let entry = index["protocols"]
+        .as_array()
+        .and_then(|entries| entries.iter().find(|entry| entry["alias"] == alias))
+        .unwrap_or_else(|| panic!("{alias} is not in the reference's index.json"));
+    ReferenceContract {
+        protocol_id: entry["protocol_id"].as_str().unwrap().to_string(),
+        spec: protocols
+            .join(entry["path"].as_str().unwrap())
+            .join("spec.json"),
+    }
+}
+
 /// `<root>/protocols/<id[0:8]>/<id[8:]>`, the library layout both clients share.
 pub fn library_dir(root: &Path, protocol_id: &str) -> PathBuf {
     root.join("protocols")
@@ -184,7 +210,11 @@ impl ReferenceAgent {
 
     /// Publishes one of the reference's own specs on our server (its `host` never does).
     pub fn register_protocol(&self, protocol_id: &str) {
-        let spec = library_dir(&self.dir, protocol_id).join("spec.json");
+        self.register_spec(&library_dir(&self.dir, protocol_id).join("spec.json"));
+    }
+
+    /// Publishes a spec file on our server through the reference's `protocol register`.
+    pub fn register_spec(&self, spec: &Path) {
         self.ok(&["protocol", "register", spec.to_str().unwrap()]);
     }
 

@@ -44,10 +44,13 @@ class RoundChoices:
                 schema.get("strategy_field", "fixed"))
 
     def decide_round(self, index: int, legal: Sequence[Any], script: Sequence[Any],
-                     pick: Callable[[], Any], reason: str | None = None) -> Any:
+                     pick: Callable[[], Any], reason: str | None = None,
+                     step: int | None = None) -> Any:
         """This side's value for window `index`. Human control: the submitted decision, which
         must be legal (else `_reject_human_decision` with `reason`). Otherwise the automatic
-        value, which in hybrid control a legal decision already submitted replaces."""
+        value, which in hybrid control a legal decision already submitted replaces. `step`
+        (default `index`) is this side's position in a script or strategy sequence, for games
+        where the window key counts both sides' moves."""
         key, field, _ = self._decision_names()
         if self.control_mode == "human":
             decision = self._await_human_decision(key, index)
@@ -55,7 +58,8 @@ class RoundChoices:
                 self._reject_human_decision(key, index, decision,
                                             reason or f"{field} must be {spoken_list(legal)}")
             return decision[field]
-        value = self._automatic_round_value(index, legal, script, pick)
+        value = self._automatic_round_value(index, legal, script, pick,
+                                            index if step is None else step)
         if self.bus is not None and self.decision_mode == "auto":
             decision = self._consume_hybrid(key, index)
             if decision and is_legal(decision.get(field), legal):
@@ -63,17 +67,17 @@ class RoundChoices:
         return value
 
     def _automatic_round_value(self, index: int, legal: Sequence[Any], script: Sequence[Any],
-                               pick: Callable[[], Any]) -> Any:
-        """The first of: the script (cycled), strategy.json, the coach hint in
-        strategy.operator_hint (only with CHOICE_KEYWORDS to parse it), `pick()`; announced
-        by a strategy_applied event."""
-        if script:
-            value = script[index % len(script)]
+                               pick: Callable[[], Any], step: int) -> Any:
+        """The first legal one of: the script (cycled by `step`), strategy.json, the coach
+        hint in strategy.operator_hint (only with CHOICE_KEYWORDS to parse it); else `pick()`.
+        Announced by a strategy_applied event."""
+        if script and is_legal(script[step % len(script)], legal):
+            value = script[step % len(script)]
             self._emit_strategy_applied(index, {"mode": "script"}, value)
             return value
         key, _, strategy_field = self._decision_names()
         strategy = self.strategy.read()
-        value = strategy_value(strategy, strategy_field, index, legal)
+        value = strategy_value(strategy, strategy_field, step, legal)
         if value is None and self.CHOICE_KEYWORDS:
             override = self._resolve_whisper_override(key, index)
             if override and is_legal(override[0], legal):

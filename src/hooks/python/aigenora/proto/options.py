@@ -18,6 +18,16 @@ def option(options: dict, name: str, default: Any, kind: Callable[[Any], Any] | 
     return kind(value) if kind is not None else value
 
 
+def side_option(options: dict, role: str, name: str, default: Any,
+                kind: Callable[[Any], Any] | None = None) -> Any:
+    """This side's value of a setting both sides read from the same options: options
+    "<role>_<name>" (e.g. host_moves) when set, else options[name], else `default`."""
+    own = options.get(f"{role}_{name}")
+    if own is not None:
+        return kind(own) if kind is not None else own
+    return option(options, name, default, kind)
+
+
 def seeded_rng(options: dict, role: str) -> random.Random:
     """This side's RNG: seeded by options.seed and the role, so a seeded game repeats exactly
     while host and guest still draw differently; unseeded without options.seed. It is made
@@ -45,10 +55,12 @@ class _FirstUseRandom:
         return getattr(self._rng, name)
 
 
-def script_option(options: dict, name: str, tokens: Sequence[str], noun: str = "move") -> list[str]:
+def script_option(options: dict, name: str, tokens: Sequence[str], noun: str = "move",
+                  role: str | None = None) -> list[str]:
     """The tokens of options[name], a comma/space separated script such as "rock, Paper",
-    lowercased; [] when the option is unset. ValueError names any token not in `tokens`."""
-    script = options.get(name)
+    lowercased; [] when the option is unset. With `role`, "<role>_<name>" comes first (see
+    side_option). ValueError names any token not in `tokens`."""
+    script = side_option(options, role, name, None) if role else options.get(name)
     if not script:
         return []
     words = [word.lower() for word in re.split(r"[\s,]+", str(script)) if word]
