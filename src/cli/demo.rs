@@ -172,5 +172,8 @@ fn settings(name: &'static str) -> PlaySettings {
             }
         }),
         chat_from_stdin: false,
+        think: None,
+        terminal_prompt: false,
+        web: false,
     }
 }

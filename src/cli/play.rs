@@ -43,6 +43,15 @@ pub struct PlayArgs {
     /// Run hooks even if hooks.py is an unfilled skeleton (testing only).
     #[arg(long)]
     pub allow_skeleton_hooks: bool,
+    /// Seconds each decision window of this side waits for a person. Default: for human
+    /// control the options' max_think_seconds, else the spec's decision.timeout_seconds,
+    /// else 60; for hybrid control 10 when a person watches (terminal or --web), else 0.
+    #[arg(long, value_name = "SECONDS")]
+    pub think_seconds: Option<f64>,
+    /// Never ask at this terminal, even when stdin is one (decide with `session decide`
+    /// or the browser instead).
+    #[arg(long)]
+    pub no_prompt: bool,
 }
 
 impl PlayArgs {
@@ -56,7 +65,21 @@ impl PlayArgs {
         {
             bail!("--heartbeat-interval and --heartbeat-timeout must be non-negative numbers");
         }
+        let think = match self.think_seconds {
+            Some(seconds) if !(0.0..=86_400.0).contains(&seconds) => {
+                bail!("--think-seconds must be between 0 and 86400")
+            }
+            Some(seconds) => Some(Duration::from_secs_f64(seconds)),
+            None => None,
+        };
+        use std::io::IsTerminal;
+        let terminal_prompt = self.control_mode != ControlMode::Autonomous
+            && !self.no_prompt
+            && std::io::stdin().is_terminal();
         Ok(PlaySettings {
+            think,
+            terminal_prompt,
+            web: false,
             control_mode: self.control_mode,
             pace: Duration::from_secs_f64(self.pace),
             heartbeat: HeartbeatConfig::from_seconds(
@@ -64,7 +87,7 @@ impl PlayArgs {
                 self.heartbeat_timeout,
             ),
             relay: self.relay.clone(),
-            display: Arc::new(|_, text| println!("{text}")),
+            display: Arc::new(|_, text| println!("{}", crate::control::escape::for_terminal(text))),
             chat_from_stdin: true,
         })
     }

@@ -134,6 +134,7 @@ impl SelfPlay {
                 pace: self.pace,
                 display: self.display.clone(),
                 local_input: free.then(|| chat_script(role)),
+                decisions: Default::default(),
             };
             let (spec, done) = (self.spec.clone(), done_tx.clone());
             std::thread::Builder::new()

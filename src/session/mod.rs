@@ -22,7 +22,7 @@ pub use dir::{EVENTS_FILE, SESSION_FILE, SessionDir, list_sessions};
 pub use error::SessionError;
 pub use prepare::{PreparedProtocol, prepare_protocol};
 
-use crate::engine::{ControlMode, DisplaySink, Outcome};
+use crate::engine::{ControlMode, DecisionSettings, DisplaySink, Outcome};
 use crate::spec::Spec;
 use crate::transport::{HeartbeatConfig, RelayChoice};
 
@@ -38,6 +38,25 @@ pub struct PlaySettings {
     pub display: DisplaySink,
     /// Free mode reads local lines from stdin (plus the engine dir's inbox.jsonl).
     pub chat_from_stdin: bool,
+    /// `--think-seconds`: how long this side's decision windows last.
+    pub think: Option<Duration>,
+    /// A person at this terminal answers this side's decision windows.
+    pub terminal_prompt: bool,
+    /// A browser controller serves this side.
+    pub web: bool,
+}
+
+impl PlaySettings {
+    /// The engine's decision settings for these play settings.
+    pub(crate) fn decisions(&self) -> DecisionSettings {
+        let prompt = self.terminal_prompt;
+        DecisionSettings {
+            think: self.think,
+            attended: prompt || self.web,
+            on_desk: prompt
+                .then(|| Box::new(crate::control::terminal::start) as Box<dyn FnOnce(_) + Send>),
+        }
+    }
 }
 
 /// A protocol ready to run: its directory and checked spec.

@@ -353,6 +353,7 @@ fn play_on_thread(link: PeerLink, heartbeat: bool, play: Play) -> Result<Outcome
         control_mode: settings.control_mode,
         pace: settings.pace,
         display: settings.display.clone(),
+        decisions: settings.decisions(),
     };
     let outcome = interpreter::with_thread_state(|| {
         engine::run(&protocol.spec, &mut hooks, &mut channel, config)
