@@ -154,6 +154,10 @@ pub fn start(dir: &SessionDir, waiting: Waiting) -> anyhow::Result<ExitCode> {
             if let Some(session_id) = session_id {
                 report["session_id"] = session_id.into();
             }
+            let url = std::fs::read_to_string(dir.root().join(crate::control::web::URL_FILE));
+            if let Ok(url) = url {
+                report["web_url"] = url.trim().into();
+            }
             println!("{report}");
             return Ok(ExitCode::SUCCESS);
         }

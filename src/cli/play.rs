@@ -52,6 +52,10 @@ pub struct PlayArgs {
     /// or the browser instead).
     #[arg(long)]
     pub no_prompt: bool,
+    /// Serve the browser controller for this session on 127.0.0.1 (its address, with a
+    /// token, is printed as `controller: URL` and kept in the session dir).
+    #[arg(long)]
+    pub web: bool,
 }
 
 impl PlayArgs {
@@ -79,7 +83,7 @@ impl PlayArgs {
         Ok(PlaySettings {
             think,
             terminal_prompt,
-            web: false,
+            web: self.web,
             control_mode: self.control_mode,
             pace: Duration::from_secs_f64(self.pace),
             heartbeat: HeartbeatConfig::from_seconds(
@@ -208,6 +212,7 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     if args.daemon.daemon {
         return daemon::start(&dir, Waiting::Invitation);
     }
+    start_web(&args.play, &dir)?;
     let request = session::host::HostRequest {
         client: client.clone(),
         protocol,
@@ -226,6 +231,28 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         withdraw_if_unmatched(&client, &dir);
     }
     finish(ended)
+}
+
+/// With `--web`, serves the browser controller for this session from a thread of its own;
+/// its address goes to stdout and to `controller.url` (mode 0600: it carries the token).
+fn start_web(play: &PlayArgs, dir: &SessionDir) -> anyhow::Result<()> {
+    if !play.web {
+        return Ok(());
+    }
+    let url = crate::control::web::serve_in_background(dir.root().to_path_buf())
+        .context("starting the browser controller")?;
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(dir.root().join(crate::control::web::URL_FILE))
+        .and_then(|mut file| file.write_all(url.as_bytes()))
+        .context("writing controller.url")?;
+    println!("controller: {url}");
+    Ok(())
 }
 
 /// A host stopped (`session abort`, Ctrl-C) before any guest joined withdraws its
@@ -252,6 +279,7 @@ pub fn join(args: JoinArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     if args.daemon.daemon {
         return daemon::start(&dir, Waiting::Peer);
     }
+    start_web(&args.play, &dir)?;
     let request = session::join::JoinRequest {
         client,
         data_dir,

@@ -100,6 +100,19 @@ pub enum SessionCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the browser controller on 127.0.0.1 for this machine's sessions (or the one
+    /// given); prints its address with the access token, and runs until interrupted.
+    Web {
+        /// Serve only this session directory.
+        #[arg(long, value_name = "DIR")]
+        state_dir: Option<std::path::PathBuf>,
+        /// Port to listen on (0: any free port).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+        /// Print the address as JSON (`{"url": ...}`).
+        #[arg(long)]
+        json: bool,
+    },
     /// Show a session registered on the community server.
     Get {
         session_id: String,
@@ -159,6 +172,17 @@ pub fn run(command: SessionCommand, global: &GlobalArgs) -> anyhow::Result<ExitC
             };
             let text = value.or(decision).unwrap_or_default();
             session_control::decide(&which.target(global)?, &text, submitter, wait, json)
+        }
+        SessionCommand::Web {
+            state_dir,
+            port,
+            json,
+        } => {
+            let scope = match state_dir {
+                Some(dir) => crate::control::web::Scope::One(Target::at(&dir)?.root),
+                None => crate::control::web::Scope::All(global.data_dir()),
+            };
+            session_control::web(scope, port, json)
         }
         SessionCommand::Snapshot {
             which,

@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use crate::control::Target;
 use crate::control::epoch_now;
 use crate::control::submit::{self, Answer, DecisionInput, Submitter};
-use crate::records::{DecisionFiles, Window, iso_now, plain_text};
+use crate::records::{Window, iso_now, plain_text};
 
 /// `session decide`: submits `decision` (a JSON object or a bare move) and prints the
 /// engine's answer; exit 0 when the move was played or queued, 1 when refused or too late.
@@ -79,7 +79,7 @@ pub fn snapshot(target: &Target, as_json: bool, follow: bool) -> anyhow::Result<
         let over = crate::session::SessionDir::open(&target.root)
             .read()
             .is_final();
-        let view = snapshot_view(target);
+        let view = crate::control::view::session_view(target);
         if last.as_ref() != Some(&view) {
             if as_json {
                 println!("{view}");
@@ -93,28 +93,6 @@ pub fn snapshot(target: &Target, as_json: bool, follow: bool) -> anyhow::Result<
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-}
-
-/// `{status, role, control_mode, snapshot, window}` of a session.
-pub fn snapshot_view(target: &Target) -> Value {
-    let record = crate::session::SessionDir::open(&target.root).read();
-    let engine = target.engine_dir();
-    let snapshot = engine
-        .as_ref()
-        .and_then(|dir| std::fs::read_to_string(dir.join("snapshot.json")).ok())
-        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-        .unwrap_or(Value::Null);
-    let window: Option<Window> = engine
-        .as_ref()
-        .and_then(|dir| DecisionFiles::of(dir).window())
-        .filter(|window| window.open);
-    json!({
-        "status": record.status,
-        "role": record.role,
-        "control_mode": record.local_control_mode,
-        "snapshot": snapshot,
-        "window": window,
-    })
 }
 
 fn print_snapshot(view: &Value) {
@@ -223,6 +201,30 @@ fn deep_merge(base: &mut Value, patch: Value) {
         }
         (base, patch) => *base = patch,
     }
+}
+
+/// `session web`: serves the controller until interrupted.
+pub fn web(
+    scope: crate::control::web::Scope,
+    port: u16,
+    as_json: bool,
+) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Runtime::new()?;
+    runtime.block_on(async {
+        let (controller, serving) = crate::control::web::bind(scope, port)
+            .await
+            .context("binding 127.0.0.1")?;
+        if as_json {
+            println!("{}", json!({"url": controller.url()}));
+        } else {
+            println!("controller: {}  (Ctrl+C to stop)", controller.url());
+        }
+        tokio::select! {
+            served = serving => served.context("serving the controller")?,
+            _ = tokio::signal::ctrl_c() => {}
+        }
+        Ok(ExitCode::SUCCESS)
+    })
 }
 
 #[cfg(test)]

@@ -12,6 +12,8 @@ pub mod registry;
 pub mod submit;
 pub mod target;
 pub mod terminal;
+pub mod view;
+pub mod web;
 
 pub use desk::{Desk, Submitted, WindowRequest, WindowResult, WindowStop, WindowTimes};
 pub use files::{append_line as append_jsonl, epoch_now};
