@@ -230,6 +230,7 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     if ended.is_err() {
         withdraw_if_unmatched(&client, &dir);
     }
+    let_pages_see_the_end(&args.play);
     finish(ended)
 }
 
@@ -253,6 +254,14 @@ fn start_web(play: &PlayArgs, dir: &SessionDir) -> anyhow::Result<()> {
         .context("writing controller.url")?;
     println!("controller: {url}");
     Ok(())
+}
+
+/// With `--web`, gives a page still following the session up to 2 s to receive its end
+/// before the process (and its controller) exits.
+fn let_pages_see_the_end(play: &PlayArgs) {
+    if play.web {
+        crate::control::web::linger(Duration::from_secs(2));
+    }
 }
 
 /// A host stopped (`session abort`, Ctrl-C) before any guest joined withdraws its
@@ -288,7 +297,9 @@ pub fn join(args: JoinArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         session_dir: dir.clone(),
         allow_skeleton: args.play.allow_skeleton_hooks,
     };
-    finish(daemon::run_until_signal(&dir, session::join::join(request)))
+    let ended = daemon::run_until_signal(&dir, session::join::join(request));
+    let_pages_see_the_end(&args.play);
+    finish(ended)
 }
 
 pub fn guest(args: GuestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {

@@ -17,6 +17,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use sessions::{Scope, session_token};
+pub use stream::linger;
 
 /// Where `host|join --web` keeps its controller's address (with the token) in the session dir.
 pub const URL_FILE: &str = "controller.url";
@@ -46,6 +47,9 @@ pub async fn bind(
     Arc<Controller>,
     impl std::future::Future<Output = std::io::Result<()>>,
 )> {
+    if let Scope::One(root) = &scope {
+        session_token(root)?;
+    }
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     let controller = Arc::new(Controller {
         scope,

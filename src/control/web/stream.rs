@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
 use axum::response::sse::Event;
@@ -30,7 +31,36 @@ fn stamp(path: &std::path::Path) -> Stamp {
     Some((meta.len(), meta.modified().ok()?))
 }
 
+/// Streams open now, in this process.
+static OPEN_STREAMS: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a stream as open for as long as it lives.
+struct Open;
+
+impl Open {
+    fn new() -> Open {
+        OPEN_STREAMS.fetch_add(1, Ordering::SeqCst);
+        Open
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        OPEN_STREAMS.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Waits (at most `limit`) until every open stream has delivered its session's end and
+/// closed, so a page watching a session whose process is about to exit sees how it ended.
+pub fn linger(limit: Duration) {
+    let started = std::time::Instant::now();
+    while OPEN_STREAMS.load(Ordering::SeqCst) > 0 && started.elapsed() < limit {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 struct Follow {
+    _open: Open,
     target: Target,
     events: PathBuf,
     offset: u64,
@@ -121,6 +151,7 @@ pub fn follow(
     last_id: Option<u64>,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
     let state = Follow {
+        _open: Open::new(),
         events: target.root.join(EVENTS_FILE),
         target,
         offset: 0,

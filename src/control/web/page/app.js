@@ -13,6 +13,7 @@ let skew = 0;
 let source = null;
 let lastTurn = "";
 let listed = [];
+let windowKey = "";
 
 async function api(path, token, body) {
   const headers = { "X-Aigenora-Token": token };
@@ -96,7 +97,12 @@ function render() {
   } else {
     setTurn(`Session ${view.status || "starting"}…`, false);
   }
-  renderMoves(over ? null : window_);
+  const key = window_ ? `${window_.match_key}:${JSON.stringify(window_.match_value)}:${window_.opened_at}` : "";
+  if (key !== windowKey) {
+    windowKey = key;
+    renderMoves(over ? null : window_);
+  }
+  tick();
 }
 
 function renderMoves(window_) {
@@ -153,14 +159,15 @@ function readInput(input, choices) {
 }
 
 async function decide(value) {
-  if (!current) return;
+  if (!current || !view || !view.window) return;
   const feedback = $("feedback");
+  const where = `${view.window.match_key} ${text(view.window.match_value)}`;
   const answer = await api(`/api/sessions/${encodeURIComponent(current.id)}/decide`, current.token, { move: value });
   const data = answer.data || {};
   feedback.classList.toggle("refused", !answer.ok);
-  if (data.status === "played") feedback.textContent = `Played ${text(value)}.`;
+  if (data.status === "played") feedback.textContent = `Played ${text(value)} (${where}).`;
   else if (data.status === "queued") feedback.textContent = `Sent ${text(value)}; it counts when its window opens.`;
-  else feedback.textContent = `Not played: ${data.reason || data.error || answer.status}`;
+  else feedback.textContent = `Not played (${where}): ${data.reason || data.error || answer.status}`;
 }
 
 function addEvent(line) {
@@ -176,6 +183,7 @@ function addEvent(line) {
 function tick() {
   const countdown = $("countdown");
   const window_ = view && view.window;
+  if (!view) return;
   if (!window_ || ["closed", "aborted", "crashed", "failed"].includes(view.status)) {
     countdown.textContent = "";
     return;
