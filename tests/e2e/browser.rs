@@ -203,20 +203,18 @@ fn a_person_plays_a_match_from_the_browser_and_strangers_are_refused() {
                 }
             }
         };
-        let until = |what: String, selector: &'static str, want: String| {
-            async move {
-                let started = Instant::now();
-                loop {
-                    let text = text_of(selector).await;
-                    if text.contains(&want) {
-                        return text;
-                    }
-                    assert!(
-                        started.elapsed() < SESSION_LIMIT,
-                        "{what}: {selector} shows {text:?}"
-                    );
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+        let until = |what: String, selector: &'static str, want: String| async move {
+            let started = Instant::now();
+            loop {
+                let text = text_of(selector).await;
+                if text.contains(&want) {
+                    return text;
                 }
+                assert!(
+                    started.elapsed() < SESSION_LIMIT,
+                    "{what}: {selector} shows {text:?}"
+                );
+                tokio::time::sleep(Duration::from_millis(50)).await;
             }
         };
         let live = client

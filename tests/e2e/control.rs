@@ -9,10 +9,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use aigenora::control::Target;
-use aigenora::records::{DecisionFiles, Window};
+use aigenora::records::Window;
 use serde_json::Value;
 
+use crate::support::control::{run_decide, window_of};
 use crate::support::net::{Agent, Net, SESSION_LIMIT, SessionFiles, session_dirs, wait_until};
 
 const MODES: [&str; 3] = ["autonomous", "hybrid", "human"];
@@ -20,32 +20,19 @@ const MODES: [&str; 3] = ["autonomous", "hybrid", "human"];
 /// The open decision window of `agent`'s newest `role` session, with its session dir.
 pub fn open_window(agent_dir: &Path, role: &str) -> Option<(PathBuf, Window)> {
     let dir = session_dirs(agent_dir, role).pop()?;
-    let engine = Target::at(&dir).ok()?.engine_dir()?;
-    let window = DecisionFiles::of(&engine).window().filter(|w| w.open)?;
-    Some((dir, window))
+    window_of(&dir).map(|window| (dir, window))
 }
 
 /// `session decide MOVE --json` for a session dir: (exit success, answer).
 pub fn decide(agent: &Agent, dir: &Path, value: &str) -> (bool, Value) {
-    let output = agent
-        .command(&[
-            "session",
-            "decide",
-            value,
-            "--state-dir",
-            dir.to_str().unwrap(),
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    let answer = serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
-        panic!(
-            "decide printed no JSON: {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
-    (output.status.success(), answer)
+    run_decide(agent.command(&[
+        "session",
+        "decide",
+        value,
+        "--state-dir",
+        dir.to_str().unwrap(),
+        "--json",
+    ]))
 }
 
 /// A person at `agent`'s `role` side: answers every window it sees with `pick(round)`,

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 from aigenora.proto import policy_materializer
 from aigenora.proto.decision_bus import DecisionBus, DecisionTimeoutError
 from aigenora.proto.events import EventBus
-from aigenora.proto.files import any_present, read_jsonl, state_file
+from aigenora.proto.files import any_present, read_jsonl, state_file, write_now
 from aigenora.proto.intervention_intent import InterventionIntentStore
 from aigenora.proto.sdk import StrategyStore
 from aigenora.proto.whisper_bridge import parse_whisper_to_command
@@ -76,6 +76,7 @@ class DecisionWindows:
         (DecisionTimeoutError at the deadline). Legality checks stay with the protocol."""
         if self.control_mode != "human" or self.bus is None:
             raise RuntimeError("strict human decision requested outside human control mode")
+        write_now(self.snapshot.path)  # whoever decides sees the state as it is now
         window = self._desk_window("human", match_key, match_value)
         if window is not None:
             return self._await_desk(window, match_key, match_value)
@@ -190,6 +191,7 @@ class DecisionWindows:
         now, wall = time.monotonic(), time.time()
         deadline = now + max(0.0, float(window["deadline_at"]) - wall)
         self._update_timing_snapshot(match_key, match_value, now, deadline, "waiting")
+        write_now(self.snapshot.path)
         try:
             result = _native.decision_wait(str(self.state_dir))
         finally:
