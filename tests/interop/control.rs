@@ -152,3 +152,37 @@ fn a_reference_hybrid_guest_plays_our_human_host() {
         theirs.events
     );
 }
+
+/// The reference's own `session decide`, keyless as its docs use it, answers our human
+/// guest's window: its gateway leaves the key out of the record, and our engine takes such a
+/// decision for the window open when it arrives.
+#[test]
+fn the_reference_session_decide_answers_our_human_window() {
+    let net = crate::support::net::Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let options = r#"{"best_of": 1, "termination": "fixed_rounds", "moves": "rock"}"#;
+    let (host, post_id) = alice.host(
+        "rock-paper-scissors",
+        &["--control-mode", "autonomous", "--options", options],
+    );
+    let guest = bob.join(&post_id, &["--control-mode", "human", "--no-prompt"]);
+    let sessions = bob.dir.join("sessions");
+    let dir = crate::support::net::wait_until(SESSION_LIMIT, || {
+        newest_dir(&sessions, "guest").filter(|dir| window_of(dir).is_some())
+    })
+    .expect("the guest's window opens");
+    let output = crate::support::reference::reference_cli()
+        .args(["session", "decide", "--state-dir"])
+        .arg(&dir)
+        .args(["--decision", r#"{"choice": "paper"}"#])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert!(guest.finish(SESSION_LIMIT).status.success());
+    assert!(host.finish(SESSION_LIMIT).status.success());
+    let ours = bob.session("guest");
+    assert_eq!(ours.field("winner"), "guest", "{}", ours.info);
+    let closed = ours.events_of("decision_window_closed");
+    assert_eq!(closed[0]["decision"]["choice"], "paper");
+    assert_eq!(closed[0]["origin"], "cli");
+}
