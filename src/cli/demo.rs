@@ -168,7 +168,10 @@ fn settings(name: &'static str) -> PlaySettings {
         relay: RelayChoice::Disabled,
         display: Arc::new(move |role, text| {
             for line in text.lines() {
-                println!("[{name}/{role}] {line}");
+                println!(
+                    "[{name}/{role}] {}",
+                    crate::control::escape::for_terminal(line)
+                );
             }
         }),
         chat_from_stdin: false,

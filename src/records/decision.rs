@@ -125,7 +125,12 @@ impl Choices {
             Choices::Integer {
                 min: Some(min),
                 max: Some(max),
-            } if max >= min && max - min < 10 => Some((*min..=*max).map(Value::from).collect()),
+            } if max
+                .checked_sub(*min)
+                .is_some_and(|span| (0..10).contains(&span)) =>
+            {
+                Some((*min..=*max).map(Value::from).collect())
+            }
             _ => None,
         }
     }
@@ -417,6 +422,12 @@ mod tests {
             values: vec![json!(0), json!(1)],
         };
         assert!(bits.check("bit", Some(&json!(false))).is_err());
+        let huge = Choices::Integer {
+            min: Some(i64::MIN),
+            max: Some(i64::MAX),
+        };
+        assert_eq!(huge.listed(), None);
+        assert!(huge.random().is_some());
     }
 
     #[test]

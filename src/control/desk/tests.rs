@@ -1,3 +1,7 @@
+//! The desk on its own, with the built-in RPS contract: refusals that keep a window open,
+//! hybrid overrides and priorities, quiet windows, deadlines and their timeout actions, late
+//! decisions, and no window after the end.
+
 use std::time::Duration;
 
 use serde_json::json;

@@ -139,7 +139,8 @@ impl Follow {
                 Event::default()
                     .event("event")
                     .id(self.line.to_string())
-                    .data(line),
+                    // A stray carriage return (a foreign writer) cannot travel in SSE.
+                    .data(line.replace('\r', "")),
             );
         }
     }
