@@ -93,7 +93,10 @@ fn ask(
         };
         match desk.submit(value.clone(), "terminal") {
             Submitted::Accepted(_) => {
-                say(&format!("  -> {}", for_terminal(&plain_text(&value))));
+                say(&format!(
+                    "  -> {} (waiting for the opponent)",
+                    for_terminal(&plain_text(&value))
+                ));
                 return;
             }
             Submitted::Refused(reason) => {

@@ -113,7 +113,12 @@ pub(super) fn stop_outcome(stop: &WindowStop, peer: &str) -> (String, String, Op
             None,
             round(&window.match_value),
         ),
-        WindowStop::Cancelled(reason) => ("aborted".into(), reason.clone(), None, 0),
+        WindowStop::Cancelled(reason) => (
+            reason.clone(),
+            format!("a decision window was open when the session ended ({reason})"),
+            None,
+            0,
+        ),
     }
 }
 

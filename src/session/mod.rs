@@ -16,12 +16,14 @@ mod prepare;
 mod reports;
 
 use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 pub use dir::{EVENTS_FILE, SESSION_FILE, SessionDir, list_sessions};
 pub use error::SessionError;
 pub use prepare::{PreparedProtocol, prepare_protocol};
 
+use crate::control::Desk;
 use crate::engine::{ControlMode, DecisionSettings, DisplaySink, Outcome};
 use crate::spec::Spec;
 use crate::transport::{HeartbeatConfig, RelayChoice};
@@ -48,13 +50,19 @@ pub struct PlaySettings {
 
 impl PlaySettings {
     /// The engine's decision settings for these play settings.
-    pub(crate) fn decisions(&self) -> DecisionSettings {
+    /// `desk` receives the side's desk once the engine has made one (so that the peer
+    /// leaving can close its windows).
+    pub(crate) fn decisions(&self, desk: Arc<OnceLock<Arc<Desk>>>) -> DecisionSettings {
         let prompt = self.terminal_prompt;
         DecisionSettings {
             think: self.think,
             attended: prompt || self.web,
-            on_desk: prompt
-                .then(|| Box::new(crate::control::terminal::start) as Box<dyn FnOnce(_) + Send>),
+            on_desk: Some(Box::new(move |made: Arc<Desk>| {
+                let _ = desk.set(made.clone());
+                if prompt {
+                    crate::control::terminal::start(made);
+                }
+            })),
         }
     }
 }

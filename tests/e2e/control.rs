@@ -322,3 +322,29 @@ fn a_human_deadline_forfeits_cleanly() {
     assert_eq!(guest_files.status(), "aborted", "{}", guest_files.info);
     assert_eq!(guest_files.events_of("peer_error")[0]["reason"], "aborted");
 }
+
+/// A peer that leaves while our person thinks closes the window at once: the side ends
+/// `peer_disconnected` within seconds, not at the window's 60 s deadline.
+#[test]
+fn a_peer_leaving_closes_an_open_window_at_once() {
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let (host, post_id) = alice.host("rock-paper-scissors", &["--control-mode", "autonomous"]);
+    let guest = bob.join(&post_id, &["--control-mode", "human"]);
+    let (dir, _) = wait_until(SESSION_LIMIT, || open_window(&bob.dir, "guest")).expect("a window");
+    let host_dir = alice.session_dirs("host").pop().unwrap();
+    let started = std::time::Instant::now();
+    alice.ok(&[
+        "session",
+        "abort",
+        "--state-dir",
+        host_dir.to_str().unwrap(),
+    ]);
+    let _ = host.finish(SESSION_LIMIT);
+    let ended = SessionFiles::wait_final(&dir, Duration::from_secs(20));
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(ended.status(), "aborted", "{}", ended.info);
+    assert_eq!(ended.field("end_reason"), "peer_disconnected");
+    assert_eq!(closed_windows(&ended)[0]["outcome"], "cancelled");
+    let _ = guest.finish(SESSION_LIMIT);
+}
