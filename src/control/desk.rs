@@ -138,10 +138,6 @@ impl Desk {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub fn times(&self) -> WindowTimes {
-        self.times
-    }
-
     pub fn files(&self) -> &DecisionFiles {
         &self.files
     }

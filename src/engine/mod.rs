@@ -19,7 +19,7 @@ use serde_json::{Map, Value, json};
 pub use control::ControlMode;
 pub use free::{InputPoll, LineInput, LocalInput, ScriptStep, ScriptedInput};
 pub use simultaneous_round::commit_hash;
-pub use windows::{DecisionSettings, HUMAN_THINK_DEFAULT, HYBRID_GRACE_ATTENDED, window_times};
+pub use windows::DecisionSettings;
 
 use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, InitContext};
 use crate::records::EventLog;

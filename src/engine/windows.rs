@@ -14,10 +14,10 @@ use crate::records::{Event, TimeoutAction};
 use crate::spec::{FlowMode, Spec};
 
 /// A person's think time when neither the options nor the spec set one.
-pub const HUMAN_THINK_DEFAULT: Duration = Duration::from_secs(60);
+const HUMAN_THINK_DEFAULT: Duration = Duration::from_secs(60);
 /// How long a hybrid window waits for an override when a person watches (terminal or
 /// browser) and nothing else sets it.
-pub const HYBRID_GRACE_ATTENDED: Duration = Duration::from_secs(10);
+const HYBRID_GRACE_ATTENDED: Duration = Duration::from_secs(10);
 
 /// How this side's windows behave, chosen locally.
 #[derive(Default)]
@@ -49,7 +49,7 @@ pub(super) fn desk_for(spec: &Spec, config: &EngineConfig) -> Option<Arc<Desk>> 
 /// Window lengths: `--think-seconds`; else for a person the options' `max_think_seconds`,
 /// the spec's `decision.timeout_seconds`, or 60 s; for hybrid the options'
 /// `min_think_seconds` (the reference's), or 10 s when a person watches, else no wait.
-pub fn window_times(
+fn window_times(
     spec: &Spec,
     options: &Map<String, Value>,
     settings: &DecisionSettings,
@@ -140,5 +140,61 @@ pub(super) fn stopped(reason: String, winner: Option<String>) -> Outcome {
         winner,
         reason: Some(reason),
         metadata: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn spec_with(decision: Value) -> Spec {
+        let mut value: Value = serde_json::from_str(
+            crate::protocols::find("rock-paper-scissors")
+                .unwrap()
+                .spec_json,
+        )
+        .unwrap();
+        value["decision"] = decision;
+        Spec::from_bytes(value.to_string().as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn a_person_gets_humane_time_unless_told_otherwise() {
+        let none = DecisionSettings::default();
+        let bare = spec_with(json!({"mode": "auto"}));
+        let times = window_times(&bare, &Map::new(), &none);
+        assert_eq!(times.human, HUMAN_THINK_DEFAULT);
+        assert_eq!(times.hybrid, Duration::ZERO);
+        assert_eq!(times.timeout_action, TimeoutAction::Abort);
+        let declared = spec_with(json!({"timeout_seconds": 90, "timeout_action": "forfeit"}));
+        let times = window_times(&declared, &Map::new(), &none);
+        assert_eq!(
+            (times.human, times.timeout_action),
+            (Duration::from_secs(90), TimeoutAction::Forfeit)
+        );
+        let options = json!({"max_think_seconds": 30, "min_think_seconds": 2});
+        let times = window_times(&declared, options.as_object().unwrap(), &none);
+        assert_eq!(
+            (times.human, times.hybrid),
+            (Duration::from_secs(30), Duration::from_secs(2))
+        );
+        let watched = DecisionSettings {
+            attended: true,
+            ..DecisionSettings::default()
+        };
+        assert_eq!(
+            window_times(&bare, &Map::new(), &watched).hybrid,
+            HYBRID_GRACE_ATTENDED
+        );
+        let local = DecisionSettings {
+            think: Some(Duration::from_secs(5)),
+            ..DecisionSettings::default()
+        };
+        let times = window_times(&declared, options.as_object().unwrap(), &local);
+        assert_eq!(
+            (times.human, times.hybrid),
+            (Duration::from_secs(5), Duration::from_secs(5))
+        );
     }
 }

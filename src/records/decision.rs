@@ -297,17 +297,6 @@ pub enum DecisionStatus {
     Late,
 }
 
-impl DecisionStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DecisionStatus::Played => "played",
-            DecisionStatus::Refused => "refused",
-            DecisionStatus::Superseded => "superseded",
-            DecisionStatus::Late => "late",
-        }
-    }
-}
-
 /// One line of `outcomes.jsonl`: the engine's answer to one decision.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DecisionOutcome {

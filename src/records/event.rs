@@ -272,6 +272,31 @@ mod tests {
                 direction: MessageDirection::Sent,
                 msg: json!({"action": "move", "n": 1.5}),
             },
+            Event::DecisionWindowOpened {
+                match_key: "round".into(),
+                match_value: json!(0),
+                mode: WindowMode::Hybrid,
+                value_field: "choice".into(),
+                choices: Choices::OneOf {
+                    values: vec![json!("rock"), json!("paper")],
+                },
+                deadline_at: "2026-12-01T00:00:10.000Z".into(),
+                intended: Some(json!("rock")),
+            },
+            Event::DecisionRefused {
+                match_key: "attempt".into(),
+                match_value: json!(2),
+                decision_id: None,
+                reason: "number must be an integer".into(),
+            },
+            Event::DecisionWindowClosed {
+                match_key: "round".into(),
+                match_value: json!(0),
+                outcome: WindowOutcome::TimedOut,
+                decision: None,
+                origin: None,
+                action: Some(TimeoutAction::Forfeit),
+            },
         ];
         for event in events {
             let (name, data) = event.clone().into_parts();
