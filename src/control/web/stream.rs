@@ -92,8 +92,12 @@ impl Follow {
         let stamps: Vec<Stamp> = self.watched().iter().map(|p| stamp(p)).collect();
         let mut fresh = Vec::new();
         self.read_events(&mut fresh);
-        let changed = stamps != self.stamps || self.first;
-        if changed {
+        if self.first && self.skip_to.is_none() {
+            fresh.drain(..fresh.len().saturating_sub(HISTORY));
+        }
+        // Events first: a page that sees the final state may stop listening.
+        self.queue.extend(fresh);
+        if stamps != self.stamps || self.first {
             self.stamps = stamps;
             let view = session_view(&self.target);
             let over = view["status"]
@@ -103,16 +107,7 @@ impl Follow {
                 .push_back(Event::default().event("state").data(view.to_string()));
             self.done = over;
         }
-        if self.first {
-            let start = fresh.len().saturating_sub(if self.skip_to.is_some() {
-                usize::MAX
-            } else {
-                HISTORY
-            });
-            fresh.drain(..start);
-            self.first = false;
-        }
-        self.queue.extend(fresh);
+        self.first = false;
     }
 
     fn read_events(&mut self, into: &mut Vec<Event>) {

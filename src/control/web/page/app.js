@@ -32,6 +32,7 @@ function text(value) {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
+// The session list, refreshed every few seconds (new sessions appear; the one followed stays).
 async function loadSessions() {
   const answer = await api("/api/sessions", listToken);
   if (!answer.ok) {
@@ -39,17 +40,19 @@ async function loadSessions() {
     return;
   }
   const select = $("sessions");
+  const chosen = current && current.id;
   select.replaceChildren();
   for (const session of answer.data) {
     const option = document.createElement("option");
     option.value = session.id;
     option.textContent = `${session.id} (${session.role || "?"}, ${session.control_mode || "?"}, ${session.status || "?"})`;
     option.dataset.token = session.token;
+    option.selected = session.id === chosen;
     select.append(option);
   }
   select.onchange = () => follow(select.selectedOptions[0]);
-  if (select.options.length) follow(select.options[0]);
-  else setTurn("No sessions yet.", false);
+  if (!chosen && select.options.length) follow(select.options[0]);
+  else if (!select.options.length) setTurn("No sessions yet.", false);
 }
 
 function follow(option) {
@@ -85,6 +88,9 @@ function render() {
     : "–";
   $("last").textContent = (snapshot.last_event && snapshot.last_event.summary) || "";
   const over = ["closed", "aborted", "crashed", "failed"].includes(view.status);
+  if (over && source) {
+    source.close(); // the end is final: no reconnects
+  }
   if (over) {
     const winner = view.winner ? `winner: ${view.winner}` : (view.end_reason || view.status);
     setTurn(`Game over (${winner})`, false);
@@ -208,4 +214,5 @@ document.addEventListener("keydown", (event) => {
 });
 
 setInterval(tick, 200);
+setInterval(loadSessions, 5000);
 loadSessions();
