@@ -8,6 +8,7 @@ pub mod canonical;
 pub mod cli;
 pub mod client;
 pub mod config;
+pub mod control;
 pub mod data_dir;
 pub mod engine;
 pub mod hooks;

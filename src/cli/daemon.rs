@@ -86,6 +86,7 @@ const ABORT_CLOSE_LIMIT: Duration = Duration::from_secs(2);
 /// Records an abort as the last event and in session.json, then closes the connection so the
 /// peer sees it end now (its side ends `peer_disconnected`).
 async fn aborted(dir: &SessionDir, why: &'static str) -> SessionError {
+    crate::control::registry::cancel_all(why);
     dir.events().emit_last(Event::SessionEnded {
         completed: Some(false),
         reason: Some("aborted".into()),
@@ -152,6 +153,10 @@ pub fn start(dir: &SessionDir, waiting: Waiting) -> anyhow::Result<ExitCode> {
             });
             if let Some(session_id) = session_id {
                 report["session_id"] = session_id.into();
+            }
+            let url = std::fs::read_to_string(dir.root().join(crate::control::web::URL_FILE));
+            if let Ok(url) = url {
+                report["web_url"] = url.trim().into();
             }
             println!("{report}");
             return Ok(ExitCode::SUCCESS);

@@ -169,9 +169,15 @@ fn settings(name: &'static str) -> PlaySettings {
         relay: RelayChoice::Disabled,
         display: Arc::new(move |role, text| {
             for line in text.lines() {
-                println!("[{name}/{role}] {line}");
+                println!(
+                    "[{name}/{role}] {}",
+                    crate::control::escape::for_terminal(line)
+                );
             }
         }),
         chat_from_stdin: false,
+        think: None,
+        terminal_prompt: false,
+        web: false,
     }
 }

@@ -12,6 +12,7 @@ mod protocol_test;
 mod remote;
 mod server;
 mod session;
+mod session_control;
 mod session_local;
 mod validate;
 

@@ -47,6 +47,19 @@ pub struct PlayArgs {
     /// Run hooks even if hooks.py is an unfilled skeleton (testing only).
     #[arg(long)]
     pub allow_skeleton_hooks: bool,
+    /// Seconds each decision window of this side waits for a person. Default: for human
+    /// control the options' max_think_seconds, else the spec's decision.timeout_seconds,
+    /// else 60; for hybrid control 10 when a person watches (terminal or --web), else 0.
+    #[arg(long, value_name = "SECONDS")]
+    pub think_seconds: Option<f64>,
+    /// Never ask at this terminal, even when stdin is one (decide with `session decide`
+    /// or the browser instead).
+    #[arg(long)]
+    pub no_prompt: bool,
+    /// Serve the browser controller for this session on 127.0.0.1 (its address, with a
+    /// token, is printed as `controller: URL` and kept in the session dir).
+    #[arg(long)]
+    pub web: bool,
 }
 
 impl PlayArgs {
@@ -60,7 +73,21 @@ impl PlayArgs {
         {
             bail!("--heartbeat-interval and --heartbeat-timeout must be non-negative numbers");
         }
+        let think = match self.think_seconds {
+            Some(seconds) if !(0.0..=86_400.0).contains(&seconds) => {
+                bail!("--think-seconds must be between 0 and 86400")
+            }
+            Some(seconds) => Some(Duration::from_secs_f64(seconds)),
+            None => None,
+        };
+        use std::io::IsTerminal;
+        let terminal_prompt = self.control_mode != ControlMode::Autonomous
+            && !self.no_prompt
+            && std::io::stdin().is_terminal();
         Ok(PlaySettings {
+            think,
+            terminal_prompt,
+            web: self.web,
             control_mode: self.control_mode,
             pace: Duration::from_secs_f64(self.pace),
             heartbeat: HeartbeatConfig::from_seconds(
@@ -68,7 +95,7 @@ impl PlayArgs {
                 self.heartbeat_timeout,
             ),
             relay: self.relay.clone(),
-            display: Arc::new(|_, text| println!("{text}")),
+            display: Arc::new(|_, text| println!("{}", crate::control::escape::for_terminal(text))),
             chat_from_stdin: true,
         })
     }
@@ -248,6 +275,7 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     if args.daemon.daemon {
         return daemon::start(&dir, Waiting::Invitation);
     }
+    start_web(&args.play, &dir)?;
     let request = session::host::HostRequest {
         client: client.clone(),
         protocol,
@@ -266,7 +294,38 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     if ended.is_err() {
         withdraw_if_unmatched(&client, &dir);
     }
+    let_pages_see_the_end(&args.play);
     finish(ended)
+}
+
+/// With `--web`, serves the browser controller for this session from a thread of its own;
+/// its address goes to stdout and to `controller.url` (mode 0600: it carries the token).
+fn start_web(play: &PlayArgs, dir: &SessionDir) -> anyhow::Result<()> {
+    if !play.web {
+        return Ok(());
+    }
+    let url = crate::control::web::serve_in_background(dir.root().to_path_buf())
+        .context("starting the browser controller")?;
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(dir.root().join(crate::control::web::URL_FILE))
+        .and_then(|mut file| file.write_all(url.as_bytes()))
+        .context("writing controller.url")?;
+    println!("controller: {url}");
+    Ok(())
+}
+
+/// With `--web`, gives a page still following the session up to 2 s to receive its end
+/// before the process (and its controller) exits.
+fn let_pages_see_the_end(play: &PlayArgs) {
+    if play.web {
+        crate::control::web::linger(Duration::from_secs(2));
+    }
 }
 
 /// A host stopped (`session abort`, Ctrl-C) before any guest joined withdraws its
@@ -293,6 +352,7 @@ pub fn join(args: JoinArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     if args.daemon.daemon {
         return daemon::start(&dir, Waiting::Peer);
     }
+    start_web(&args.play, &dir)?;
     let request = session::join::JoinRequest {
         client,
         data_dir,
@@ -301,7 +361,9 @@ pub fn join(args: JoinArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         session_dir: dir.clone(),
         allow_skeleton: args.play.allow_skeleton_hooks,
     };
-    finish(daemon::run_until_signal(&dir, session::join::join(request)))
+    let ended = daemon::run_until_signal(&dir, session::join::join(request));
+    let_pages_see_the_end(&args.play);
+    finish(ended)
 }
 
 pub fn guest(args: GuestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {

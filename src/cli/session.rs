@@ -1,13 +1,32 @@
-//! `aigenora session ...`: this machine's sessions (list, events, abort) and the server's
-//! record of one (get, status).
+//! `aigenora session ...`: this machine's sessions (list, events, abort, and steering one:
+//! decide, snapshot, strategy) and the server's record of one (get, status).
 
 use std::process::ExitCode;
 
 use clap::Subcommand;
 
+use std::time::Duration;
+
 use super::GlobalArgs;
 use super::remote::{Remote, print_json};
+use super::session_control::{self, StrategyChange};
 use crate::api::session::{Session, SessionStatus};
+use crate::control::Target;
+use crate::control::submit::Submitter;
+
+/// Which local session a command acts on.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Which {
+    /// The session directory (see `session list`); default: the newest session.
+    #[arg(long, value_name = "DIR")]
+    pub state_dir: Option<std::path::PathBuf>,
+}
+
+impl Which {
+    fn target(&self, global: &GlobalArgs) -> anyhow::Result<Target> {
+        Target::resolve(self.state_dir.as_deref(), &global.data_dir())
+    }
+}
 
 #[derive(Debug, Subcommand)]
 pub enum SessionCommand {
@@ -16,19 +35,83 @@ pub enum SessionCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Print a session's events.jsonl; --follow keeps printing until the session ends.
+    /// Print a session's events; --follow keeps printing until the session ends.
     Events {
-        /// The session directory (see `session list`).
-        #[arg(long, value_name = "DIR")]
-        state_dir: std::path::PathBuf,
+        #[command(flatten)]
+        which: Which,
         #[arg(long, short)]
         follow: bool,
+        /// Print the events.jsonl lines as they are.
+        #[arg(long)]
+        json: bool,
     },
     /// Stop a running session (the process records the abort; the peer sees it leave).
     Abort {
-        /// The session directory (see `session list`).
+        #[command(flatten)]
+        which: Which,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Answer the open decision window: a move (`rock`, `42`) or a decision object
+    /// (`{"round": 0, "choice": "rock"}`). Prints what happened: played, queued for a later
+    /// window, refused (and why; the window stays open) or too late.
+    Decide {
+        /// The move or decision JSON (or use --decision).
+        #[arg(
+            value_name = "MOVE|JSON",
+            required_unless_present = "decision",
+            conflicts_with = "decision"
+        )]
+        value: Option<String>,
+        /// The decision, as the reference client spells it.
+        #[arg(long, value_name = "JSON")]
+        decision: Option<String>,
+        #[command(flatten)]
+        which: Which,
+        /// Your id, kept with the decision (with --idempotency-key, a retry is not counted twice).
+        #[arg(long)]
+        agent_id: Option<String>,
+        #[arg(long)]
+        idempotency_key: Option<String>,
+        /// Seconds to wait for the engine to take the decision.
+        #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+        wait: f64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show what the hooks publish (phase, score, last event) and the open decision window.
+    Snapshot {
+        #[command(flatten)]
+        which: Which,
+        /// Print again on every change until the session ends.
+        #[arg(long, short)]
+        follow: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show the hooks' strategy.json, or replace (--set) or deep-merge (--merge) it.
+    Strategy {
+        #[command(flatten)]
+        which: Which,
+        #[arg(long, value_name = "JSON", conflicts_with = "merge")]
+        set: Option<String>,
+        #[arg(long, value_name = "JSON")]
+        merge: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve the browser controller on 127.0.0.1 for this machine's sessions (or the one
+    /// given); prints its address with the access token, and runs until interrupted.
+    Web {
+        /// Serve only this session directory.
         #[arg(long, value_name = "DIR")]
-        state_dir: std::path::PathBuf,
+        state_dir: Option<std::path::PathBuf>,
+        /// Port to listen on (0: any free port).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+        /// Print the address as JSON (`{"url": ...}`).
+        #[arg(long)]
+        json: bool,
     },
     /// Show a session registered on the community server.
     Get {
@@ -59,10 +142,70 @@ pub enum SessionCommand {
 pub fn run(command: SessionCommand, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     match command {
         SessionCommand::List { json } => super::session_local::list(&global.data_dir(), json),
-        SessionCommand::Events { state_dir, follow } => {
-            super::session_local::events(&state_dir, follow)
+        SessionCommand::Events {
+            which,
+            follow,
+            json,
+        } => super::session_local::events(&which.target(global)?.root, follow, json),
+        SessionCommand::Abort { which, json } => {
+            super::session_local::abort(&which.target(global)?.root, json)
         }
-        SessionCommand::Abort { state_dir } => super::session_local::abort(&state_dir),
+        SessionCommand::Decide {
+            value,
+            decision,
+            which,
+            agent_id,
+            idempotency_key,
+            wait,
+            json,
+        } => {
+            let Some(wait) = Duration::try_from_secs_f64(wait)
+                .ok()
+                .filter(|w| w.as_secs() <= 600)
+            else {
+                anyhow::bail!("--wait must be between 0 and 600 seconds");
+            };
+            let submitter = Submitter {
+                origin: "cli".into(),
+                agent_id,
+                idempotency_key,
+            };
+            let text = value.or(decision).unwrap_or_default();
+            session_control::decide(&which.target(global)?, &text, submitter, wait, json)
+        }
+        SessionCommand::Web {
+            state_dir,
+            port,
+            json,
+        } => {
+            let scope = match state_dir {
+                Some(dir) => crate::control::web::Scope::One(Target::at(&dir)?.root),
+                None => crate::control::web::Scope::All(global.data_dir()),
+            };
+            session_control::web(scope, port, json)
+        }
+        SessionCommand::Snapshot {
+            which,
+            follow,
+            json,
+        } => session_control::snapshot(&which.target(global)?, json, follow),
+        SessionCommand::Strategy {
+            which,
+            set,
+            merge,
+            json,
+        } => {
+            let object = |text: &str| match serde_json::from_str::<serde_json::Value>(text) {
+                Ok(serde_json::Value::Object(object)) => Ok(object),
+                _ => Err(anyhow::anyhow!("the strategy must be a JSON object")),
+            };
+            let change = match (set, merge) {
+                (Some(set), _) => StrategyChange::Set(object(&set)?),
+                (None, Some(merge)) => StrategyChange::Merge(object(&merge)?),
+                (None, None) => StrategyChange::Show,
+            };
+            session_control::strategy(&which.target(global)?, change, json)
+        }
         SessionCommand::Get { session_id, json } => {
             let remote = Remote::connect(global)?;
             let session = remote.run(remote.client.session(&session_id))?;

@@ -8,7 +8,8 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
-use crate::records::SessionStatus;
+use crate::control::escape::for_terminal;
+use crate::records::{RecordedEvent, SessionStatus};
 use crate::session::{EVENTS_FILE, SESSION_FILE, SessionDir, list_sessions};
 use crate::spec::Role;
 
@@ -50,7 +51,7 @@ pub fn list(data_dir: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
 /// Prints a session's events; with `follow`, keeps printing new ones until the session is
 /// over: session.json shows a final status (written after the last event), or the process
 /// that ran it is gone without writing one (killed).
-pub fn events(state_dir: &Path, follow: bool) -> anyhow::Result<ExitCode> {
+pub fn events(state_dir: &Path, follow: bool, as_json: bool) -> anyhow::Result<ExitCode> {
     let path = state_dir.join(EVENTS_FILE);
     if !state_dir.is_dir() {
         bail!("no session directory at {}", state_dir.display());
@@ -68,7 +69,13 @@ pub fn events(state_dir: &Path, follow: bool) -> anyhow::Result<ExitCode> {
                 .with_context(|| path.display().to_string())?;
             let complete = text.rfind('\n').map_or(0, |end| end + 1);
             offset += complete as u64;
-            stdout.write_all(&text.as_bytes()[..complete])?;
+            if as_json {
+                stdout.write_all(&text.as_bytes()[..complete])?;
+            } else {
+                for line in text[..complete].lines() {
+                    writeln!(stdout, "{}", event_line(line))?;
+                }
+            }
             stdout.flush()?;
         }
         if !follow || over {
@@ -76,6 +83,21 @@ pub fn events(state_dir: &Path, follow: bool) -> anyhow::Result<ExitCode> {
         }
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+/// One event as a person reads it: `[12:00:01] type: summary` (the data when there is no
+/// summary), control characters escaped.
+fn event_line(line: &str) -> String {
+    let Some(event) = RecordedEvent::parse(line) else {
+        return for_terminal(line);
+    };
+    let time = event.ts.get(11..19).unwrap_or("--:--:--");
+    let detail = match (&event.summary, &event.data) {
+        (Some(summary), _) => summary.clone(),
+        (None, Value::Object(data)) if data.is_empty() => String::new(),
+        (None, data) => data.to_string(),
+    };
+    for_terminal(&format!("[{time}] {}: {detail}", event.name))
 }
 
 fn session_is_over(state_dir: &Path) -> bool {
@@ -95,7 +117,7 @@ fn session_process_alive(state_dir: &Path) -> bool {
 }
 
 /// Stops a running session (SIGTERM to its process; it records the abort itself).
-pub fn abort(state_dir: &PathBuf) -> anyhow::Result<ExitCode> {
+pub fn abort(state_dir: &PathBuf, as_json: bool) -> anyhow::Result<ExitCode> {
     let session = SessionDir::open(state_dir);
     if !state_dir.join(SESSION_FILE).is_file() {
         bail!("no session.json in {}", state_dir.display());
@@ -120,9 +142,16 @@ pub fn abort(state_dir: &PathBuf) -> anyhow::Result<ExitCode> {
             state_dir.display()
         );
     }
-    println!(
-        "{}",
-        json!({"status": "aborting", "pid": pid, "state_dir": state_dir})
-    );
+    if as_json {
+        println!(
+            "{}",
+            json!({"status": "aborting", "pid": pid, "state_dir": state_dir})
+        );
+    } else {
+        println!(
+            "aborting the session in {} (pid {pid})",
+            state_dir.display()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -8,6 +8,7 @@ mod request_response;
 mod session;
 mod session_loop;
 mod simultaneous_round;
+mod windows;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -18,6 +19,7 @@ use serde_json::{Map, Value, json};
 pub use control::ControlMode;
 pub use free::{InputPoll, LineInput, LocalInput, ScriptStep, ScriptedInput};
 pub use simultaneous_round::commit_hash;
+pub use windows::DecisionSettings;
 
 use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, InitContext};
 use crate::records::EventLog;
@@ -44,6 +46,8 @@ pub struct EngineConfig {
     pub display: DisplaySink,
     /// Local lines to send in free mode (stdin, inbox, or a script).
     pub local_input: Option<Box<dyn LocalInput>>,
+    /// How this side's decision windows behave (human and hybrid control).
+    pub decisions: DecisionSettings,
 }
 
 /// How a session ended for this side.
@@ -116,7 +120,15 @@ pub fn run(
     spec.ensure_runnable().map_err(unusable)?;
     let flow = &spec.model().map_err(unusable)?.flow;
     let local_input = config.local_input.take();
+    let desk = windows::desk_for(spec, &config);
+    if let Some(desk) = &desk {
+        crate::control::registry::register(&config.state_dir, desk.clone());
+        if let Some(start) = config.decisions.on_desk.take() {
+            start(desk.clone());
+        }
+    }
     let mut session = Session::new(spec, hooks, channel, &config);
+    session.desk = desk.clone();
     let result = session.start(flow.mode()).and_then(|metadata| {
         let outcome = match flow {
             Flow::SessionLoop => session_loop::run(&mut session),
@@ -130,6 +142,15 @@ pub fn run(
             ..outcome
         })
     });
+    let stop = desk.as_ref().and_then(|desk| desk.take_stop());
+    let result = match (result, stop) {
+        (Err(EngineError::Hook(_)), Some(stop)) => Ok(session.stopped_by_window(&stop)),
+        (result, _) => result,
+    };
+    if let Some(desk) = &desk {
+        desk.finish();
+        crate::control::registry::unregister(&config.state_dir);
+    }
     let result = match result {
         Err(EngineError::Channel(ChannelError::Closed(_))) => Ok(session.peer_disconnected()),
         Err(error) => {

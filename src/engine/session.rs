@@ -1,11 +1,14 @@
 //! One side's running session: the shared steps every flow mode is built from (validated
 //! send and receive, display, events, snapshot phases).
 
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value, json};
 
+use super::windows;
 use super::{EngineConfig, EngineError, Outcome, init_context};
+use crate::control::{Desk, WindowStop};
 use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, Shown};
 use crate::records::{Event, MessageDirection};
 use crate::spec::{Direction, FlowMode, Role, Spec};
@@ -16,6 +19,8 @@ pub(crate) struct Session<'a> {
     pub hooks: &'a mut dyn Hooks,
     channel: &'a mut dyn Channel,
     pub config: &'a EngineConfig,
+    /// This side's decision windows (human and hybrid control).
+    pub desk: Option<Arc<Desk>>,
 }
 
 impl<'a> Session<'a> {
@@ -30,6 +35,7 @@ impl<'a> Session<'a> {
             hooks,
             channel,
             config,
+            desk: None,
         }
     }
 
@@ -201,6 +207,9 @@ impl<'a> Session<'a> {
         phase: &str,
         summary: &str,
     ) -> Result<(), EngineError> {
+        if let Some(desk) = &self.desk {
+            desk.finish();
+        }
         self.emit(Event::ended(completed, reason));
         self.phase(phase, summary, json!({"reason": reason}))
     }
@@ -212,6 +221,36 @@ impl<'a> Session<'a> {
         let frame = json!({"action": "error", "round": round, "reason": reason});
         // send_as validates first: a spec without such a message gets nothing sent.
         let _ = self.send_as("the engine (error)", &frame, self.outbound());
+    }
+
+    /// A decision window stopped this side (a deadline, a refused decision, an abort): the
+    /// peer is told with the first `error` frame the spec accepts (our reason, else
+    /// `aborted`, with or without a round), then the end is recorded. Not a crash.
+    pub fn stopped_by_window(&mut self, stop: &WindowStop) -> Outcome {
+        let (reason, detail, winner, round) =
+            windows::stop_outcome(stop, self.role().peer().as_str());
+        let frames = [reason.as_str(), "aborted"].into_iter().flat_map(|why| {
+            [
+                json!({"action": "error", "round": round, "reason": why}),
+                json!({"action": "error", "reason": why}),
+            ]
+        });
+        for frame in frames {
+            let valid = crate::spec::validate_message(
+                self.spec.value(),
+                &frame,
+                Some(self.outbound()),
+                None,
+            )
+            .is_ok();
+            if valid {
+                let _ = self.send_as("the engine (error)", &frame, self.outbound());
+                break;
+            }
+        }
+        self.emit(windows::stop_event(&reason, &detail));
+        let _ = self.phase("aborted", &detail, json!({"reason": reason}));
+        windows::stopped(reason, winner)
     }
 
     /// The peer sent an `error` frame: it is leaving, and says why.

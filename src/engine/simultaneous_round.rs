@@ -148,6 +148,9 @@ fn guest(session: &mut Session, settings: &RoundSettings) -> Result<Outcome, Eng
             return Ok(Outcome::ended(true, None).with_winner(&[last_result.as_ref()]));
         }
         session.accept(&host_commit, session.inbound())?;
+        if let Some((round, reason)) = peer_error(&host_commit, round) {
+            return session.peer_gave_up(round, &reason);
+        }
         // Asked only once the host has committed (the reference asks first), so the final
         // `end` never opens a decision window for a round that will not be played.
         let (value, nonce) = commit_to_value(session, round)?;

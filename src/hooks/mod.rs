@@ -4,6 +4,7 @@
 mod convert;
 pub mod interpreter;
 mod native;
+mod native_decision;
 pub mod python_hooks;
 pub mod skeleton;
 

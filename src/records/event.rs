@@ -8,6 +8,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::decision::{Choices, TimeoutAction, WindowMode, WindowOutcome};
 use crate::engine::ControlMode;
 use crate::spec::Role;
 
@@ -96,6 +97,38 @@ pub enum Event {
         round: u64,
         role: Role,
         mismatches: Value,
+    },
+    /// A decision window opened: this side waits for a person's move (human), or for an
+    /// override of the agent's `intended` move (hybrid), until `deadline_at`.
+    DecisionWindowOpened {
+        match_key: String,
+        match_value: Value,
+        mode: WindowMode,
+        value_field: String,
+        choices: Choices,
+        deadline_at: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        intended: Option<Value>,
+    },
+    /// A submitted decision was refused (`reason`); the window stays open.
+    DecisionRefused {
+        match_key: String,
+        match_value: Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decision_id: Option<String>,
+        reason: String,
+    },
+    /// A decision window closed: how, and what was played.
+    DecisionWindowClosed {
+        match_key: String,
+        match_value: Value,
+        outcome: WindowOutcome,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decision: Option<Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        origin: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        action: Option<TimeoutAction>,
     },
     /// This side's session is over (engine, end of session, or an abort).
     SessionEnded {
@@ -238,6 +271,31 @@ mod tests {
             Event::ProtocolMessage {
                 direction: MessageDirection::Sent,
                 msg: json!({"action": "move", "n": 1.5}),
+            },
+            Event::DecisionWindowOpened {
+                match_key: "round".into(),
+                match_value: json!(0),
+                mode: WindowMode::Hybrid,
+                value_field: "choice".into(),
+                choices: Choices::OneOf {
+                    values: vec![json!("rock"), json!("paper")],
+                },
+                deadline_at: "2026-12-01T00:00:10.000Z".into(),
+                intended: Some(json!("rock")),
+            },
+            Event::DecisionRefused {
+                match_key: "attempt".into(),
+                match_value: json!(2),
+                decision_id: None,
+                reason: "number must be an integer".into(),
+            },
+            Event::DecisionWindowClosed {
+                match_key: "round".into(),
+                match_value: json!(0),
+                outcome: WindowOutcome::TimedOut,
+                decision: None,
+                origin: None,
+                action: Some(TimeoutAction::Forfeit),
             },
         ];
         for event in events {

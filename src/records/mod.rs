@@ -5,11 +5,17 @@
 //! The on-disk shapes are the reference client's, so its `session` commands read our files.
 
 mod clock;
+mod decision;
 mod event;
 mod event_log;
 mod session_record;
 
 pub use clock::iso_now;
+pub use decision::{
+    Choices, DecisionFiles, DecisionMeta, DecisionOutcome, DecisionRecord, DecisionStatus,
+    MATCH_KEYS, TimeoutAction, Window, WindowMode, WindowOutcome, plain_text, read_lines,
+    window_key,
+};
 pub use event::{Event, MessageDirection, RecordedEvent, read_events};
 pub use event_log::EventLog;
 pub use session_record::{SessionRecord, SessionStatus};

@@ -134,6 +134,7 @@ impl SelfPlay {
                 pace: self.pace,
                 display: self.display.clone(),
                 local_input: free.then(|| chat_script(role)),
+                decisions: Default::default(),
             };
             let (spec, done) = (self.spec.clone(), done_tx.clone());
             std::thread::Builder::new()
@@ -247,7 +248,7 @@ impl Channel for Watched {
 pub fn stdout_display() -> DisplaySink {
     Arc::new(|role, text| {
         for line in text.lines() {
-            println!("[{role}] {line}");
+            println!("[{role}] {}", crate::control::escape::for_terminal(line));
         }
     })
 }

@@ -16,13 +16,15 @@ mod prepare;
 mod reports;
 
 use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 pub use dir::{EVENTS_FILE, SESSION_FILE, SessionDir, list_sessions};
 pub use error::SessionError;
 pub use prepare::{PreparedProtocol, ProtocolSource, prepare_protocol};
 
-use crate::engine::{ControlMode, DisplaySink, Outcome};
+use crate::control::Desk;
+use crate::engine::{ControlMode, DecisionSettings, DisplaySink, Outcome};
 use crate::spec::Spec;
 use crate::transport::{HeartbeatConfig, RelayChoice};
 
@@ -38,6 +40,31 @@ pub struct PlaySettings {
     pub display: DisplaySink,
     /// Free mode reads local lines from stdin (plus the engine dir's inbox.jsonl).
     pub chat_from_stdin: bool,
+    /// `--think-seconds`: how long this side's decision windows last.
+    pub think: Option<Duration>,
+    /// A person at this terminal answers this side's decision windows.
+    pub terminal_prompt: bool,
+    /// A browser controller serves this side.
+    pub web: bool,
+}
+
+impl PlaySettings {
+    /// The engine's decision settings for these play settings.
+    /// `desk` receives the side's desk once the engine has made one (so that the peer
+    /// leaving can close its windows).
+    pub(crate) fn decisions(&self, desk: Arc<OnceLock<Arc<Desk>>>) -> DecisionSettings {
+        let prompt = self.terminal_prompt;
+        DecisionSettings {
+            think: self.think,
+            attended: prompt || self.web,
+            on_desk: Some(Box::new(move |made: Arc<Desk>| {
+                let _ = desk.set(made.clone());
+                if prompt {
+                    crate::control::terminal::start(made);
+                }
+            })),
+        }
+    }
 }
 
 /// A protocol ready to run: its directory and checked spec.

@@ -3,6 +3,7 @@
 //! then hand the link to the engine on its own blocking thread (hooks are blocking Python),
 //! and finally report the end. Host and guest differ only in [`Connect`] and [`Handshake`].
 
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
@@ -14,6 +15,7 @@ use super::reports::{record_end, report_to_server};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, SessionError, chat_input};
 use crate::api::session::NewSession;
 use crate::client::RestClient;
+use crate::control::Desk;
 use crate::engine::{self, ControlMode, EngineConfig, Outcome};
 use crate::hooks::interpreter;
 use crate::hooks::python_hooks::PythonHooks;
@@ -319,6 +321,13 @@ impl Handshake {
 /// where the reference runs one), the hooks finish loading, and the engine plays to the end.
 fn play_on_thread(link: PeerLink, heartbeat: bool, play: Play) -> Result<Outcome, SessionError> {
     let mut channel = IrohChannel::new(link, &Handle::current());
+    let desk = Arc::new(OnceLock::<Arc<Desk>>::new());
+    let peer_left = desk.clone();
+    channel.when_peer_gone(move || {
+        if let Some(desk) = peer_left.get() {
+            desk.cancel("peer_disconnected");
+        }
+    });
     if heartbeat
         && heartbeat_applies(&play.protocol)
         && let Some(config) = play.settings.heartbeat
@@ -353,6 +362,7 @@ fn play_on_thread(link: PeerLink, heartbeat: bool, play: Play) -> Result<Outcome
         control_mode: settings.control_mode,
         pace: settings.pace,
         display: settings.display.clone(),
+        decisions: settings.decisions(desk),
     };
     let outcome = interpreter::with_thread_state(|| {
         engine::run(&protocol.spec, &mut hooks, &mut channel, config)

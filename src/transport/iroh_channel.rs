@@ -158,6 +158,17 @@ impl IrohChannel {
         ];
     }
 
+    /// Runs `gone` once the connection to the peer is closed (the peer left or died), e.g.
+    /// to stop waiting for a person's move the peer will never see.
+    pub fn when_peer_gone(&mut self, gone: impl FnOnce() + Send + 'static) {
+        let connection = self.connection.clone();
+        let task = self.runtime.spawn(async move {
+            connection.closed().await;
+            gone();
+        });
+        self.io_tasks.push(task.abort_handle());
+    }
+
     /// Round-trip times measured by the heartbeat so far.
     pub fn rtt(&self) -> RttStats {
         self.sys.rtt()

@@ -62,7 +62,14 @@ fn daemon_host_and_join_finish_in_the_background_and_follow_sees_the_end() {
     let host_dir_arg = host_dir.to_str().unwrap();
     let follow = Proc::spawn(
         "events --follow",
-        alice.command(&["session", "events", "--state-dir", host_dir_arg, "--follow"]),
+        alice.command(&[
+            "session",
+            "events",
+            "--state-dir",
+            host_dir_arg,
+            "--follow",
+            "--json",
+        ]),
     );
     follow.wait_for_line("\"invite_created\"", SESSION_LIMIT);
 
@@ -112,7 +119,8 @@ fn session_abort_ends_a_waiting_host_and_withdraws_its_invitation() {
     let (hosting, host) = daemon(&alice, &["host", "--protocol-dir", "rock-paper-scissors"]);
     let dir_arg = host.state_dir.to_str().unwrap();
     let aborting: Value =
-        serde_json::from_str(&alice.ok(&["session", "abort", "--state-dir", dir_arg])).unwrap();
+        serde_json::from_str(&alice.ok(&["session", "abort", "--state-dir", dir_arg, "--json"]))
+            .unwrap();
     assert_eq!(aborting["status"], "aborting");
     assert_eq!(aborting["pid"], hosting["pid"]);
 

@@ -52,7 +52,14 @@ fn killing_the_guest_mid_session_ends_the_host_with_peer_disconnected() {
         "the killed guest never wrote an end"
     );
     let dir = killed.dir.to_str().unwrap();
-    let follow = bob.command(&["session", "events", "--state-dir", dir, "--follow"]);
+    let follow = bob.command(&[
+        "session",
+        "events",
+        "--state-dir",
+        dir,
+        "--follow",
+        "--json",
+    ]);
     let followed = Proc::spawn("events --follow", follow).succeed(SESSION_LIMIT);
     assert_eq!(followed.stdout.lines().count(), killed.events.len());
 }

@@ -5,9 +5,12 @@
 mod support;
 
 mod balance;
+mod browser;
 mod builtins;
 mod clean_end;
+mod control;
 mod daemon;
 mod fake_peer;
 mod hostile;
 mod killed_peer;
+mod terminal;

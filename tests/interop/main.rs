@@ -7,6 +7,7 @@ mod support;
 
 mod clean_end;
 mod community;
+mod control;
 mod sessions;
 mod spec;
 mod transport;

@@ -239,7 +239,8 @@ fn a_hook_exception_names_the_hook_file_and_line() {
 }
 
 /// A decision already submitted when a hybrid window opens replaces the automatic move
-/// (here the guest's round-1 "rock" becomes "scissors", so the host wins 1-0).
+/// (here the guest's round-1 "rock" becomes "scissors", so the host wins 1-0); the engine
+/// records that window, and the other two, which nobody could act on, leave no trace.
 #[test]
 fn a_submitted_decision_is_played_in_its_hybrid_window() {
     let dir = tempfile::tempdir().unwrap();
@@ -259,17 +260,18 @@ fn a_submitted_decision_is_played_in_its_hybrid_window() {
     assert_eq!(code, 0, "{report}");
     assert_eq!(report["host"]["winner"], "host", "{report}");
     let guest_dir = PathBuf::from(report["guest"]["state_dir"].as_str().unwrap());
-    let events = std::fs::read_to_string(guest_dir.join("events.jsonl")).unwrap();
+    let events = std::fs::read_to_string(guest_dir.parent().unwrap().join("events.jsonl")).unwrap();
     assert_eq!(
-        events.matches("local_decision_consumed").count(),
+        events.matches("\"decision_window_opened\"").count(),
         1,
         "{events}"
     );
     assert_eq!(
-        events.matches("local_decision_fallback").count(),
-        2,
+        events.matches("\"outcome\":\"decided\"").count(),
+        1,
         "{events}"
     );
+    assert!(events.contains("\"choice\":\"scissors\""), "{events}");
 }
 
 #[test]

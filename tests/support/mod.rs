@@ -2,6 +2,7 @@
 //! module with `#[path = "../support/mod.rs"] mod support;`).
 //!
 //! - [`cli`]: our built binary as a command, `protocol test --json`.
+//! - [`control`]: finding a session's open decision window and answering it.
 //! - [`reference`]: the reference client (`aigenora==0.1.4`) in its own venv, and a
 //!   reference agent as the other side of a session.
 //! - [`server`]: a real `aigenora server` process, signed raw requests, test specs.
@@ -17,6 +18,7 @@
 #![allow(dead_code)]
 
 pub mod cli;
+pub mod control;
 pub mod fake;
 pub mod net;
 pub mod process;

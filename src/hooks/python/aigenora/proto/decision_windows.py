@@ -10,16 +10,26 @@ if TYPE_CHECKING:
     from typing import Any
 
 from aigenora.proto import policy_materializer
-from aigenora.proto.decision_bus import DecisionBus
+from aigenora.proto.decision_bus import DecisionBus, DecisionTimeoutError
 from aigenora.proto.events import EventBus
-from aigenora.proto.files import any_present, read_jsonl, state_file
+from aigenora.proto.files import any_present, read_jsonl, state_file, write_now
 from aigenora.proto.intervention_intent import InterventionIntentStore
 from aigenora.proto.sdk import StrategyStore
 from aigenora.proto.whisper_bridge import parse_whisper_to_command
 
 
+try:  # the engine's desk, only inside the aigenora binary
+    from aigenora import _native
+except ImportError:
+    _native = None
+
+
 class InvalidHumanDecisionError(ValueError):
     """A human submitted a decision that is not a legal move for the local side."""
+
+
+class DecisionCancelledError(DecisionTimeoutError):
+    """The session ended while a decision window was open."""
 
 
 class DecisionWindows:
@@ -66,6 +76,10 @@ class DecisionWindows:
         (DecisionTimeoutError at the deadline). Legality checks stay with the protocol."""
         if self.control_mode != "human" or self.bus is None:
             raise RuntimeError("strict human decision requested outside human control mode")
+        write_now(self.snapshot.path)  # whoever decides sees the state as it is now
+        window = self._desk_window("human", match_key, match_value)
+        if window is not None:
+            return self._await_desk(window, match_key, match_value)
         min_think, max_think = self._think_bounds()
         now = time.monotonic()
         release_at, deadline_at = now + min_think, now + max_think
@@ -81,6 +95,9 @@ class DecisionWindows:
     def _reject_human_decision(self, match_key: str, match_value: Any, decision: Any,
                                reason: str = "invalid") -> None:
         """Record the rejected submission and raise InvalidHumanDecisionError."""
+        rejected = getattr(_native, "decision_rejected", None)
+        if rejected is not None:
+            rejected(str(self.state_dir), match_key, match_value, reason)
         EventBus(self.state_dir).emit("human_decision_failed", data={
             "match_key": match_key, "match_value": match_value, "reason": reason, "decision": decision,
         })
@@ -91,6 +108,18 @@ class DecisionWindows:
         caller plays its automatic choice. Waits only while options.min_think_seconds > 0."""
         if self.bus is None:
             return None
+        if getattr(_native, "decision_open", None) is not None and self._desk_registered():
+            if self._window_inputs_may_exist():
+                self._materialize_pending_intents(match_key, match_value)
+                self._materialize_active_policy(match_key, match_value)
+            intended = getattr(self, "_intended", None)
+            intended = intended[1] if intended and intended[0] == match_value else None
+            desk = self._desk_window("hybrid", match_key, match_value, intended=intended)
+            if desk is not None:
+                if desk.get("closed"):
+                    return None
+                result = _native.decision_wait(str(self.state_dir))
+                return result.get("decision") if result.get("status") == "decided" else None
         events = EventBus(self.state_dir)
         window = {"match_key": match_key, "match_value": match_value}
         release_at = time.monotonic()
@@ -115,6 +144,63 @@ class DecisionWindows:
         self.bus.finalize_window(match_key, match_value, "fallback")
         events.emit("local_decision_fallback", data={**window, "reason": "no_decision"})
         return None
+
+    # -- the engine's desk (inside the binary) ------------------------------------------------
+
+    def _desk_registered(self) -> bool:
+        """Whether the engine runs a desk for this side (probed once per hooks object)."""
+        known = getattr(self, "_has_desk", None)
+        if known is None:
+            known = self._has_desk = _native.decision_open(str(self.state_dir), {"probe": True}) is not None
+        return known
+
+    def _desk_window(self, mode: str, match_key: str, match_value: Any, intended: Any = None) -> dict | None:
+        """Open a window on the engine's desk: None without one (a plain interpreter), else
+        the window, or {"closed": True} when no window may open (the game is over)."""
+        opener = getattr(_native, "decision_open", None)
+        if opener is None:
+            return None
+        schema = self.get_decision_schema() or {}
+        field = schema.get("value_field") or "choice"
+        listed = None
+        setup = match_key == schema.get("setup_match_key")
+        if setup:
+            field = schema.get("setup_value_field") or field
+        else:
+            choices = schema.get("choices")
+            if isinstance(choices, (dict, list, tuple)):
+                listed = list(choices)
+        bounds = None
+        narrowed = getattr(self, "decision_choices", None)
+        if callable(narrowed):
+            found = narrowed(match_key, match_value)
+            if isinstance(found, dict):
+                bounds = found
+            elif isinstance(found, (list, tuple)):
+                listed = list(found)
+        return opener(str(self.state_dir), {
+            "mode": mode, "match_key": match_key, "match_value": match_value,
+            "value_field": field, "listed": listed, "bounds": bounds,
+            "numeric": bool(schema.get("numeric")) or setup, "intended": intended,
+        })
+
+    def _await_desk(self, window: dict, match_key: str, match_value: Any) -> dict:
+        """Wait on the desk's human window; the timing snapshot shows its deadline meanwhile."""
+        if window.get("closed"):
+            raise DecisionCancelledError(f"no decision window for {match_key}={match_value}: the session is over")
+        now, wall = time.monotonic(), time.time()
+        deadline = now + max(0.0, float(window["deadline_at"]) - wall)
+        self._update_timing_snapshot(match_key, match_value, now, deadline, "waiting")
+        write_now(self.snapshot.path)
+        try:
+            result = _native.decision_wait(str(self.state_dir))
+        finally:
+            self._clear_timing_snapshot()
+        if result.get("status") == "decided":
+            return result["decision"]
+        if result.get("status") == "cancelled":
+            raise DecisionCancelledError(f"the session ended while waiting for {match_key}={match_value}")
+        raise DecisionTimeoutError(f"Human decision timed out waiting for {match_key}={match_value}")
 
     def _await_hybrid_decision(self, match_key: str, match_value: Any, deadline_at: float) -> dict | None:
         """The best decision submitted for the window, polling until `deadline_at`."""
@@ -156,6 +242,7 @@ class DecisionWindows:
 
     def _emit_strategy_applied(self, round_index: int, strategy: dict | None, result: Any) -> None:
         """Tell observers which strategy produced this move (None = the default)."""
+        self._intended = (round_index, result)
         try:
             EventBus(self.state_dir).emit("strategy_applied", {
                 "round": round_index, "strategy": strategy or {}, "result": result,

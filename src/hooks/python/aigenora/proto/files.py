@@ -286,6 +286,15 @@ def _write(document: _Document, create_dirs: bool) -> None:
         _write_replacing(document.path, document.staging, indented, create_dirs)
 
 
+def write_now(path: str | Path) -> None:
+    """Put an SDK-owned document on disk now if it has unwritten changes (a decision window
+    opening: whoever decides must see the current state, not the one 50 ms ago)."""
+    with _lock:
+        document = _documents.get(_key(path))
+    if document is not None:
+        _write(document, create_dirs=True)
+
+
 def _start_flusher() -> None:
     """Starts the background writer once (called with _lock held)."""
     global _flusher_started

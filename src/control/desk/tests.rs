@@ -1,0 +1,155 @@
+//! The desk on its own, with the built-in RPS contract: refusals that keep a window open,
+//! hybrid overrides and priorities, quiet windows, deadlines and their timeout actions, late
+//! decisions, and no window after the end.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::*;
+use crate::records::read_lines;
+
+fn rps_desk(dir: &std::path::Path, times: WindowTimes) -> Arc<Desk> {
+    let spec = crate::protocols::find("rock-paper-scissors")
+        .unwrap()
+        .spec();
+    Desk::new(
+        dir,
+        (spec, Role::Guest),
+        times,
+        EventLog::to_file(dir.join("events.jsonl")),
+    )
+}
+
+fn times(human: u64, hybrid: u64, action: TimeoutAction) -> WindowTimes {
+    WindowTimes {
+        human: Duration::from_millis(human),
+        hybrid: Duration::from_millis(hybrid),
+        timeout_action: action,
+    }
+}
+
+fn open(desk: &Desk, mode: WindowMode, round: u64, intended: Option<&str>) -> Window {
+    desk.open_for_hooks(
+        mode,
+        ("round".into(), json!(round)),
+        "choice",
+        &HooksChoices::default(),
+        None,
+        intended.map(|m| json!(m)),
+    )
+    .unwrap()
+}
+
+fn append(dir: &std::path::Path, line: serde_json::Value) {
+    std::fs::create_dir_all(dir.join("decision")).unwrap();
+    super::append_line(&dir.join("decision/decisions.jsonl"), &line);
+}
+
+#[test]
+fn a_human_window_refuses_a_bad_move_and_plays_a_good_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let desk = rps_desk(dir.path(), times(5_000, 0, TimeoutAction::Abort));
+    let window = open(&desk, WindowMode::Human, 0, None);
+    assert!(window.open);
+    let written = desk.files().window().unwrap();
+    assert_eq!((written.key(), written.open), (window.key(), true));
+    assert_eq!(
+        desk.submit(json!("banana"), "test"),
+        Submitted::Refused("choice must be rock, paper or scissors".into())
+    );
+    append(
+        dir.path(),
+        json!({"round": 0, "choice": "lizard", "_meta": {"decision_id": "dec_bad"}}),
+    );
+    let waiter = {
+        let desk = desk.clone();
+        std::thread::spawn(move || desk.wait())
+    };
+    std::thread::sleep(Duration::from_millis(60));
+    assert!(matches!(
+        desk.submit(json!("paper"), "test"),
+        Submitted::Accepted(_)
+    ));
+    let WindowResult::Decided(played) = waiter.join().unwrap() else {
+        panic!("decided")
+    };
+    assert_eq!(
+        (played["round"].clone(), played["choice"].clone()),
+        (json!(0), json!("paper"))
+    );
+    let outcomes: Vec<crate::records::DecisionOutcome> = read_lines(&desk.files().outcomes());
+    assert_eq!(outcomes[0].status, DecisionStatus::Refused);
+    assert_eq!(outcomes[1].status, DecisionStatus::Played);
+    assert!(!desk.files().window().unwrap().open);
+    assert!(desk.files().is_finalized("round:0"));
+    append(
+        dir.path(),
+        json!({"round": 0, "choice": "rock", "_meta": {"decision_id": "dec_late"}}),
+    );
+    let _ = open(&desk, WindowMode::Human, 1, None);
+    desk.cancel("test over");
+    assert_eq!(desk.wait(), WindowResult::Cancelled);
+    let outcomes: Vec<crate::records::DecisionOutcome> = read_lines(&desk.files().outcomes());
+    assert_eq!(outcomes.last().unwrap().status, DecisionStatus::Late);
+}
+
+#[test]
+fn a_hybrid_window_plays_a_submitted_override_or_the_agents_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let desk = rps_desk(dir.path(), times(5_000, 0, TimeoutAction::Fallback));
+    let _ = open(&desk, WindowMode::Hybrid, 0, Some("rock"));
+    assert_eq!(desk.wait(), WindowResult::AgentMove);
+    assert!(
+        !desk.files().state().exists(),
+        "a quiet window leaves no trace"
+    );
+    append(
+        dir.path(),
+        json!({"round": 1, "choice": "scissors", "_meta": {"origin": "cli", "decision_id": "dec_1"}}),
+    );
+    append(
+        dir.path(),
+        json!({"round": 1, "choice": "paper", "_meta": {"origin": "policy_runner", "decision_id": "dec_2"}}),
+    );
+    let _ = open(&desk, WindowMode::Hybrid, 1, Some("rock"));
+    let WindowResult::Decided(played) = desk.wait() else {
+        panic!("decided")
+    };
+    assert_eq!(played["choice"], "scissors");
+    let consumed = std::fs::read_to_string(desk.files().consumed()).unwrap();
+    assert!(consumed.contains("superseded") && consumed.contains("consumed"));
+}
+
+#[test]
+fn a_human_deadline_applies_the_timeout_action() {
+    let dir = tempfile::tempdir().unwrap();
+    let desk = rps_desk(dir.path(), times(50, 0, TimeoutAction::Fallback));
+    let _ = open(&desk, WindowMode::Human, 0, None);
+    let WindowResult::Decided(played) = desk.wait() else {
+        panic!("fallback plays a legal move")
+    };
+    assert!(["rock", "paper", "scissors"].contains(&played["choice"].as_str().unwrap()));
+    let desk = rps_desk(dir.path(), times(50, 0, TimeoutAction::Forfeit));
+    let _ = open(&desk, WindowMode::Human, 1, None);
+    assert_eq!(desk.wait(), WindowResult::TimedOut(TimeoutAction::Forfeit));
+    assert!(matches!(
+        desk.take_stop(),
+        Some(WindowStop::TimedOut {
+            action: TimeoutAction::Forfeit,
+            ..
+        })
+    ));
+    desk.finish();
+    assert!(
+        desk.open_for_hooks(
+            WindowMode::Human,
+            ("round".into(), json!(2)),
+            "choice",
+            &HooksChoices::default(),
+            None,
+            None
+        )
+        .is_none()
+    );
+}

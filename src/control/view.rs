@@ -1,0 +1,36 @@
+//! One session as a person steering it sees it: its status, the state the hooks publish
+//! (snapshot.json) and the open decision window, as one JSON object — what `session
+//! snapshot` prints and what the browser controller pushes.
+
+use serde_json::{Value, json};
+
+use super::Target;
+use crate::records::{DecisionFiles, Window};
+
+/// `{status, role, control_mode, peer_control_mode, winner, end_reason, snapshot, window,
+/// now}` of a session, read afresh (`now` in Unix seconds, for countdowns).
+pub fn session_view(target: &Target) -> Value {
+    let target = Target::at(&target.root).unwrap_or_else(|_| target.clone());
+    let record = &target.record;
+    let engine = target.engine_dir();
+    let snapshot = engine
+        .as_ref()
+        .and_then(|dir| std::fs::read_to_string(dir.join("snapshot.json")).ok())
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .unwrap_or(Value::Null);
+    let window: Option<Window> = engine
+        .as_ref()
+        .and_then(|dir| DecisionFiles::of(dir).window())
+        .filter(|window| window.open);
+    json!({
+        "status": record.status,
+        "role": record.role,
+        "control_mode": record.local_control_mode,
+        "peer_control_mode": record.peer_control_mode,
+        "winner": record.winner,
+        "end_reason": record.end_reason,
+        "snapshot": snapshot,
+        "window": window,
+        "now": super::epoch_now(),
+    })
+}

@@ -1,0 +1,88 @@
+//! The browser controller: one page, served on 127.0.0.1 only, for this machine's sessions
+//! (all of a data dir with `aigenora session web`, or the one session of `host|join --web`).
+//! Every API call carries a random token (one for the server's session list, one per
+//! session for its state, stream and decisions); Host and Origin must be this server's own;
+//! POSTs must be `application/json`. The page follows a session through a server-sent event
+//! stream fed from the session's files (events, snapshot, the open decision window) within
+//! milliseconds, and answers decision windows through the same checked submission as
+//! `session decide`.
+
+mod guard;
+mod routes;
+mod sessions;
+mod stream;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub use sessions::{Scope, session_token};
+pub use stream::linger;
+
+/// Where `host|join --web` keeps its controller's address (with the token) in the session dir.
+pub const URL_FILE: &str = "controller.url";
+
+/// What one server serves.
+pub struct Controller {
+    pub scope: Scope,
+    /// The token for the session list.
+    pub token: String,
+    /// The address it listens on, once bound.
+    pub addr: SocketAddr,
+}
+
+impl Controller {
+    /// The page's address, with the list token in the fragment (never sent to a server).
+    pub fn url(&self) -> String {
+        format!("http://{}/#token={}", self.addr, self.token)
+    }
+}
+
+/// Binds 127.0.0.1:`port` (0: any free port) and returns the controller and the server
+/// future to run.
+pub async fn bind(
+    scope: Scope,
+    port: u16,
+) -> std::io::Result<(
+    Arc<Controller>,
+    impl std::future::Future<Output = std::io::Result<()>>,
+)> {
+    if let Scope::One(root) = &scope {
+        session_token(root)?;
+    }
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    let controller = Arc::new(Controller {
+        scope,
+        token: sessions::random_token(),
+        addr: listener.local_addr()?,
+    });
+    let app = routes::router(controller.clone());
+    Ok((controller, async move { axum::serve(listener, app).await }))
+}
+
+/// Serves one session from a thread of its own (`host|join --web`); returns the page's
+/// address once it listens.
+pub fn serve_in_background(session_root: PathBuf) -> std::io::Result<String> {
+    let (ready, bound) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => runtime,
+            Err(error) => return drop(ready.send(Err(error))),
+        };
+        runtime.block_on(async move {
+            match bind(Scope::One(session_root), 0).await {
+                Ok((controller, serving)) => {
+                    let _ = ready.send(Ok(controller.url()));
+                    let _ = serving.await;
+                }
+                Err(error) => drop(ready.send(Err(error))),
+            }
+        });
+    });
+    bound
+        .recv()
+        .unwrap_or_else(|_| Err(std::io::Error::other("the controller thread stopped")))
+}

@@ -1,0 +1,183 @@
+//! The controller's routes: the page and its two static files, the session list, one
+//! session's view, its push stream, and decisions. Everything under `/api` needs a token.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::sse::{KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::guard::{Refusal, check_token, header_token, refuse, same_origin};
+use super::{Controller, session_token};
+use crate::control::Target;
+use crate::control::submit::{self, Answer, DecisionInput, Submitter};
+use crate::control::view::session_view;
+
+const PAGE: &str = include_str!("page/index.html");
+const SCRIPT: &str = include_str!("page/app.js");
+const STYLE: &str = include_str!("page/app.css");
+const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
+     img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+pub fn router(controller: Arc<Controller>) -> Router {
+    Router::new()
+        .route(
+            "/",
+            get(|| async { asset(PAGE, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { asset(SCRIPT, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/app.css",
+            get(|| async { asset(STYLE, "text/css; charset=utf-8") }),
+        )
+        .route("/api/sessions", get(list))
+        .route("/api/sessions/{id}", get(view))
+        .route("/api/sessions/{id}/stream", get(stream))
+        .route("/api/sessions/{id}/decide", post(decide))
+        .layer(axum::middleware::from_fn_with_state(
+            controller.clone(),
+            same_origin,
+        ))
+        .with_state(controller)
+}
+
+fn asset(body: &'static str, kind: &'static str) -> Response {
+    let mut response = body.into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(POLICY),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    response
+}
+
+async fn list(State(controller): State<Arc<Controller>>, headers: HeaderMap) -> Response {
+    if let Err(refusal) = check_token(header_token(&headers), &controller.token) {
+        return refusal.into_response();
+    }
+    let scope = controller.scope.clone();
+    let listing = tokio::task::spawn_blocking(move || scope.listing()).await;
+    Json(listing.unwrap_or(Value::Array(Vec::new()))).into_response()
+}
+
+/// The session `id`, once the token presented is its own.
+fn authorized(controller: &Controller, id: &str, token: Option<&str>) -> Result<Target, Refusal> {
+    let Some(target) = controller.scope.find(id) else {
+        return Err(Refusal {
+            status: StatusCode::NOT_FOUND,
+            code: "no_such_session",
+        });
+    };
+    let expected = session_token(&target.root).map_err(|_| Refusal {
+        status: StatusCode::INTERNAL_SERVER_ERROR,
+        code: "token_unavailable",
+    })?;
+    check_token(token, &expected)?;
+    Ok(target)
+}
+
+async fn view(
+    State(controller): State<Arc<Controller>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    match authorized(&controller, &id, header_token(&headers)) {
+        Ok(target) => Json(session_view(&target)).into_response(),
+        Err(refusal) => refusal.into_response(),
+    }
+}
+
+#[derive(Deserialize)]
+struct StreamQuery {
+    token: Option<String>,
+}
+
+/// The push stream (EventSource cannot send headers, so its token is in the query).
+async fn stream(
+    State(controller): State<Arc<Controller>>,
+    Path(id): Path<String>,
+    Query(query): Query<StreamQuery>,
+    headers: HeaderMap,
+) -> Response {
+    let target = match authorized(&controller, &id, query.token.as_deref()) {
+        Ok(target) => target,
+        Err(refusal) => return refusal.into_response(),
+    };
+    let last_id = headers
+        .get("last-event-id")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse().ok());
+    Sse::new(super::stream::follow(target, last_id))
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
+
+/// A decision from the page: `{"move": value}` for the open window, or `{"decision":
+/// {...}}`; answered like `session decide` (200 played or queued, 422 refused, 409 too
+/// late).
+async fn decide(
+    State(controller): State<Arc<Controller>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Json<Value>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let target = match authorized(&controller, &id, header_token(&headers)) {
+        Ok(target) => target,
+        Err(refusal) => return refusal.into_response(),
+    };
+    let Ok(Json(body)) = body else {
+        return refuse(StatusCode::BAD_REQUEST, "invalid_json");
+    };
+    let input = match (body.get("move"), body.get("decision")) {
+        (Some(value), _) if !value.is_object() && !value.is_array() => {
+            DecisionInput::Move(value.clone())
+        }
+        (_, Some(Value::Object(decision))) => DecisionInput::Object(decision.clone()),
+        _ => return refuse(StatusCode::BAD_REQUEST, "move_or_decision_required"),
+    };
+    let Some(engine_dir) = target.engine_dir() else {
+        return refuse(StatusCode::CONFLICT, "not_started");
+    };
+    let submitter = Submitter {
+        origin: "web".into(),
+        agent_id: body
+            .get("agent_id")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        idempotency_key: body
+            .get("idempotency_key")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    };
+    let mode = target.record.local_control_mode;
+    let answer = tokio::task::spawn_blocking(move || {
+        submit::submit(&engine_dir, mode, input, &submitter, submit::ANSWER_WAIT)
+    })
+    .await
+    .unwrap_or_else(|_| Answer::refused("internal_error"));
+    let status = match &answer {
+        Answer::Played { .. } | Answer::Queued { .. } => StatusCode::OK,
+        Answer::Refused { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+        Answer::Closed { .. } => StatusCode::CONFLICT,
+    };
+    (status, Json(answer)).into_response()
+}

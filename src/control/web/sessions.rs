@@ -1,0 +1,90 @@
+//! The sessions a controller serves and their tokens: each session dir keeps its own random
+//! token in `controller.token` (mode 0600, made on first use), so a page given one session's
+//! token can steer that session only.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::control::Target;
+use crate::session::list_sessions;
+
+/// Which sessions a server offers.
+#[derive(Debug, Clone)]
+pub enum Scope {
+    /// Every session under a data dir.
+    All(PathBuf),
+    /// One session dir.
+    One(PathBuf),
+}
+
+impl Scope {
+    /// The session dirs offered, newest first.
+    pub fn roots(&self) -> Vec<PathBuf> {
+        match self {
+            Scope::All(data_dir) => list_sessions(data_dir)
+                .into_iter()
+                .map(|(dir, _)| dir)
+                .collect(),
+            Scope::One(root) => vec![root.clone()],
+        }
+    }
+
+    /// The session called `id` (its directory name), if offered.
+    pub fn find(&self, id: &str) -> Option<Target> {
+        let safe = !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+        if !safe {
+            return None;
+        }
+        self.roots()
+            .into_iter()
+            .find(|root| root.file_name().is_some_and(|name| name == id))
+            .and_then(|root| Target::at(&root).ok())
+    }
+
+    /// The session list the page starts from (with each session's token).
+    pub fn listing(&self) -> Value {
+        let rows: Vec<Value> = self
+            .roots()
+            .into_iter()
+            .filter_map(|root| Target::at(&root).ok())
+            .filter_map(|target| {
+                let token = session_token(&target.root).ok()?;
+                let record = &target.record;
+                Some(json!({
+                    "id": target.name(), "role": record.role, "status": record.status,
+                    "control_mode": record.local_control_mode, "protocol_id": record.protocol_id,
+                    "started_at": record.started_at, "token": token,
+                }))
+            })
+            .collect();
+        Value::Array(rows)
+    }
+}
+
+/// A fresh random token (128 bits, hex).
+pub fn random_token() -> String {
+    hex::encode(rand::random::<[u8; 16]>())
+}
+
+/// The session's controller token, made (mode 0600) when it has none.
+pub fn session_token(root: &Path) -> std::io::Result<String> {
+    let path = root.join("controller.token");
+    if let Ok(token) = std::fs::read_to_string(&path) {
+        let token = token.trim();
+        if token.len() >= 32 {
+            return Ok(token.to_string());
+        }
+    }
+    let token = random_token();
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&path)?;
+    file.write_all(token.as_bytes())?;
+    Ok(token)
+}

@@ -1,0 +1,288 @@
+//! The browser controller in headless Chromium (through chromedriver and WebDriver): a
+//! person plays a whole rock-paper-scissors match from the page of `join --web`, with a
+//! screenshot mid-game under target/; and the controller turns away requests without the
+//! token, with a wrong token, a foreign Origin or Host, or a `text/plain` body. Fails (never
+//! skips) when Chromium or chromedriver is missing.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use fantoccini::{ClientBuilder, Locator};
+use serde_json::json;
+
+use crate::support::net::{Net, SESSION_LIMIT};
+use crate::support::process::Proc;
+
+/// Chromium and chromedriver, or a failure that says how to get them.
+fn browser_binaries() -> (PathBuf, PathBuf) {
+    let find = |names: &[&str]| {
+        names.iter().find_map(|name| {
+            let output = Command::new("which").arg(name).output().ok()?;
+            let path = String::from_utf8_lossy(&output.stdout).trim().to_string();
+            (output.status.success() && !path.is_empty()).then(|| PathBuf::from(path))
+        })
+    };
+    let chromium = find(&["chromium", "chromium-browser", "google-chrome"]);
+    let driver = find(&["chromedriver"]);
+    match (chromium, driver) {
+        (Some(chromium), Some(driver)) => (chromium, driver),
+        _ => panic!(
+            "browser tests need Chromium and chromedriver on PATH: \
+             apt-get install -y chromium chromium-driver (.ci/run does this)"
+        ),
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// One raw HTTP/1.1 request; returns the status code.
+fn status_of(port: u16, request: &str) -> u16 {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {answer:?}"))
+}
+
+fn post(port: u16, host: &str, path: &str, headers: &str, body: &str) -> u16 {
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n{headers}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    status_of(port, &request)
+}
+
+fn get(port: u16, host: &str, path: &str, headers: &str) -> u16 {
+    status_of(
+        port,
+        &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n{headers}\r\n"),
+    )
+}
+
+#[test]
+fn a_person_plays_a_match_from_the_browser_and_strangers_are_refused() {
+    let (chromium, chromedriver) = browser_binaries();
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let options = r#"{"best_of": 3, "termination": "fixed_rounds", "moves": "rock"}"#;
+    let (host, post_id) = alice.host(
+        "rock-paper-scissors",
+        &["--control-mode", "autonomous", "--options", options],
+    );
+    let guest = bob.join(
+        &post_id,
+        &["--control-mode", "human", "--web", "--no-prompt"],
+    );
+    let line = guest.wait_for_line("controller: ", SESSION_LIMIT);
+    let url = line.trim_start_matches("controller: ").trim().to_string();
+    let port: u16 = url
+        .trim_start_matches("http://127.0.0.1:")
+        .split('/')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let list_token = url.split("#token=").nth(1).unwrap().to_string();
+    let session_dir = bob.session_dirs("guest").pop().unwrap();
+    let id = session_dir
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    let token = std::fs::read_to_string(session_dir.join("controller.token")).unwrap();
+    let me = format!("127.0.0.1:{port}");
+    let decide = format!("/api/sessions/{id}/decide");
+    let json_body = json!({"move": "banana"}).to_string();
+    let as_json = "Content-Type: application/json\r\n";
+    let with = |token: &str| format!("X-Aigenora-Token: {token}\r\n{as_json}");
+    assert_eq!(
+        post(port, &me, &decide, as_json, &json_body),
+        401,
+        "no token"
+    );
+    assert_eq!(
+        post(
+            port,
+            &me,
+            &decide,
+            &with("0".repeat(32).as_str()),
+            &json_body
+        ),
+        403,
+        "wrong token"
+    );
+    assert_eq!(
+        post(port, &me, &decide, &with(&list_token), &json_body),
+        403,
+        "the list token is not a session's"
+    );
+    let foreign = format!("{}Origin: http://attacker.example\r\n", with(&token));
+    assert_eq!(
+        post(port, &me, &decide, &foreign, &json_body),
+        403,
+        "wrong Origin"
+    );
+    assert_eq!(
+        post(port, "attacker.example", &decide, &with(&token), &json_body),
+        421,
+        "wrong Host"
+    );
+    let plain = format!("X-Aigenora-Token: {token}\r\nContent-Type: text/plain\r\n");
+    assert_eq!(
+        post(port, &me, &decide, &plain, &json_body),
+        415,
+        "text/plain POST"
+    );
+    assert_eq!(
+        get(port, &me, "/api/sessions", ""),
+        401,
+        "the list needs its token"
+    );
+    let stream = format!("/api/sessions/{id}/stream?token=wrong");
+    assert_eq!(
+        get(port, &me, &stream, ""),
+        403,
+        "the stream needs the session's token"
+    );
+
+    let driver_port = free_port();
+    let _driver = Proc::spawn("chromedriver", {
+        let mut command = Command::new(&chromedriver);
+        command.arg(format!("--port={driver_port}"));
+        command
+    });
+    let profile = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    while TcpStream::connect(("127.0.0.1", driver_port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "chromedriver did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("controller-midgame.png");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": chromium,
+                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                         "--disable-background-networking", "--disable-component-update",
+                         "--disable-sync", "--no-first-run", "--window-size=1000,900",
+                         format!("--user-data-dir={}", profile.path().display())],
+            }),
+        );
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        let client = ClientBuilder::new(connector)
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{driver_port}"))
+            .await
+            .expect("a WebDriver session with headless Chromium");
+        client.goto(&url).await.unwrap();
+        let text_of = |selector: &'static str| {
+            let client = client.clone();
+            async move {
+                match client.find(Locator::Css(selector)).await {
+                    Ok(element) => element.text().await.unwrap_or_default(),
+                    Err(_) => String::new(),
+                }
+            }
+        };
+        let until = |what: String, selector: &'static str, want: String| async move {
+            let started = Instant::now();
+            loop {
+                let text = text_of(selector).await;
+                if text.contains(&want) {
+                    return text;
+                }
+                assert!(
+                    started.elapsed() < SESSION_LIMIT,
+                    "{what}: {selector} shows {text:?}"
+                );
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        };
+        let live = client
+            .find(Locator::Css("#turn"))
+            .await
+            .unwrap()
+            .attr("aria-live")
+            .await
+            .unwrap();
+        assert_eq!(live.as_deref(), Some("assertive"));
+        for round in 0..3 {
+            until(
+                format!("round {round}"),
+                "#turn",
+                format!("Your move: round {round}"),
+            )
+            .await;
+            until("moves".into(), "#moves", "paper".into()).await;
+            until("countdown".into(), "#countdown", " s left".into()).await;
+            if round == 1 {
+                let png = client.screenshot().await.unwrap();
+                std::fs::create_dir_all(shot.parent().unwrap()).unwrap();
+                std::fs::write(&shot, png).unwrap();
+            }
+            if round == 0 {
+                client
+                    .find(Locator::XPath(
+                        "//div[@id='moves']/button[contains(., 'paper')]",
+                    ))
+                    .await
+                    .unwrap()
+                    .click()
+                    .await
+                    .unwrap();
+            } else {
+                client
+                    .find(Locator::Css("body"))
+                    .await
+                    .unwrap()
+                    .send_keys("2")
+                    .await
+                    .unwrap();
+            }
+            until(
+                "played".into(),
+                "#feedback",
+                format!("Played paper (round {round})"),
+            )
+            .await;
+        }
+        until(
+            "the end".into(),
+            "#turn",
+            "Game over (winner: guest)".into(),
+        )
+        .await;
+        let score = text_of("#score").await;
+        assert!(score.contains("guest 3"), "{score}");
+        let log = text_of("#log").await;
+        assert!(log.contains("decision_window_closed"), "{log}");
+        client.close().await.unwrap();
+    });
+    assert!(guest.finish(SESSION_LIMIT).status.success());
+    assert!(host.finish(SESSION_LIMIT).status.success());
+    let png = std::fs::read(&shot).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG"),
+        "a screenshot at {}",
+        shot.display()
+    );
+}

@@ -1,0 +1,66 @@
+//! The terminal that asks, driven through a pseudo-terminal: a human guest sees the legal
+//! moves numbered, gets a refusal for a bad one, plays by number; a hybrid guest sees its
+//! agent's move and lets it stand with Enter.
+
+use std::time::Duration;
+
+use rexpect::session::spawn_command;
+
+use crate::support::net::{Net, SESSION_LIMIT};
+
+const ONE_ROUND: &str = r#"{"best_of": 1, "termination": "fixed_rounds", "moves": "rock"}"#;
+
+#[test]
+fn a_human_at_a_terminal_is_asked_refused_and_plays_by_number() {
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let (host, post_id) = alice.host(
+        "rock-paper-scissors",
+        &["--control-mode", "autonomous", "--options", ONE_ROUND],
+    );
+    let join = bob.command(&["join", &post_id, "--control-mode", "human"]);
+    let mut pty = spawn_command(join, Some(SESSION_LIMIT.as_millis() as u64)).unwrap();
+    pty.exp_string("Your move (round 0, you are the guest)")
+        .unwrap();
+    pty.exp_string("Legal moves: 1) rock   2) paper   3) scissors")
+        .unwrap();
+    pty.exp_string("s left] choice > ").unwrap();
+    pty.send_line("banana").unwrap();
+    pty.exp_string("refused: choice must be rock, paper or scissors; try again")
+        .unwrap();
+    pty.send_line("2").unwrap();
+    pty.exp_string("-> paper").unwrap();
+    pty.exp_string("done").unwrap();
+    pty.exp_eof().unwrap();
+    assert!(host.finish(SESSION_LIMIT).status.success());
+    let guest = bob.session("guest");
+    assert_eq!(guest.status(), "closed", "{}", guest.info);
+    assert_eq!(guest.field("winner"), "guest");
+    let closed = guest.events_of("decision_window_closed");
+    assert_eq!(closed[0]["origin"], "terminal");
+}
+
+#[test]
+fn a_hybrid_terminal_shows_the_agents_move_and_enter_plays_it() {
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let (host, post_id) = alice.host(
+        "rock-paper-scissors",
+        &["--control-mode", "autonomous", "--options", ONE_ROUND],
+    );
+    let join = bob.command(&["join", &post_id, "--think-seconds", "60"]);
+    let mut pty = spawn_command(join, Some(SESSION_LIMIT.as_millis() as u64)).unwrap();
+    pty.exp_string("Your agent is about to move (round 0")
+        .unwrap();
+    let (_, intended) = pty.exp_regex("Agent's move: [a-z]+").unwrap();
+    let intended = intended.trim_start_matches("Agent's move: ").to_string();
+    std::thread::sleep(Duration::from_millis(200));
+    pty.send_line("").unwrap();
+    pty.exp_string(&format!("-> {intended}")).unwrap();
+    pty.exp_string("done").unwrap();
+    pty.exp_eof().unwrap();
+    assert!(host.finish(SESSION_LIMIT).status.success());
+    let guest = bob.session("guest");
+    let closed = guest.events_of("decision_window_closed");
+    assert_eq!(closed[0]["decision"]["choice"], intended.as_str());
+}

@@ -1,0 +1,62 @@
+//! A person answering decision windows from outside the session: finding the open window of
+//! a session dir (ours, under a data dir or a self-play state base) and answering it with
+//! `aigenora session decide`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use aigenora::control::Target;
+use aigenora::records::{DecisionFiles, Window};
+use serde_json::Value;
+
+/// The newest `<role>-*` session dir directly under `base`.
+pub fn newest_dir(base: &Path, role: &str) -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(base)
+        .ok()?
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with(&format!("{role}-")))
+        })
+        .collect();
+    dirs.sort();
+    dirs.pop()
+}
+
+/// The open window of the session dir `dir`, if any.
+pub fn window_of(dir: &Path) -> Option<Window> {
+    let engine = Target::at(dir).ok()?.engine_dir()?;
+    DecisionFiles::of(&engine).window().filter(|w| w.open)
+}
+
+/// The snapshot.json of the session dir `dir` (null when there is none yet).
+pub fn snapshot_of(dir: &Path) -> Value {
+    Target::at(dir)
+        .ok()
+        .and_then(|target| target.engine_dir())
+        .and_then(|engine| std::fs::read_to_string(engine.join("snapshot.json")).ok())
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// Runs `command` (a `session decide ... --json` command line) and returns (success, answer).
+pub fn run_decide(mut command: Command) -> (bool, Value) {
+    let output = command.output().unwrap();
+    let answer = serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
+        panic!(
+            "decide printed no JSON: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (output.status.success(), answer)
+}
+
+/// `aigenora session decide VALUE --state-dir DIR --json`, outside any data dir.
+pub fn decide_in(dir: &Path, value: &str) -> (bool, Value) {
+    let mut command = super::cli::aigenora();
+    command.args(["session", "decide", value, "--state-dir"]);
+    command.arg(dir).arg("--json");
+    run_decide(command)
+}
