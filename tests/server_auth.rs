@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 #[tokio::test]
 async fn unsigned_and_forged_requests_are_refused_with_json_reasons() {
     let server = TestServer::start(&[]);
-    let alice = Identity::generate();
+    let (alice, _) = server.registered("alice").await;
     let target = "/api/v1/invitations?limit=5";
 
     let unsigned = raw(&server.url, "GET", target, None, Vec::new()).await;

@@ -92,10 +92,19 @@ fn database_path(dir: &Path) -> PathBuf {
     dir.join("community.sqlite3")
 }
 
+/// The proof of work tests use unless they pass their own `--pow-difficulty`: the default
+/// (3 bytes, about a second of optimized hashing) would take much longer in debug builds.
+const TEST_POW_DIFFICULTY: &str = "2";
+
 fn spawn(database: &Path, extra: &[String]) -> (Child, String) {
-    let mut child = aigenora()
+    let mut command = aigenora();
+    command
         .args(["server", "--listen", "127.0.0.1:0", "--database"])
-        .arg(format!("sqlite://{}", database.display()))
+        .arg(format!("sqlite://{}", database.display()));
+    if !extra.iter().any(|flag| flag == "--pow-difficulty") {
+        command.args(["--pow-difficulty", TEST_POW_DIFFICULTY]);
+    }
+    let mut child = command
         .args(extra)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())

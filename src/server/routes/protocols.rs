@@ -1,4 +1,5 @@
-//! Protocols: register (the server recomputes protocol_id and applies the run gate), read
+//! Protocols: register (the server recomputes protocol_id, applies the run gate and the
+//! registrant's storage quota), read
 //! one, list the directory. Bundles (UI/hooks) are not served: `/bundle` is always 404, and
 //! clients fall back to the plain record.
 
@@ -20,7 +21,7 @@ use crate::server::AppState;
 use crate::server::clock::now_ms;
 use crate::server::error::{ApiError, ApiResult, parse_body};
 use crate::server::signature::Caller;
-use crate::server::store::NewProtocolRow;
+use crate::server::store::{InsertProtocol, NewProtocolRow, ProtocolQuota};
 use crate::spec::Spec;
 
 /// Longest directory search text.
@@ -72,11 +73,33 @@ pub async fn register(
         spec_json: &compact,
         registrant_key: Some(&caller),
     };
-    if !state.store.insert_protocol(&row, now_ms()).await? {
-        return Err(ApiError::conflict(
-            "protocol_exists",
-            format!("protocol {computed} is already registered"),
-        ));
+    let quotas = state.limits.quotas;
+    let quota = ProtocolQuota {
+        count: quotas.protocols_per_key,
+        bytes: quotas.protocol_bytes_per_key,
+    };
+    match state
+        .store
+        .insert_protocol(&row, Some(quota), now_ms())
+        .await?
+    {
+        InsertProtocol::Inserted => {}
+        InsertProtocol::Exists => {
+            return Err(ApiError::conflict(
+                "protocol_exists",
+                format!("protocol {computed} is already registered"),
+            ));
+        }
+        InsertProtocol::OverQuota => {
+            return Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "protocol_quota_exceeded",
+                format!(
+                    "a key may register at most {} protocols of {} bytes of specs in total",
+                    quota.count, quota.bytes
+                ),
+            ));
+        }
     }
     let stored = state
         .store

@@ -1,4 +1,5 @@
-//! The server's storage: sqlx over SQLite (WAL, one writer connection and a few readers),
+//! The server's storage: sqlx over SQLite (WAL with `synchronous=FULL`, so an acknowledged
+//! write survives a power loss; one writer connection and a few readers),
 //! with queries in portable SQL so PostgreSQL can serve the same API later. The store also
 //! counts the writes that can change the offered-invitations list, so a cache of that list
 //! knows when it went stale.
@@ -6,6 +7,7 @@
 mod agents;
 mod invitations;
 mod protocols;
+mod request_ids;
 mod sessions;
 
 use std::str::FromStr;
@@ -16,12 +18,12 @@ use std::time::Duration;
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
-pub use agents::RegisterOutcome;
+pub use agents::{NewChallenge, RegisterOutcome};
 pub use invitations::{
     InvitationRow, InvitationState, NewInvitationRow, OfferedFilter, OfferedPage,
 };
-pub use protocols::NewProtocolRow;
-pub use sessions::CreateSession;
+pub use protocols::{InsertProtocol, NewProtocolRow, ProtocolQuota};
+pub use sessions::{CreateSession, EndSession};
 
 /// Readers used for GETs, one per core within these bounds: SQLite in WAL mode lets them run
 /// beside the single writer, and as reads are CPU-bound (pages cached), more readers than
@@ -81,7 +83,7 @@ impl Store {
             .map_err(open)?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Normal)
+            .synchronous(SqliteSynchronous::Full)
             .busy_timeout(Duration::from_secs(5))
             .foreign_keys(true);
         let in_memory = lowered.contains(":memory:") || lowered.contains("mode=memory");
@@ -140,10 +142,16 @@ impl Store {
         Ok(())
     }
 
-    /// Closes every connection (checkpointing the WAL).
-    pub async fn close(&self) {
+    /// Closes the readers, moves the whole WAL into the database file and truncates it
+    /// (`PRAGMA wal_checkpoint(TRUNCATE)`), then closes the writer.
+    pub async fn close(&self) -> Result<(), StoreError> {
         self.reader.close().await;
+        let checkpoint = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&self.writer)
+            .await;
         self.writer.close().await;
+        checkpoint?;
+        Ok(())
     }
 }
 
