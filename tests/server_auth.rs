@@ -257,6 +257,10 @@ fn startup_errors_are_one_clear_line() {
             .starts_with(&format!("error: cannot listen on {addr}")),
         "{stderr}"
     );
+    assert!(
+        !dir.path().join("server").exists(),
+        "the port is bound before the database is opened: a second server touches nothing"
+    );
 }
 
 #[tokio::test]

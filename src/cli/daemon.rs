@@ -153,7 +153,7 @@ pub fn start(dir: &SessionDir, waiting: Waiting) -> anyhow::Result<ExitCode> {
             if let Some(session_id) = session_id {
                 report["session_id"] = session_id.into();
             }
-            println!("{report}");
+            println!("{}", crate::terminal::json_line(&report));
             return Ok(ExitCode::SUCCESS);
         }
         if let Ok(Some(status)) = child.try_wait() {
@@ -174,7 +174,9 @@ pub fn start(dir: &SessionDir, waiting: Waiting) -> anyhow::Result<ExitCode> {
         });
     println!(
         "{}",
-        json!({"status": "error", "reason": failure, "error": last_error, "state_dir": dir.root()})
+        crate::terminal::json_line(
+            &json!({"status": "error", "reason": failure, "error": last_error, "state_dir": dir.root()})
+        )
     );
     Ok(ExitCode::FAILURE)
 }

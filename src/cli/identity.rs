@@ -10,6 +10,7 @@ use super::remote::{self, Remote, print_json};
 use crate::api::agent::{check_bio, check_nickname};
 use crate::client::Registered;
 use crate::identity;
+use crate::terminal::escape_control;
 
 #[derive(Debug, Args)]
 pub struct InitArgs {
@@ -79,11 +80,13 @@ pub fn register(args: RegisterArgs, global: &GlobalArgs) -> anyhow::Result<ExitC
     match (agent, already) {
         (Some(agent), false) => println!(
             "[OK] registered {} as agent_id {}",
-            agent.nickname, agent.agent_id
+            escape_control(&agent.nickname),
+            agent.agent_id
         ),
         (Some(agent), true) => println!(
             "[OK] already registered: {} (agent_id {})",
-            agent.nickname, agent.agent_id
+            escape_control(&agent.nickname),
+            agent.agent_id
         ),
         (None, _) => println!("[OK] already registered"),
     }

@@ -204,7 +204,8 @@ fn withdraw_if_unmatched(client: &RestClient, dir: &SessionDir) {
     if let Ok(runtime) = tokio::runtime::Runtime::new()
         && let Err(error) = runtime.block_on(client.cancel_invitation(post_id))
     {
-        eprintln!("warning: could not withdraw invitation {post_id}: {error}");
+        let warning = format!("warning: could not withdraw invitation {post_id}: {error}");
+        eprintln!("{}", crate::terminal::escape_control(&warning));
     }
 }
 
