@@ -28,7 +28,7 @@ pub async fn seed_builtin_protocols(store: &Store) -> Result<(), StoreError> {
             spec_json: &compact,
             registrant_key: None,
         };
-        if store.insert_protocol(&row, None, now_ms()).await? == InsertProtocol::Inserted {
+        if store.insert_protocol(&row, None, None, now_ms()).await? == InsertProtocol::Inserted {
             tracing::info!(alias = builtin.alias, protocol_id = %body.protocol_id, "seeded built-in protocol");
         }
     }

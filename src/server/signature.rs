@@ -4,7 +4,8 @@
 //! read (size-limited, with a deadline), the signature verified over the canonical bytes
 //! rebuilt from the raw request target and body, the key's rate limit counted and the
 //! request id checked against the (persistent) replay guard. The handler gets the caller's
-//! key.
+//! key and, for a write, the receipt that stores the request id with the write; a write
+//! that stored nothing has its id stored before it is answered.
 
 use std::sync::Arc;
 
@@ -20,7 +21,7 @@ use super::AppState;
 use super::clock::now_ms;
 use super::error::ApiError;
 use super::rate_limit::{AddressKey, ClientAddr};
-use super::replay::{Durability, ReplayError};
+use super::replay::{ReplayError, WriteReceipt};
 use crate::identity::{
     self, HEADER_PUBLIC_KEY, HEADER_REQUEST_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, SignatureError,
     request_canonical,
@@ -40,16 +41,51 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
     }
 }
 
-/// Middleware: check, then pass the request on (body intact) with [`Caller`] attached.
+impl<S: Send + Sync> FromRequestParts<S> for WriteReceipt {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<WriteReceipt, ApiError> {
+        parts
+            .extensions
+            .get::<WriteReceipt>()
+            .cloned()
+            .ok_or_else(|| {
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal_error",
+                    "a write reached its handler without a request id receipt",
+                )
+            })
+    }
+}
+
+/// Middleware: check, then pass the request on (body intact) with [`Caller`] attached (and
+/// a write's [`WriteReceipt`]); a write's request id is stored before it is answered.
 pub async fn require_signature(
     State(state): State<Arc<AppState>>,
     request: Request,
     next: Next,
 ) -> Response {
-    match admit(&state, request).await {
-        Ok(request) => next.run(request).await,
-        Err(error) => error.into_response(),
+    let (request, receipt) = match admit(&state, request).await {
+        Ok(admitted) => admitted,
+        Err(error) => return error.into_response(),
+    };
+    let response = next.run(request).await;
+    if let Some(receipt) = receipt
+        && let Err(error) = state.replay.settle(&receipt).await
+    {
+        tracing::error!(%error, "a write's request id was not stored");
+        return not_stored().into_response();
     }
+    response
+}
+
+fn not_stored() -> ApiError {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "replay_guard_unavailable",
+        "the request id could not be recorded",
+    )
 }
 
 /// Middleware for every request: the per-address rate limit.
@@ -75,7 +111,10 @@ struct Claimed<'a> {
     request_id: &'a str,
 }
 
-async fn admit(state: &AppState, request: Request) -> Result<Request, ApiError> {
+async fn admit(
+    state: &AppState,
+    request: Request,
+) -> Result<(Request, Option<WriteReceipt>), ApiError> {
     let (mut parts, body) = request.into_parts();
     let now = now_ms();
     let claimed = claimed_headers(&parts, state.limits.signature_window_secs, now)
@@ -113,31 +152,30 @@ async fn admit(state: &AppState, request: Request) -> Result<Request, ApiError> 
     state.rate_limits.check_key(key)?;
     let window = state.limits.signature_window_secs;
     let forget_at = (claimed.seconds + window + 1) * 1000;
-    let durability = if write.is_write {
-        Durability::BeforeHandling
-    } else {
-        Durability::Background
+    let replayed = |error: ReplayError| match error {
+        ReplayError::Replayed => ApiError::unauthorized("replayed_request", error.to_string()),
+        ReplayError::NotStored => not_stored(),
     };
-    state
-        .replay
-        .first_use(
-            &claimed.public_key,
-            claimed.request_id,
-            forget_at,
-            now,
-            durability,
+    let receipt = if write.is_write {
+        Some(
+            state
+                .replay
+                .first_write(&claimed.public_key, claimed.request_id, forget_at, now)
+                .map_err(replayed)?,
         )
-        .await
-        .map_err(|error| match error {
-            ReplayError::Replayed => ApiError::unauthorized("replayed_request", error.to_string()),
-            ReplayError::NotStored => ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "replay_guard_unavailable",
-                "the request id could not be recorded; retry",
-            ),
-        })?;
-    parts.extensions.insert(Caller(claimed.public_key));
-    Ok(Request::from_parts(parts, Body::from(bytes)))
+    } else {
+        state
+            .replay
+            .first_read(&claimed.public_key, claimed.request_id, forget_at, now)
+            .map_err(replayed)?;
+        None
+    };
+    let caller = Caller(claimed.public_key);
+    parts.extensions.insert(caller);
+    if let Some(receipt) = &receipt {
+        parts.extensions.insert(receipt.clone());
+    }
+    Ok((Request::from_parts(parts, Body::from(bytes)), receipt))
 }
 
 /// Whether a request changes data, and whether that needs a registered key (everything

@@ -20,6 +20,7 @@ use crate::identity::is_lower_hex_64;
 use crate::server::AppState;
 use crate::server::clock::now_ms;
 use crate::server::error::{ApiError, ApiResult, parse_body};
+use crate::server::replay::WriteReceipt;
 use crate::server::signature::Caller;
 use crate::server::store::{InsertProtocol, NewProtocolRow, ProtocolQuota};
 use crate::spec::Spec;
@@ -30,6 +31,7 @@ const MAX_QUERY_CHARS: usize = 100;
 pub async fn register(
     State(state): State<Arc<AppState>>,
     Caller(caller): Caller,
+    receipt: WriteReceipt,
     body: Bytes,
 ) -> ApiResult<(StatusCode, Json<ProtocolRecord>)> {
     let new: NewProtocol = parse_body(&body)?;
@@ -80,7 +82,7 @@ pub async fn register(
     };
     match state
         .store
-        .insert_protocol(&row, Some(quota), now_ms())
+        .insert_protocol(&row, Some(quota), Some(&receipt), now_ms())
         .await?
     {
         InsertProtocol::Inserted => {}

@@ -17,8 +17,9 @@ use crate::server::clock::{iso8601, now_ms};
 use crate::server::config::CHALLENGE_TTL;
 use crate::server::error::{ApiError, ApiResult, parse_body};
 use crate::server::rate_limit::{AddressKey, ClientAddr};
+use crate::server::replay::WriteReceipt;
 use crate::server::signature::Caller;
-use crate::server::store::{NewChallenge, RegisterOutcome};
+use crate::server::store::{NewAgent, NewChallenge, RegisterOutcome};
 
 /// A fresh nonce for the caller; it replaces the caller's previous one, and the oldest of
 /// its address's when the address has too many outstanding.
@@ -53,6 +54,7 @@ pub async fn challenge(
 pub async fn register(
     State(state): State<Arc<AppState>>,
     Caller(caller): Caller,
+    receipt: WriteReceipt,
     body: Bytes,
 ) -> ApiResult<(StatusCode, Json<Agent>)> {
     let registration: Registration = parse_body(&body)?;
@@ -88,15 +90,15 @@ pub async fn register(
             format!("registration signature: {e}"),
         )
     })?;
+    let agent = NewAgent {
+        nonce: &registration.nonce,
+        public_key: &caller,
+        nickname: &registration.nickname,
+        bio: &registration.bio,
+    };
     let outcome = state
         .store
-        .register_agent(
-            &registration.nonce,
-            &caller,
-            &registration.nickname,
-            &registration.bio,
-            now_ms(),
-        )
+        .register_agent(&agent, Some(&receipt), now_ms())
         .await?;
     match outcome {
         RegisterOutcome::Registered(agent) => Ok((StatusCode::CREATED, Json(agent))),

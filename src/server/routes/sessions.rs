@@ -17,6 +17,7 @@ use crate::identity::{self, is_lower_hex_64};
 use crate::server::AppState;
 use crate::server::clock::now_ms;
 use crate::server::error::{ApiError, ApiResult, parse_body};
+use crate::server::replay::WriteReceipt;
 use crate::server::signature::Caller;
 use crate::server::store::{CreateSession, EndSession, InvitationState};
 use crate::spec::Role;
@@ -24,6 +25,7 @@ use crate::spec::Role;
 pub async fn create(
     State(state): State<Arc<AppState>>,
     Caller(caller): Caller,
+    receipt: WriteReceipt,
     body: Bytes,
 ) -> ApiResult<(StatusCode, Json<SessionCreated>)> {
     let new: NewSession = parse_body(&body)?;
@@ -78,7 +80,11 @@ pub async fn create(
         }
     }
     let session_id = identity::session_id(&canonical);
-    match state.store.create_session(&session_id, &new, now).await? {
+    match state
+        .store
+        .create_session(&session_id, &new, &receipt, now)
+        .await?
+    {
         CreateSession::Created => Ok((
             StatusCode::CREATED,
             Json(SessionCreated {
@@ -133,6 +139,7 @@ pub async fn get_one(
 pub async fn set_status(
     State(state): State<Arc<AppState>>,
     Caller(caller): Caller,
+    receipt: WriteReceipt,
     Path(session_id): Path<String>,
     body: Bytes,
 ) -> ApiResult<Json<Session>> {
@@ -148,7 +155,7 @@ pub async fn set_status(
     let report = update.winner.map(|winner| (role, winner));
     match state
         .store
-        .end_session(&session_id, update.status, report, now_ms())
+        .end_session(&session_id, update.status, report, Some(&receipt), now_ms())
         .await?
     {
         EndSession::Ended => Ok(Json(find(&state, &session_id).await?)),
@@ -167,6 +174,7 @@ pub async fn set_status(
 pub async fn report_result(
     State(state): State<Arc<AppState>>,
     Caller(caller): Caller,
+    receipt: WriteReceipt,
     Path(session_id): Path<String>,
     body: Bytes,
 ) -> ApiResult<Json<Session>> {
@@ -175,7 +183,7 @@ pub async fn report_result(
     let role = participant(&session, &caller)?;
     if !state
         .store
-        .report_result(&session_id, role, report.winner, now_ms())
+        .report_result(&session_id, role, report.winner, Some(&receipt), now_ms())
         .await?
     {
         return Err(already_reported(role));

@@ -6,6 +6,7 @@ use sqlx::sqlite::SqliteRow;
 use super::{Store, StoreError, is_unique_violation};
 use crate::api::agent::Agent;
 use crate::server::clock::iso8601;
+use crate::server::replay::WriteReceipt;
 
 /// A registration nonce to remember.
 #[derive(Debug, Clone, Copy)]
@@ -15,6 +16,16 @@ pub struct NewChallenge<'a> {
     /// The requesting address as [`crate::server::rate_limit::AddressKey`] text.
     pub address: &'a str,
     pub expires_at: i64,
+}
+
+/// A registration to store (already checked by the caller).
+#[derive(Debug, Clone, Copy)]
+pub struct NewAgent<'a> {
+    /// The challenge nonce it consumes.
+    pub nonce: &'a str,
+    pub public_key: &'a str,
+    pub nickname: &'a str,
+    pub bio: &'a str,
 }
 
 /// What a registration attempt did.
@@ -79,20 +90,24 @@ impl Store {
     /// Consumes a nonce issued to `public_key` and, if it was still valid, registers the agent.
     pub async fn register_agent(
         &self,
-        nonce: &str,
-        public_key: &str,
-        nickname: &str,
-        bio: &str,
+        registration: &NewAgent<'_>,
+        receipt: Option<&WriteReceipt>,
         now: i64,
     ) -> Result<RegisterOutcome, StoreError> {
-        let mut tx = self.writer.begin().await?;
+        let NewAgent {
+            nonce,
+            public_key,
+            nickname,
+            bio,
+        } = *registration;
+        let mut tx = self.begin_write(receipt).await?;
         let taken = sqlx::query(
             "DELETE FROM registration_challenges WHERE nonce = $1 AND public_key = $2 AND expires_at > $3",
         )
         .bind(nonce)
         .bind(public_key)
         .bind(now)
-        .execute(&mut *tx)
+        .execute(tx.conn())
         .await?;
         if taken.rows_affected() == 0 {
             return Ok(RegisterOutcome::UnknownNonce);
@@ -105,7 +120,7 @@ impl Store {
         .bind(nickname)
         .bind(bio)
         .bind(now)
-        .fetch_one(&mut *tx)
+        .fetch_one(tx.conn())
         .await;
         let outcome = match inserted {
             Ok(row) => RegisterOutcome::Registered(agent_of(&row)?),
@@ -185,10 +200,13 @@ mod tests {
         let register = |nonce: &'static str, key: String| {
             let store = store.clone();
             async move {
-                store
-                    .register_agent(nonce, &key, "n", "", 10)
-                    .await
-                    .unwrap()
+                let agent = NewAgent {
+                    nonce,
+                    public_key: &key,
+                    nickname: "n",
+                    bio: "",
+                };
+                store.register_agent(&agent, None, 10).await.unwrap()
             }
         };
         assert!(matches!(

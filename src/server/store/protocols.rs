@@ -7,6 +7,7 @@ use super::{Store, StoreError, is_unique_violation};
 use crate::api::protocol::{ProtocolRecord, ProtocolSummary};
 use crate::server::clock::iso8601;
 use crate::server::cursor::Position;
+use crate::server::replay::WriteReceipt;
 
 /// A protocol to store (already checked by the caller).
 #[derive(Debug, Clone)]
@@ -45,8 +46,10 @@ impl Store {
         &self,
         protocol: &NewProtocolRow<'_>,
         quota: Option<ProtocolQuota>,
+        receipt: Option<&WriteReceipt>,
         now: i64,
     ) -> Result<InsertProtocol, StoreError> {
+        let mut tx = self.begin_write(receipt).await?;
         let (count, bytes) = quota.map_or((i64::MAX, i64::MAX), |quota| {
             (
                 i64::from(quota.count),
@@ -68,14 +71,16 @@ impl Store {
         .bind(now)
         .bind(count)
         .bind(bytes)
-        .execute(&self.writer)
+        .execute(tx.conn())
         .await;
-        match inserted {
-            Ok(done) if done.rows_affected() == 1 => Ok(InsertProtocol::Inserted),
-            Ok(_) => Ok(InsertProtocol::OverQuota),
-            Err(error) if is_unique_violation(&error) => Ok(InsertProtocol::Exists),
-            Err(error) => Err(error.into()),
-        }
+        let outcome = match inserted {
+            Ok(done) if done.rows_affected() == 1 => InsertProtocol::Inserted,
+            Ok(_) => InsertProtocol::OverQuota,
+            Err(error) if is_unique_violation(&error) => InsertProtocol::Exists,
+            Err(error) => return Err(error.into()),
+        };
+        tx.commit().await?;
+        Ok(outcome)
     }
 
     /// One protocol with its spec.

@@ -1,7 +1,7 @@
 //! Used request ids (as digests of key and id) until their signature window ends, so the
 //! replay guard survives a restart; and the sweep of every row that has expired.
 
-use sqlx::Row;
+use sqlx::{Row, SqliteConnection};
 
 use super::{Store, StoreError};
 use crate::server::replay::PairDigest;
@@ -60,6 +60,21 @@ impl Store {
         tx.commit().await?;
         Ok(())
     }
+}
+
+/// Stores one pair inside a write's transaction (kept if already stored).
+pub(super) async fn insert_one(
+    conn: &mut SqliteConnection,
+    (pair, expires_at): (PairDigest, i64),
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO request_ids (digest, expires_at) VALUES ($1, $2) ON CONFLICT (digest) DO NOTHING",
+    )
+    .bind(hex_of(pair))
+    .bind(expires_at)
+    .execute(conn)
+    .await?;
+    Ok(())
 }
 
 fn hex_of(pair: PairDigest) -> String {

@@ -3,11 +3,12 @@
 //! each party's result report.
 
 use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, Sqlite, Transaction};
+use sqlx::{Row, SqliteConnection};
 
 use super::{Store, StoreError, is_unique_violation};
 use crate::api::session::{NewSession, Session, SessionResult, SessionStatus, Winner};
 use crate::server::clock::iso8601;
+use crate::server::replay::WriteReceipt;
 use crate::spec::Role;
 
 /// What ending a session did.
@@ -36,15 +37,16 @@ impl Store {
         &self,
         id: &str,
         new: &NewSession,
+        receipt: &WriteReceipt,
         now: i64,
     ) -> Result<CreateSession, StoreError> {
-        let mut tx = self.writer.begin().await?;
+        let mut tx = self.begin_write(Some(receipt)).await?;
         let matched = sqlx::query(
             "UPDATE invitations SET status = 'matched' WHERE post_id = $1 AND status = 'active' AND expires_at > $2",
         )
         .bind(&new.post_id)
         .bind(now)
-        .execute(&mut *tx)
+        .execute(tx.conn())
         .await?;
         if matched.rows_affected() == 0 {
             return Ok(CreateSession::InvitationTaken);
@@ -63,7 +65,7 @@ impl Store {
         .bind(&new.host_signature)
         .bind(&new.guest_signature)
         .bind(now)
-        .execute(&mut *tx)
+        .execute(tx.conn())
         .await;
         match inserted {
             Ok(_) => {
@@ -95,22 +97,23 @@ impl Store {
         session_id: &str,
         status: SessionStatus,
         report: Option<(Role, Winner)>,
+        receipt: Option<&WriteReceipt>,
         now: i64,
     ) -> Result<EndSession, StoreError> {
-        let mut tx = self.writer.begin().await?;
+        let mut tx = self.begin_write(receipt).await?;
         let ended = sqlx::query(
             "UPDATE sessions SET status = $1, updated_at = $2 WHERE session_id = $3 AND status = 'matched'",
         )
         .bind(status.as_str())
         .bind(now)
         .bind(session_id)
-        .execute(&mut *tx)
+        .execute(tx.conn())
         .await?;
         if ended.rows_affected() == 0 {
             return Ok(EndSession::AlreadyEnded);
         }
         if let Some((party, winner)) = report
-            && !record_report(&mut tx, session_id, party, winner, now).await?
+            && !record_report(tx.conn(), session_id, party, winner, now).await?
         {
             return Ok(EndSession::ReportConflicts);
         }
@@ -119,7 +122,7 @@ impl Store {
              WHERE post_id = (SELECT post_id FROM sessions WHERE session_id = $1) AND status = 'matched'",
         )
         .bind(session_id)
-        .execute(&mut *tx)
+        .execute(tx.conn())
         .await?;
         tx.commit().await?;
         Ok(EndSession::Ended)
@@ -131,18 +134,21 @@ impl Store {
         session_id: &str,
         party: Role,
         winner: Winner,
+        receipt: Option<&WriteReceipt>,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.writer.begin().await?;
-        let recorded = record_report(&mut tx, session_id, party, winner, now).await?;
-        tx.commit().await?;
+        let mut tx = self.begin_write(receipt).await?;
+        let recorded = record_report(tx.conn(), session_id, party, winner, now).await?;
+        if recorded {
+            tx.commit().await?;
+        }
         Ok(recorded)
     }
 }
 
 /// Sets one party's report unless it already reported another winner.
 async fn record_report(
-    tx: &mut Transaction<'_, Sqlite>,
+    conn: &mut SqliteConnection,
     session_id: &str,
     party: Role,
     winner: Winner,
@@ -160,7 +166,7 @@ async fn record_report(
         .bind(winner.as_str())
         .bind(now)
         .bind(session_id)
-        .execute(&mut **tx)
+        .execute(conn)
         .await?;
     Ok(done.rows_affected() == 1)
 }
@@ -224,7 +230,7 @@ mod tests {
         let store = one_matched_session().await;
         assert!(
             store
-                .report_result("s1", Role::Host, Winner::Host, 1)
+                .report_result("s1", Role::Host, Winner::Host, None, 1)
                 .await
                 .unwrap()
         );
@@ -233,6 +239,7 @@ mod tests {
                 "s1",
                 SessionStatus::Closed,
                 Some((Role::Host, Winner::Guest)),
+                None,
                 2,
             )
             .await
@@ -250,6 +257,7 @@ mod tests {
                 "s1",
                 SessionStatus::Closed,
                 Some((Role::Guest, Winner::Host)),
+                None,
                 3,
             )
             .await
@@ -270,7 +278,7 @@ mod tests {
         assert_eq!(status, "closed");
         assert_eq!(
             store
-                .end_session("s1", SessionStatus::Failed, None, 4)
+                .end_session("s1", SessionStatus::Failed, None, None, 4)
                 .await
                 .unwrap(),
             EndSession::AlreadyEnded
