@@ -14,8 +14,8 @@
 //! `cargo bench --bench server_load` (or `benches/server_load.sh`); tune with
 //! `BENCH_CLIENTS` (default 32), `BENCH_SECONDS` per phase (default 5) and
 //! `BENCH_CREATE_KEYS` (registered keys the create phase uses, 3 offers each; default
-//! 4000). `BENCH_SERVER` names another `aigenora` binary to serve (to compare two builds on
-//! the same load).
+//! 6000; when they run out the remaining calls count as errors). `BENCH_SERVER` names
+//! another `aigenora` binary to serve (to compare two builds on the same load).
 
 mod common;
 
@@ -45,7 +45,7 @@ struct Samples {
 fn main() {
     let clients: usize = env_or("BENCH_CLIENTS", 32);
     let seconds: u64 = env_or("BENCH_SECONDS", 5);
-    let create_keys: usize = env_or("BENCH_CREATE_KEYS", 4000);
+    let create_keys: usize = env_or("BENCH_CREATE_KEYS", 6000);
     let dir = tempfile::tempdir().unwrap();
     let (server, url) = start_server(dir.path());
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -95,6 +95,8 @@ fn main() {
             let host = hosts.get(n / 3).map(|key| c.with_identity(key.clone()));
             Box::pin(async move {
                 let Some(c) = host else {
+                    // Counted as an error; yield so the exhausted loops cannot starve the timer.
+                    tokio::task::yield_now().await;
                     return Err(aigenora::client::ClientError::InvalidId {
                         what: "offer (BENCH_CREATE_KEYS ran out)",
                         value: n.to_string(),
