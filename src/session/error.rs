@@ -56,8 +56,9 @@ pub enum SessionError {
     HooksNotReady(String),
     #[error(transparent)]
     Hook(#[from] HookError),
+    /// Boxed: engine errors carry the offending frame.
     #[error(transparent)]
-    Engine(#[from] EngineError),
+    Engine(Box<EngineError>),
     #[error("{what}: {error}")]
     Io {
         what: String,
@@ -70,6 +71,12 @@ pub enum SessionError {
     /// `session abort`, SIGTERM or Ctrl-C.
     #[error("session aborted: {0}")]
     Aborted(&'static str),
+}
+
+impl From<EngineError> for SessionError {
+    fn from(error: EngineError) -> SessionError {
+        SessionError::Engine(Box::new(error))
+    }
 }
 
 impl SessionError {
