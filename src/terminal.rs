@@ -40,8 +40,8 @@ pub fn escape_control(text: &str) -> Cow<'_, str> {
 }
 
 /// `value` as compact JSON with every unsafe character written as a `\uXXXX` escape. The
-/// JSON means exactly the same (serde_json already escapes C0; DEL, C1 and bidi controls
-/// can only occur inside strings, where `\uXXXX` is the same character).
+/// JSON means exactly the same (DEL, C1 and bidi controls can only occur inside strings,
+/// where `\uXXXX` is the same character).
 pub fn json_line(value: &impl Serialize) -> String {
     escape_json(serde_json::to_string(value).expect("output always serializes"))
 }
@@ -51,13 +51,16 @@ pub fn json_pretty(value: &impl Serialize) -> String {
     escape_json(serde_json::to_string_pretty(value).expect("output always serializes"))
 }
 
+/// Escapes DEL, C1 and bidi controls; serde_json already escapes C0 characters inside
+/// strings, and outside strings the only ones are an indented document's newlines.
 fn escape_json(json: String) -> String {
-    if !json.chars().any(is_unsafe) {
+    let unsafe_in_json = |c: char| is_unsafe(c) && u32::from(c) >= 0x7f;
+    if !json.chars().any(unsafe_in_json) {
         return json;
     }
     let mut escaped = String::with_capacity(json.len() + 8);
     for c in json.chars() {
-        if is_unsafe(c) {
+        if unsafe_in_json(c) {
             let _ = write!(escaped, "\\u{:04x}", c as u32);
         } else {
             escaped.push(c);
@@ -88,9 +91,16 @@ mod tests {
         let value = json!({"message": "\u{1b}[31mred\u{9b}\u{202e}\u{7f}", "n": 1});
         let line = json_line(&value);
         assert!(!line.chars().any(is_unsafe), "{line}");
+        assert!(
+            line.contains("\\u001b[31mred\\u009b\\u202e\\u007f"),
+            "{line}"
+        );
         assert_eq!(serde_json::from_str::<Value>(&line).unwrap(), value);
         let pretty = json_pretty(&value);
-        assert!(!pretty.chars().any(is_unsafe));
+        assert!(
+            !pretty.chars().any(|c| is_unsafe(c) && c != '\n'),
+            "{pretty}"
+        );
         assert_eq!(serde_json::from_str::<Value>(&pretty).unwrap(), value);
     }
 }

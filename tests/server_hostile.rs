@@ -179,6 +179,9 @@ async fn an_address_over_its_limit_gets_429_while_other_addresses_are_served() {
     let server = TestServer::start(&["--address-rate", "1", "--address-burst", "5"]);
     let attacker: IpAddr = "127.0.0.1".parse().unwrap();
     let neighbour: IpAddr = "127.0.0.2".parse().unwrap();
+    // Three of the burst: a challenge, a registration, a protocol (acknowledged).
+    let (_, client) = server.registered("alice").await;
+    let kept = register_test_protocol(&client, "Kept", 1).await;
     let mut refused = None;
     for _ in 0..10 {
         let answer = health_from(&server.url, attacker).await;
@@ -194,6 +197,11 @@ async fn an_address_over_its_limit_gets_429_while_other_addresses_are_served() {
     assert_eq!(health_from(&server.url, neighbour).await.status, 200);
     tokio::time::sleep(Duration::from_secs(retry_after(&refused))).await;
     assert_eq!(health_from(&server.url, attacker).await.status, 200);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(
+        directory(&client).await.contains(&kept),
+        "the acknowledged protocol is kept"
+    );
 }
 
 #[tokio::test]

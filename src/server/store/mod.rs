@@ -144,13 +144,14 @@ impl Store {
         Ok(())
     }
 
-    /// Closes the readers, moves the whole WAL into the database file and truncates it
-    /// (`PRAGMA wal_checkpoint(TRUNCATE)`), then closes the writer.
+    /// Moves the whole WAL into the database file and truncates it
+    /// (`PRAGMA wal_checkpoint(TRUNCATE)`; idle readers hold no snapshot), then closes
+    /// every connection.
     pub async fn close(&self) -> Result<(), StoreError> {
-        self.reader.close().await;
         let checkpoint = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
             .execute(&self.writer)
             .await;
+        self.reader.close().await;
         self.writer.close().await;
         checkpoint?;
         Ok(())
