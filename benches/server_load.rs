@@ -6,16 +6,23 @@
 //! throughput and latency, each phase reports the server process's CPU time per request
 //! (from /proc), which stays comparable when other jobs share the machine.
 //!
+//! Every writing key is registered first (writes need a registered key), with the proof
+//! of work and the per-key and per-address rate limits switched off: one load tool on one
+//! address is not what those limits are for. `BENCH_SERVER_ARGS` replaces those flags
+//! (e.g. `""` to measure with the defaults, or the flags an older build understands).
+//!
 //! `cargo bench --bench server_load` (or `benches/server_load.sh`); tune with
-//! `BENCH_CLIENTS` (default 32) and `BENCH_SECONDS` per phase (default 5). `BENCH_SERVER`
-//! names another `aigenora` binary to serve (to compare two builds on the same load).
+//! `BENCH_CLIENTS` (default 32), `BENCH_SECONDS` per phase (default 5) and
+//! `BENCH_CREATE_KEYS` (registered keys the create phase uses, 3 offers each; default
+//! 6000; when they run out the remaining calls count as errors). `BENCH_SERVER` names
+//! another `aigenora` binary to serve (to compare two builds on the same load).
 
 mod common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use aigenora::api::invitation::{BrowseFilter, NewInvitation};
@@ -24,6 +31,10 @@ use aigenora::client::RestClient;
 use aigenora::identity::Identity;
 use aigenora::spec::Spec;
 use common::cpu_seconds;
+
+/// The server flags that lift the limits meant for an open network (see the module docs).
+const UNLIMITED: &str = "--pow-difficulty 0 --key-rate 0 --address-rate 0 --challenges-per-address 100000 \
+     --max-connections 4096";
 
 /// Latencies of one phase, in microseconds, and how many calls failed.
 struct Samples {
@@ -34,6 +45,7 @@ struct Samples {
 fn main() {
     let clients: usize = env_or("BENCH_CLIENTS", 32);
     let seconds: u64 = env_or("BENCH_SECONDS", 5);
+    let create_keys: usize = env_or("BENCH_CREATE_KEYS", 6000);
     let dir = tempfile::tempdir().unwrap();
     let (server, url) = start_server(dir.path());
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -45,8 +57,7 @@ fn main() {
         let protocol_id = setup(&url).await;
         let duration = Duration::from_secs(seconds);
         // Background offers so reads return real pages (50 keys x 3 invitations).
-        for _ in 0..50 {
-            let host = client(&url, Identity::generate());
+        for host in registered_clients(&url, 50, clients).await {
             for seed in 0..3 {
                 host.create_invitation(&offer(host.identity(), &protocol_id, seed))
                     .await
@@ -68,12 +79,29 @@ fn main() {
             [reads, renewals],
         );
         let create_protocol = protocol_id.clone();
+        let hosts: Arc<Vec<Identity>> = Arc::new(
+            registered_clients(&url, create_keys, clients)
+                .await
+                .into_iter()
+                .map(|c| c.identity().clone())
+                .collect(),
+        );
+        let next_offer = Arc::new(AtomicUsize::new(0));
         phase = cpu.start();
-        let created = run(&url, clients, duration, move |c, n| {
+        let created = run(&url, clients, duration, move |c, _| {
             let protocol_id = create_protocol.clone();
+            // Three offers per registered key keeps each key at the active limit.
+            let n = next_offer.fetch_add(1, Ordering::Relaxed);
+            let host = hosts.get(n / 3).map(|key| c.with_identity(key.clone()));
             Box::pin(async move {
-                // A fresh key for every offer keeps each key under the active limit.
-                let c = c.with_identity(Identity::generate());
+                let Some(c) = host else {
+                    // Counted as an error; yield so the exhausted loops cannot starve the timer.
+                    tokio::task::yield_now().await;
+                    return Err(aigenora::client::ClientError::InvalidId {
+                        what: "offer (BENCH_CREATE_KEYS ran out)",
+                        value: n.to_string(),
+                    });
+                };
                 c.create_invitation(&offer(c.identity(), &protocol_id, n as u32))
                     .await
                     .map(drop)
@@ -165,18 +193,47 @@ async fn setup(url: &str) -> String {
     }))
     .unwrap();
     let body = NewProtocol::for_spec(&spec);
-    client(url, Identity::generate())
+    registered_clients(url, 1, 1).await[0]
         .register_protocol(&body)
         .await
         .unwrap();
     body.protocol_id
 }
 
+/// `count` clients of fresh keys, registered by `parallel` tasks (not timed); the keys of
+/// one task share its connections.
+async fn registered_clients(url: &str, count: usize, parallel: usize) -> Vec<RestClient> {
+    let mut tasks = tokio::task::JoinSet::new();
+    let parallel = parallel.clamp(1, count.max(1));
+    for task in 0..parallel {
+        let url = url.to_string();
+        let share = count / parallel + usize::from(task < count % parallel);
+        tasks.spawn(async move {
+            let mut registered = Vec::with_capacity(share);
+            let base = client(&url, Identity::generate());
+            for _ in 0..share {
+                let c = base.with_identity(Identity::generate());
+                c.register("bench", "").await.unwrap();
+                registered.push(c);
+            }
+            registered
+        });
+    }
+    let mut all = Vec::with_capacity(count);
+    while let Some(registered) = tasks.join_next().await {
+        all.extend(registered.unwrap());
+    }
+    all
+}
+
 /// Each client owns one invitation and renews it in a loop.
 async fn renew_phase(url: &str, protocol_id: &str, clients: usize, duration: Duration) -> Samples {
     let mut owned = Vec::new();
-    for seed in 0..clients {
-        let c = client(url, Identity::generate());
+    for (seed, c) in registered_clients(url, clients, clients)
+        .await
+        .into_iter()
+        .enumerate()
+    {
         let post_id = c
             .create_invitation(&offer(c.identity(), protocol_id, seed as u32))
             .await
@@ -185,7 +242,7 @@ async fn renew_phase(url: &str, protocol_id: &str, clients: usize, duration: Dur
         owned.push((c, post_id));
     }
     let owned = Arc::new(owned);
-    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let next = Arc::new(AtomicUsize::new(0));
     run(url, clients, duration, move |_, _| {
         let owned = owned.clone();
         let index = next.fetch_add(1, Ordering::Relaxed) % owned.len();
@@ -282,9 +339,11 @@ fn client(url: &str, identity: Identity) -> RestClient {
 
 fn start_server(dir: &std::path::Path) -> (ServerProcess, String) {
     let binary = std::env::var("BENCH_SERVER").unwrap_or(env!("CARGO_BIN_EXE_aigenora").into());
+    let limits = std::env::var("BENCH_SERVER_ARGS").unwrap_or(UNLIMITED.into());
     let mut child = Command::new(binary)
         .args(["server", "--listen", "127.0.0.1:0", "--database"])
         .arg(format!("sqlite://{}", dir.join("bench.sqlite3").display()))
+        .args(limits.split_whitespace())
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .spawn()

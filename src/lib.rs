@@ -19,4 +19,5 @@ pub mod selfplay;
 pub mod server;
 pub mod session;
 pub mod spec;
+pub mod terminal;
 pub mod transport;

@@ -158,7 +158,7 @@ pub fn start(dir: &SessionDir, waiting: Waiting) -> anyhow::Result<ExitCode> {
             if let Ok(url) = url {
                 report["web_url"] = url.trim().into();
             }
-            println!("{report}");
+            println!("{}", crate::terminal::json_line(&report));
             return Ok(ExitCode::SUCCESS);
         }
         if let Ok(Some(status)) = child.try_wait() {
@@ -179,7 +179,9 @@ pub fn start(dir: &SessionDir, waiting: Waiting) -> anyhow::Result<ExitCode> {
         });
     println!(
         "{}",
-        json!({"status": "error", "reason": failure, "error": last_error, "state_dir": dir.root()})
+        crate::terminal::json_line(
+            &json!({"status": "error", "reason": failure, "error": last_error, "state_dir": dir.root()})
+        )
     );
     Ok(ExitCode::FAILURE)
 }

@@ -22,6 +22,10 @@ use crate::session::{self, PlaySettings, Protocol, SessionDir, SessionEnd};
 use crate::spec::{self, Role};
 use crate::transport::RelayChoice;
 
+/// The demo's server lives for one game on loopback with two agents of its own: a proof of
+/// work would protect nothing there and only delay the game.
+const DEMO_POW_DIFFICULTY: u8 = 1;
+
 #[derive(Debug, Args)]
 pub struct DemoArgs {
     /// The built-in protocol to play.
@@ -95,11 +99,9 @@ async fn play(
     options: Map<String, Value>,
 ) -> anyhow::Result<(SessionEnd, SessionEnd, String)> {
     let listen: SocketAddr = "127.0.0.1:0".parse().expect("a socket address");
-    let server = serve(ServerConfig::new(
-        listen,
-        sqlite_url(&root.join("server.sqlite3")),
-    ))
-    .await?;
+    let mut config = ServerConfig::new(listen, sqlite_url(&root.join("server.sqlite3")));
+    config.pow_difficulty = DEMO_POW_DIFFICULTY;
+    let server = serve(config).await?;
     let url = server.url();
     println!("community server listening on {url}");
     let [alice, bob] = [
@@ -169,10 +171,7 @@ fn settings(name: &'static str) -> PlaySettings {
         relay: RelayChoice::Disabled,
         display: Arc::new(move |role, text| {
             for line in text.lines() {
-                println!(
-                    "[{name}/{role}] {}",
-                    crate::control::escape::for_terminal(line)
-                );
+                println!("[{name}/{role}] {}", crate::terminal::escape_display(line));
             }
         }),
         chat_from_stdin: false,

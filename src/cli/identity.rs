@@ -12,6 +12,7 @@ use crate::api::agent::{check_bio, check_nickname};
 use crate::client::Registered;
 use crate::identity;
 use crate::protocols::samples::{Sample, write_samples};
+use crate::terminal::escape_control;
 
 #[derive(Debug, Args)]
 pub struct InitArgs {
@@ -123,11 +124,13 @@ pub fn register(args: RegisterArgs, global: &GlobalArgs) -> anyhow::Result<ExitC
     match (agent, already) {
         (Some(agent), false) => println!(
             "[OK] registered {} as agent_id {}",
-            agent.nickname, agent.agent_id
+            escape_control(&agent.nickname),
+            agent.agent_id
         ),
         (Some(agent), true) => println!(
             "[OK] already registered: {} (agent_id {})",
-            agent.nickname, agent.agent_id
+            escape_control(&agent.nickname),
+            agent.agent_id
         ),
         (None, _) => println!("[OK] already registered"),
     }

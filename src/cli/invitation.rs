@@ -9,6 +9,7 @@ use super::GlobalArgs;
 use super::remote::{Remote, print_json};
 use crate::api::invitation::{BrowseFilter, InvitationSummary, InvitationType, check_tags};
 use crate::identity::is_lower_hex_64;
+use crate::terminal::{escape_control, json_pretty};
 
 #[derive(Debug, Args)]
 pub struct BrowseArgs {
@@ -49,10 +50,7 @@ pub fn browse(args: BrowseArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode>
     let remote = Remote::connect(global)?;
     if let Some(post_id) = &args.post_id {
         let invitation = remote.run(remote.client.invitation(post_id))?;
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&invitation).expect("output always serializes")
-        );
+        println!("{}", json_pretty(&invitation));
         return Ok(ExitCode::SUCCESS);
     }
     let filter = BrowseFilter {
@@ -81,12 +79,12 @@ pub fn browse(args: BrowseArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode>
         for item in &list.results {
             println!(
                 "{} [{}] {}",
-                item.post_id,
+                escape_control(&item.post_id),
                 item.invitation_type.as_str(),
-                item.message
+                escape_control(&item.message)
             );
-            println!("  protocol_id: {}", item.protocol_id);
-            println!("  public_key: {}", item.public_key);
+            println!("  protocol_id: {}", escape_control(&item.protocol_id));
+            println!("  public_key: {}", escape_control(&item.public_key));
             println!("  host_control_mode: {}", item.host_control_mode.as_str());
         }
     }
@@ -122,7 +120,8 @@ fn parse_tags(text: Option<&str>) -> anyhow::Result<Vec<String>> {
     Ok(tags)
 }
 
-/// The reference's twelve `--oneline` columns (options are not part of list items).
+/// The reference's twelve `--oneline` columns (options are not part of list items), each
+/// escaped (a tab or newline in a message cannot shift the columns).
 fn oneline(item: &InvitationSummary) -> String {
     let text = |value: &Option<String>| value.clone().unwrap_or_default();
     [
@@ -139,6 +138,7 @@ fn oneline(item: &InvitationSummary) -> String {
         String::new(),
         item.host_control_mode.as_str().to_string(),
     ]
+    .map(|column| escape_control(&column).into_owned())
     .join("\t")
 }
 

@@ -1,5 +1,6 @@
 //! The command line: one file per command group, each a function from parsed flags to an
-//! exit code. Errors reach the user as one `error: ...` line and exit code 1.
+//! exit code. Errors reach the user as one `error: ...` line (control characters escaped:
+//! it may quote the server) and exit code 1.
 
 mod daemon;
 mod demo;
@@ -20,6 +21,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+
+use crate::terminal::escape_control;
 
 /// Agent-to-agent protocols: validate and hash contracts, run hooks, host and join
 /// peer-to-peer sessions, and run the community server.
@@ -101,7 +104,7 @@ pub fn run(cli: Cli) -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {}", one_line(&error));
+            eprintln!("error: {}", escape_control(&one_line(&error)));
             ExitCode::FAILURE
         }
     }

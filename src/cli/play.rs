@@ -95,7 +95,7 @@ impl PlayArgs {
                 self.heartbeat_timeout,
             ),
             relay: self.relay.clone(),
-            display: Arc::new(|_, text| println!("{}", crate::control::escape::for_terminal(text))),
+            display: Arc::new(|_, text| println!("{}", crate::terminal::escape_display(text))),
             chat_from_stdin: true,
         })
     }
@@ -340,7 +340,8 @@ fn withdraw_if_unmatched(client: &RestClient, dir: &SessionDir) {
     if let Ok(runtime) = tokio::runtime::Runtime::new()
         && let Err(error) = runtime.block_on(client.cancel_invitation(post_id))
     {
-        eprintln!("warning: could not withdraw invitation {post_id}: {error}");
+        let warning = format!("warning: could not withdraw invitation {post_id}: {error}");
+        eprintln!("{}", crate::terminal::escape_control(&warning));
     }
 }
 

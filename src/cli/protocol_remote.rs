@@ -12,6 +12,7 @@ use crate::api::protocol::NewProtocol;
 use crate::client::{ProtocolRegistered, fetch_protocol};
 use crate::protocols::well_known::{ProvidedHooks, provide_hooks};
 use crate::spec::Spec;
+use crate::terminal::escape_control;
 
 /// `protocol register <spec.json>`: the spec must pass the run gate before it is sent.
 pub fn register(path: &Path, as_json: bool, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
@@ -63,7 +64,7 @@ pub fn fetch(protocol_id: &str, as_json: bool, global: &GlobalArgs) -> anyhow::R
     println!(
         "[OK] fetched {} ({})",
         fetched.protocol_id,
-        fetched.spec.name()
+        escape_control(fetched.spec.name())
     );
     println!("spec: {}", spec_path.display());
     match provided {
@@ -101,15 +102,21 @@ pub fn discover(
     for protocol in &page.results {
         let name: String = protocol.name.chars().take(20).collect();
         let description: String = protocol.description.chars().take(50).collect();
+        let id: String = protocol.protocol_id.chars().take(16).collect();
         println!(
-            "  {name:<20} {}...  {description}",
-            &protocol.protocol_id[..16.min(protocol.protocol_id.len())]
+            "  {:<20} {}...  {}",
+            escape_control(&name),
+            escape_control(&id),
+            escape_control(&description)
         );
     }
     let count = page.results.len();
     println!("({count} protocol{})", if count == 1 { "" } else { "s" });
     if let Some(next) = &page.next_cursor {
-        println!("(more: aigenora protocol discover --cursor {next})");
+        println!(
+            "(more: aigenora protocol discover --cursor {})",
+            escape_control(next)
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -46,10 +46,7 @@ impl Remote {
     }
 }
 
-/// Prints a value as one line of JSON (what `--json` prints).
+/// Prints a value as one line of JSON (what `--json` prints), terminal-safe.
 pub fn print_json(value: &impl serde::Serialize) {
-    println!(
-        "{}",
-        serde_json::to_string(value).expect("output always serializes")
-    );
+    println!("{}", crate::terminal::json_line(value));
 }

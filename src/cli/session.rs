@@ -27,6 +27,7 @@ impl Which {
         Target::resolve(self.state_dir.as_deref(), &global.data_dir())
     }
 }
+use crate::terminal::escape_control;
 
 #[derive(Debug, Subcommand)]
 pub enum SessionCommand {
@@ -241,14 +242,17 @@ fn show(session: &Session, as_json: bool) {
         print_json(session);
         return;
     }
-    println!("session_id: {}", session.session_id);
+    println!("session_id: {}", escape_control(&session.session_id));
     println!("status: {}", session.status.as_str());
-    println!("post_id: {}", session.post_id);
-    println!("protocol_id: {}", session.protocol_id);
-    println!("host: {}", session.host_public_key);
-    println!("guest: {}", session.guest_public_key);
+    println!("post_id: {}", escape_control(&session.post_id));
+    println!("protocol_id: {}", escape_control(&session.protocol_id));
+    println!("host: {}", escape_control(&session.host_public_key));
+    println!("guest: {}", escape_control(&session.guest_public_key));
     if let Some(result) = &session.result {
         let winner = result.winner.map(|w| w.as_str()).unwrap_or("-");
-        println!("result: {} (winner: {winner})", result.outcome);
+        println!(
+            "result: {} (winner: {winner})",
+            escape_control(&result.outcome)
+        );
     }
 }

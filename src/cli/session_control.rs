@@ -96,7 +96,7 @@ pub fn snapshot(target: &Target, as_json: bool, follow: bool) -> anyhow::Result<
 }
 
 fn print_snapshot(view: &Value) {
-    let text = |value: &Value| crate::control::escape::for_terminal(&plain_text(value));
+    let text = |value: &Value| crate::terminal::escape_display(&plain_text(value)).into_owned();
     let snapshot = &view["snapshot"];
     println!(
         "status {}  role {}  control {}  phase {}",

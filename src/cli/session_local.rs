@@ -8,10 +8,10 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
-use crate::control::escape::for_terminal;
 use crate::records::{RecordedEvent, SessionStatus};
 use crate::session::{EVENTS_FILE, SESSION_FILE, SessionDir, list_sessions};
 use crate::spec::Role;
+use crate::terminal::escape_display;
 
 /// Lists sessions under the data dir, newest first.
 pub fn list(data_dir: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
@@ -89,7 +89,7 @@ pub fn events(state_dir: &Path, follow: bool, as_json: bool) -> anyhow::Result<E
 /// summary), control characters escaped.
 fn event_line(line: &str) -> String {
     let Some(event) = RecordedEvent::parse(line) else {
-        return for_terminal(line);
+        return escape_display(line).into_owned();
     };
     let time = event.ts.get(11..19).unwrap_or("--:--:--");
     let detail = match (&event.summary, &event.data) {
@@ -97,7 +97,7 @@ fn event_line(line: &str) -> String {
         (None, Value::Object(data)) if data.is_empty() => String::new(),
         (None, data) => data.to_string(),
     };
-    for_terminal(&format!("[{time}] {}: {detail}", event.name))
+    escape_display(&format!("[{time}] {}: {detail}", event.name)).into_owned()
 }
 
 fn session_is_over(state_dir: &Path) -> bool {

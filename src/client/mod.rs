@@ -1,6 +1,7 @@
 //! The community REST client: every call signed exactly like the reference client
-//! (docs/rest-api.md#signed-requests), compact JSON bodies, no redirects, no proxies, and errors
-//! that carry the server's own reason.
+//! (docs/rest-api.md#signed-requests), compact JSON bodies, no redirects, no proxies, answers
+//! read up to a size cap (a hostile server cannot make the client buffer without bound), and
+//! errors that carry the server's own reason.
 
 mod agents;
 mod fetch;
@@ -23,6 +24,9 @@ pub use protocols::ProtocolRegistered;
 
 /// How long one request may take, end to end.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// Largest answer read: the biggest legitimate one (a page of 100 invitations, a spec of at
+/// most the server's 1 MiB body limit) is well below it.
+pub const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
 /// How much of a non-JSON error body is shown (as the reference does).
 const SHOWN_BODY_CHARS: usize = 500;
 
@@ -52,6 +56,12 @@ pub enum ClientError {
         method: Method,
         target: String,
         reason: String,
+    },
+    #[error("{method} {url} failed: the answer is larger than {limit} bytes")]
+    TooLarge {
+        method: Method,
+        url: String,
+        limit: usize,
     },
     #[error("invalid {what} {value:?} (expected 1-128 characters of A-Za-z0-9_-)")]
     InvalidId { what: &'static str, value: String },
@@ -149,10 +159,30 @@ impl RestClient {
             server: self.server.clone(),
             reason: innermost_reason(&error),
         };
-        let response = request.send().await.map_err(unreachable)?;
+        let mut response = request.send().await.map_err(unreachable)?;
         let status = response.status().as_u16();
-        let body = response.bytes().await.map_err(unreachable)?;
-        Ok(Reply { status, body })
+        let too_large = || ClientError::TooLarge {
+            method: method.clone(),
+            url: format!("{}{target}", self.server),
+            limit: MAX_RESPONSE_BYTES,
+        };
+        if response
+            .content_length()
+            .is_some_and(|length| length > MAX_RESPONSE_BYTES as u64)
+        {
+            return Err(too_large());
+        }
+        let mut body = bytes::BytesMut::new();
+        while let Some(chunk) = response.chunk().await.map_err(unreachable)? {
+            if body.len() + chunk.len() > MAX_RESPONSE_BYTES {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(Reply {
+            status,
+            body: body.freeze(),
+        })
     }
 
     /// Sends a request and requires one of the `expected` statuses.

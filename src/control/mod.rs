@@ -5,7 +5,6 @@
 //! read and write. Control modes are local: nothing here touches the spec or the wire.
 
 pub mod desk;
-pub mod escape;
 mod files;
 pub mod legal;
 pub mod registry;

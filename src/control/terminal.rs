@@ -12,9 +12,9 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::desk::{Desk, Submitted};
-use super::escape::for_terminal;
 use super::files::epoch_now;
 use crate::records::{Window, WindowMode, plain_text};
+use crate::terminal::escape_display;
 
 /// Reminders of the time left, in seconds.
 const REMINDERS: [u64; 3] = [30, 10, 5];
@@ -95,12 +95,15 @@ fn ask(
             Submitted::Accepted(_) => {
                 say(&format!(
                     "  -> {} (waiting for the opponent)",
-                    for_terminal(&plain_text(&value))
+                    escape_display(&plain_text(&value))
                 ));
                 return;
             }
             Submitted::Refused(reason) => {
-                say(&format!("  refused: {}; try again", for_terminal(&reason)));
+                say(&format!(
+                    "  refused: {}; try again",
+                    escape_display(&reason)
+                ));
                 prompt(window, window.seconds_left(epoch_now()));
             }
             Submitted::NoWindow => {
@@ -140,8 +143,8 @@ fn show(desk: &Desk, window: &Window) {
     };
     let mut text = format!(
         "\n== {who} ({} {}, you are the {}) ==\n",
-        for_terminal(&window.match_key),
-        for_terminal(&plain_text(&window.match_value)),
+        escape_display(&window.match_key),
+        escape_display(&plain_text(&window.match_value)),
         desk.role()
     );
     for line in state_lines(desk) {
@@ -152,20 +155,20 @@ fn show(desk: &Desk, window: &Window) {
             let moves: Vec<String> = listed
                 .iter()
                 .enumerate()
-                .map(|(i, v)| format!("{}) {}", i + 1, for_terminal(&plain_text(v))))
+                .map(|(i, v)| format!("{}) {}", i + 1, escape_display(&plain_text(v))))
                 .collect();
             text.push_str(&format!("  Legal moves: {}\n", moves.join("   ")));
         }
         None => text.push_str(&format!(
             "  Legal: {} ({})\n",
-            for_terminal(&window.value_field),
+            escape_display(&window.value_field),
             window.choices.describe()
         )),
     }
     if let (WindowMode::Hybrid, Some(intended)) = (window.mode, &window.intended) {
         text.push_str(&format!(
             "  Agent's move: {} (Enter or the timeout plays it; type another to override)\n",
-            for_terminal(&plain_text(intended))
+            escape_display(&plain_text(intended))
         ));
     }
     print!("{text}");
@@ -176,7 +179,7 @@ fn prompt(window: &Window, left: f64) {
     print!(
         "[{:>3.0} s left] {} > ",
         left.ceil(),
-        for_terminal(&window.value_field)
+        escape_display(&window.value_field)
     );
     let _ = std::io::stdout().flush();
 }
@@ -201,7 +204,7 @@ fn state_lines(desk: &Desk) -> Vec<String> {
     if let Some(score) = snapshot.get("score").and_then(Value::as_object) {
         let parts: Vec<String> = score
             .iter()
-            .map(|(who, n)| format!("{} {}", for_terminal(who), for_terminal(&plain_text(n))))
+            .map(|(who, n)| format!("{} {}", escape_display(who), escape_display(&plain_text(n))))
             .collect();
         lines.push(format!("Score: {}", parts.join(" - ")));
     }
@@ -209,7 +212,7 @@ fn state_lines(desk: &Desk) -> Vec<String> {
         .pointer("/last_event/summary")
         .and_then(Value::as_str)
     {
-        lines.push(format!("Last: {}", for_terminal(summary)));
+        lines.push(format!("Last: {}", escape_display(summary)));
     }
     lines
 }

@@ -248,7 +248,7 @@ impl Channel for Watched {
 pub fn stdout_display() -> DisplaySink {
     Arc::new(|role, text| {
         for line in text.lines() {
-            println!("[{role}] {}", crate::control::escape::for_terminal(line));
+            println!("[{role}] {}", crate::terminal::escape_display(line));
         }
     })
 }

@@ -1,11 +1,15 @@
 //! The community server (`aigenora server`): the REST API of docs/rest-api.md over axum,
 //! signed requests, registration with proof of work, protocols, invitations and sessions,
-//! stored with sqlx (SQLite by default). Start it in-process with [`serve`].
+//! stored with sqlx (SQLite by default), with the limits of docs/SECURITY.md for an open
+//! network. Start it in-process with [`serve`].
 
 pub mod clock;
+pub mod config;
 mod cursor;
 mod error;
+mod http;
 mod page_cache;
+mod rate_limit;
 mod replay;
 mod routes;
 mod seed;
@@ -20,49 +24,18 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+pub use config::{
+    CHALLENGE_TTL, DEFAULT_LISTEN, DEFAULT_POW_DIFFICULTY, HttpLimits, INVITATION_TTL,
+    MAX_ACTIVE_INVITATIONS, MAX_BODY_BYTES, Quotas, Rate, RateLimits, SIGNATURE_WINDOW_SECS,
+    ServerConfig,
+};
 use page_cache::PageCache;
-use replay::ReplayCache;
+use rate_limit::RateLimiters;
+use replay::ReplayGuard;
 use store::{Store, StoreError};
 
-/// Where `aigenora server` listens unless told otherwise.
-pub const DEFAULT_LISTEN: &str = "127.0.0.1:41000";
-/// Leading zero bytes the registration proof of work needs (the reference solves 2 in ~0.1 s).
-pub const DEFAULT_POW_DIFFICULTY: u8 = 2;
-/// An invitation is offered this long after its creation or last renewal.
-pub const INVITATION_TTL: Duration = Duration::from_secs(300);
-/// Largest request body accepted.
-pub const MAX_BODY_BYTES: usize = 1024 * 1024;
-/// Offered invitations one key may have at a time.
-pub const MAX_ACTIVE_INVITATIONS: i64 = 3;
-/// Accepted distance between a request's X-Timestamp and the server clock.
-pub const SIGNATURE_WINDOW_SECS: i64 = 300;
-/// How long a registration nonce stays usable.
-pub const CHALLENGE_TTL: Duration = Duration::from_secs(300);
-
-/// How to run a server.
-#[derive(Debug, Clone)]
-pub struct ServerConfig {
-    /// Address to bind; port 0 picks a free port (see [`ServerHandle::addr`]).
-    pub listen: SocketAddr,
-    /// `sqlite://PATH` (created if missing) or `sqlite::memory:`.
-    pub database_url: String,
-    pub pow_difficulty: u8,
-    pub invitation_ttl: Duration,
-    pub max_body_bytes: usize,
-}
-
-impl ServerConfig {
-    /// Defaults for everything but where to listen and which database to use.
-    pub fn new(listen: SocketAddr, database_url: impl Into<String>) -> ServerConfig {
-        ServerConfig {
-            listen,
-            database_url: database_url.into(),
-            pow_difficulty: DEFAULT_POW_DIFFICULTY,
-            invitation_ttl: INVITATION_TTL,
-            max_body_bytes: MAX_BODY_BYTES,
-        }
-    }
-}
+/// How often expired rows are deleted and idle rate-limit entries forgotten.
+const HOUSEKEEPING_EVERY: Duration = Duration::from_secs(60);
 
 /// `sqlite://` URL of a database file.
 pub fn sqlite_url(path: &std::path::Path) -> String {
@@ -79,8 +52,8 @@ pub enum ServerError {
         addr: SocketAddr,
         source: std::io::Error,
     },
-    #[error("the server stopped with an error: {0}")]
-    Serve(std::io::Error),
+    #[error("the server task failed: {0}")]
+    Task(String),
 }
 
 /// The limits and policies handlers apply.
@@ -89,13 +62,16 @@ pub(crate) struct Limits {
     pub pow_difficulty: u8,
     pub invitation_ttl_ms: i64,
     pub max_body_bytes: usize,
+    pub body_timeout: Duration,
     pub signature_window_secs: i64,
+    pub quotas: Quotas,
 }
 
 /// What every handler shares.
 pub(crate) struct AppState {
     pub store: Store,
-    pub replay: ReplayCache,
+    pub replay: ReplayGuard,
+    pub rate_limits: RateLimiters,
     pub limits: Limits,
     /// Current answers of the offered-invitations list.
     pub offered_pages: PageCache,
@@ -106,7 +82,7 @@ pub(crate) struct AppState {
 pub struct ServerHandle {
     addr: SocketAddr,
     stop: oneshot::Sender<()>,
-    task: JoinHandle<Result<(), std::io::Error>>,
+    task: JoinHandle<Result<(), ServerError>>,
 }
 
 impl ServerHandle {
@@ -120,51 +96,74 @@ impl ServerHandle {
         format!("http://{}", self.addr)
     }
 
-    /// Stops accepting, finishes in-flight requests, closes the database.
+    /// Stops accepting, gives in-flight requests the shutdown grace period, stores the
+    /// replay guard's pending request ids, checkpoints and closes the database.
     pub async fn shutdown(self) -> Result<(), ServerError> {
         let ServerHandle { stop, task, .. } = self;
         let _ = stop.send(());
         match task.await {
-            Ok(result) => result.map_err(ServerError::Serve),
-            Err(join) => Err(ServerError::Serve(std::io::Error::other(join.to_string()))),
+            Ok(result) => result,
+            Err(join) => Err(ServerError::Task(join.to_string())),
         }
     }
 }
 
-/// Opens the database, seeds the built-in protocols, binds, and serves in the background.
+/// Binds the listening address first (so a taken port leaves the database untouched), then
+/// opens the database, seeds the built-in protocols, and serves in the background.
 pub async fn serve(config: ServerConfig) -> Result<ServerHandle, ServerError> {
-    let store = Store::open(&config.database_url).await?;
-    seed::seed_builtin_protocols(&store).await?;
     let bind = |source| ServerError::Bind {
         addr: config.listen,
         source,
     };
     let listener = TcpListener::bind(config.listen).await.map_err(bind)?;
     let addr = listener.local_addr().map_err(bind)?;
+    let store = Store::open(&config.database_url).await?;
+    seed::seed_builtin_protocols(&store).await?;
+    let (replay, replay_writer) = ReplayGuard::start(store.clone(), clock::now_ms()).await?;
     let state = Arc::new(AppState {
         store: store.clone(),
-        replay: ReplayCache::default(),
+        replay,
+        rate_limits: RateLimiters::new(&config.rates),
         limits: Limits {
             pow_difficulty: config.pow_difficulty,
             invitation_ttl_ms: i64::try_from(config.invitation_ttl.as_millis()).unwrap_or(i64::MAX),
             max_body_bytes: config.max_body_bytes,
+            body_timeout: config.http.body_timeout,
             signature_window_secs: SIGNATURE_WINDOW_SECS,
+            quotas: config.quotas,
         },
         offered_pages: PageCache::default(),
     });
-    let app = routes::router(state);
+    let housekeeping = tokio::spawn(housekeeping(state.clone()));
+    let app = routes::router(state.clone());
     let (stop, stopped) = oneshot::channel::<()>();
+    let http_limits = config.http;
     let task = tokio::spawn(async move {
-        let served = axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = stopped.await;
-            })
-            .await;
-        store.close().await;
-        served
+        http::serve(listener, app, http_limits, async move {
+            let _ = stopped.await;
+        })
+        .await;
+        housekeeping.abort();
+        state.replay.flush().await;
+        let _ = replay_writer.await;
+        store.close().await?;
+        tracing::info!("database checkpointed and closed");
+        Ok(())
     });
     tracing::info!(%addr, database = %config.database_url, "community server listening");
     Ok(ServerHandle { addr, stop, task })
+}
+
+/// Deletes expired request ids and challenges, and forgets idle rate-limit entries.
+async fn housekeeping(state: Arc<AppState>) {
+    let mut every = tokio::time::interval(HOUSEKEEPING_EVERY);
+    loop {
+        every.tick().await;
+        state.rate_limits.forget_idle();
+        if let Err(error) = state.store.delete_expired(clock::now_ms()).await {
+            tracing::warn!(%error, "could not delete expired rows");
+        }
+    }
 }
 
 /// Serves until SIGINT or SIGTERM, then shuts down gracefully.

@@ -2,7 +2,7 @@
 //! hosts can post invitations for them without registering them first.
 
 use super::clock::now_ms;
-use super::store::{NewProtocolRow, Store, StoreError};
+use super::store::{InsertProtocol, NewProtocolRow, Store, StoreError};
 use crate::api::protocol::NewProtocol;
 use crate::protocols::BUILTINS;
 use crate::spec::Spec;
@@ -28,7 +28,7 @@ pub async fn seed_builtin_protocols(store: &Store) -> Result<(), StoreError> {
             spec_json: &compact,
             registrant_key: None,
         };
-        if store.insert_protocol(&row, now_ms()).await? {
+        if store.insert_protocol(&row, None, None, now_ms()).await? == InsertProtocol::Inserted {
             tracing::info!(alias = builtin.alias, protocol_id = %body.protocol_id, "seeded built-in protocol");
         }
     }

@@ -1,19 +1,27 @@
-//! The signature gate in front of every signed endpoint: buffers the raw body (size
-//! limited), rebuilds the canonical bytes from the raw request target and body, checks
-//! the timestamp window and the replay guard, and hands the caller's key to the handler.
+//! The gate in front of every signed endpoint. Cheap checks come before the body is read:
+//! the signature headers are present and well-formed, the timestamp is fresh, the declared
+//! body length is within the limit, and a write's key is registered. Only then is the body
+//! read (size-limited, with a deadline), the signature verified over the canonical bytes
+//! rebuilt from the raw request target and body, the key's rate limit counted and the
+//! request id checked against the (persistent) replay guard. The handler gets the caller's
+//! key and, for a write, the receipt that stores the request id with the write; a write
+//! that stored nothing has its id stored before it is answered.
 
 use std::sync::Arc;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{FromRequestParts, Request, State};
-use axum::http::StatusCode;
 use axum::http::request::Parts;
+use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 
 use super::AppState;
 use super::clock::now_ms;
 use super::error::ApiError;
+use super::rate_limit::{AddressKey, ClientAddr};
+use super::replay::{ReplayError, WriteReceipt};
 use crate::identity::{
     self, HEADER_PUBLIC_KEY, HEADER_REQUEST_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, SignatureError,
     request_canonical,
@@ -33,47 +41,159 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
     }
 }
 
-/// Middleware: verify, then pass the request on (body intact) with [`Caller`] attached.
+impl<S: Send + Sync> FromRequestParts<S> for WriteReceipt {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<WriteReceipt, ApiError> {
+        parts
+            .extensions
+            .get::<WriteReceipt>()
+            .cloned()
+            .ok_or_else(|| {
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal_error",
+                    "a write reached its handler without a request id receipt",
+                )
+            })
+    }
+}
+
+/// Middleware: check, then pass the request on (body intact) with [`Caller`] attached (and
+/// a write's [`WriteReceipt`]); a write's request id is stored before it is answered.
 pub async fn require_signature(
     State(state): State<Arc<AppState>>,
     request: Request,
     next: Next,
 ) -> Response {
-    let (mut parts, body) = request.into_parts();
-    let limit = state.limits.max_body_bytes;
-    let declared = parts
-        .headers
-        .get(axum::http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok());
-    if declared
-        .and_then(|v| v.parse::<usize>().ok())
-        .is_some_and(|length| length > limit)
-    {
-        return too_large(limit);
-    }
-    let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
-        return too_large(limit);
+    let (request, receipt) = match admit(&state, request).await {
+        Ok(admitted) => admitted,
+        Err(error) => return error.into_response(),
     };
-    match verify(&state, &parts, &bytes) {
-        Ok(caller) => {
-            parts.extensions.insert(caller);
-            next.run(Request::from_parts(parts, Body::from(bytes)))
-                .await
-        }
-        Err(error) => error.into_response(),
+    let response = next.run(request).await;
+    if let Some(receipt) = receipt
+        && let Err(error) = state.replay.settle(&receipt).await
+    {
+        tracing::error!(%error, "a write's request id was not stored");
+        return not_stored().into_response();
+    }
+    response
+}
+
+fn not_stored() -> ApiError {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "replay_guard_unavailable",
+        "the request id could not be recorded",
+    )
+}
+
+/// Middleware for every request: the per-address rate limit.
+pub async fn limit_address(
+    State(state): State<Arc<AppState>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if let Some(ClientAddr(addr)) = request.extensions().get::<ClientAddr>()
+        && let Err(refused) = state.rate_limits.check_address(AddressKey::of(addr.ip()))
+    {
+        return refused.closing().into_response();
+    }
+    next.run(request).await
+}
+
+/// The signature headers, checked for form and freshness (no signature check yet).
+struct Claimed<'a> {
+    public_key: String,
+    signature: &'a str,
+    timestamp: &'a str,
+    seconds: i64,
+    request_id: &'a str,
+}
+
+async fn admit(
+    state: &AppState,
+    request: Request,
+) -> Result<(Request, Option<WriteReceipt>), ApiError> {
+    let (mut parts, body) = request.into_parts();
+    let now = now_ms();
+    let claimed = claimed_headers(&parts, state.limits.signature_window_secs, now)
+        .map_err(ApiError::closing)?;
+    let limit = state.limits.max_body_bytes;
+    if declared_length(&parts).is_some_and(|length| length > limit) {
+        return Err(too_large(limit).closing());
+    }
+    let write = is_write(&parts);
+    if write.needs_registration && !state.store.is_registered(&claimed.public_key).await? {
+        return Err(ApiError::not_registered("this key").closing());
+    }
+    let bytes = read_body(body, limit, state.limits.body_timeout).await?;
+    let target = parts
+        .uri
+        .path_and_query()
+        .map(|target| target.as_str())
+        .unwrap_or_else(|| parts.uri.path());
+    let canonical = request_canonical(
+        claimed.timestamp,
+        parts.method.as_str(),
+        target,
+        claimed.request_id,
+        &bytes,
+    );
+    identity::verify_hex(&claimed.public_key, &canonical, claimed.signature).map_err(|error| {
+        let message = match error {
+            SignatureError::Mismatch => "the signature does not match this request".to_string(),
+            other => format!("X-Signature: {other}"),
+        };
+        ApiError::unauthorized("invalid_signature", message)
+    })?;
+    let mut key = [0u8; 32];
+    hex::decode_to_slice(&claimed.public_key, &mut key).expect("checked: 64 hex characters");
+    state.rate_limits.check_key(key)?;
+    let window = state.limits.signature_window_secs;
+    let forget_at = (claimed.seconds + window + 1) * 1000;
+    let replayed = |error: ReplayError| match error {
+        ReplayError::Replayed => ApiError::unauthorized("replayed_request", error.to_string()),
+        ReplayError::NotStored => not_stored(),
+    };
+    let receipt = if write.is_write {
+        Some(
+            state
+                .replay
+                .first_write(&claimed.public_key, claimed.request_id, forget_at, now)
+                .map_err(replayed)?,
+        )
+    } else {
+        state
+            .replay
+            .first_read(&claimed.public_key, claimed.request_id, forget_at, now)
+            .map_err(replayed)?;
+        None
+    };
+    let caller = Caller(claimed.public_key);
+    parts.extensions.insert(caller);
+    if let Some(receipt) = &receipt {
+        parts.extensions.insert(receipt.clone());
+    }
+    Ok((Request::from_parts(parts, Body::from(bytes)), receipt))
+}
+
+/// Whether a request changes data, and whether that needs a registered key (everything
+/// but registration itself).
+struct WriteKind {
+    is_write: bool,
+    needs_registration: bool,
+}
+
+fn is_write(parts: &Parts) -> WriteKind {
+    let is_write = !matches!(parts.method, Method::GET | Method::HEAD);
+    WriteKind {
+        is_write,
+        needs_registration: is_write && !parts.uri.path().starts_with("/api/v1/auth/"),
     }
 }
 
-fn too_large(limit: usize) -> Response {
-    ApiError::new(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        "body_too_large",
-        format!("the request body exceeds {limit} bytes"),
-    )
-    .into_response()
-}
-
-fn verify(state: &AppState, parts: &Parts, body: &[u8]) -> Result<Caller, ApiError> {
+fn claimed_headers(parts: &Parts, window: i64, now: i64) -> Result<Claimed<'_>, ApiError> {
     let header = |name: &str| {
         parts
             .headers
@@ -101,8 +221,6 @@ fn verify(state: &AppState, parts: &Parts, body: &[u8]) -> Result<Caller, ApiErr
     let seconds = parse_unix_seconds(timestamp).ok_or_else(|| {
         ApiError::unauthorized("invalid_timestamp", "X-Timestamp must be Unix seconds")
     })?;
-    let now = now_ms();
-    let window = state.limits.signature_window_secs;
     if (now / 1000 - seconds).abs() > window {
         return Err(ApiError::unauthorized(
             "stale_timestamp",
@@ -115,30 +233,68 @@ fn verify(state: &AppState, parts: &Parts, body: &[u8]) -> Result<Caller, ApiErr
             "X-Request-Id must be 1-128 visible ASCII characters",
         ));
     }
-    let target = parts
-        .uri
-        .path_and_query()
-        .map(|target| target.as_str())
-        .unwrap_or_else(|| parts.uri.path());
-    let canonical = request_canonical(timestamp, parts.method.as_str(), target, request_id, body);
-    identity::verify_hex(&public_key, &canonical, signature).map_err(|error| {
-        let message = match error {
-            SignatureError::Mismatch => "the signature does not match this request".to_string(),
-            other => format!("X-Signature: {other}"),
-        };
-        ApiError::unauthorized("invalid_signature", message)
-    })?;
-    let forget_at = (seconds + window + 1) * 1000;
-    if !state
-        .replay
-        .first_use(&public_key, request_id, forget_at, now)
-    {
+    if signature.len() != 128 || !signature.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(ApiError::unauthorized(
-            "replayed_request",
-            "this X-Request-Id was already used by this key",
+            "invalid_signature",
+            "X-Signature must be 128 hex characters",
         ));
     }
-    Ok(Caller(public_key))
+    Ok(Claimed {
+        public_key,
+        signature,
+        timestamp,
+        seconds,
+        request_id,
+    })
+}
+
+/// The `Content-Length` the client declared (an unparsable one counts as too large).
+fn declared_length(parts: &Parts) -> Option<usize> {
+    parts
+        .headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .map(|value| {
+            value
+                .to_str()
+                .ok()
+                .and_then(|text| text.parse::<usize>().ok())
+                .unwrap_or(usize::MAX)
+        })
+}
+
+/// The whole body, at most `limit` bytes, within `deadline`.
+async fn read_body(
+    body: Body,
+    limit: usize,
+    deadline: std::time::Duration,
+) -> Result<Bytes, ApiError> {
+    let read = tokio::time::timeout(deadline, Limited::new(body, limit).collect()).await;
+    match read {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(error)) if error.is::<LengthLimitError>() => Err(too_large(limit).closing()),
+        Ok(Err(error)) => Err(ApiError::bad_request(
+            "unreadable_body",
+            format!("the request body could not be read: {error}"),
+        )
+        .closing()),
+        Err(_) => Err(ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "body_timeout",
+            format!(
+                "the request body did not arrive within {} s",
+                deadline.as_secs_f64()
+            ),
+        )
+        .closing()),
+    }
+}
+
+fn too_large(limit: usize) -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "body_too_large",
+        format!("the request body exceeds {limit} bytes"),
+    )
 }
 
 /// Decimal digits only (what the reference sends), as a number.

@@ -5,6 +5,7 @@ use super::{SessionDir, SessionEnd, SessionError};
 use crate::api::session::{SessionStatus as ServerStatus, Winner};
 use crate::client::RestClient;
 use crate::records::{Event, SessionStatus, iso_now};
+use crate::terminal::escape_control;
 
 /// Reports status (`closed` when completed, else `failed`; the second reporter's 409 is
 /// expected) and, for a completed session with a winner, the result.
@@ -23,7 +24,7 @@ pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir:
         dir.events().emit(Event::SessionCloseFailed {
             error: error.to_string(),
         });
-        eprintln!("warning: {error}");
+        eprintln!("warning: {}", escape_control(&error.to_string()));
     }
     let winner = end
         .result
@@ -38,7 +39,7 @@ pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir:
         dir.events().emit(Event::SessionResultFailed {
             error: error.to_string(),
         });
-        eprintln!("warning: {error}");
+        eprintln!("warning: {}", escape_control(&error.to_string()));
     }
 }
 

@@ -95,6 +95,24 @@ fn ours(dir: &Path, server: &str, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// The reference solves the proof of work of our default difficulty (whole zero bytes, as
+/// it reads `difficulty` with `int()`): ~2^24 SHA-256 in pure Python, ~15 s on average.
+#[test]
+fn the_reference_registers_at_the_default_difficulty() {
+    let difficulty = aigenora::server::DEFAULT_POW_DIFFICULTY.to_string();
+    let server = TestServer::start(&["--pow-difficulty", &difficulty]);
+    let reference = Reference {
+        server: &server.url,
+    };
+    let work = tempfile::tempdir().unwrap();
+    ok(reference.cli(work.path(), &["init"]));
+    let registered = ok(reference.cli(work.path(), &["register", "--nickname", "slowpoke"]));
+    assert!(
+        registered.contains("'nickname': 'slowpoke'"),
+        "{registered}"
+    );
+}
+
 #[test]
 fn the_reference_client_works_unchanged_against_our_server() {
     let server = TestServer::start(&[]);

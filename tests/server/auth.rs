@@ -12,7 +12,7 @@ use crate::support::server::{TestServer, fake_ticket, raw, register_test_protoco
 #[tokio::test]
 async fn unsigned_and_forged_requests_are_refused_with_json_reasons() {
     let server = TestServer::start(&[]);
-    let alice = Identity::generate();
+    let (alice, _) = server.registered("alice").await;
     let target = "/api/v1/invitations?limit=5";
 
     let unsigned = raw(&server.url, "GET", target, None, Vec::new()).await;
@@ -256,6 +256,10 @@ fn startup_errors_are_one_clear_line() {
             .unwrap()
             .starts_with(&format!("error: cannot listen on {addr}")),
         "{stderr}"
+    );
+    assert!(
+        !dir.path().join("server").exists(),
+        "the port is bound before the database is opened: a second server touches nothing"
     );
 }
 

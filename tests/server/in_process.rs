@@ -9,9 +9,9 @@ use aigenora::server::{self, ServerConfig};
 async fn serve_binds_a_free_port_and_shuts_down_cleanly() {
     let dir = tempfile::tempdir().unwrap();
     let database = server::sqlite_url(&dir.path().join("demo.sqlite3"));
-    let handle = server::serve(ServerConfig::new("127.0.0.1:0".parse().unwrap(), database))
-        .await
-        .unwrap();
+    let mut config = ServerConfig::new("127.0.0.1:0".parse().unwrap(), database);
+    config.pow_difficulty = 2;
+    let handle = server::serve(config).await.unwrap();
     assert_ne!(handle.addr().port(), 0);
     let client = RestClient::new(&handle.url(), Identity::generate()).unwrap();
     client.register("demo", "").await.unwrap();

@@ -56,7 +56,7 @@ async fn create_checks_the_binding_the_ticket_the_protocol_and_the_tags() {
         "ticket_mismatch"
     );
 
-    let bob = Identity::generate();
+    let (bob, _) = server.registered("bob").await;
     let stolen = create_raw(&server, &bob, good.clone()).await;
     assert_eq!(
         stolen.status, 400,
@@ -97,7 +97,7 @@ async fn create_checks_the_binding_the_ticket_the_protocol_and_the_tags() {
 async fn browse_filters_and_detail_carry_what_join_needs() {
     let server = TestServer::start(&[]);
     let (alice, client) = server.registered("alice").await;
-    let bob = Identity::generate();
+    let (bob, _) = server.registered("bob").await;
     let greet = register_test_protocol(&client, "Greeting", 1).await;
     let other = register_test_protocol(&client, "Other", 2).await;
     let mut first = post(&alice, &greet, 1);
@@ -320,23 +320,20 @@ async fn browse_answers_follow_every_write_at_once() {
         "a renewal"
     );
 
-    let bob = Identity::generate();
-    let bob_client = server.client(&bob);
+    let (bob, bob_client) = server.registered("bob").await;
     bob_client
         .create_invitation(&post(&bob, &protocol_id, 2))
         .await
         .unwrap();
-    let unregistered = browse().await;
+    let listed = browse().await;
+    assert_eq!(listed.total, 2, "another key's offer");
     assert_eq!(
-        (unregistered.total, unregistered.results[0].registered),
-        (2, false)
-    );
-    bob_client.register("bob", "").await.unwrap();
-    let registered = &browse().await.results[0];
-    assert_eq!(
-        (registered.registered, registered.nickname.as_deref()),
+        (
+            listed.results[0].registered,
+            listed.results[0].nickname.as_deref()
+        ),
         (true, Some("bob")),
-        "the creator registered"
+        "with its creator's registration"
     );
 
     client.cancel_invitation(&first.post_id).await.unwrap();

@@ -15,8 +15,7 @@ fn registration(spec: Value) -> NewProtocol {
 #[tokio::test]
 async fn register_recomputes_the_id_and_applies_the_run_gate() {
     let server = TestServer::start(&[]);
-    let alice = Identity::generate();
-    let client = server.client(&alice);
+    let (alice, client) = server.registered("alice").await;
     let body = registration(test_spec("Greeting", 1));
     let ProtocolRegistered::New(record) = client.register_protocol(&body).await.unwrap() else {
         panic!("first registration creates");
@@ -115,8 +114,7 @@ async fn register_recomputes_the_id_and_applies_the_run_gate() {
 #[tokio::test]
 async fn a_protocol_is_read_back_by_id_and_bundles_are_not_served() {
     let server = TestServer::start(&[]);
-    let alice = Identity::generate();
-    let client = server.client(&alice);
+    let (alice, client) = server.registered("alice").await;
     let protocol_id = register_test_protocol(&client, "Readback", 1).await;
     let record = client.protocol(&protocol_id).await.unwrap();
     assert_eq!(record.spec_json, test_spec("Readback", 1));
@@ -151,7 +149,7 @@ async fn a_protocol_is_read_back_by_id_and_bundles_are_not_served() {
 #[tokio::test]
 async fn the_directory_pages_newest_first_with_filter_bound_cursors() {
     let server = TestServer::start(&[]);
-    let client = server.client(&Identity::generate());
+    let (_, client) = server.registered("lister").await;
     let mut ids = Vec::new();
     for (variant, name) in ["Alpha chess", "Beta poker", "Gamma chess"]
         .iter()

@@ -54,9 +54,59 @@ impl TestServer {
     /// Stops and starts again on the same database (the port may change).
     pub fn restart(&mut self) {
         self.stop();
+        self.start_again();
+    }
+
+    /// Kills the server (SIGKILL: no shutdown at all) and starts it again on the same database.
+    pub fn crash_and_restart(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            child.kill().unwrap();
+            child.wait().unwrap();
+        }
+        self.start_again();
+    }
+
+    fn start_again(&mut self) {
         let (child, url) = spawn(&database_path(self.dir.path()), &self.extra);
         self.child = Some(child);
         self.url = url;
+    }
+
+    /// Sends SIGTERM and waits at most `limit` for the exit: (exit status, time taken).
+    /// Panics (after killing the server) when it is still running then.
+    pub fn terminate_within(
+        &mut self,
+        limit: std::time::Duration,
+    ) -> (std::process::ExitStatus, std::time::Duration) {
+        let mut child = self.child.take().expect("the server is running");
+        let started = std::time::Instant::now();
+        let sent = Command::new("kill")
+            .arg("-TERM")
+            .arg(child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                return (status, started.elapsed());
+            }
+            if started.elapsed() > limit {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("the server was still running {limit:?} after SIGTERM");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    /// `host:port` the server listens on.
+    pub fn addr(&self) -> &str {
+        self.url.trim_start_matches("http://")
+    }
+
+    /// The server's SQLite database file.
+    pub fn database(&self) -> PathBuf {
+        database_path(self.dir.path())
     }
 
     /// A client of this server acting as `identity`.
@@ -89,10 +139,19 @@ fn database_path(dir: &Path) -> PathBuf {
     dir.join("community.sqlite3")
 }
 
+/// The proof of work tests use unless they pass their own `--pow-difficulty`: the default
+/// (3 bytes, about a second of optimized hashing) would take much longer in debug builds.
+const TEST_POW_DIFFICULTY: &str = "2";
+
 fn spawn(database: &Path, extra: &[String]) -> (Child, String) {
-    let mut child = aigenora()
+    let mut command = aigenora();
+    command
         .args(["server", "--listen", "127.0.0.1:0", "--database"])
-        .arg(format!("sqlite://{}", database.display()))
+        .arg(format!("sqlite://{}", database.display()));
+    if !extra.iter().any(|flag| flag == "--pow-difficulty") {
+        command.args(["--pow-difficulty", TEST_POW_DIFFICULTY]);
+    }
+    let mut child = command
         .args(extra)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
@@ -111,10 +170,11 @@ fn spawn(database: &Path, extra: &[String]) -> (Child, String) {
     (child, url)
 }
 
-/// A raw response: status and JSON body (Null when empty).
+/// A raw response: status, headers and JSON body (Null when empty).
 #[derive(Debug)]
 pub struct Raw {
     pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
     pub body: Value,
     pub bytes: Vec<u8>,
 }
@@ -143,10 +203,12 @@ pub async fn raw(
     }
     let response = request.send().await.unwrap();
     let status = response.status().as_u16();
+    let headers = response.headers().clone();
     let bytes = response.bytes().await.unwrap().to_vec();
     let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
     Raw {
         status,
+        headers,
         body,
         bytes,
     }

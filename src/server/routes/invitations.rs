@@ -20,6 +20,7 @@ use crate::api::invitation::{
 use crate::identity::{self, TRANSPORT_IROH, is_lower_hex_64};
 use crate::server::clock::{iso8601, now_ms};
 use crate::server::error::{ApiError, ApiResult, parse_body};
+use crate::server::replay::WriteReceipt;
 use crate::server::signature::Caller;
 use crate::server::store::{InvitationRow, InvitationState, NewInvitationRow, OfferedFilter};
 use crate::server::{AppState, MAX_ACTIVE_INVITATIONS};
@@ -32,6 +33,7 @@ const MAX_TICKET_CHARS: usize = 4096;
 pub async fn create(
     State(state): State<Arc<AppState>>,
     Caller(caller): Caller,
+    receipt: WriteReceipt,
     body: Bytes,
 ) -> ApiResult<(StatusCode, Json<InvitationLease>)> {
     let new: NewInvitation = parse_body(&body)?;
@@ -46,7 +48,7 @@ pub async fn create(
     let expires_at = now + state.limits.invitation_ttl_ms;
     if !state
         .store
-        .insert_invitation(&row, MAX_ACTIVE_INVITATIONS, now, expires_at)
+        .insert_invitation(&row, MAX_ACTIVE_INVITATIONS, &receipt, now, expires_at)
         .await?
     {
         return Err(ApiError::new(
@@ -251,13 +253,14 @@ pub async fn get_one(
 pub async fn renew(
     State(state): State<Arc<AppState>>,
     Caller(caller): Caller,
+    receipt: WriteReceipt,
     Path(post_id): Path<String>,
 ) -> ApiResult<Json<InvitationLease>> {
     let now = now_ms();
     let expires_at = now + state.limits.invitation_ttl_ms;
     if state
         .store
-        .renew_invitation(&post_id, &caller, now, expires_at)
+        .renew_invitation(&post_id, &caller, &receipt, now, expires_at)
         .await?
     {
         return Ok(Json(lease(post_id, expires_at)));
@@ -269,9 +272,14 @@ pub async fn renew(
 pub async fn cancel(
     State(state): State<Arc<AppState>>,
     Caller(caller): Caller,
+    receipt: WriteReceipt,
     Path(post_id): Path<String>,
 ) -> ApiResult<StatusCode> {
-    if state.store.cancel_invitation(&post_id, &caller).await? {
+    if state
+        .store
+        .cancel_invitation(&post_id, &caller, &receipt)
+        .await?
+    {
         return Ok(StatusCode::NO_CONTENT);
     }
     let now = now_ms();

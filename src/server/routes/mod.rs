@@ -1,5 +1,6 @@
-//! The HTTP surface: which path goes to which handler, which ones need a signature, and
-//! JSON answers for unknown paths and methods (never a redirect).
+//! The HTTP surface: which path goes to which handler, which ones need a signature, the
+//! per-address rate limit in front of all of them, and JSON answers for unknown paths and
+//! methods (never a redirect).
 
 mod agents;
 mod invitations;
@@ -19,7 +20,7 @@ use axum::response::Response;
 use axum::routing::{get, post};
 
 use super::AppState;
-use super::signature::require_signature;
+use super::signature::{limit_address, require_signature};
 
 /// The whole API.
 pub fn router(state: Arc<AppState>) -> Router {
@@ -65,6 +66,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .merge(signed)
         .fallback(meta::not_found)
         .method_not_allowed_fallback(meta::method_not_allowed)
+        .layer(from_fn_with_state(state.clone(), limit_address))
         .layer(from_fn(log_request))
         .with_state(state)
 }

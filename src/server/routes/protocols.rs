@@ -1,4 +1,5 @@
-//! Protocols: register (the server recomputes protocol_id and applies the run gate), read
+//! Protocols: register (the server recomputes protocol_id, applies the run gate and the
+//! registrant's storage quota), read
 //! one, list the directory. Bundles (UI/hooks) are not served: `/bundle` is always 404, and
 //! clients fall back to the plain record.
 
@@ -19,8 +20,9 @@ use crate::identity::is_lower_hex_64;
 use crate::server::AppState;
 use crate::server::clock::now_ms;
 use crate::server::error::{ApiError, ApiResult, parse_body};
+use crate::server::replay::WriteReceipt;
 use crate::server::signature::Caller;
-use crate::server::store::NewProtocolRow;
+use crate::server::store::{InsertProtocol, NewProtocolRow, ProtocolQuota};
 use crate::spec::Spec;
 
 /// Longest directory search text.
@@ -29,6 +31,7 @@ const MAX_QUERY_CHARS: usize = 100;
 pub async fn register(
     State(state): State<Arc<AppState>>,
     Caller(caller): Caller,
+    receipt: WriteReceipt,
     body: Bytes,
 ) -> ApiResult<(StatusCode, Json<ProtocolRecord>)> {
     let new: NewProtocol = parse_body(&body)?;
@@ -72,11 +75,33 @@ pub async fn register(
         spec_json: &compact,
         registrant_key: Some(&caller),
     };
-    if !state.store.insert_protocol(&row, now_ms()).await? {
-        return Err(ApiError::conflict(
-            "protocol_exists",
-            format!("protocol {computed} is already registered"),
-        ));
+    let quotas = state.limits.quotas;
+    let quota = ProtocolQuota {
+        count: quotas.protocols_per_key,
+        bytes: quotas.protocol_bytes_per_key,
+    };
+    match state
+        .store
+        .insert_protocol(&row, Some(quota), Some(&receipt), now_ms())
+        .await?
+    {
+        InsertProtocol::Inserted => {}
+        InsertProtocol::Exists => {
+            return Err(ApiError::conflict(
+                "protocol_exists",
+                format!("protocol {computed} is already registered"),
+            ));
+        }
+        InsertProtocol::OverQuota => {
+            return Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "protocol_quota_exceeded",
+                format!(
+                    "a key may register at most {} protocols of {} bytes of specs in total",
+                    quota.count, quota.bytes
+                ),
+            ));
+        }
     }
     let stored = state
         .store

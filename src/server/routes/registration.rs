@@ -1,34 +1,48 @@
 //! `GET /auth/challenge` and `POST /auth/register`: a key proves work on a single-use
-//! nonce (5 min), signs `nonce:public_key:nickname`, and becomes a registered agent.
+//! nonce (5 min; one per key, a few per address), signs `nonce:public_key:nickname`, and
+//! becomes a registered agent.
 
 use std::sync::Arc;
 
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::{Extension, Json};
 use rand::RngCore;
 
 use crate::api::agent::{Agent, Challenge, Registration, check_bio, check_nickname};
 use crate::identity;
+use crate::server::AppState;
 use crate::server::clock::{iso8601, now_ms};
+use crate::server::config::CHALLENGE_TTL;
 use crate::server::error::{ApiError, ApiResult, parse_body};
+use crate::server::rate_limit::{AddressKey, ClientAddr};
+use crate::server::replay::WriteReceipt;
 use crate::server::signature::Caller;
-use crate::server::store::RegisterOutcome;
-use crate::server::{AppState, CHALLENGE_TTL};
+use crate::server::store::{NewAgent, NewChallenge, RegisterOutcome};
 
+/// A fresh nonce for the caller; it replaces the caller's previous one, and the oldest of
+/// its address's when the address has too many outstanding.
 pub async fn challenge(
     State(state): State<Arc<AppState>>,
     Caller(caller): Caller,
+    Extension(ClientAddr(addr)): Extension<ClientAddr>,
 ) -> ApiResult<Json<Challenge>> {
     let mut bytes = [0u8; 16];
     rand::rngs::OsRng.fill_bytes(&mut bytes);
     let nonce = hex::encode(bytes);
     let now = now_ms();
     let expires_at = now + CHALLENGE_TTL.as_millis() as i64;
+    let address = AddressKey::of(addr.ip()).to_string();
+    let challenge = NewChallenge {
+        nonce: &nonce,
+        public_key: &caller,
+        address: &address,
+        expires_at,
+    };
     state
         .store
-        .insert_challenge(&nonce, &caller, now, expires_at)
+        .insert_challenge(&challenge, state.limits.quotas.challenges_per_address, now)
         .await?;
     Ok(Json(Challenge {
         nonce,
@@ -40,6 +54,7 @@ pub async fn challenge(
 pub async fn register(
     State(state): State<Arc<AppState>>,
     Caller(caller): Caller,
+    receipt: WriteReceipt,
     body: Bytes,
 ) -> ApiResult<(StatusCode, Json<Agent>)> {
     let registration: Registration = parse_body(&body)?;
@@ -75,15 +90,15 @@ pub async fn register(
             format!("registration signature: {e}"),
         )
     })?;
+    let agent = NewAgent {
+        nonce: &registration.nonce,
+        public_key: &caller,
+        nickname: &registration.nickname,
+        bio: &registration.bio,
+    };
     let outcome = state
         .store
-        .register_agent(
-            &registration.nonce,
-            &caller,
-            &registration.nickname,
-            &registration.bio,
-            now_ms(),
-        )
+        .register_agent(&agent, Some(&receipt), now_ms())
         .await?;
     match outcome {
         RegisterOutcome::Registered(agent) => Ok((StatusCode::CREATED, Json(agent))),

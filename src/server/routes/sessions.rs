@@ -17,13 +17,15 @@ use crate::identity::{self, is_lower_hex_64};
 use crate::server::AppState;
 use crate::server::clock::now_ms;
 use crate::server::error::{ApiError, ApiResult, parse_body};
+use crate::server::replay::WriteReceipt;
 use crate::server::signature::Caller;
-use crate::server::store::{CreateSession, InvitationState};
+use crate::server::store::{CreateSession, EndSession, InvitationState};
 use crate::spec::Role;
 
 pub async fn create(
     State(state): State<Arc<AppState>>,
     Caller(caller): Caller,
+    receipt: WriteReceipt,
     body: Bytes,
 ) -> ApiResult<(StatusCode, Json<SessionCreated>)> {
     let new: NewSession = parse_body(&body)?;
@@ -74,14 +76,15 @@ pub async fn create(
             )
         })?;
         if state.store.agent(key).await?.is_none() {
-            return Err(ApiError::forbidden(
-                "not_registered",
-                format!("the {role} is not a registered agent (run `aigenora register`)"),
-            ));
+            return Err(ApiError::not_registered(&format!("the {role}")));
         }
     }
     let session_id = identity::session_id(&canonical);
-    match state.store.create_session(&session_id, &new, now).await? {
+    match state
+        .store
+        .create_session(&session_id, &new, &receipt, now)
+        .await?
+    {
         CreateSession::Created => Ok((
             StatusCode::CREATED,
             Json(SessionCreated {
@@ -130,10 +133,13 @@ pub async fn get_one(
     Ok(Json(find(&state, &session_id).await?))
 }
 
-/// A participant ends a matched session (closed, failed or cancelled); the second one gets 409.
+/// A participant ends a matched session (closed, failed or cancelled), with its winner if
+/// it names one, in one transaction; the second one gets 409, and so does an end whose
+/// winner contradicts the party's earlier report (then nothing changes).
 pub async fn set_status(
     State(state): State<Arc<AppState>>,
     Caller(caller): Caller,
+    receipt: WriteReceipt,
     Path(session_id): Path<String>,
     body: Bytes,
 ) -> ApiResult<Json<Session>> {
@@ -147,24 +153,28 @@ pub async fn set_status(
     let session = find(&state, &session_id).await?;
     let role = participant(&session, &caller)?;
     let report = update.winner.map(|winner| (role, winner));
-    if !state
+    match state
         .store
-        .end_session(&session_id, update.status, report, now_ms())
+        .end_session(&session_id, update.status, report, Some(&receipt), now_ms())
         .await?
     {
-        let current = find(&state, &session_id).await?.status;
-        return Err(ApiError::conflict(
-            "session_ended",
-            format!("the session has already ended ({})", current.as_str()),
-        ));
+        EndSession::Ended => Ok(Json(find(&state, &session_id).await?)),
+        EndSession::AlreadyEnded => {
+            let current = find(&state, &session_id).await?.status;
+            Err(ApiError::conflict(
+                "session_ended",
+                format!("the session has already ended ({})", current.as_str()),
+            ))
+        }
+        EndSession::ReportConflicts => Err(already_reported(role)),
     }
-    Ok(Json(find(&state, &session_id).await?))
 }
 
 /// A participant reports who won; a different second report from the same party gets 409.
 pub async fn report_result(
     State(state): State<Arc<AppState>>,
     Caller(caller): Caller,
+    receipt: WriteReceipt,
     Path(session_id): Path<String>,
     body: Bytes,
 ) -> ApiResult<Json<Session>> {
@@ -173,15 +183,19 @@ pub async fn report_result(
     let role = participant(&session, &caller)?;
     if !state
         .store
-        .report_result(&session_id, role, report.winner, now_ms())
+        .report_result(&session_id, role, report.winner, Some(&receipt), now_ms())
         .await?
     {
-        return Err(ApiError::conflict(
-            "result_reported",
-            format!("the {role} already reported a different winner"),
-        ));
+        return Err(already_reported(role));
     }
     Ok(Json(find(&state, &session_id).await?))
+}
+
+fn already_reported(role: Role) -> ApiError {
+    ApiError::conflict(
+        "result_reported",
+        format!("the {role} already reported a different winner"),
+    )
 }
 
 async fn find(state: &AppState, session_id: &str) -> ApiResult<Session> {

@@ -1,4 +1,4 @@
-//! Agents and their registration challenges.
+//! Agents and their registration challenges (bounded per key and per address).
 
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
@@ -6,6 +6,27 @@ use sqlx::sqlite::SqliteRow;
 use super::{Store, StoreError, is_unique_violation};
 use crate::api::agent::Agent;
 use crate::server::clock::iso8601;
+use crate::server::replay::WriteReceipt;
+
+/// A registration nonce to remember.
+#[derive(Debug, Clone, Copy)]
+pub struct NewChallenge<'a> {
+    pub nonce: &'a str,
+    pub public_key: &'a str,
+    /// The requesting address as [`crate::server::rate_limit::AddressKey`] text.
+    pub address: &'a str,
+    pub expires_at: i64,
+}
+
+/// A registration to store (already checked by the caller).
+#[derive(Debug, Clone, Copy)]
+pub struct NewAgent<'a> {
+    /// The challenge nonce it consumes.
+    pub nonce: &'a str,
+    pub public_key: &'a str,
+    pub nickname: &'a str,
+    pub bio: &'a str,
+}
 
 /// What a registration attempt did.
 #[derive(Debug)]
@@ -17,46 +38,76 @@ pub enum RegisterOutcome {
 }
 
 impl Store {
-    /// Remembers a registration nonce issued to `public_key` (and forgets expired ones).
+    /// Remembers a registration nonce issued to `public_key` from `address`: it replaces
+    /// the key's previous nonce and, when the address already has `per_address`
+    /// outstanding, the address's oldest ones; expired nonces are forgotten.
     pub async fn insert_challenge(
         &self,
-        nonce: &str,
-        public_key: &str,
+        challenge: &NewChallenge<'_>,
+        per_address: u32,
         now: i64,
-        expires_at: i64,
     ) -> Result<(), StoreError> {
         let mut tx = self.writer.begin().await?;
-        sqlx::query("DELETE FROM challenges WHERE expires_at <= $1")
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query("INSERT INTO challenges (nonce, public_key, expires_at) VALUES ($1, $2, $3)")
-            .bind(nonce)
-            .bind(public_key)
-            .bind(expires_at)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "DELETE FROM registration_challenges WHERE expires_at <= $1 OR public_key = $2",
+        )
+        .bind(now)
+        .bind(challenge.public_key)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "DELETE FROM registration_challenges WHERE address = $1 AND expires_at <= \
+             (SELECT expires_at FROM registration_challenges WHERE address = $1 \
+              ORDER BY expires_at DESC LIMIT 1 OFFSET $2)",
+        )
+        .bind(challenge.address)
+        .bind(i64::from(per_address.max(1) - 1))
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO registration_challenges (public_key, nonce, address, expires_at) \
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(challenge.public_key)
+        .bind(challenge.nonce)
+        .bind(challenge.address)
+        .bind(challenge.expires_at)
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    /// How many registration nonces are outstanding.
+    #[cfg(test)]
+    pub async fn outstanding_challenges(&self) -> Result<i64, StoreError> {
+        let row = sqlx::query("SELECT COUNT(*) AS n FROM registration_challenges")
+            .fetch_one(&self.writer)
+            .await?;
+        Ok(row.try_get("n")?)
     }
 
     /// Consumes a nonce issued to `public_key` and, if it was still valid, registers the agent.
     pub async fn register_agent(
         &self,
-        nonce: &str,
-        public_key: &str,
-        nickname: &str,
-        bio: &str,
+        registration: &NewAgent<'_>,
+        receipt: Option<&WriteReceipt>,
         now: i64,
     ) -> Result<RegisterOutcome, StoreError> {
-        let mut tx = self.writer.begin().await?;
+        let NewAgent {
+            nonce,
+            public_key,
+            nickname,
+            bio,
+        } = *registration;
+        let mut tx = self.begin_write(receipt).await?;
         let taken = sqlx::query(
-            "DELETE FROM challenges WHERE nonce = $1 AND public_key = $2 AND expires_at > $3",
+            "DELETE FROM registration_challenges WHERE nonce = $1 AND public_key = $2 AND expires_at > $3",
         )
         .bind(nonce)
         .bind(public_key)
         .bind(now)
-        .execute(&mut *tx)
+        .execute(tx.conn())
         .await?;
         if taken.rows_affected() == 0 {
             return Ok(RegisterOutcome::UnknownNonce);
@@ -69,7 +120,7 @@ impl Store {
         .bind(nickname)
         .bind(bio)
         .bind(now)
-        .fetch_one(&mut *tx)
+        .fetch_one(tx.conn())
         .await;
         let outcome = match inserted {
             Ok(row) => RegisterOutcome::Registered(agent_of(&row)?),
@@ -81,6 +132,15 @@ impl Store {
             self.offered_changed();
         }
         Ok(outcome)
+    }
+
+    /// Whether `public_key` is a registered agent (one indexed lookup).
+    pub async fn is_registered(&self, public_key: &str) -> Result<bool, StoreError> {
+        let row = sqlx::query("SELECT 1 FROM agents WHERE public_key = $1")
+            .bind(public_key)
+            .fetch_optional(&self.reader)
+            .await?;
+        Ok(row.is_some())
     }
 
     /// The agent registered with `public_key`, if any.
@@ -105,4 +165,59 @@ fn agent_of(row: &SqliteRow) -> Result<Agent, sqlx::Error> {
         bio: row.try_get("bio")?,
         created_at: Some(iso8601(row.try_get("created_at")?)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn challenges_are_bounded_per_key_and_per_address() {
+        let store = Store::open("sqlite::memory:").await.unwrap();
+        let keys: Vec<String> = (0..20).map(|i| format!("{i:064x}")).collect();
+        for (i, key) in keys.iter().enumerate() {
+            for round in 0..3 {
+                let nonce = format!("n{i}-{round}");
+                let challenge = NewChallenge {
+                    nonce: &nonce,
+                    public_key: key,
+                    address: "192.0.2.1",
+                    expires_at: 1_000 + (i * 3 + round) as i64,
+                };
+                store.insert_challenge(&challenge, 8, 0).await.unwrap();
+            }
+        }
+        assert_eq!(store.outstanding_challenges().await.unwrap(), 8);
+        let other = NewChallenge {
+            nonce: "elsewhere",
+            public_key: &keys[0],
+            address: "192.0.2.2",
+            expires_at: 2_000,
+        };
+        store.insert_challenge(&other, 8, 0).await.unwrap();
+        assert_eq!(store.outstanding_challenges().await.unwrap(), 9);
+        // The newest nonce of each address stays usable; replaced ones do not.
+        let register = |nonce: &'static str, key: String| {
+            let store = store.clone();
+            async move {
+                let agent = NewAgent {
+                    nonce,
+                    public_key: &key,
+                    nickname: "n",
+                    bio: "",
+                };
+                store.register_agent(&agent, None, 10).await.unwrap()
+            }
+        };
+        assert!(matches!(
+            register("n0-2", keys[0].clone()).await,
+            RegisterOutcome::UnknownNonce
+        ));
+        assert!(matches!(
+            register("elsewhere", keys[0].clone()).await,
+            RegisterOutcome::Registered(_)
+        ));
+        store.delete_expired(5_000).await.unwrap();
+        assert_eq!(store.outstanding_challenges().await.unwrap(), 0);
+    }
 }

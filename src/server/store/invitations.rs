@@ -11,6 +11,7 @@ use crate::api::invitation::{
 };
 use crate::server::clock::iso8601;
 use crate::server::cursor::Position;
+use crate::server::replay::WriteReceipt;
 
 /// The creator's agent record, if registered.
 const WITH_AGENT: &str = "FROM invitations i LEFT JOIN agents a ON a.public_key = i.public_key";
@@ -96,10 +97,11 @@ impl Store {
         &self,
         row: &NewInvitationRow,
         max_active: i64,
+        receipt: &WriteReceipt,
         now: i64,
         expires_at: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.writer.begin().await?;
+        let mut tx = self.begin_write(Some(receipt)).await?;
         let inserted = sqlx::query(
             "INSERT INTO invitations (post_id, public_key, protocol_id, invitation_type, message, tags, iroh_ticket, \
              transport, transport_info, transport_binding_signature, host_control_mode, options, pricing, status, \
@@ -123,7 +125,7 @@ impl Store {
         .bind(now)
         .bind(expires_at)
         .bind(max_active)
-        .execute(&mut *tx)
+        .execute(tx.conn())
         .await?;
         if inserted.rows_affected() == 0 {
             return Ok(false);
@@ -140,7 +142,7 @@ impl Store {
             for tag in &row.tags {
                 statement = statement.bind(tag);
             }
-            statement.execute(&mut *tx).await?;
+            statement.execute(tx.conn()).await?;
         }
         tx.commit().await?;
         self.offered_changed();
@@ -227,9 +229,11 @@ impl Store {
         &self,
         post_id: &str,
         owner: &str,
+        receipt: &WriteReceipt,
         now: i64,
         expires_at: i64,
     ) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write(Some(receipt)).await?;
         let done = sqlx::query(
             "UPDATE invitations SET expires_at = $1 \
              WHERE post_id = $2 AND public_key = $3 AND status = 'active' AND expires_at > $4",
@@ -238,29 +242,37 @@ impl Store {
         .bind(post_id)
         .bind(owner)
         .bind(now)
-        .execute(&self.writer)
+        .execute(tx.conn())
         .await?;
-        let renewed = done.rows_affected() == 1;
-        if renewed {
-            self.offered_changed();
+        if done.rows_affected() == 0 {
+            return Ok(false);
         }
-        Ok(renewed)
+        tx.commit().await?;
+        self.offered_changed();
+        Ok(true)
     }
 
     /// Withdraws an owner's active (possibly expired) invitation; `false` if not possible.
-    pub async fn cancel_invitation(&self, post_id: &str, owner: &str) -> Result<bool, StoreError> {
+    pub async fn cancel_invitation(
+        &self,
+        post_id: &str,
+        owner: &str,
+        receipt: &WriteReceipt,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write(Some(receipt)).await?;
         let done = sqlx::query(
             "UPDATE invitations SET status = 'cancelled' WHERE post_id = $1 AND public_key = $2 AND status = 'active'",
         )
         .bind(post_id)
         .bind(owner)
-        .execute(&self.writer)
+        .execute(tx.conn())
         .await?;
-        let cancelled = done.rows_affected() == 1;
-        if cancelled {
-            self.offered_changed();
+        if done.rows_affected() == 0 {
+            return Ok(false);
         }
-        Ok(cancelled)
+        tx.commit().await?;
+        self.offered_changed();
+        Ok(true)
     }
 }
 

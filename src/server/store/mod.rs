@@ -1,4 +1,5 @@
-//! The server's storage: sqlx over SQLite (WAL, one writer connection and a few readers),
+//! The server's storage: sqlx over SQLite (WAL with `synchronous=FULL`, so an acknowledged
+//! write survives a power loss; one writer connection and a few readers),
 //! with queries in portable SQL so PostgreSQL can serve the same API later. The store also
 //! counts the writes that can change the offered-invitations list, so a cache of that list
 //! knows when it went stale.
@@ -6,6 +7,7 @@
 mod agents;
 mod invitations;
 mod protocols;
+mod request_ids;
 mod sessions;
 
 use std::str::FromStr;
@@ -13,15 +15,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
 
-pub use agents::RegisterOutcome;
+pub use agents::{NewAgent, NewChallenge, RegisterOutcome};
 pub use invitations::{
     InvitationRow, InvitationState, NewInvitationRow, OfferedFilter, OfferedPage,
 };
-pub use protocols::NewProtocolRow;
-pub use sessions::CreateSession;
+pub use protocols::{InsertProtocol, NewProtocolRow, ProtocolQuota};
+pub use sessions::{CreateSession, EndSession};
+
+use crate::server::replay::WriteReceipt;
 
 /// Readers used for GETs, one per core within these bounds: SQLite in WAL mode lets them run
 /// beside the single writer, and as reads are CPU-bound (pages cached), more readers than
@@ -81,7 +85,7 @@ impl Store {
             .map_err(open)?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Normal)
+            .synchronous(SqliteSynchronous::Full)
             .busy_timeout(Duration::from_secs(5))
             .foreign_keys(true);
         let in_memory = lowered.contains(":memory:") || lowered.contains("mode=memory");
@@ -140,14 +144,85 @@ impl Store {
         Ok(())
     }
 
-    /// Closes every connection (checkpointing the WAL).
-    pub async fn close(&self) {
+    /// Moves the whole WAL into the database file and truncates it
+    /// (`PRAGMA wal_checkpoint(TRUNCATE)`; idle readers hold no snapshot), then closes
+    /// every connection.
+    pub async fn close(&self) -> Result<(), StoreError> {
+        let checkpoint = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&self.writer)
+            .await;
         self.reader.close().await;
         self.writer.close().await;
+        checkpoint?;
+        Ok(())
+    }
+}
+
+/// A write transaction that also stores the request id of the request that made it: the id
+/// is on disk exactly when the write is (see [`crate::server::replay`]).
+pub struct WriteTx<'a> {
+    tx: Transaction<'static, Sqlite>,
+    receipt: Option<&'a WriteReceipt>,
+}
+
+impl WriteTx<'_> {
+    /// The connection, for the write's statements.
+    fn conn(&mut self) -> &mut SqliteConnection {
+        &mut self.tx
+    }
+
+    /// Commits the write and its request id together.
+    async fn commit(self) -> Result<(), StoreError> {
+        self.tx.commit().await?;
+        if let Some(receipt) = self.receipt {
+            receipt.mark_stored();
+        }
+        Ok(())
+    }
+}
+
+impl Store {
+    /// Begins a write on the writer connection, storing `receipt`'s request id first.
+    async fn begin_write<'a>(
+        &self,
+        receipt: Option<&'a WriteReceipt>,
+    ) -> Result<WriteTx<'a>, StoreError> {
+        let mut tx = self.writer.begin().await?;
+        if let Some(receipt) = receipt {
+            request_ids::insert_one(&mut tx, receipt.row()).await?;
+        }
+        Ok(WriteTx { tx, receipt })
     }
 }
 
 /// True when a write failed on a UNIQUE or PRIMARY KEY constraint.
 fn is_unique_violation(error: &sqlx::Error) -> bool {
     matches!(error, sqlx::Error::Database(db) if db.is_unique_violation())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn acknowledged_writes_are_synced_and_the_wal_is_emptied_on_close() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite3");
+        let store = Store::open(&format!("sqlite://{}", path.display()))
+            .await
+            .unwrap();
+        let (synchronous,): (i64,) = sqlx::query_as("PRAGMA synchronous")
+            .fetch_one(&store.writer)
+            .await
+            .unwrap();
+        assert_eq!(synchronous, 2, "synchronous=FULL");
+        store
+            .insert_request_ids(&[(crate::server::replay::PairDigest(1), i64::MAX)])
+            .await
+            .unwrap();
+        let wal = dir.path().join("db.sqlite3-wal");
+        assert!(std::fs::metadata(&wal).unwrap().len() > 0);
+        store.close().await.unwrap();
+        assert_eq!(std::fs::metadata(&wal).map_or(0, |m| m.len()), 0);
+    }
 }

@@ -7,6 +7,7 @@ use super::{Store, StoreError, is_unique_violation};
 use crate::api::protocol::{ProtocolRecord, ProtocolSummary};
 use crate::server::clock::iso8601;
 use crate::server::cursor::Position;
+use crate::server::replay::WriteReceipt;
 
 /// A protocol to store (already checked by the caller).
 #[derive(Debug, Clone)]
@@ -21,16 +22,45 @@ pub struct NewProtocolRow<'a> {
     pub registrant_key: Option<&'a str>,
 }
 
+/// What storing a protocol did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InsertProtocol {
+    Inserted,
+    /// Its id is already known.
+    Exists,
+    /// The registrant's quota does not leave room for it (nothing was stored).
+    OverQuota,
+}
+
+/// What one registrant may store (see [`crate::server::config::Quotas`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProtocolQuota {
+    pub count: u32,
+    pub bytes: u64,
+}
+
 impl Store {
-    /// Stores a protocol; `false` when its id is already known.
+    /// Stores a protocol if its id is new and, for a registrant's protocol, if the
+    /// registrant's protocols stay within `quota` (checked in the same statement).
     pub async fn insert_protocol(
         &self,
         protocol: &NewProtocolRow<'_>,
+        quota: Option<ProtocolQuota>,
+        receipt: Option<&WriteReceipt>,
         now: i64,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<InsertProtocol, StoreError> {
+        let mut tx = self.begin_write(receipt).await?;
+        let (count, bytes) = quota.map_or((i64::MAX, i64::MAX), |quota| {
+            (
+                i64::from(quota.count),
+                i64::try_from(quota.bytes).unwrap_or(i64::MAX),
+            )
+        });
         let inserted = sqlx::query(
             "INSERT INTO protocols (protocol_id, name, description, protocol_type, spec_json, registrant_key, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+             SELECT $1, $2, $3, $4, $5, $6, $7 \
+             WHERE $6 IS NULL OR (SELECT COUNT(*) < $8 AND COALESCE(SUM(OCTET_LENGTH(spec_json)), 0) + OCTET_LENGTH($5) <= $9 \
+                                  FROM protocols WHERE registrant_key = $6)",
         )
         .bind(protocol.protocol_id)
         .bind(protocol.name)
@@ -39,13 +69,18 @@ impl Store {
         .bind(protocol.spec_json)
         .bind(protocol.registrant_key)
         .bind(now)
-        .execute(&self.writer)
+        .bind(count)
+        .bind(bytes)
+        .execute(tx.conn())
         .await;
-        match inserted {
-            Ok(_) => Ok(true),
-            Err(error) if is_unique_violation(&error) => Ok(false),
-            Err(error) => Err(error.into()),
-        }
+        let outcome = match inserted {
+            Ok(done) if done.rows_affected() == 1 => InsertProtocol::Inserted,
+            Ok(_) => InsertProtocol::OverQuota,
+            Err(error) if is_unique_violation(&error) => InsertProtocol::Exists,
+            Err(error) => return Err(error.into()),
+        };
+        tx.commit().await?;
+        Ok(outcome)
     }
 
     /// One protocol with its spec.

@@ -10,11 +10,27 @@ CREATE TABLE IF NOT EXISTS agents (
     created_at BIGINT NOT NULL
 );
 
-CREATE TABLE IF NOT EXISTS challenges (
-    nonce TEXT PRIMARY KEY,
-    public_key TEXT NOT NULL,
+-- Registration nonces: one per key (a new challenge replaces it), a few per address (the
+-- oldest is replaced), deleted when used or expired. `address` is an IPv4 address or an
+-- IPv6 /64. (Replaces the unbounded `challenges` table of earlier versions.)
+DROP TABLE IF EXISTS challenges;
+CREATE TABLE IF NOT EXISTS registration_challenges (
+    public_key TEXT PRIMARY KEY,
+    nonce TEXT NOT NULL UNIQUE,
+    address TEXT NOT NULL,
     expires_at BIGINT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS registration_challenges_by_address
+    ON registration_challenges (address, expires_at);
+CREATE INDEX IF NOT EXISTS registration_challenges_expiry ON registration_challenges (expires_at);
+
+-- Used (public key, request id) pairs, as 32 hex characters of their SHA-256, until the
+-- request's signature window ends: the replay guard survives restarts.
+CREATE TABLE IF NOT EXISTS request_ids (
+    digest TEXT PRIMARY KEY,
+    expires_at BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS request_ids_expiry ON request_ids (expires_at);
 
 CREATE TABLE IF NOT EXISTS protocols (
     protocol_id TEXT PRIMARY KEY,
@@ -26,6 +42,7 @@ CREATE TABLE IF NOT EXISTS protocols (
     created_at BIGINT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS protocols_newest ON protocols (created_at, protocol_id);
+CREATE INDEX IF NOT EXISTS protocols_by_registrant ON protocols (registrant_key);
 
 CREATE TABLE IF NOT EXISTS invitations (
     post_id TEXT PRIMARY KEY,

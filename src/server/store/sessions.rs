@@ -1,13 +1,25 @@
 //! Sessions: created from an offered invitation (which becomes matched), ended once by a
-//! participant (the invitation becomes closed), and each party's result report.
+//! participant together with that party's result (the invitation becomes closed), and
+//! each party's result report.
 
-use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, SqliteConnection};
 
 use super::{Store, StoreError, is_unique_violation};
 use crate::api::session::{NewSession, Session, SessionResult, SessionStatus, Winner};
 use crate::server::clock::iso8601;
+use crate::server::replay::WriteReceipt;
 use crate::spec::Role;
+
+/// What ending a session did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndSession {
+    Ended,
+    /// It had already ended (nothing written).
+    AlreadyEnded,
+    /// The ending party had reported another winner before (nothing written).
+    ReportConflicts,
+}
 
 /// What a session creation did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,15 +37,16 @@ impl Store {
         &self,
         id: &str,
         new: &NewSession,
+        receipt: &WriteReceipt,
         now: i64,
     ) -> Result<CreateSession, StoreError> {
-        let mut tx = self.writer.begin().await?;
+        let mut tx = self.begin_write(Some(receipt)).await?;
         let matched = sqlx::query(
             "UPDATE invitations SET status = 'matched' WHERE post_id = $1 AND status = 'active' AND expires_at > $2",
         )
         .bind(&new.post_id)
         .bind(now)
-        .execute(&mut *tx)
+        .execute(tx.conn())
         .await?;
         if matched.rows_affected() == 0 {
             return Ok(CreateSession::InvitationTaken);
@@ -52,7 +65,7 @@ impl Store {
         .bind(&new.host_signature)
         .bind(&new.guest_signature)
         .bind(now)
-        .execute(&mut *tx)
+        .execute(tx.conn())
         .await;
         match inserted {
             Ok(_) => {
@@ -77,38 +90,42 @@ impl Store {
         Ok(row.as_ref().map(session_of).transpose()?)
     }
 
-    /// Ends a matched session (and closes its invitation); `false` if it had already ended.
+    /// Ends a matched session, closes its invitation and records `report` (the ending
+    /// party's winner), all in one transaction: nothing is written unless all of it is.
     pub async fn end_session(
         &self,
         session_id: &str,
         status: SessionStatus,
         report: Option<(Role, Winner)>,
+        receipt: Option<&WriteReceipt>,
         now: i64,
-    ) -> Result<bool, StoreError> {
-        let mut tx = self.writer.begin().await?;
+    ) -> Result<EndSession, StoreError> {
+        let mut tx = self.begin_write(receipt).await?;
         let ended = sqlx::query(
             "UPDATE sessions SET status = $1, updated_at = $2 WHERE session_id = $3 AND status = 'matched'",
         )
         .bind(status.as_str())
         .bind(now)
         .bind(session_id)
-        .execute(&mut *tx)
+        .execute(tx.conn())
         .await?;
         if ended.rows_affected() == 0 {
-            return Ok(false);
+            return Ok(EndSession::AlreadyEnded);
+        }
+        if let Some((party, winner)) = report
+            && !record_report(tx.conn(), session_id, party, winner, now).await?
+        {
+            return Ok(EndSession::ReportConflicts);
         }
         sqlx::query(
             "UPDATE invitations SET status = 'closed' \
              WHERE post_id = (SELECT post_id FROM sessions WHERE session_id = $1) AND status = 'matched'",
         )
         .bind(session_id)
-        .execute(&mut *tx)
+        .execute(tx.conn())
         .await?;
         tx.commit().await?;
-        if let Some((party, winner)) = report {
-            self.report_result(session_id, party, winner, now).await?;
-        }
-        Ok(true)
+        Ok(EndSession::Ended)
     }
 
     /// Records one party's result; `false` if that party already reported another winner.
@@ -117,24 +134,41 @@ impl Store {
         session_id: &str,
         party: Role,
         winner: Winner,
+        receipt: Option<&WriteReceipt>,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let column = match party {
-            Role::Host => "host_report",
-            Role::Guest => "guest_report",
-        };
-        let sql = format!(
-            "UPDATE sessions SET {column} = $1, updated_at = $2 \
-             WHERE session_id = $3 AND ({column} IS NULL OR {column} = $1)"
-        );
-        let done = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(winner.as_str())
-            .bind(now)
-            .bind(session_id)
-            .execute(&self.writer)
-            .await?;
-        Ok(done.rows_affected() == 1)
+        let mut tx = self.begin_write(receipt).await?;
+        let recorded = record_report(tx.conn(), session_id, party, winner, now).await?;
+        if recorded {
+            tx.commit().await?;
+        }
+        Ok(recorded)
     }
+}
+
+/// Sets one party's report unless it already reported another winner.
+async fn record_report(
+    conn: &mut SqliteConnection,
+    session_id: &str,
+    party: Role,
+    winner: Winner,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let column = match party {
+        Role::Host => "host_report",
+        Role::Guest => "guest_report",
+    };
+    let sql = format!(
+        "UPDATE sessions SET {column} = $1, updated_at = $2 \
+         WHERE session_id = $3 AND ({column} IS NULL OR {column} = $1)"
+    );
+    let done = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(winner.as_str())
+        .bind(now)
+        .bind(session_id)
+        .execute(conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
 }
 
 fn session_of(row: &SqliteRow) -> Result<Session, sqlx::Error> {
@@ -168,4 +202,88 @@ fn session_of(row: &SqliteRow) -> Result<Session, sqlx::Error> {
         }),
         rating_count: 0,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store holding one matched session `s1` (its invitation `p1` matched).
+    async fn one_matched_session() -> Store {
+        let store = Store::open("sqlite::memory:").await.unwrap();
+        sqlx::raw_sql(
+            "INSERT INTO protocols VALUES ('pr', 'n', '', 'protocol', '{}', NULL, 0);
+             INSERT INTO invitations (post_id, public_key, protocol_id, invitation_type, message, tags, \
+             iroh_ticket, transport, transport_info, transport_binding_signature, host_control_mode, options, \
+             status, created_at, expires_at) VALUES ('p1', 'h', 'pr', 'supply', '', '[]', 't', 'iroh', '{}', \
+             's', 'hybrid', '{}', 'matched', 0, 1);
+             INSERT INTO sessions (session_id, post_id, protocol_id, host_public_key, guest_public_key, \
+             session_nonce, host_signature, guest_signature, status, created_at, updated_at) \
+             VALUES ('s1', 'p1', 'pr', 'h', 'g', 'n', 'hs', 'gs', 'matched', 0, 0);",
+        )
+        .execute(&store.writer)
+        .await
+        .unwrap();
+        store
+    }
+
+    #[tokio::test]
+    async fn an_end_and_its_winner_are_written_together_or_not_at_all() {
+        let store = one_matched_session().await;
+        assert!(
+            store
+                .report_result("s1", Role::Host, Winner::Host, None, 1)
+                .await
+                .unwrap()
+        );
+        let conflicting = store
+            .end_session(
+                "s1",
+                SessionStatus::Closed,
+                Some((Role::Host, Winner::Guest)),
+                None,
+                2,
+            )
+            .await
+            .unwrap();
+        assert_eq!(conflicting, EndSession::ReportConflicts);
+        let session = store.session("s1").await.unwrap().unwrap();
+        assert_eq!(
+            session.status,
+            SessionStatus::Matched,
+            "nothing half-written"
+        );
+
+        let ended = store
+            .end_session(
+                "s1",
+                SessionStatus::Closed,
+                Some((Role::Guest, Winner::Host)),
+                None,
+                3,
+            )
+            .await
+            .unwrap();
+        assert_eq!(ended, EndSession::Ended);
+        let session = store.session("s1").await.unwrap().unwrap();
+        assert_eq!(session.status, SessionStatus::Closed);
+        let result = session.result.unwrap();
+        assert_eq!(
+            (result.outcome.as_str(), result.winner),
+            ("agreed", Some(Winner::Host))
+        );
+        let status: String = sqlx::query("SELECT status FROM invitations WHERE post_id = 'p1'")
+            .fetch_one(&store.writer)
+            .await
+            .unwrap()
+            .get("status");
+        assert_eq!(status, "closed");
+        assert_eq!(
+            store
+                .end_session("s1", SessionStatus::Failed, None, None, 4)
+                .await
+                .unwrap(),
+            EndSession::AlreadyEnded
+        );
+    }
 }

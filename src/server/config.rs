@@ -1,0 +1,161 @@
+//! How a server is configured: where it listens, which database it uses, and every limit it
+//! applies to an open network (proof of work, request rates, quotas, timeouts, connection
+//! cap), each with the default docs/SECURITY.md states.
+
+use std::net::SocketAddr;
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+/// Where `aigenora server` listens unless told otherwise.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:41000";
+/// Leading zero bytes the registration proof of work needs: 3 bytes is 2^24 hashes on
+/// average, about a second for native code (our client) and ~15 s for the pure-Python
+/// reference client. The reference understands whole bytes only (`int(difficulty)`).
+pub const DEFAULT_POW_DIFFICULTY: u8 = 3;
+/// An invitation is offered this long after its creation or last renewal.
+pub const INVITATION_TTL: Duration = Duration::from_secs(300);
+/// Largest request body accepted.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+/// Offered invitations one key may have at a time.
+pub const MAX_ACTIVE_INVITATIONS: i64 = 3;
+/// Accepted distance between a request's X-Timestamp and the server clock.
+pub const SIGNATURE_WINDOW_SECS: i64 = 300;
+/// How long a registration nonce stays usable.
+pub const CHALLENGE_TTL: Duration = Duration::from_secs(300);
+
+/// Signed requests per second one verified key may make, and its burst.
+pub const DEFAULT_KEY_RATE: (u32, u32) = (10, 20);
+/// Requests per second one address may make, and its burst.
+pub const DEFAULT_ADDRESS_RATE: (u32, u32) = (50, 100);
+/// Protocols one key may register.
+pub const DEFAULT_PROTOCOLS_PER_KEY: u32 = 100;
+/// Total bytes of specs one key may register.
+pub const DEFAULT_PROTOCOL_BYTES_PER_KEY: u64 = 4 * 1024 * 1024;
+/// Outstanding registration challenges per address.
+pub const DEFAULT_CHALLENGES_PER_ADDRESS: u32 = 8;
+/// Default [`HttpLimits`], in seconds: header, body, read/write, shutdown grace.
+pub const DEFAULT_HEADER_TIMEOUT_SECS: f64 = 10.0;
+pub const DEFAULT_BODY_TIMEOUT_SECS: f64 = 10.0;
+pub const DEFAULT_IO_TIMEOUT_SECS: f64 = 30.0;
+pub const DEFAULT_SHUTDOWN_GRACE_SECS: f64 = 5.0;
+/// Open connections at most.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+
+/// A sustained rate and the burst allowed on top of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rate {
+    pub per_second: NonZeroU32,
+    pub burst: NonZeroU32,
+}
+
+impl Rate {
+    /// `per_second` requests per second with bursts of `burst`; `None` when either is 0
+    /// (no limit).
+    pub fn new(per_second: u32, burst: u32) -> Option<Rate> {
+        Some(Rate {
+            per_second: NonZeroU32::new(per_second)?,
+            burst: NonZeroU32::new(burst)?,
+        })
+    }
+}
+
+/// Request rates per signing key and per client address (`None`: unlimited).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimits {
+    /// Signed requests of one verified key (the reference documents 10 requests/s).
+    pub per_key: Option<Rate>,
+    /// Every request from one address (an IPv6 address counts by its /64).
+    pub per_address: Option<Rate>,
+}
+
+impl Default for RateLimits {
+    fn default() -> RateLimits {
+        RateLimits {
+            per_key: Rate::new(DEFAULT_KEY_RATE.0, DEFAULT_KEY_RATE.1),
+            per_address: Rate::new(DEFAULT_ADDRESS_RATE.0, DEFAULT_ADDRESS_RATE.1),
+        }
+    }
+}
+
+/// What one registered key may store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quotas {
+    /// Protocols one key may register.
+    pub protocols_per_key: u32,
+    /// Total bytes of the (compact) specs one key may register.
+    pub protocol_bytes_per_key: u64,
+    /// Outstanding registration challenges per address; a new one replaces the oldest
+    /// (each key has at most one: a new challenge replaces its previous one).
+    pub challenges_per_address: u32,
+}
+
+impl Default for Quotas {
+    fn default() -> Quotas {
+        Quotas {
+            protocols_per_key: DEFAULT_PROTOCOLS_PER_KEY,
+            protocol_bytes_per_key: DEFAULT_PROTOCOL_BYTES_PER_KEY,
+            challenges_per_address: DEFAULT_CHALLENGES_PER_ADDRESS,
+        }
+    }
+}
+
+/// Connection-level limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpLimits {
+    /// A request's headers must arrive within this time; it also bounds how long an idle
+    /// keep-alive connection stays open.
+    pub header_timeout: Duration,
+    /// A request's whole body must arrive within this time.
+    pub body_timeout: Duration,
+    /// A read or write that makes no progress for this long closes the connection (a
+    /// client that stops reading its response, a stalled body).
+    pub io_timeout: Duration,
+    /// Open connections at most; the server stops accepting while at the cap.
+    pub max_connections: usize,
+    /// On SIGTERM/SIGINT, in-flight requests get this long before their connections are
+    /// dropped and the database is closed.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for HttpLimits {
+    fn default() -> HttpLimits {
+        HttpLimits {
+            header_timeout: Duration::from_secs_f64(DEFAULT_HEADER_TIMEOUT_SECS),
+            body_timeout: Duration::from_secs_f64(DEFAULT_BODY_TIMEOUT_SECS),
+            io_timeout: Duration::from_secs_f64(DEFAULT_IO_TIMEOUT_SECS),
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            shutdown_grace: Duration::from_secs_f64(DEFAULT_SHUTDOWN_GRACE_SECS),
+        }
+    }
+}
+
+/// How to run a server.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Address to bind; port 0 picks a free port (see [`super::ServerHandle::addr`]).
+    pub listen: SocketAddr,
+    /// `sqlite://PATH` (created if missing) or `sqlite::memory:`.
+    pub database_url: String,
+    pub pow_difficulty: u8,
+    pub invitation_ttl: Duration,
+    pub max_body_bytes: usize,
+    pub rates: RateLimits,
+    pub quotas: Quotas,
+    pub http: HttpLimits,
+}
+
+impl ServerConfig {
+    /// Defaults for everything but where to listen and which database to use.
+    pub fn new(listen: SocketAddr, database_url: impl Into<String>) -> ServerConfig {
+        ServerConfig {
+            listen,
+            database_url: database_url.into(),
+            pow_difficulty: DEFAULT_POW_DIFFICULTY,
+            invitation_ttl: INVITATION_TTL,
+            max_body_bytes: MAX_BODY_BYTES,
+            rates: RateLimits::default(),
+            quotas: Quotas::default(),
+            http: HttpLimits::default(),
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! Request rates per client address and per verified key (GCRA limiters from `governor`),
+//! so one host or one identity cannot take the server's whole capacity. A refusal is a
+//! JSON 429 with `Retry-After`.
+
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::time::Duration;
+
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota};
+
+use super::config::{Rate, RateLimits};
+use super::error::ApiError;
+
+/// The peer address of the connection a request came in on (set by the accept loop).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientAddr(pub SocketAddr);
+
+/// Who an address-based limit counts: an IPv4 address, or an IPv6 address's /64 (one
+/// host usually owns a whole /64, so counting single IPv6 addresses would limit nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AddressKey(IpAddr);
+
+impl AddressKey {
+    pub fn of(addr: IpAddr) -> AddressKey {
+        match addr {
+            IpAddr::V4(v4) => AddressKey(IpAddr::V4(v4)),
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => AddressKey(IpAddr::V4(v4)),
+                None => {
+                    let prefix = u128::from(v6) & !((1u128 << 64) - 1);
+                    AddressKey(IpAddr::V6(Ipv6Addr::from(prefix)))
+                }
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for AddressKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            IpAddr::V4(v4) => write!(f, "{v4}"),
+            IpAddr::V6(v6) => write!(f, "{v6}/64"),
+        }
+    }
+}
+
+/// The server's limiters (an absent one does not limit).
+pub struct RateLimiters {
+    per_key: Option<DefaultKeyedRateLimiter<[u8; 32]>>,
+    per_address: Option<DefaultKeyedRateLimiter<AddressKey>>,
+    clock: DefaultClock,
+}
+
+impl RateLimiters {
+    pub fn new(limits: &RateLimits) -> RateLimiters {
+        RateLimiters {
+            per_key: limits
+                .per_key
+                .map(|rate| governor::RateLimiter::keyed(quota(rate))),
+            per_address: limits
+                .per_address
+                .map(|rate| governor::RateLimiter::keyed(quota(rate))),
+            clock: DefaultClock::default(),
+        }
+    }
+
+    /// Counts one request from `addr`.
+    pub fn check_address(&self, addr: AddressKey) -> Result<(), ApiError> {
+        let Some(limiter) = &self.per_address else {
+            return Ok(());
+        };
+        limiter.check_key(&addr).map_err(|not_until| {
+            let wait = not_until.wait_time_from(self.clock.now());
+            ApiError::rate_limited(
+                "rate_limited_address",
+                format!("too many requests from {addr}"),
+                wait,
+            )
+        })
+    }
+
+    /// Counts one verified request of `public_key` (32 bytes).
+    pub fn check_key(&self, public_key: [u8; 32]) -> Result<(), ApiError> {
+        let Some(limiter) = &self.per_key else {
+            return Ok(());
+        };
+        limiter.check_key(&public_key).map_err(|not_until| {
+            let wait = not_until.wait_time_from(self.clock.now());
+            ApiError::rate_limited(
+                "rate_limited_key",
+                "too many requests signed by this key",
+                wait,
+            )
+        })
+    }
+
+    /// Forgets keys and addresses whose allowance is full again (bounded memory).
+    pub fn forget_idle(&self) {
+        if let Some(limiter) = &self.per_key {
+            limiter.retain_recent();
+            limiter.shrink_to_fit();
+        }
+        if let Some(limiter) = &self.per_address {
+            limiter.retain_recent();
+            limiter.shrink_to_fit();
+        }
+    }
+}
+
+fn quota(rate: Rate) -> Quota {
+    Quota::per_second(rate.per_second).allow_burst(rate.burst)
+}
+
+/// Whole seconds to announce in `Retry-After` (rounded up, at least 1).
+pub fn retry_after_secs(wait: Duration) -> u64 {
+    (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ipv6_addresses_count_by_their_64_prefix() {
+        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:bbbb::9".parse().unwrap();
+        let c: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert_eq!(AddressKey::of(a), AddressKey::of(b));
+        assert_ne!(AddressKey::of(a), AddressKey::of(c));
+        assert_eq!(AddressKey::of(a).to_string(), "2001:db8:1:2::/64");
+        let mapped: IpAddr = "::ffff:192.0.2.7".parse().unwrap();
+        assert_eq!(AddressKey::of(mapped).to_string(), "192.0.2.7");
+    }
+
+    #[test]
+    fn a_burst_is_allowed_then_refused_with_a_wait() {
+        let limiters = RateLimiters::new(&RateLimits {
+            per_key: Rate::new(1, 2),
+            per_address: None,
+        });
+        let key = [7u8; 32];
+        assert!(limiters.check_key(key).is_ok());
+        assert!(limiters.check_key(key).is_ok());
+        let refused = limiters.check_key(key).unwrap_err();
+        assert_eq!(refused.status.as_u16(), 429);
+        assert!(refused.retry_after.is_some_and(|secs| secs >= 1));
+        assert!(
+            limiters.check_key([8u8; 32]).is_ok(),
+            "keys are independent"
+        );
+        let addr = AddressKey::of("192.0.2.1".parse().unwrap());
+        assert!((0..1000).all(|_| limiters.check_address(addr).is_ok()));
+    }
+
+    #[test]
+    fn retry_after_rounds_up() {
+        assert_eq!(retry_after_secs(Duration::ZERO), 1);
+        assert_eq!(retry_after_secs(Duration::from_millis(10)), 1);
+        assert_eq!(retry_after_secs(Duration::from_secs(2)), 2);
+        assert_eq!(retry_after_secs(Duration::from_millis(2001)), 3);
+    }
+}
