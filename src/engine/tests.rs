@@ -165,6 +165,7 @@ fn config(role: Role, dir: &std::path::Path) -> EngineConfig {
         pace: Duration::ZERO,
         display: Arc::new(|_, _| {}),
         local_input: None,
+        binding: SessionBinding::unbound(),
     }
 }
 

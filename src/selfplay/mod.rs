@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 
 use crate::engine::{
     self, ControlMode, DisplaySink, EngineConfig, EngineError, LocalInput, Outcome, ScriptStep,
-    ScriptedInput,
+    ScriptedInput, SessionBinding,
 };
 use crate::hooks::interpreter;
 use crate::hooks::python_hooks::PythonHooks;
@@ -134,6 +134,7 @@ impl SelfPlay {
                 pace: self.pace,
                 display: self.display.clone(),
                 local_input: free.then(|| chat_script(role)),
+                binding: SessionBinding::unbound(),
             };
             let (spec, done) = (self.spec.clone(), done_tx.clone());
             std::thread::Builder::new()

@@ -62,6 +62,7 @@ impl FlowMode {
                 | FlowMode::RequestResponse
                 | FlowMode::SimultaneousRound
                 | FlowMode::Free
+                | FlowMode::MentalPoker
         )
     }
 }
