@@ -17,8 +17,8 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 pub use control::ControlMode;
-pub use mental_poker::{Abort, Reason as AbortReason};
 pub use free::{InputPoll, LineInput, LocalInput, ScriptStep, ScriptedInput};
+pub use mental_poker::{Abort, Reason as AbortReason};
 pub use simultaneous_round::commit_hash;
 
 use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, InitContext};

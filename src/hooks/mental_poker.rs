@@ -107,7 +107,9 @@ pub fn deal_plan_from_value(value: &Value) -> Result<DealPlan, String> {
             .ok_or_else(|| format!("{side}: expected a card count, got {count}")),
     };
     if !value.is_object() {
-        return Err(format!("expected {{\"host\": n, \"guest\": m}}, got {value}"));
+        return Err(format!(
+            "expected {{\"host\": n, \"guest\": m}}, got {value}"
+        ));
     }
     Ok(DealPlan {
         host: count("host")?,
@@ -152,7 +154,12 @@ mod tests {
             universe_from_value(&json!([[0, 1], [12, 3]])),
             Ok(vec![Card { rank: 0, suit: 1 }, Card { rank: 12, suit: 3 }])
         );
-        for bad in [json!([[0]]), json!([[0, 256]]), json!([[true, 1]]), json!({"a": 1})] {
+        for bad in [
+            json!([[0]]),
+            json!([[0, 256]]),
+            json!([[true, 1]]),
+            json!({"a": 1}),
+        ] {
             assert!(universe_from_value(&bad).is_err(), "{bad}");
         }
         assert_eq!(
@@ -167,7 +174,10 @@ mod tests {
                 call_suit: None
             })
         );
-        assert_eq!(action_from_value(&json!({"kind": "draw"})), Ok(LocalAction::Draw));
+        assert_eq!(
+            action_from_value(&json!({"kind": "draw"})),
+            Ok(LocalAction::Draw)
+        );
         assert!(action_from_value(&json!({"kind": "fold"})).is_err());
     }
 }

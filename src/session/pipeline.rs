@@ -180,13 +180,13 @@ pub(crate) async fn run_side(
     let (role, session_dir) = (play.role, play.session_dir.clone());
     let result =
         tokio::task::spawn_blocking(move || play_on_thread(link, heartbeat, binding, play))
-        .await
-        .unwrap_or_else(|e| {
-            Err(SessionError::Stopped {
-                what: "the session thread",
-                detail: e.to_string(),
-            })
-        });
+            .await
+            .unwrap_or_else(|e| {
+                Err(SessionError::Stopped {
+                    what: "the session thread",
+                    detail: e.to_string(),
+                })
+            });
     endpoint.shutdown().await;
     let end = SessionEnd {
         session_dir: session_dir.root().to_path_buf(),

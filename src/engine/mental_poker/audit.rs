@@ -57,9 +57,11 @@ impl Opened {
             let fresh = match item {
                 OpeningItem::Token { label, token } => {
                     opened.token_order.push(label.index);
-                    opened.tokens.insert(label.index, *token).is_none()
+                    opened.tokens.insert(label.index, **token).is_none()
                 }
-                OpeningItem::Key { label, key } => opened.keys.insert(label.index, key.clone()).is_none(),
+                OpeningItem::Key { label, key } => {
+                    opened.keys.insert(label.index, key.clone()).is_none()
+                }
             };
             opened.repeated |= !fresh;
         }
@@ -101,7 +103,9 @@ fn derive_id_map(table: &Table, outer: &Opened) -> Result<Vec<usize>, AuditFailu
             return failed(format!("cannot open blob B {id_b}"));
         };
         let Some(id_a) = table.id_a_of(&blob_a) else {
-            return failed(format!("blob B {id_b} does not wrap a blob of the host's setup"));
+            return failed(format!(
+                "blob B {id_b} does not wrap a blob of the host's setup"
+            ));
         };
         if !used.insert(id_a) {
             return failed(format!("blob A {id_a} is wrapped twice"));
@@ -118,9 +122,12 @@ fn check_table(table: &Table, layer: Layer, opened: &Opened) -> Result<(), Audit
     let keys: BTreeSet<usize> = opened.keys.keys().copied().collect();
     if opened.repeated || tokens != all || keys != all {
         let names = |set: &BTreeSet<usize>| -> Vec<String> {
-            set.iter().map(|&i| Label::new(layer, i).to_string()).collect()
+            set.iter()
+                .map(|&i| Label::new(layer, i).to_string())
+                .collect()
         };
-        let evidence = json!({"tokens": names(&tokens), "keys": names(&keys), "repeated": opened.repeated});
+        let evidence =
+            json!({"tokens": names(&tokens), "keys": names(&keys), "repeated": opened.repeated});
         return fail(Reason::KeysetMismatch, evidence);
     }
     let key = table.key_of(layer.owner());
@@ -153,17 +160,25 @@ fn full_deck(
     for (id_b, &id_a) in id_map.iter().enumerate() {
         let blob: &BlobA = &table.inner.blobs[id_a];
         let Some(card) = open_card(inner.key(id_a), blob) else {
-            return fail(Reason::InnerOpenFailed, json!({"id_a": id_a.to_string(), "id_b": id_b.to_string()}));
+            return fail(
+                Reason::InnerOpenFailed,
+                json!({"id_a": id_a.to_string(), "id_b": id_b.to_string()}),
+            );
         };
         faces.push(card);
     }
     let expected: BTreeSet<Card> = universe.iter().copied().collect();
     let actual: BTreeSet<Card> = faces.iter().copied().collect();
     if faces.len() != expected.len() {
-        return fail(Reason::DeckSizeMismatch, json!({"actual": faces.len(), "expected": expected.len()}));
+        return fail(
+            Reason::DeckSizeMismatch,
+            json!({"actual": faces.len(), "expected": expected.len()}),
+        );
     }
     if actual != expected {
-        let cards = |set: BTreeSet<&Card>| -> Vec<[u8; 2]> { set.into_iter().map(|c| [c.rank, c.suit]).collect() };
+        let cards = |set: BTreeSet<&Card>| -> Vec<[u8; 2]> {
+            set.into_iter().map(|c| [c.rank, c.suit]).collect()
+        };
         let evidence = json!({
             "missing": cards(expected.difference(&actual).collect()),
             "extra": cards(actual.difference(&expected).collect()),
@@ -187,7 +202,10 @@ fn check_plays(
             && play.k_inner == *inner.key(id_map[id_b])
             && play.card == faces[id_b];
         if !bound {
-            return fail(Reason::PlayKeyMismatch, json!({"who": who.as_str(), "id_b": id_b.to_string()}));
+            return fail(
+                Reason::PlayKeyMismatch,
+                json!({"who": who.as_str(), "id_b": id_b.to_string()}),
+            );
         }
     }
     Ok(())
@@ -195,14 +213,24 @@ fn check_plays(
 
 /// Both directions of transfers against their witnesses: first that every witness names a
 /// transfer of the record, then the guest's transfers, then the host's.
-fn check_witnesses(table: &Table, id_map: &[usize], witnesses: &[Witness]) -> Result<(), AuditFailure> {
+fn check_witnesses(
+    table: &Table,
+    id_map: &[usize],
+    witnesses: &[Witness],
+) -> Result<(), AuditFailure> {
     let of = |requester: Role| -> Vec<&Witness> {
-        witnesses.iter().filter(|w| w.ot_id.requester == requester).collect()
+        witnesses
+            .iter()
+            .filter(|w| w.ot_id.requester == requester)
+            .collect()
     };
     let record = |witness: &Witness| table.ots.iter().find(|ot| ot.id == witness.ot_id);
     for witness in witnesses {
         if record(witness).is_none() {
-            return fail(Reason::OtSnapshotMissing, json!({"ot_id": witness.ot_id.to_string()}));
+            return fail(
+                Reason::OtSnapshotMissing,
+                json!({"ot_id": witness.ot_id.to_string()}),
+            );
         }
     }
     let mut id_b_of_id_a = vec![0; id_map.len()];
@@ -214,7 +242,10 @@ fn check_witnesses(table: &Table, id_map: &[usize], witnesses: &[Witness]) -> Re
         let ids: Vec<String> = given.iter().map(|w| w.ot_id.to_string()).collect();
         let unique: BTreeSet<&String> = ids.iter().collect();
         if unique.len() != ids.len() {
-            return fail(Reason::DuplicateWitnessOtId, json!({"requester": requester.as_str()}));
+            return fail(
+                Reason::DuplicateWitnessOtId,
+                json!({"requester": requester.as_str()}),
+            );
         }
         let done: BTreeSet<String> = table
             .ots
@@ -253,7 +284,10 @@ fn check_witness(
     }
     let in_range = label.index < id_b_of_id_a.len() && label.layer == Layer::of(owner);
     if !in_range {
-        return fail(Reason::LabelNotInMap, json!({"ot_id": id, "label": label.to_string()}));
+        return fail(
+            Reason::LabelNotInMap,
+            json!({"ot_id": id, "label": label.to_string()}),
+        );
     }
     let id_b = match label.layer {
         Layer::Inner => id_b_of_id_a[label.index],

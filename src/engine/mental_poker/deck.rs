@@ -77,7 +77,7 @@ impl BlobA {
         codec::fixed(text).map(BlobA)
     }
 
-    pub fn to_hex(&self) -> String {
+    pub fn hex(&self) -> String {
         hex::encode(self.0)
     }
 }
@@ -87,7 +87,7 @@ impl BlobB {
         codec::fixed(text).map(BlobB)
     }
 
-    pub fn to_hex(&self) -> String {
+    pub fn hex(&self) -> String {
         hex::encode(self.0)
     }
 }
@@ -188,9 +188,9 @@ mod tests {
     #[test]
     fn blobs_parse_only_at_their_exact_length() {
         let blob = seal_card(&LayerKey::random(), Card { rank: 1, suit: 2 });
-        assert!(BlobA::parse(&blob.to_hex()).is_some());
-        assert!(BlobA::parse(&format!("{}00", blob.to_hex())).is_none());
-        assert!(BlobB::parse(&blob.to_hex()).is_none());
+        assert!(BlobA::parse(&blob.hex()).is_some());
+        assert!(BlobA::parse(&format!("{}00", blob.hex())).is_none());
+        assert!(BlobB::parse(&blob.hex()).is_none());
         assert_eq!((BLOB_A_LEN, BLOB_B_LEN), (44, 72));
     }
 }

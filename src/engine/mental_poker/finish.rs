@@ -59,9 +59,12 @@ pub(crate) fn run(player: &mut Player, winner: Option<String>) -> Result<Outcome
         outcome: winner.clone(),
         audit_status: "passed".into(),
     });
-    player
-        .session
-        .finish(true, "completed", "game_over", "Mental poker session completed")?;
+    player.session.finish(
+        true,
+        "completed",
+        "game_over",
+        "Mental poker session completed",
+    )?;
     let mut outcome = Outcome::ended(true, None);
     outcome.winner = winner.filter(|w| matches!(w.as_str(), "host" | "guest" | "draw"));
     Ok(outcome)
@@ -108,16 +111,28 @@ fn exchange_receipts(player: &mut Player) -> Result<(), Stop> {
         Err(Abort::new(reason, detail.to_string()).into())
     };
     if theirs.transcript_hash != hash {
-        return refused(Reason::ReceiptHashMismatch, "the peer signed another transcript");
+        return refused(
+            Reason::ReceiptHashMismatch,
+            "the peer signed another transcript",
+        );
     }
     if peer_key.is_some_and(|key| key != theirs.public_key) {
-        return refused(Reason::ReceiptKeyMismatch, "the receipt is signed by a key other than the handshake's");
+        return refused(
+            Reason::ReceiptKeyMismatch,
+            "the receipt is signed by a key other than the handshake's",
+        );
     }
     if theirs.audit_status != "passed" {
-        return refused(Reason::ReceiptNotPassed, &format!("the peer's audit status is {:?}", theirs.audit_status));
+        return refused(
+            Reason::ReceiptNotPassed,
+            &format!("the peer's audit status is {:?}", theirs.audit_status),
+        );
     }
     if verify_hex(&theirs.public_key, &root, &theirs.signature).is_err() {
-        return refused(Reason::ReceiptSignatureInvalid, "the receipt's signature does not verify");
+        return refused(
+            Reason::ReceiptSignatureInvalid,
+            "the receipt's signature does not verify",
+        );
     }
     player.session.emit(Event::MpTerminalReceiptVerified {
         transcript_hash: hash.clone(),

@@ -86,7 +86,10 @@ mod tests {
         assert_eq!(ledger.check_play(Role::Host, 0), Err(Reason::CardNotInHand));
         assert_eq!(ledger.check_play(Role::Guest, 0), Ok(()));
         ledger.play(Role::Guest, 0);
-        assert_eq!(ledger.check_play(Role::Guest, 0), Err(Reason::CardAlreadyPlayed));
+        assert_eq!(
+            ledger.check_play(Role::Guest, 0),
+            Err(Reason::CardAlreadyPlayed)
+        );
         assert_eq!(ledger.check_play(Role::Host, 0), Err(Reason::CardNotInHand));
         assert_eq!(ledger.check_play(Role::Host, 9), Err(Reason::CardNotInHand));
         assert_eq!(ledger.at(Place::Hand(Role::Host)), vec![1]);

@@ -49,7 +49,7 @@ pub(crate) fn run(session: &mut Session) -> Result<Outcome, EngineError> {
     });
     match played {
         Ok(outcome) => Ok(outcome),
-        Err(Stop::Engine(error)) => Err(error),
+        Err(Stop::Engine(error)) => Err(*error),
         Err(Stop::Abort(abort)) => stop(session, abort),
     }
 }

@@ -195,7 +195,7 @@ impl SealedEntry {
         codec::fixed(text).map(SealedEntry)
     }
 
-    pub fn to_hex(&self) -> String {
+    pub fn hex(&self) -> String {
         hex::encode(self.0)
     }
 
@@ -328,7 +328,16 @@ mod tests {
     fn labels_are_canonical() {
         assert_eq!(Label::parse("h-12"), Some(Label::new(Layer::Inner, 12)));
         assert_eq!(Label::parse("g-0").unwrap().to_string(), "g-0");
-        for bad in ["h-", "h-01", "x-1", "h-1a", "h--1", "h-+1", "g- 1", "h-99999999999999999999999"] {
+        for bad in [
+            "h-",
+            "h-01",
+            "x-1",
+            "h-1a",
+            "h--1",
+            "h-+1",
+            "g- 1",
+            "h-99999999999999999999999",
+        ] {
             assert_eq!(Label::parse(bad), None, "{bad}");
         }
     }
@@ -336,7 +345,10 @@ mod tests {
     #[test]
     fn ot_ids_are_canonical() {
         let id = OtId::parse("guest-10").unwrap();
-        assert_eq!((id.requester, id.seq, id.to_string()), (Role::Guest, 10, "guest-10".into()));
+        assert_eq!(
+            (id.requester, id.seq, id.to_string()),
+            (Role::Guest, 10, "guest-10".into())
+        );
         for bad in ["guest-", "guest-01", "peer-1", "host1", "host-1-2"] {
             assert_eq!(OtId::parse(bad), None, "{bad}");
         }
@@ -357,12 +369,32 @@ mod tests {
         let token = request.token(key.public(), &y);
         assert_eq!(token, table.tokens[2]);
         let context = binding.context(label);
-        assert_eq!(table.entries[2].open(&token, &context), Some(payloads[2].clone()));
+        assert_eq!(
+            table.entries[2].open(&token, &context),
+            Some(payloads[2].clone())
+        );
         assert_eq!(table.entries[1].open(&token, &context), None);
         assert!(verify_token(&binding, key.public(), label, &token));
-        assert!(!verify_token(&binding, key.public(), Label::new(Layer::Inner, 1), &token));
-        assert!(verify_witness(&binding, key.public(), label, &request.z, &request.r));
+        assert!(!verify_token(
+            &binding,
+            key.public(),
+            Label::new(Layer::Inner, 1),
+            &token
+        ));
+        assert!(verify_witness(
+            &binding,
+            key.public(),
+            label,
+            &request.z,
+            &request.r
+        ));
         let other = Label::new(Layer::Inner, 1);
-        assert!(!verify_witness(&binding, key.public(), other, &request.z, &request.r));
+        assert!(!verify_witness(
+            &binding,
+            key.public(),
+            other,
+            &request.z,
+            &request.r
+        ));
     }
 }

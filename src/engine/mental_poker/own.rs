@@ -70,7 +70,7 @@ impl Own {
         labels.sort_by_key(Label::to_string);
         let tokens = labels.into_iter().map(|label| OpeningItem::Token {
             label,
-            token: self.table.tokens[label.index],
+            token: Box::new(self.table.tokens[label.index]),
         });
         let keys = self
             .layer_keys

@@ -19,7 +19,7 @@ use crate::spec::Role;
 /// Why a phase stops: the peer (or its material) failed a check, or this side cannot go on.
 pub(crate) enum Stop {
     Abort(Abort),
-    Engine(EngineError),
+    Engine(Box<EngineError>),
 }
 
 impl From<Abort> for Stop {
@@ -30,20 +30,20 @@ impl From<Abort> for Stop {
 
 impl From<EngineError> for Stop {
     fn from(error: EngineError) -> Stop {
-        Stop::Engine(error)
+        Stop::Engine(Box::new(error))
     }
 }
 
 impl From<HookError> for Stop {
     fn from(error: HookError) -> Stop {
-        Stop::Engine(EngineError::Hook(error))
+        Stop::from(EngineError::Hook(error))
     }
 }
 
 /// The mental_poker hooks of this side (hooks without them cannot play this mode).
 pub(crate) fn hooks<'a>(session: &'a mut Session) -> Result<&'a mut dyn MentalPokerHooks, Stop> {
     session.hooks.mental_poker().ok_or_else(|| {
-        Stop::Engine(EngineError::Protocol(
+        Stop::from(EngineError::Protocol(
             "these hooks do not implement the mental_poker hooks".into(),
         ))
     })
@@ -133,15 +133,23 @@ impl<'s, 'a> Player<'s, 'a> {
         let request = Request::new(&self.table.binding, &key, label);
         let id = self.table.next_ot_id(self.role);
         self.send(&wire::ot_request(id, &request.z))?;
-        self.table.open_ot(self.role, &id.to_string(), request.z, card)?;
+        self.table
+            .open_ot(self.role, &id.to_string(), request.z, card)?;
         let answer = self.receive(&["mp_ot_response"])?;
         let (echo, y) = wire::parse_ot(&answer, "y")?;
         self.table.close_ot(&echo, y)?;
         let token = request.token(&key, &y);
         let context = self.table.binding.context(label);
-        let key = self.table.sealed(label).open(&token, &context).ok_or_else(|| {
-            Abort::new(Reason::OtOpenFailed, format!("the answer to {id} does not open {label}"))
-        })?;
+        let key = self
+            .table
+            .sealed(label)
+            .open(&token, &context)
+            .ok_or_else(|| {
+                Abort::new(
+                    Reason::OtOpenFailed,
+                    format!("the answer to {id} does not open {label}"),
+                )
+            })?;
         let unopened = || Abort::new(Reason::CardOpenFailed, format!("card {card} does not open"));
         let blob_b = &self.table.outer.blobs[wanted];
         let held = match self.role {
@@ -158,7 +166,10 @@ impl<'s, 'a> Player<'s, 'a> {
             Role::Host => {
                 let blob_a = open_blob(&key, blob_b).ok_or_else(unopened)?;
                 let id_a = self.table.id_a_of(&blob_a).ok_or_else(|| {
-                    Abort::new(Reason::UnknownBlob, format!("card {card} does not wrap a blob of our setup"))
+                    Abort::new(
+                        Reason::UnknownBlob,
+                        format!("card {card} does not wrap a blob of our setup"),
+                    )
                 })?;
                 let k_inner = self.own.layer_keys[id_a].clone();
                 let face = open_card(&k_inner, &blob_a).ok_or_else(unopened)?;
@@ -186,7 +197,10 @@ impl<'s, 'a> Player<'s, 'a> {
     pub fn answer(&mut self, request: &Value) -> Result<(OtId, usize), Stop> {
         let (id, z) = wire::parse_ot(request, "z")?;
         let card = self.table.ledger.next_stock().ok_or_else(|| {
-            Abort::new(Reason::EmptyStock, format!("transfer {id} asked for a card of an empty stock"))
+            Abort::new(
+                Reason::EmptyStock,
+                format!("transfer {id} asked for a card of an empty stock"),
+            )
         })?;
         let ot_id = self.table.open_ot(self.role.peer(), &id, z, card)?;
         let y = self

@@ -189,9 +189,7 @@ impl OtPrivateKey {
             .mul(&FixedMontyForm::new(&self.q_inv, &self.p))
             .retrieve();
         let q = self.q.modulus().as_ref();
-        let root_blinded = m2
-            .resize::<L2048>()
-            .wrapping_add(&h.concatenating_mul(q));
+        let root_blinded = m2.resize::<L2048>().wrapping_add(&h.concatenating_mul(q));
         let root = public.mul(&root_blinded, &unblind);
         if public.pow_e(&root) != *z {
             return Err(PrivateOpError::Fault);
@@ -224,7 +222,7 @@ fn inverse_of_e(m: &U1024) -> Option<U1024> {
 
 /// `x^-1 mod e` for the prime `e` (Fermat), or `None` for 0.
 fn inverse_mod_e(x: u64) -> Option<u64> {
-    if x % E == 0 {
+    if x.is_multiple_of(E) {
         return None;
     }
     let (mut result, mut base, mut exponent) = (1u64, x % E, E - 2);
@@ -307,7 +305,10 @@ pub(crate) mod tests {
         let m = U1024::from_u64(2 * 3 * 5 * 7 * 11 * 13);
         let d = inverse_of_e(&m).unwrap();
         let check: U2048 = d.concatenating_mul(&U1024::from_u64(E));
-        assert_eq!(check.rem(&NonZero::<U2048>::new_unwrap(m.resize())), U2048::ONE);
+        assert_eq!(
+            check.rem(&NonZero::<U2048>::new_unwrap(m.resize())),
+            U2048::ONE
+        );
         assert_eq!(inverse_mod_e(0), None);
     }
 }

@@ -40,7 +40,11 @@ impl KeyGen {
 /// reference uses), and the session id (`mp-session` without one).
 fn binding(session: &Session) -> OtBinding {
     let spec = session.spec.value();
-    let text = |key: &str| spec.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let text = |key: &str| {
+        spec.get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
     let session_id = &session.config.binding.session_id;
     OtBinding {
         protocol_id: text("protocol_id")

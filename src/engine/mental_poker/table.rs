@@ -52,7 +52,11 @@ fn slot(role: Role) -> usize {
 impl Table {
     /// The game after both setups; every blob A must be distinct (the guest's layer wraps
     /// each exactly once, and the audit maps them back one to one).
-    pub fn new(binding: OtBinding, inner: Setup<BlobA>, outer: Setup<BlobB>) -> Result<Table, Abort> {
+    pub fn new(
+        binding: OtBinding,
+        inner: Setup<BlobA>,
+        outer: Setup<BlobB>,
+    ) -> Result<Table, Abort> {
         let size = inner.blobs.len();
         if size == 0 || outer.blobs.len() != size {
             let detail = format!("{size} host blobs and {} guest blobs", outer.blobs.len());
@@ -61,7 +65,10 @@ impl Table {
         let mut blob_ids = HashMap::with_capacity(size);
         for (id_a, blob) in inner.blobs.iter().enumerate() {
             if blob_ids.insert(*blob, id_a).is_some() {
-                return Err(Abort::new(Reason::DuplicateBlob, format!("blob A {id_a} repeats an earlier one")));
+                return Err(Abort::new(
+                    Reason::DuplicateBlob,
+                    format!("blob A {id_a} repeats an earlier one"),
+                ));
             }
         }
         let mut transcript = Transcript::new();
@@ -109,11 +116,18 @@ impl Table {
     /// then the host's (each transfer takes the lowest id-B left in the stock, like a draw).
     pub fn deal_plan(&self, plan: DealPlan) -> Result<Vec<Role>, Abort> {
         if plan.host + plan.guest > self.deck_size() {
-            let detail = format!("{} + {} cards from a deck of {}", plan.host, plan.guest, self.deck_size());
+            let detail = format!(
+                "{} + {} cards from a deck of {}",
+                plan.host,
+                plan.guest,
+                self.deck_size()
+            );
             return Err(Abort::new(Reason::BadDealPlan, detail));
         }
         let guest = std::iter::repeat_n(Role::Guest, plan.guest);
-        Ok(guest.chain(std::iter::repeat_n(Role::Host, plan.host)).collect())
+        Ok(guest
+            .chain(std::iter::repeat_n(Role::Host, plan.host))
+            .collect())
     }
 
     /// The id the next transfer of `requester` must carry.
@@ -126,16 +140,31 @@ impl Table {
 
     /// A transfer request: the expected id, a `z` in range of the table it draws from, and
     /// no other transfer open.
-    pub fn open_ot(&mut self, requester: Role, id: &str, z: U2048, card: usize) -> Result<OtId, Abort> {
+    pub fn open_ot(
+        &mut self,
+        requester: Role,
+        id: &str,
+        z: U2048,
+        card: usize,
+    ) -> Result<OtId, Abort> {
         let expected = self.next_ot_id(requester);
         if id != expected.to_string() {
-            return Err(Abort::new(Reason::UnexpectedOtId, format!("transfer {id:?} where {expected} was due")));
+            return Err(Abort::new(
+                Reason::UnexpectedOtId,
+                format!("transfer {id:?} where {expected} was due"),
+            ));
         }
         if self.pending.is_some() {
-            return Err(Abort::new(Reason::UnexpectedMessage, format!("transfer {id} while another is open")));
+            return Err(Abort::new(
+                Reason::UnexpectedMessage,
+                format!("transfer {id} while another is open"),
+            ));
         }
         if !self.key_of(requester.peer()).in_range(&z) {
-            return Err(Abort::new(Reason::OtValueOutOfRange, format!("z of {id} is not in 1..n")));
+            return Err(Abort::new(
+                Reason::OtValueOutOfRange,
+                format!("z of {id} is not in 1..n"),
+            ));
         }
         self.issued[slot(requester)] += 1;
         self.pending = Some(OtRecord {
@@ -151,14 +180,23 @@ impl Table {
     /// requester's hand.
     pub fn close_ot(&mut self, id: &str, y: U2048) -> Result<&OtRecord, Abort> {
         let Some(mut record) = self.pending.take() else {
-            return Err(Abort::new(Reason::UnexpectedMessage, format!("an answer to {id:?}, which nobody asked")));
+            return Err(Abort::new(
+                Reason::UnexpectedMessage,
+                format!("an answer to {id:?}, which nobody asked"),
+            ));
         };
         if id != record.id.to_string() {
-            return Err(Abort::new(Reason::UnexpectedOtId, format!("answer for {id:?} to request {}", record.id)));
+            return Err(Abort::new(
+                Reason::UnexpectedOtId,
+                format!("answer for {id:?} to request {}", record.id),
+            ));
         }
         let requester = record.id.requester;
         if !self.key_of(requester.peer()).in_range(&y) {
-            return Err(Abort::new(Reason::OtValueOutOfRange, format!("y of {id} is not in 1..n")));
+            return Err(Abort::new(
+                Reason::OtValueOutOfRange,
+                format!("y of {id} is not in 1..n"),
+            ));
         }
         record.y = y;
         let payload = Payload::new()
@@ -199,8 +237,10 @@ impl Table {
     }
 
     pub fn record_openings(&mut self, host: &Opening, guest: &Opening) {
-        self.transcript.append("mp_opening", host.payload(Role::Host));
-        self.transcript.append("mp_opening", guest.payload(Role::Guest));
+        self.transcript
+            .append("mp_opening", host.payload(Role::Host));
+        self.transcript
+            .append("mp_opening", guest.payload(Role::Guest));
     }
 
     /// Both sides' witnesses, each list sorted by ot_id.

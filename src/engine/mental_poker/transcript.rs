@@ -88,9 +88,9 @@ mod tests {
             Value::Number(number) => PyJson::Int(number.to_string()),
             Value::String(s) => PyJson::Str(s.clone()),
             Value::Array(items) => PyJson::Array(items.iter().map(py).collect()),
-            Value::Object(map) => PyJson::Object(
-                map.iter().map(|(k, v)| (k.clone(), py(v))).collect(),
-            ),
+            Value::Object(map) => {
+                PyJson::Object(map.iter().map(|(k, v)| (k.clone(), py(v))).collect())
+            }
         }
     }
 
@@ -105,7 +105,10 @@ mod tests {
                 };
                 transcript.append(event[0].as_str().unwrap(), Payload(fields));
             }
-            assert_eq!(hex::encode(transcript.root()), case["root"].as_str().unwrap());
+            assert_eq!(
+                hex::encode(transcript.root()),
+                case["root"].as_str().unwrap()
+            );
         }
     }
 

@@ -31,7 +31,11 @@ pub(crate) fn run(player: &mut Player) -> Result<Option<String>, Stop> {
     let mut action_seq = 0;
     let mut passes = 0;
     for turn in 0u64.. {
-        let actor = if turn % 2 == 0 { Role::Host } else { Role::Guest };
+        let actor = if turn % 2 == 0 {
+            Role::Host
+        } else {
+            Role::Guest
+        };
         let passed = if actor == player.role {
             own_turn(player, &mut action_seq)?
         } else {
@@ -61,7 +65,9 @@ fn own_turn(player: &mut Player, action_seq: &mut u64) -> Result<bool, Stop> {
             let held = canonical_index(&id_b)
                 .and_then(|id| player.own.hand.get(&id).map(|held| (id, held)));
             let Some((id, held)) = held else {
-                let error = format!("proto_mp_choose_action played {id_b:?}, which is not in this side's hand");
+                let error = format!(
+                    "proto_mp_choose_action played {id_b:?}, which is not in this side's hand"
+                );
                 return Err(EngineError::Protocol(error).into());
             };
             let play = Play {
@@ -89,7 +95,9 @@ fn own_turn(player: &mut Player, action_seq: &mut u64) -> Result<bool, Stop> {
             let (ot, card) = player.take()?;
             player.table.record_draw(ot);
             let id_b = card.to_string();
-            player.session.emit(Event::DrawCompleted { who: role, id_b });
+            player
+                .session
+                .emit(Event::DrawCompleted { who: role, id_b });
             Ok(false)
         }
         LocalAction::Pass => {
@@ -113,7 +121,9 @@ fn peer_turn(player: &mut Player) -> Result<bool, Stop> {
                         Reason::RuleRejected => abort.detail.clone(),
                         other => other.as_str().to_string(),
                     };
-                    player.session.emit(Event::PlayRejected { who: peer, reason });
+                    player
+                        .session
+                        .emit(Event::PlayRejected { who: peer, reason });
                 }
             })?;
             let id_b = play.id_b.to_string();
@@ -125,7 +135,9 @@ fn peer_turn(player: &mut Player) -> Result<bool, Stop> {
             let (ot, card) = player.answer(&frame)?;
             player.table.record_draw(ot);
             let id_b = card.to_string();
-            player.session.emit(Event::DrawCompleted { who: peer, id_b });
+            player
+                .session
+                .emit(Event::DrawCompleted { who: peer, id_b });
             Ok(false)
         }
         _ => {
@@ -145,7 +157,9 @@ fn verify_play(player: &mut Player, frame: &Value) -> Result<Play, Stop> {
     player.show_table()?;
     let verdict = player.hooks()?.mp_validate_play(peer, frame)?;
     if !verdict.ok {
-        let reason = verdict.reason.unwrap_or_else(|| "refused by the rules".into());
+        let reason = verdict
+            .reason
+            .unwrap_or_else(|| "refused by the rules".into());
         return Err(Abort::new(Reason::RuleRejected, reason).into());
     }
     Ok(play)
@@ -157,8 +171,18 @@ fn check_keys(player: &Player, play: &Play) -> Result<(), Abort> {
     let (table, own) = (&player.table, &player.own);
     let card = play.id_b;
     let blob_b = &table.outer.blobs[card];
-    let unopened = || Abort::new(Reason::InvalidKeysOrBlob, format!("card {card} does not open under the keys played"));
-    let not_ours = || Abort::new(Reason::OwnLayerKeyMismatch, format!("card {card} was played with a key of our layer we never made"));
+    let unopened = || {
+        Abort::new(
+            Reason::InvalidKeysOrBlob,
+            format!("card {card} does not open under the keys played"),
+        )
+    };
+    let not_ours = || {
+        Abort::new(
+            Reason::OwnLayerKeyMismatch,
+            format!("card {card} was played with a key of our layer we never made"),
+        )
+    };
     let blob_a = match player.role {
         Role::Guest => {
             if play.k_outer != own.layer_keys[card] {
@@ -177,7 +201,10 @@ fn check_keys(player: &Player, play: &Play) -> Result<(), Abort> {
     };
     let face = open_card(&play.k_inner, &blob_a).ok_or_else(unopened)?;
     if face != play.card {
-        let detail = format!("card {card} is ({}, {}), not the declared ({}, {})", face.rank, face.suit, play.card.rank, play.card.suit);
+        let detail = format!(
+            "card {card} is ({}, {}), not the declared ({}, {})",
+            face.rank, face.suit, play.card.rank, play.card.suit
+        );
         return Err(Abort::new(Reason::CardFaceMismatch, detail));
     }
     Ok(())

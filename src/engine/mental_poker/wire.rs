@@ -46,7 +46,7 @@ pub(crate) trait Blob: Copy + Sized {
     const LAYER: Layer;
     const ACTION: &'static str;
     fn parse(text: &str) -> Option<Self>;
-    fn to_hex(&self) -> String;
+    fn hex(&self) -> String;
 }
 
 impl Blob for BlobA {
@@ -55,8 +55,8 @@ impl Blob for BlobA {
     fn parse(text: &str) -> Option<BlobA> {
         BlobA::parse(text)
     }
-    fn to_hex(&self) -> String {
-        BlobA::to_hex(self)
+    fn hex(&self) -> String {
+        BlobA::hex(self)
     }
 }
 
@@ -66,8 +66,8 @@ impl Blob for BlobB {
     fn parse(text: &str) -> Option<BlobB> {
         BlobB::parse(text)
     }
-    fn to_hex(&self) -> String {
-        BlobB::to_hex(self)
+    fn hex(&self) -> String {
+        BlobB::hex(self)
     }
 }
 
@@ -87,13 +87,13 @@ impl<B: Blob> Setup<B> {
             .enumerate()
             .map(|(index, entry)| {
                 let label = Label::new(B::LAYER, index);
-                Value::String(format!(r#"{{"label":"{label}","c":"{}"}}"#, entry.to_hex()))
+                Value::String(format!(r#"{{"label":"{label}","c":"{}"}}"#, entry.hex()))
             })
             .collect();
         json!({
             "action": B::ACTION,
             "rsa_pub": self.key.to_json_text(),
-            "blobs": self.blobs.iter().map(Blob::to_hex).collect::<Vec<_>>(),
+            "blobs": self.blobs.iter().map(Blob::hex).collect::<Vec<_>>(),
             "sealed_keys": sealed,
         })
     }
@@ -105,9 +105,17 @@ impl<B: Blob> Setup<B> {
             .get("rsa_pub")
             .and_then(Value::as_str)
             .and_then(OtPublicKey::parse)
-            .ok_or_else(|| Abort::new(Reason::BadRsaKey, "rsa_pub is not {e: 65537, n: 2048-bit odd}"))?;
+            .ok_or_else(|| {
+                Abort::new(
+                    Reason::BadRsaKey,
+                    "rsa_pub is not {e: 65537, n: 2048-bit odd}",
+                )
+            })?;
         let (Some(blobs), Some(sealed)) = (list(frame, "blobs"), list(frame, "sealed_keys")) else {
-            return Err(Abort::new(Reason::SetupSizeMismatch, "blobs or sealed_keys missing"));
+            return Err(Abort::new(
+                Reason::SetupSizeMismatch,
+                "blobs or sealed_keys missing",
+            ));
         };
         let expected = size.unwrap_or(blobs.len());
         if blobs.len() != expected || sealed.len() != expected {
@@ -123,7 +131,13 @@ impl<B: Blob> Setup<B> {
             .enumerate()
             .map(|(index, blob)| {
                 blob.as_str().and_then(B::parse).ok_or_else(|| {
-                    Abort::new(Reason::BadBlob, format!("blobs[{index}] is not a {}-layer blob of the exact size", B::ACTION))
+                    Abort::new(
+                        Reason::BadBlob,
+                        format!(
+                            "blobs[{index}] is not a {}-layer blob of the exact size",
+                            B::ACTION
+                        ),
+                    )
                 })
             })
             .collect::<Result<Vec<B>, Abort>>()?;
@@ -136,7 +150,10 @@ impl<B: Blob> Setup<B> {
                     .filter(|fields| str_field(fields, "label") == Some(&label))
                     .and_then(|fields| str_field(&fields, "c").and_then(SealedEntry::parse))
                     .ok_or_else(|| {
-                        Abort::new(Reason::BadSealedEntry, format!("sealed_keys[{index}] is not {{label: {label}, c: 60 bytes}}"))
+                        Abort::new(
+                            Reason::BadSealedEntry,
+                            format!("sealed_keys[{index}] is not {{label: {label}, c: 60 bytes}}"),
+                        )
                     })
             })
             .collect::<Result<Vec<_>, Abort>>()?;
@@ -148,18 +165,18 @@ impl<B: Blob> Setup<B> {
         let rsa_pub = Payload::new()
             .with("e", int(super::rsa::E))
             .with("n", text(self.key.n_hex()));
-        let sealed = self
-            .sealed
-            .iter()
-            .enumerate()
-            .fold(Payload::new(), |table, (index, entry)| {
-                table.with(&Label::new(B::LAYER, index).to_string(), text(entry.to_hex()))
-            });
+        let sealed =
+            self.sealed
+                .iter()
+                .enumerate()
+                .fold(Payload::new(), |table, (index, entry)| {
+                    table.with(&Label::new(B::LAYER, index).to_string(), text(entry.hex()))
+                });
         Payload::new()
             .with("rsa_pub", rsa_pub.into_json())
             .with(
                 "blobs",
-                PyJson::Array(self.blobs.iter().map(|b| text(b.to_hex())).collect()),
+                PyJson::Array(self.blobs.iter().map(|b| text(b.hex())).collect()),
             )
             .with("sealed", sealed.into_json())
     }
@@ -182,7 +199,12 @@ pub(crate) fn parse_ot(frame: &Value, field: &str) -> Result<(String, U2048), Ab
         .get(field)
         .and_then(Value::as_str)
         .and_then(codec::big)
-        .ok_or_else(|| Abort::new(Reason::OtValueOutOfRange, format!("{field} of {id} is not 512 lowercase hex digits")))?;
+        .ok_or_else(|| {
+            Abort::new(
+                Reason::OtValueOutOfRange,
+                format!("{field} of {id} is not 512 lowercase hex digits"),
+            )
+        })?;
     Ok((id.to_string(), value))
 }
 
@@ -215,10 +237,18 @@ impl Play {
     /// A peer's play. An id that is no card of this deck is simply not in its hand.
     pub fn parse(frame: &Value, deck_size: usize) -> Result<Play, Abort> {
         let malformed = |what: &str| Abort::new(Reason::MalformedPlay, what.to_string());
-        let id = frame.get("id_b").and_then(Value::as_str).unwrap_or_default();
+        let id = frame
+            .get("id_b")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let id_b = canonical_index(id)
             .filter(|&id| id < deck_size)
-            .ok_or_else(|| Abort::new(Reason::CardNotInHand, format!("{id:?} is no card of this deck")))?;
+            .ok_or_else(|| {
+                Abort::new(
+                    Reason::CardNotInHand,
+                    format!("{id:?} is no card of this deck"),
+                )
+            })?;
         let key = |field: &str| {
             frame
                 .get(field)
@@ -266,7 +296,7 @@ impl Play {
 /// One entry of an opening: a table token, or a layer key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum OpeningItem {
-    Token { label: Label, token: U2048 },
+    Token { label: Label, token: Box<U2048> },
     Key { label: Label, key: LayerKey },
 }
 
@@ -311,10 +341,12 @@ impl OpeningItem {
         let label = Label::parse(str_field(&fields, "label")?).filter(|l| l.layer == layer)?;
         match str_field(&fields, "kind")? {
             "token" if has_exactly(&fields, &["kind", "label", "token"]) => {
-                let token = codec::big(str_field(&fields, "token")?)?;
+                let token = Box::new(codec::big(str_field(&fields, "token")?)?);
                 Some(OpeningItem::Token { label, token })
             }
-            kind if kind == OpeningItem::kind(layer) && has_exactly(&fields, &["kind", "label", "k"]) => {
+            kind if kind == OpeningItem::kind(layer)
+                && has_exactly(&fields, &["kind", "label", "k"]) =>
+            {
                 let key = LayerKey::parse(str_field(&fields, "k")?)?;
                 Some(OpeningItem::Key { label, key })
             }
@@ -346,7 +378,10 @@ impl Opening {
             .enumerate()
             .map(|(index, item)| {
                 OpeningItem::parse(item, layer).ok_or_else(|| {
-                    Abort::new(Reason::MalformedOpening, format!("openings[{index}] is not a token or key of the {layer:?} table"))
+                    Abort::new(
+                        Reason::MalformedOpening,
+                        format!("openings[{index}] is not a token or key of the {layer:?} table"),
+                    )
                 })
             })
             .collect::<Result<_, _>>()?;
@@ -409,7 +444,10 @@ pub(crate) fn parse_witnesses(frame: &Value, from: Role) -> Result<Vec<Witness>,
                 })
             });
             witness.ok_or_else(|| {
-                Abort::new(Reason::MalformedWitness, format!("witnesses[{index}] is not {{ot_id: {from}-n, label, r: 512 hex}}"))
+                Abort::new(
+                    Reason::MalformedWitness,
+                    format!("witnesses[{index}] is not {{ot_id: {from}-n, label, r: 512 hex}}"),
+                )
             })
         })
         .collect()

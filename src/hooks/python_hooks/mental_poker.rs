@@ -17,12 +17,18 @@ use crate::spec::Role;
 fn sdk(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
     static MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
     MODULE
-        .get_or_try_init(py, || Ok(py.import("aigenora.proto.mental_poker")?.unbind()))
+        .get_or_try_init(py, || {
+            Ok(py.import("aigenora.proto.mental_poker")?.unbind())
+        })
         .map(|module| module.bind(py))
 }
 
 /// A hook's value, converted (the error names the hook and what was wrong with it).
-fn typed<T>(hook: &str, value: Value, convert: fn(&Value) -> Result<T, String>) -> Result<T, HookError> {
+fn typed<T>(
+    hook: &str,
+    value: Value,
+    convert: fn(&Value) -> Result<T, String>,
+) -> Result<T, HookError> {
     convert(&value).map_err(|error| HookError::new(hook, error))
 }
 
@@ -38,7 +44,9 @@ impl PythonHooks {
             let run = || -> PyResult<Value> {
                 let mut items = vec![self.state.bind(py).clone().into_any()];
                 items.extend(args(py)?);
-                let returned = sdk(py)?.getattr(function)?.call1(PyTuple::new(py, items)?)?;
+                let returned = sdk(py)?
+                    .getattr(function)?
+                    .call1(PyTuple::new(py, items)?)?;
                 from_python(&returned)
             };
             run().map_err(|error| describe(py, hook, &error, &self.hooks_file))
@@ -91,7 +99,9 @@ impl MentalPokerHooks for PythonHooks {
                 view.guest_hand.clone().into_pyobject(py)?.into_any(),
                 view.stock.clone().into_pyobject(py)?.into_any(),
                 view.played.clone().into_pyobject(py)?.into_any(),
-                pyo3::types::PyBool::new(py, view.stalled).to_owned().into_any(),
+                pyo3::types::PyBool::new(py, view.stalled)
+                    .to_owned()
+                    .into_any(),
             ])
         })?;
         Ok(())
@@ -123,7 +133,9 @@ impl MentalPokerHooks for PythonHooks {
                 let reason = verdict.getattr("reason")?;
                 Ok(Verdict {
                     ok: verdict.getattr("ok")?.is_truthy()?,
-                    reason: (!reason.is_none()).then(|| reason.str().map(|r| r.to_string())).transpose()?,
+                    reason: (!reason.is_none())
+                        .then(|| reason.str().map(|r| r.to_string()))
+                        .transpose()?,
                 })
             },
         )
@@ -135,7 +147,10 @@ impl MentalPokerHooks for PythonHooks {
         match value {
             Value::Null => Ok(None),
             Value::String(winner) => Ok(Some(winner)),
-            other => Err(HookError::new(hook, format!("expected host, guest, draw or None, got {other}"))),
+            other => Err(HookError::new(
+                hook,
+                format!("expected host, guest, draw or None, got {other}"),
+            )),
         }
     }
 }

@@ -102,7 +102,11 @@ pub(crate) fn peek(planned: usize) -> usize {
 
 /// The label a witness names: the planned card's when lying.
 pub(crate) fn witness_label(asked: Label, planned: Label) -> Label {
-    if active(Cheat::LyingWitness) { planned } else { asked }
+    if active(Cheat::LyingWitness) {
+        planned
+    } else {
+        asked
+    }
 }
 
 /// The witnesses this side sends.
@@ -117,7 +121,10 @@ pub(crate) fn witnesses(mut honest: Vec<Witness>, key: &OtPublicKey) -> Vec<Witn
         let label = honest[0].label;
         let requester = honest[0].ot_id.requester;
         honest.push(Witness {
-            ot_id: OtId { requester, seq: 999 },
+            ot_id: OtId {
+                requester,
+                seq: 999,
+            },
             label: Label::new(label.layer, 999),
             r: key.random_unit(),
         });
@@ -151,7 +158,11 @@ pub(crate) fn opening(mut opening: Opening, key: &OtPublicKey) -> Opening {
         match item {
             OpeningItem::Token { label, token } if active(Cheat::ForgeToken(label.index)) => {
                 let next = token.wrapping_add(&U2048::ONE);
-                *token = if next == *key.modulus() { U2048::ONE } else { next };
+                **token = if next == *key.modulus() {
+                    U2048::ONE
+                } else {
+                    next
+                };
             }
             OpeningItem::Key { label, key } if active(Cheat::AlterOpeningKey(label.index)) => {
                 *key = LayerKey::random();
@@ -169,7 +180,11 @@ pub(crate) fn receipt(mut receipt: Receipt, root: &[u8; 32]) -> Receipt {
         _ => None,
     }) {
         Some(Forgery::Signature) => {
-            let flipped = if receipt.signature.starts_with('0') { "1" } else { "0" };
+            let flipped = if receipt.signature.starts_with('0') {
+                "1"
+            } else {
+                "0"
+            };
             receipt.signature.replace_range(..1, flipped);
         }
         Some(Forgery::Hash) => receipt.transcript_hash = "0".repeat(64),

@@ -69,7 +69,12 @@ pub(crate) fn spec() -> Spec {
 
 /// `count` distinct cards (rank = index, suit = index % 4).
 pub(crate) fn deck(count: u8) -> Vec<Card> {
-    (0..count).map(|i| Card { rank: i, suit: i % 4 }).collect()
+    (0..count)
+        .map(|i| Card {
+            rank: i,
+            suit: i % 4,
+        })
+        .collect()
 }
 
 /// How a test side chooses its actions.
@@ -79,6 +84,8 @@ pub(crate) enum Strategy {
     Pass,
     /// Play the lowest card id in hand, else draw, else pass; the first empty hand wins.
     PlayLowest,
+    /// Always draw (even from an empty stock, which the engine refuses).
+    Draw,
 }
 
 /// A side's hooks for a plain card game.
@@ -106,7 +113,12 @@ impl CardHooks {
     }
 
     fn view(&self) -> TableView {
-        self.views.lock().unwrap().last().cloned().expect("a view was shown")
+        self.views
+            .lock()
+            .unwrap()
+            .last()
+            .cloned()
+            .expect("a view was shown")
     }
 }
 
@@ -129,7 +141,12 @@ impl MentalPokerHooks for CardHooks {
         let view = self.view();
         Ok(match self.strategy {
             Strategy::Pass => LocalAction::Pass,
-            Strategy::PlayLowest => match view.hand.iter().min_by_key(|(id, _)| id.parse::<usize>().unwrap()) {
+            Strategy::Draw => LocalAction::Draw,
+            Strategy::PlayLowest => match view
+                .hand
+                .iter()
+                .min_by_key(|(id, _)| id.parse::<usize>().unwrap())
+            {
                 Some((id, _)) => LocalAction::Play {
                     id_b: id.clone(),
                     call_suit: None,
@@ -201,7 +218,12 @@ impl Hooks for CardHooks {
     fn round_judge(&mut self, _: u64, _: &Value, _: &Value) -> Result<HookResult, HookError> {
         Err(unused("proto_round_judge"))
     }
-    fn round_judge_pure(&mut self, _: u64, _: &Value, _: &Value) -> Result<Option<Value>, HookError> {
+    fn round_judge_pure(
+        &mut self,
+        _: u64,
+        _: &Value,
+        _: &Value,
+    ) -> Result<Option<Value>, HookError> {
         Ok(None)
     }
     fn on_message(&mut self, _message: &Value) -> Result<(), HookError> {
@@ -281,7 +303,11 @@ pub(crate) struct Ended {
 impl Ended {
     /// The outcome's reason (a completed game has none).
     pub fn reason(&self) -> Option<&str> {
-        self.result.as_ref().expect("no engine error").reason.as_deref()
+        self.result
+            .as_ref()
+            .expect("no engine error")
+            .reason
+            .as_deref()
     }
 
     pub fn events_named(&self, name: &str) -> Vec<&Value> {
@@ -322,7 +348,9 @@ pub(crate) fn play(spec: &Spec, host: Side, guest: Side, dir: &Path) -> (Ended, 
             std::thread::spawn(move || run_side(&spec, role, side, end, binding, state_dir))
         })
         .collect();
-    let mut ends = handles.into_iter().map(|handle| handle.join().expect("a side panicked"));
+    let mut ends = handles
+        .into_iter()
+        .map(|handle| handle.join().expect("a side panicked"));
     (ends.next().unwrap(), ends.next().unwrap())
 }
 

@@ -15,7 +15,10 @@ fn an_honest_game_ends_with_both_audits_passed_and_one_root() {
     let deal = DealPlan { host: 3, guest: 3 };
     let (host, guest) = sides(12, deal, Strategy::PlayLowest);
     let (host, guest) = play(&spec(), host, guest, dir.path());
-    let (h, g) = (host.result.as_ref().unwrap(), guest.result.as_ref().unwrap());
+    let (h, g) = (
+        host.result.as_ref().unwrap(),
+        guest.result.as_ref().unwrap(),
+    );
     assert!(h.completed && g.completed, "{h:?} {g:?}");
     assert_eq!(h.winner.as_deref(), Some("host"), "the host plays first");
     assert_eq!(g.winner, h.winner);
@@ -25,7 +28,8 @@ fn an_honest_game_ends_with_both_audits_passed_and_one_root() {
         assert_eq!(side.events_named("audit_passed").len(), 1);
         let verified = side.events_named("mp_terminal_receipt_verified");
         assert_eq!(verified[0]["transcript_hash"], root.as_str());
-        let receipt = std::fs::read_to_string(side.state_dir.join("transcript_receipt.json")).unwrap();
+        let receipt =
+            std::fs::read_to_string(side.state_dir.join("transcript_receipt.json")).unwrap();
         assert!(receipt.contains(&root));
     }
     // Each side saw its own three faces, and cards moved stock -> hand -> played.
@@ -37,7 +41,11 @@ fn an_honest_game_ends_with_both_audits_passed_and_one_root() {
 #[test]
 fn passing_sides_stall_into_a_draw() {
     let dir = tempfile::tempdir().unwrap();
-    let (host, guest) = sides(6, DealPlan { host: 2, guest: 2 }, super::game::Strategy::Pass);
+    let (host, guest) = sides(
+        6,
+        DealPlan { host: 2, guest: 2 },
+        super::game::Strategy::Pass,
+    );
     let (host, guest) = play(&spec(), host, guest, dir.path());
     for side in [&host, &guest] {
         let outcome = side.result.as_ref().unwrap();

@@ -32,7 +32,11 @@ fn transfers_match_the_reference_byte_for_byte() {
         };
         let label = Label::parse(case["label"].as_str().unwrap()).unwrap();
         let context = binding.context(label);
-        assert_eq!(hex::encode(&context), case["context"].as_str().unwrap(), "{label}");
+        assert_eq!(
+            hex::encode(&context),
+            case["context"].as_str().unwrap(),
+            "{label}"
+        );
         let h = fdh(&context, public);
         assert_eq!(h, big(&case["fdh"]), "FDH of {label}");
         let token = key.private_op(&h).unwrap();
@@ -44,7 +48,7 @@ fn transfers_match_the_reference_byte_for_byte() {
         );
         let payload = LayerKey::from_bytes(bytes(&case["payload"]));
         let sealed = SealedEntry::seal_with(&token, &context, &payload, bytes(&case["nonce"]));
-        assert_eq!(sealed.to_hex(), case["sealed"].as_str().unwrap());
+        assert_eq!(sealed.hex(), case["sealed"].as_str().unwrap());
         assert_eq!(sealed.open(&token, &context), Some(payload));
         let (r, z) = (big(&case["r"]), big(&case["z"]));
         assert_eq!(public.mul(&h, &public.pow_e(&r)), z);
@@ -62,10 +66,15 @@ fn deck_blobs_match_the_reference_byte_for_byte() {
         };
         let k_inner = LayerKey::from_bytes(bytes(&case["k_inner"]));
         let k_outer = LayerKey::from_bytes(bytes(&case["k_outer"]));
-        let blob_a = seal_card_with(&k_inner, card, bytes(&case["pad"]), bytes(&case["nonce_inner"]));
-        assert_eq!(blob_a.to_hex(), case["blob_a"].as_str().unwrap());
+        let blob_a = seal_card_with(
+            &k_inner,
+            card,
+            bytes(&case["pad"]),
+            bytes(&case["nonce_inner"]),
+        );
+        assert_eq!(blob_a.hex(), case["blob_a"].as_str().unwrap());
         let blob_b = seal_blob_with(&k_outer, &blob_a, bytes(&case["nonce_outer"]));
-        assert_eq!(blob_b.to_hex(), case["blob_b"].as_str().unwrap());
+        assert_eq!(blob_b.hex(), case["blob_b"].as_str().unwrap());
         assert_eq!(BlobA::parse(case["blob_a"].as_str().unwrap()), Some(blob_a));
     }
 }

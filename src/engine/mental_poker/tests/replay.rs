@@ -10,22 +10,38 @@ use crate::engine::mental_poker::deck::{BlobA, BlobB};
 use crate::engine::mental_poker::ot::{Layer, OtBinding};
 use crate::engine::mental_poker::table::Table;
 use crate::engine::mental_poker::vectors::game;
-use crate::engine::mental_poker::wire::{Opening, Play, Setup, Witness, parse_ot, parse_witnesses, sorted};
-use crate::hooks::mental_poker::universe_from_value;
+use crate::engine::mental_poker::wire::{
+    Opening, Play, Setup, Witness, parse_ot, parse_witnesses, sorted,
+};
 use crate::hooks::DealPlan;
+use crate::hooks::mental_poker::universe_from_value;
 use crate::identity::verify_hex;
 use crate::spec::Role;
 
 /// Rebuilds a recorded game's table from its frames; returns the table and both openings
 /// and witness lists.
-pub(crate) fn replay(record: &Value, deal: DealPlan) -> (Table, Opening, Opening, Vec<Witness>, Vec<Witness>) {
+pub(crate) fn replay(
+    record: &Value,
+    deal: DealPlan,
+) -> (Table, Opening, Opening, Vec<Witness>, Vec<Witness>) {
     let frames: Vec<(Role, &Value)> = record["frames"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| (Role::parse(f["from"].as_str().unwrap()).unwrap(), &f["frame"]))
+        .map(|f| {
+            (
+                Role::parse(f["from"].as_str().unwrap()).unwrap(),
+                &f["frame"],
+            )
+        })
         .collect();
-    let of = |action: &str| frames.iter().find(|(_, f)| f["action"] == action).unwrap().1;
+    let of = |action: &str| {
+        frames
+            .iter()
+            .find(|(_, f)| f["action"] == action)
+            .unwrap()
+            .1
+    };
     let setup_a = Setup::<BlobA>::parse(of("mp_setup_a"), None).unwrap();
     let setup_b = Setup::<BlobB>::parse(of("mp_setup_b"), Some(setup_a.blobs.len())).unwrap();
     let binding = OtBinding {
@@ -76,7 +92,13 @@ pub(crate) fn replay(record: &Value, deal: DealPlan) -> (Table, Opening, Opening
     }
     let (host_w, guest_w) = (witnesses[0].1.clone(), witnesses[1].1.clone());
     let mut openings = openings.into_iter().map(|(_, opening)| opening);
-    (table, openings.next().unwrap(), openings.next().unwrap(), host_w, guest_w)
+    (
+        table,
+        openings.next().unwrap(),
+        openings.next().unwrap(),
+        host_w,
+        guest_w,
+    )
 }
 
 fn replays_to_the_signed_root(name: &str, deal: DealPlan) {
@@ -86,11 +108,17 @@ fn replays_to_the_signed_root(name: &str, deal: DealPlan) {
     let all: Vec<Witness> = host_w.into_iter().chain(guest_w).collect();
     audit(&table, &host, &guest, &all, &universe).expect("the honest game passes our audit");
     let root = table.root();
-    assert_eq!(hex::encode(root), record["transcript_hash"].as_str().unwrap());
+    assert_eq!(
+        hex::encode(root),
+        record["transcript_hash"].as_str().unwrap()
+    );
     for side in ["host", "guest"] {
         let key = record[format!("{side}_public_key")].as_str().unwrap();
         let signature = record[format!("{side}_signature")].as_str().unwrap();
-        assert!(verify_hex(key, &root, signature).is_ok(), "{side}'s receipt");
+        assert!(
+            verify_hex(key, &root, signature).is_ok(),
+            "{side}'s receipt"
+        );
     }
 }
 
