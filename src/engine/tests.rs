@@ -826,25 +826,3 @@ fn a_spec_that_lists_its_judged_fields_is_judged_on_those_only() {
     let (_host, guest) = play(&spec, host, guest, dir.path(), |c| Box::new(c));
     assert_eq!(guest.unwrap().reason.as_deref(), Some("balance_mismatch"));
 }
-
-#[test]
-fn a_flow_mode_this_build_cannot_run_is_refused_before_any_hook() {
-    let spec = Spec::from_value(crate::spec::model::tests::mental_poker_spec()).unwrap();
-    spec.check().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let mut hooks = TestHooks::default();
-    let calls = hooks.calls.clone();
-    let (mut host_end, _guest_end) = duplex();
-    let error = run(
-        &spec,
-        &mut hooks,
-        &mut host_end,
-        config(Role::Host, dir.path()),
-    )
-    .unwrap_err();
-    assert_eq!(
-        error.to_string(),
-        crate::spec::SpecError::NotRunnable(crate::spec::FlowMode::MentalPoker).to_string()
-    );
-    assert!(calls.lock().unwrap().is_empty(), "no hook was called");
-}

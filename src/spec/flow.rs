@@ -172,7 +172,8 @@ mod tests {
                 "mental_poker"
             ]
         );
-        assert!(FlowMode::MentalPoker.lints() && !FlowMode::MentalPoker.runs());
+        assert!(FlowMode::MentalPoker.lints() && FlowMode::MentalPoker.runs());
+        assert!(!FlowMode::AuthoritativeGroup.runs());
         assert!(FlowMode::ALL.into_iter().all(|m| !m.runs() || m.lints()));
     }
 
