@@ -86,6 +86,10 @@ fn run_case(
     let detail = match &host.result {
         Err(error @ EngineError::InvalidInbound { .. }) => error.to_string(),
         Err(other) => format!("host failed for another reason: {other}"),
+        Ok(outcome) if rejected_in_log && !outcome.completed => format!(
+            "refused the frame and stopped ({})",
+            outcome.reason.as_deref().unwrap_or("no reason")
+        ),
         Ok(outcome) if rejected_in_log => format!(
             "dropped the frame and went on (completed: {})",
             outcome.completed

@@ -1,0 +1,67 @@
+//! mental_poker in `protocol test`: the reference's own Crazy Eights and Briscola hooks run
+//! unchanged on our engine, both audits pass, and both sides sign the same transcript root
+//! (each side's `transcript_receipt.json` holds its own signature and the peer's).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::cli::protocol_test_json;
+use crate::support::reference::reference_package_dir;
+
+/// The reference's protocol with this id prefix (spec.json + hooks.py), copied into `into`.
+fn reference_protocol(prefix: &str, into: &Path) -> PathBuf {
+    let protocols = reference_package_dir().join("protocols").join(prefix);
+    let source = std::fs::read_dir(&protocols).unwrap().next().unwrap().unwrap().path();
+    let target = into.join(prefix);
+    std::fs::create_dir_all(&target).unwrap();
+    for file in ["spec.json", "hooks.py"] {
+        std::fs::copy(source.join(file), target.join(file)).unwrap();
+    }
+    target
+}
+
+fn receipt(side: &Value) -> Value {
+    let path = Path::new(side["state_dir"].as_str().unwrap()).join("transcript_receipt.json");
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+fn events(side: &Value) -> Vec<Value> {
+    let path = Path::new(side["session_dir"].as_str().unwrap()).join("events.jsonl");
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+fn plays_with_matching_receipts(prefix: &str, name: &str, options: &[&str]) {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = reference_protocol(prefix, scratch.path());
+    let (code, report, _state) = protocol_test_json(dir.to_str().unwrap(), options);
+    assert_eq!(code, 0, "{name}: {report}");
+    let (host, guest) = (&report["host"], &report["guest"]);
+    assert_eq!(host["completed"], true, "{name}: {report}");
+    assert_eq!(guest["completed"], true, "{name}: {report}");
+    assert_eq!(host["winner"], guest["winner"], "{name}");
+    let (host_receipt, guest_receipt) = (receipt(host), receipt(guest));
+    assert_eq!(host_receipt["transcript_hash"], guest_receipt["transcript_hash"]);
+    assert_eq!(host_receipt["signature"], guest_receipt["peer_signature"]);
+    assert_eq!(guest_receipt["signature"], host_receipt["peer_signature"]);
+    for side in [host, guest] {
+        let names: Vec<Value> = events(side).iter().map(|e| e["type"].clone()).collect();
+        for expected in ["mp_setup_completed", "audit_passed", "mp_terminal_receipt_verified", "game_over"] {
+            assert!(names.contains(&Value::from(expected)), "{name}: no {expected}");
+        }
+    }
+}
+
+#[test]
+fn reference_crazy_eights_runs_unchanged_with_matching_receipts() {
+    plays_with_matching_receipts("3a3c352a", "Crazy Eights", &["--options", r#"{"hand_size": 4}"#]);
+}
+
+#[test]
+fn reference_briscola_runs_unchanged_with_matching_receipts() {
+    plays_with_matching_receipts("f508d605", "Briscola", &[]);
+}
