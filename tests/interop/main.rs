@@ -7,6 +7,7 @@ mod support;
 
 mod clean_end;
 mod community;
+mod mental_poker;
 mod sessions;
 mod spec;
 mod transport;

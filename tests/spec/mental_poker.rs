@@ -12,7 +12,12 @@ use crate::support::reference::reference_package_dir;
 /// The reference's protocol with this id prefix (spec.json + hooks.py), copied into `into`.
 fn reference_protocol(prefix: &str, into: &Path) -> PathBuf {
     let protocols = reference_package_dir().join("protocols").join(prefix);
-    let source = std::fs::read_dir(&protocols).unwrap().next().unwrap().unwrap().path();
+    let source = std::fs::read_dir(&protocols)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     let target = into.join(prefix);
     std::fs::create_dir_all(&target).unwrap();
     for file in ["spec.json", "hooks.py"] {
@@ -45,20 +50,35 @@ fn plays_with_matching_receipts(prefix: &str, name: &str, options: &[&str]) {
     assert_eq!(guest["completed"], true, "{name}: {report}");
     assert_eq!(host["winner"], guest["winner"], "{name}");
     let (host_receipt, guest_receipt) = (receipt(host), receipt(guest));
-    assert_eq!(host_receipt["transcript_hash"], guest_receipt["transcript_hash"]);
+    assert_eq!(
+        host_receipt["transcript_hash"],
+        guest_receipt["transcript_hash"]
+    );
     assert_eq!(host_receipt["signature"], guest_receipt["peer_signature"]);
     assert_eq!(guest_receipt["signature"], host_receipt["peer_signature"]);
     for side in [host, guest] {
         let names: Vec<Value> = events(side).iter().map(|e| e["type"].clone()).collect();
-        for expected in ["mp_setup_completed", "audit_passed", "mp_terminal_receipt_verified", "game_over"] {
-            assert!(names.contains(&Value::from(expected)), "{name}: no {expected}");
+        for expected in [
+            "mp_setup_completed",
+            "audit_passed",
+            "mp_terminal_receipt_verified",
+            "game_over",
+        ] {
+            assert!(
+                names.contains(&Value::from(expected)),
+                "{name}: no {expected}"
+            );
         }
     }
 }
 
 #[test]
 fn reference_crazy_eights_runs_unchanged_with_matching_receipts() {
-    plays_with_matching_receipts("3a3c352a", "Crazy Eights", &["--options", r#"{"hand_size": 4}"#]);
+    plays_with_matching_receipts(
+        "3a3c352a",
+        "Crazy Eights",
+        &["--options", r#"{"hand_size": 4}"#],
+    );
 }
 
 #[test]
