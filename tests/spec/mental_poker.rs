@@ -85,3 +85,83 @@ fn reference_crazy_eights_runs_unchanged_with_matching_receipts() {
 fn reference_briscola_runs_unchanged_with_matching_receipts() {
     plays_with_matching_receipts("f508d605", "Briscola", &[]);
 }
+
+/// The built-in Thirty-One with both sides under human control: every turn waits in a
+/// decision window until a "person" (this test) submits one of the legal actions it shows.
+#[test]
+fn thirty_one_is_played_by_two_humans_through_decision_windows() {
+    use std::io::Write;
+
+    let data = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let mut game = crate::support::cli::aigenora()
+        .arg("--data-dir")
+        .arg(data.path())
+        .args([
+            "protocol",
+            "test",
+            "thirty-one",
+            "--json",
+            "--control-mode",
+            "human",
+        ])
+        .args(["--options", r#"{"hand_size": 3}"#, "--state-base"])
+        .arg(state.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut answered = std::collections::HashSet::new();
+    let started = std::time::Instant::now();
+    while game.try_wait().unwrap().is_none() {
+        assert!(started.elapsed().as_secs() < 120, "the game did not end");
+        for side in std::fs::read_dir(state.path()).unwrap().flatten() {
+            for engine in std::fs::read_dir(side.path())
+                .unwrap()
+                .flatten()
+                .filter(|e| e.path().is_dir())
+            {
+                let Ok(text) = std::fs::read_to_string(engine.path().join("snapshot.json")) else {
+                    continue;
+                };
+                let Ok(snapshot) = serde_json::from_str::<Value>(&text) else {
+                    continue;
+                };
+                let seq = snapshot["action_seq"].clone();
+                if snapshot["phase"] != "action_required"
+                    || !answered.insert((engine.path(), seq.to_string()))
+                {
+                    continue;
+                }
+                let mut decision = snapshot["legal_actions"][0].clone();
+                decision["action_seq"] = seq;
+                let decisions = engine.path().join("decision/decisions.jsonl");
+                let mut file = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(decisions)
+                    .unwrap();
+                writeln!(file, "{decision}").unwrap();
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let output = game.wait_with_output().unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["passed"], true, "{report}");
+    assert_eq!(report["host"]["winner"], report["guest"]["winner"]);
+    let finalized = |side: &Value| {
+        let dir = Path::new(side["state_dir"].as_str().unwrap());
+        std::fs::read_to_string(dir.join("events.jsonl"))
+            .unwrap()
+            .matches("local_decision_finalized")
+            .count()
+    };
+    assert!(
+        finalized(&report["host"]) >= 2 && finalized(&report["guest"]) >= 2,
+        "{report}"
+    );
+    assert_eq!(
+        receipt(&report["host"])["transcript_hash"],
+        receipt(&report["guest"])["transcript_hash"]
+    );
+}
