@@ -167,7 +167,7 @@ pub(crate) fn fdh(context: &[u8], key: &OtPublicKey) -> U2048 {
             chunk.copy_from_slice(&digest);
         }
         let candidate = U2048::from_be_slice(&out);
-        if key.is_unit(&candidate) {
+        if key.is_public_unit(&candidate) {
             return candidate;
         }
     }
@@ -265,7 +265,7 @@ pub(crate) fn build_table(
     };
     for (index, payload) in payloads.iter().enumerate() {
         let context = binding.context(Label::new(layer, index));
-        let token = key.private_op(&fdh(&context, key.public()))?;
+        let token = key.private_op_public(&fdh(&context, key.public()))?;
         table.entries.push(SealedEntry::seal_with(
             &token,
             &context,
@@ -280,21 +280,21 @@ pub(crate) fn build_table(
 /// A receiver's blinded request for one label; `r` is the witness it opens after the game.
 pub(crate) struct Request {
     pub r: U2048,
+    r_inverse: U2048,
     pub z: U2048,
 }
 
 impl Request {
     pub fn new(binding: &OtBinding, key: &OtPublicKey, label: Label) -> Request {
         let h = fdh(&binding.context(label), key);
-        let r = key.random_unit();
+        let (r, r_inverse) = key.random_unit();
         let z = key.mul(&h, &key.pow_e(&r));
-        Request { r, z }
+        Request { r, r_inverse, z }
     }
 
     /// The token behind the sender's answer `y` (`y · r^-1`).
     pub fn token(&self, key: &OtPublicKey, y: &U2048) -> U2048 {
-        let unblind = key.invert(&self.r).expect("r is a unit by construction");
-        key.mul(y, &unblind)
+        key.mul(y, &self.r_inverse)
     }
 }
 
@@ -316,7 +316,7 @@ pub(crate) fn verify_witness(
     z: &U2048,
     r: &U2048,
 ) -> bool {
-    key.is_unit(r) && key.mul(&fdh(&binding.context(label), key), &key.pow_e(r)) == *z
+    key.is_public_unit(r) && key.mul(&fdh(&binding.context(label), key), &key.pow_e(r)) == *z
 }
 
 #[cfg(test)]

@@ -1,8 +1,11 @@
 //! The RSA-2048 key (e = 65537) behind each side's oblivious transfers: a fresh key per game
 //! and side, its public half on the wire as `{"e":65537,"n":"<512 hex>"}`, and the raw
 //! private operation `z^d mod n` the OT needs, done with `crypto-bigint`'s constant-time
-//! Montgomery arithmetic: blinded (a fresh random `b`, so the exponentiation never sees the
-//! peer's `z`), split over the primes (CRT), and checked (`y^e == z`) before anything leaves.
+//! Montgomery arithmetic, split over the primes (CRT) and checked (`y^e == z`) before
+//! anything leaves. A `z` the peer chose is blinded first (a fresh random `b`, so the
+//! exponentiation never sees it); the sender's own table tokens, powers of public hashes,
+//! are not. Secret values (blinding factors, requests' `r`) are handled in constant time;
+//! public ones (hashes, opened witnesses) may take the faster variable-time checks.
 
 use crypto_bigint::modular::{FixedMontyForm, FixedMontyParams};
 use crypto_bigint::{Limb, NonZero, Odd, U1024, U2048};
@@ -67,9 +70,9 @@ impl OtPublicKey {
         x.is_nonzero().to_bool() && x < self.modulus()
     }
 
-    /// In range and coprime to `n` (a unit of `Z_n`).
-    pub fn is_unit(&self, x: &U2048) -> bool {
-        self.in_range(x) && x.gcd(self.modulus()) == U2048::ONE
+    /// In range and coprime to `n` (a unit of `Z_n`), for a public value (variable time).
+    pub fn is_public_unit(&self, x: &U2048) -> bool {
+        self.in_range(x) && x.gcd_vartime(self.modulus()) == U2048::ONE
     }
 
     fn form(&self, x: &U2048) -> FixedMontyForm<L2048> {
@@ -91,12 +94,16 @@ impl OtPublicKey {
         Option::from(self.form(x).invert()).map(|inverse: FixedMontyForm<L2048>| inverse.retrieve())
     }
 
-    /// A uniform unit of `Z_n` (rejection sampling over 2048-bit draws).
-    pub fn random_unit(&self) -> U2048 {
+    /// A uniform secret unit of `Z_n` and its inverse (rejection sampling over 2048-bit
+    /// draws; a draw that is not invertible is drawn again).
+    pub fn random_unit(&self) -> (U2048, U2048) {
         loop {
             let candidate = U2048::from_be_slice(&rng::bytes::<256>());
-            if self.is_unit(&candidate) {
-                return candidate;
+            if !self.in_range(&candidate) {
+                continue;
+            }
+            if let Some(inverse) = self.invert(&candidate) {
+                return (candidate, inverse);
             }
         }
     }
@@ -166,17 +173,37 @@ impl OtPrivateKey {
         &self.public
     }
 
-    /// `z^d mod n`, blinded, by CRT, and checked.
+    /// `z^d mod n` for a `z` the peer chose: blinded, by CRT, and checked.
     pub fn private_op(&self, z: &U2048) -> Result<U2048, PrivateOpError> {
         let public = &self.public;
         if !public.in_range(z) {
             return Err(PrivateOpError::OutOfRange);
         }
-        let blind = public.random_unit();
-        let unblind = public.invert(&blind).ok_or(PrivateOpError::Fault)?;
-        let blinded = public.mul(z, &public.pow_e(&blind));
+        let (blind, unblind) = public.random_unit();
+        let root = self.root(&public.mul(z, &public.pow_e(&blind)));
+        let root = public.mul(&root, &unblind);
+        if public.pow_e(&root) != *z {
+            return Err(PrivateOpError::Fault);
+        }
+        Ok(root)
+    }
+
+    /// `h^d mod n` for a public `h` in range (a table token of a hash): by CRT, checked.
+    pub fn private_op_public(&self, h: &U2048) -> Result<U2048, PrivateOpError> {
+        if !self.public.in_range(h) {
+            return Err(PrivateOpError::OutOfRange);
+        }
+        let root = self.root(h);
+        if self.public.pow_e(&root) != *h {
+            return Err(PrivateOpError::Fault);
+        }
+        Ok(root)
+    }
+
+    /// `x^d mod n` by CRT (Garner), constant time in `x` and the key.
+    fn root(&self, x: &U2048) -> U2048 {
         let half = |params: &FixedMontyParams<L1024>, exponent: &U1024| {
-            let reduced = blinded.rem(params.modulus().as_nz_ref());
+            let reduced = x.rem(params.modulus().as_nz_ref());
             FixedMontyForm::new(&reduced, params)
                 .pow(exponent)
                 .retrieve()
@@ -189,12 +216,7 @@ impl OtPrivateKey {
             .mul(&FixedMontyForm::new(&self.q_inv, &self.p))
             .retrieve();
         let q = self.q.modulus().as_ref();
-        let root_blinded = m2.resize::<L2048>().wrapping_add(&h.concatenating_mul(q));
-        let root = public.mul(&root_blinded, &unblind);
-        if public.pow_e(&root) != *z {
-            return Err(PrivateOpError::Fault);
-        }
-        Ok(root)
+        m2.resize::<L2048>().wrapping_add(&h.concatenating_mul(q))
     }
 }
 
@@ -256,8 +278,10 @@ pub(crate) mod tests {
         let public = key.public();
         assert_eq!(public.n_hex(), primitives()["rsa"]["n"].as_str().unwrap());
         for _ in 0..4 {
-            let x = public.random_unit();
+            let (x, inverse) = public.random_unit();
             assert_eq!(key.private_op(&public.pow_e(&x)), Ok(x));
+            assert_eq!(key.private_op_public(&public.pow_e(&x)), Ok(x));
+            assert_eq!(public.mul(&x, &inverse), U2048::ONE);
         }
         assert_eq!(
             key.private_op(&U2048::ZERO),
@@ -274,7 +298,7 @@ pub(crate) mod tests {
         let key = OtPrivateKey::generate();
         let public = key.public();
         assert_eq!(public.modulus().bit_width(), 2048);
-        let x = public.random_unit();
+        let (x, _) = public.random_unit();
         assert_eq!(key.private_op(&public.pow_e(&x)), Ok(x));
     }
 

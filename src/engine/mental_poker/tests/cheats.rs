@@ -126,7 +126,7 @@ pub(crate) fn witnesses(mut honest: Vec<Witness>, key: &OtPublicKey) -> Vec<Witn
                 seq: 999,
             },
             label: Label::new(label.layer, 999),
-            r: key.random_unit(),
+            r: key.random_unit().0,
         });
     }
     honest
@@ -146,7 +146,7 @@ pub(crate) fn poisoned(mut sealed: Vec<SealedEntry>) -> Vec<SealedEntry> {
 /// Asks the peer for a card of an empty stock (and waits for its answer).
 pub(crate) fn draw_from_empty(player: &mut Player) -> Result<(), Stop> {
     let id = player.table.next_ot_id(player.role);
-    let z = player.table.key_of(player.role.peer()).random_unit();
+    let (z, _) = player.table.key_of(player.role.peer()).random_unit();
     player.send(&wire::ot_request(id, &z))?;
     player.receive(&["mp_ot_response"])?;
     Ok(())

@@ -23,6 +23,12 @@ use crate::transport::{Channel, ChannelError};
 
 /// A mental_poker spec for decks of up to 128 cards whose `error` message takes every reason.
 pub(crate) fn spec() -> Spec {
+    let reasons: Vec<&str> = Reason::ALL.iter().map(|r| r.as_str()).collect();
+    spec_with_reasons(&reasons)
+}
+
+/// The same spec, its `error` message taking only `reasons` (the reference's take two).
+pub(crate) fn spec_with_reasons(reasons: &[&str]) -> Spec {
     let action = |name: &str| json!({"type": "enum", "values": [name], "required": true});
     let blobs = json!({"type": "array", "items": {"type": "ciphertext"}, "min_items": 1, "max_items": 128, "required": true});
     let blobs_text = json!({"type": "array", "items": {"type": "ot_blob"}, "min_items": 1, "max_items": 128, "required": true});
@@ -31,7 +37,6 @@ pub(crate) fn spec() -> Spec {
             "action": action(name), "rsa_pub": {"type": "ot_blob", "required": true},
             "blobs": blobs, "sealed_keys": blobs_text}})
     };
-    let reasons: Vec<&str> = Reason::ALL.iter().map(|r| r.as_str()).collect();
     let value = json!({
         "name": "Test Cards", "spec_version": "1.0", "flow": {"mode": "mental_poker"},
         "messages": [

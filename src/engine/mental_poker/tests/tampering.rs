@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use super::game::{CardHooks, Ended, Side, Strategy, Tamper, deck, play, spec};
+use super::game::{CardHooks, Ended, Side, Strategy, Tamper, deck, play, spec, spec_with_reasons};
 use crate::hooks::DealPlan;
 
 /// A side with these hooks that rewrites what it sends with `tamper`.
@@ -287,4 +287,38 @@ fn a_transfer_out_of_sequence_is_refused_before_it_is_answered() {
         .iter()
         .any(|m| m["msg"]["action"] == "mp_ot_response");
     assert!(!answered, "no answer went out");
+}
+
+#[test]
+fn a_spec_with_the_references_reasons_hears_the_coarse_one() {
+    let spec = spec_with_reasons(&["play_rejected", "rule_rejected"]);
+    let host = tampering(
+        hooks(Strategy::PlayLowest),
+        first("mp_play", |frame| {
+            frame["suit"] = ((frame["suit"].as_u64().unwrap() + 1) % 4).into()
+        }),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (host, guest) = play(
+        &spec,
+        host,
+        Side::honest(hooks(Strategy::PlayLowest)),
+        dir.path(),
+    );
+    assert_eq!(guest.reason(), Some("card_face_mismatch"));
+    assert_eq!(host.reason(), Some("peer_error: play_rejected"));
+    // A reason the spec cannot carry is not sent at all: the peer only sees us leave.
+    let guest = tampering(
+        hooks(Strategy::Pass),
+        first("mp_setup_b", |frame| frame["blobs"][0] = "00".into()),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (host, guest) = play(
+        &spec,
+        Side::honest(hooks(Strategy::Pass)),
+        guest,
+        dir.path(),
+    );
+    assert_eq!(host.reason(), Some("bad_blob"));
+    assert_eq!(guest.reason(), Some("peer_disconnected"));
 }
