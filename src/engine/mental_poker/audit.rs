@@ -21,6 +21,7 @@ use super::abort::Reason;
 use super::deck::{BlobA, LayerKey, open_blob, open_card};
 use super::ot::{Label, Layer, verify_token, verify_witness};
 use super::table::{OtRecord, Table};
+use super::threads::parallel_map;
 use super::wire::{Opening, OpeningItem, Witness};
 use crate::hooks::Card;
 use crate::spec::Role;
@@ -131,20 +132,29 @@ fn check_table(table: &Table, layer: Layer, opened: &Opened) -> Result<(), Audit
         return fail(Reason::KeysetMismatch, evidence);
     }
     let key = table.key_of(layer.owner());
-    for &index in &opened.token_order {
+    let failures = parallel_map(&opened.token_order, |&index| {
         let label = Label::new(layer, index);
-        let evidence = json!({"label": label.to_string()});
         let token = &opened.tokens[&index];
         if !verify_token(&table.binding, key, label, token) {
-            return fail(Reason::ForgedToken, evidence);
+            return Some(Reason::ForgedToken);
         }
         let context = table.binding.context(label);
-        let Some(payload) = table.sealed(label).open(token, &context) else {
-            return fail(Reason::SealedPayloadPoisoned, evidence);
-        };
-        if payload != *opened.key(index) {
-            return fail(Reason::PayloadMismatch, evidence);
+        match table.sealed(label).open(token, &context) {
+            None => Some(Reason::SealedPayloadPoisoned),
+            Some(payload) if payload != *opened.key(index) => Some(Reason::PayloadMismatch),
+            Some(_) => None,
         }
+    });
+    let first = opened
+        .token_order
+        .iter()
+        .zip(failures)
+        .find_map(|(index, failure)| Some((index, failure?)));
+    if let Some((&index, reason)) = first {
+        return fail(
+            reason,
+            json!({"label": Label::new(layer, index).to_string()}),
+        );
     }
     Ok(())
 }
@@ -218,10 +228,10 @@ fn check_witnesses(
     id_map: &[usize],
     witnesses: &[Witness],
 ) -> Result<(), AuditFailure> {
-    let of = |requester: Role| -> Vec<&Witness> {
+    let of = |requester: Role| -> Vec<(usize, &Witness)> {
+        let witnesses = witnesses.iter().enumerate();
         witnesses
-            .iter()
-            .filter(|w| w.ot_id.requester == requester)
+            .filter(|(_, w)| w.ot_id.requester == requester)
             .collect()
     };
     let record = |witness: &Witness| table.ots.iter().find(|ot| ot.id == witness.ot_id);
@@ -237,9 +247,14 @@ fn check_witnesses(
     for (id_b, &id_a) in id_map.iter().enumerate() {
         id_b_of_id_a[id_a] = id_b;
     }
+    let verified = parallel_map(witnesses, |witness| {
+        let ot = record(witness).expect("checked above");
+        let key = table.key_of(witness.ot_id.requester.peer());
+        verify_witness(&table.binding, key, witness.label, &ot.z, &witness.r)
+    });
     for requester in [Role::Guest, Role::Host] {
         let given = of(requester);
-        let ids: Vec<String> = given.iter().map(|w| w.ot_id.to_string()).collect();
+        let ids: Vec<String> = given.iter().map(|(_, w)| w.ot_id.to_string()).collect();
         let unique: BTreeSet<&String> = ids.iter().collect();
         if unique.len() != ids.len() {
             return fail(
@@ -261,25 +276,26 @@ fn check_witnesses(
             });
             return fail(Reason::WitnessTranscriptMismatch, evidence);
         }
-        for witness in given {
+        for (at, witness) in given {
             let ot: &OtRecord = record(witness).expect("checked above");
-            check_witness(table, &id_b_of_id_a, witness, ot)?;
+            check_witness(&id_b_of_id_a, witness, ot, verified[at])?;
         }
     }
     Ok(())
 }
 
+/// One witness (whose `z = FDH·r^e` check came out `verified`) names the card planned for
+/// its transfer.
 fn check_witness(
-    table: &Table,
     id_b_of_id_a: &[usize],
     witness: &Witness,
     ot: &OtRecord,
+    verified: bool,
 ) -> Result<(), AuditFailure> {
     let owner = witness.ot_id.requester.peer();
-    let key = table.key_of(owner);
     let label = witness.label;
     let id = witness.ot_id.to_string();
-    if !verify_witness(&table.binding, key, label, &ot.z, &witness.r) {
+    if !verified {
         return fail(Reason::BadWitness, json!({"ot_id": id}));
     }
     let in_range = label.index < id_b_of_id_a.len() && label.layer == Layer::of(owner);

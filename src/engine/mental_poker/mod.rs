@@ -22,6 +22,7 @@ mod rng;
 mod rsa;
 mod setup;
 mod table;
+mod threads;
 mod transcript;
 mod turns;
 mod wire;

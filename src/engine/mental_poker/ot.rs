@@ -19,6 +19,7 @@ use zeroize::Zeroize;
 
 use super::deck::LayerKey;
 use super::rsa::{OtPrivateKey, OtPublicKey, PrivateOpError};
+use super::threads::parallel_map;
 use super::{codec, rng};
 use crate::spec::Role;
 
@@ -252,26 +253,28 @@ impl Drop for SenderTable {
     }
 }
 
-/// Seals `payloads[i]` under label `<layer>-i`.
+/// Seals `payloads[i]` under label `<layer>-i` (one private operation each, spread over the
+/// CPUs).
 pub(crate) fn build_table(
     key: &OtPrivateKey,
     binding: &OtBinding,
     layer: Layer,
     payloads: &[LayerKey],
 ) -> Result<SenderTable, PrivateOpError> {
+    let indexed: Vec<(usize, &LayerKey)> = payloads.iter().enumerate().collect();
+    let sealed = parallel_map(&indexed, |(index, payload)| {
+        let context = binding.context(Label::new(layer, *index));
+        let token = key.private_op_public(&fdh(&context, key.public()))?;
+        let entry = SealedEntry::seal_with(&token, &context, payload, rng::bytes());
+        Ok((entry, token))
+    });
     let mut table = SenderTable {
         entries: Vec::with_capacity(payloads.len()),
         tokens: Vec::with_capacity(payloads.len()),
     };
-    for (index, payload) in payloads.iter().enumerate() {
-        let context = binding.context(Label::new(layer, index));
-        let token = key.private_op_public(&fdh(&context, key.public()))?;
-        table.entries.push(SealedEntry::seal_with(
-            &token,
-            &context,
-            payload,
-            rng::bytes(),
-        ));
+    for item in sealed {
+        let (entry, token) = item?;
+        table.entries.push(entry);
         table.tokens.push(token);
     }
     Ok(table)
