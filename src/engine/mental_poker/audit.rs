@@ -4,7 +4,8 @@
 //! 1. the id-B → id-A map, derived by opening every blob B with its opened outer key — one
 //!    to one onto the host's blobs;
 //! 2. both sealed tables: every token verifies under its table's public key, opens its
-//!    sealed entry, and the entry holds exactly the opened layer key;
+//!    sealed entry, and the entry holds exactly the opened layer key (a side's own table it
+//!    checked as it sealed it, so there it checks only that every label is opened);
 //! 3. the whole deck: every face rebuilt from the opened keys, as a set equal to the deck
 //!    our own hooks declare;
 //! 4. every play bound to the opened keys and the rebuilt face (the reference skips this,
@@ -74,18 +75,21 @@ impl Opened {
     }
 }
 
-/// Runs the audit; `universe` is this side's own `proto_mp_deck_universe()`.
+/// Runs the audit; `universe` is this side's own `proto_mp_deck_universe()`. `own` is the
+/// table the auditor sealed itself, whose tokens it checked as it made them (`None` for a
+/// third party, which checks both).
 pub(crate) fn audit(
     table: &Table,
     host: &Opening,
     guest: &Opening,
     witnesses: &[Witness],
     universe: &[Card],
+    own: Option<Layer>,
 ) -> Result<(), AuditFailure> {
     let (inner, outer) = (Opened::of(host), Opened::of(guest));
     let id_map = derive_id_map(table, &outer)?;
-    check_table(table, Layer::Inner, &inner)?;
-    check_table(table, Layer::Outer, &outer)?;
+    check_table(table, Layer::Inner, &inner, own == Some(Layer::Inner))?;
+    check_table(table, Layer::Outer, &outer, own == Some(Layer::Outer))?;
     let faces = full_deck(table, &id_map, &inner, universe)?;
     check_plays(table, &id_map, &inner, &outer, &faces)?;
     check_witnesses(table, &id_map, witnesses)
@@ -116,8 +120,13 @@ fn derive_id_map(table: &Table, outer: &Opened) -> Result<Vec<usize>, AuditFailu
     Ok(map)
 }
 
-/// One sealed table against its opening.
-fn check_table(table: &Table, layer: Layer, opened: &Opened) -> Result<(), AuditFailure> {
+/// One sealed table against its opening (only its key sets, for the auditor's own).
+fn check_table(
+    table: &Table,
+    layer: Layer,
+    opened: &Opened,
+    own: bool,
+) -> Result<(), AuditFailure> {
     let all: BTreeSet<usize> = (0..table.deck_size()).collect();
     let tokens: BTreeSet<usize> = opened.tokens.keys().copied().collect();
     let keys: BTreeSet<usize> = opened.keys.keys().copied().collect();
@@ -130,6 +139,9 @@ fn check_table(table: &Table, layer: Layer, opened: &Opened) -> Result<(), Audit
         let evidence =
             json!({"tokens": names(&tokens), "keys": names(&keys), "repeated": opened.repeated});
         return fail(Reason::KeysetMismatch, evidence);
+    }
+    if own {
+        return Ok(());
     }
     let key = table.key_of(layer.owner());
     let failures = parallel_map(&opened.token_order, |&index| {

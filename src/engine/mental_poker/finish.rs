@@ -46,7 +46,8 @@ pub(crate) fn run(player: &mut Player, winner: Option<String>) -> Result<Outcome
     player.session.emit(Event::AuditStarted {});
     let universe = player.hooks()?.mp_deck_universe()?;
     let witnesses: Vec<Witness> = my_witnesses.into_iter().chain(their_witnesses).collect();
-    if let Err(failure) = audit(&player.table, host, guest, &witnesses, &universe) {
+    let own = Some(Layer::of(role));
+    if let Err(failure) = audit(&player.table, host, guest, &witnesses, &universe, own) {
         player.session.emit(Event::AuditFailed {
             reason: failure.reason.as_str().into(),
             evidence: failure.evidence.clone(),

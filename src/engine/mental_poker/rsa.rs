@@ -16,9 +16,9 @@ use zeroize::Zeroize;
 
 use super::{codec, rng};
 
-/// The public exponent both clients use and insist on.
+/// The public exponent both clients use and insist on: 2^16 + 1.
 pub(crate) const E: u64 = 65537;
-const E_BITS: u32 = 17;
+const E_SQUARINGS: u32 = 16;
 const L2048: usize = U2048::LIMBS;
 const L1024: usize = U1024::LIMBS;
 
@@ -79,10 +79,10 @@ impl OtPublicKey {
         FixedMontyForm::new(x, &self.params)
     }
 
+    /// `x^65537 mod n`: sixteen squarings and a multiplication (the exponent is public).
     pub fn pow_e(&self, x: &U2048) -> U2048 {
-        self.form(x)
-            .pow_bounded_exp(&U2048::from_u64(E), E_BITS)
-            .retrieve()
+        let x = self.form(x);
+        x.square_repeat_vartime(E_SQUARINGS).mul(&x).retrieve()
     }
 
     pub fn mul(&self, a: &U2048, b: &U2048) -> U2048 {
@@ -205,7 +205,7 @@ impl OtPrivateKey {
         let half = |params: &FixedMontyParams<L1024>, exponent: &U1024| {
             let reduced = x.rem(params.modulus().as_nz_ref());
             FixedMontyForm::new(&reduced, params)
-                .pow(exponent)
+                .pow_amm(exponent)
                 .retrieve()
         };
         let m1 = half(&self.p, &self.dp);

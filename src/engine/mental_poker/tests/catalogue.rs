@@ -127,27 +127,41 @@ fn a_deck_that_is_not_the_declared_universe_fails_both_audits() {
 
 #[test]
 fn dealer_cheats_in_the_sealed_tables_and_openings() {
-    for (host_cheats, guest_cheats, reason) in [
+    // A side does not re-check the tokens of the table it sealed itself: the cheater passes
+    // its own audit and hears from the honest side why the game does not count.
+    for (host_cheats, guest_cheats, honest, reason) in [
         // g-7 is never taken in this game, so only the audit can see it.
         (
             vec![],
             vec![Cheat::PoisonSealed(7)],
+            "host",
             "sealed_payload_poisoned",
         ),
-        (vec![Cheat::ForgeToken(0)], vec![], "forged_token"),
-        (
-            vec![],
-            vec![Cheat::AlterOpeningKey(0)],
-            "derive_id_map_failed",
-        ),
+        (vec![Cheat::ForgeToken(0)], vec![], "guest", "forged_token"),
     ] {
         let (host, guest) = run(
             cheating(quiet(), host_cheats),
             cheating(quiet(), guest_cheats),
         );
-        stopped(&host, reason);
-        stopped(&guest, reason);
+        let (honest, cheater) = if honest == "host" {
+            (&host, &guest)
+        } else {
+            (&guest, &host)
+        };
+        stopped(honest, reason);
+        assert_eq!(cheater.events_named("audit_passed").len(), 1);
+        assert_eq!(
+            cheater.reason(),
+            Some(format!("peer_error: {reason}").as_str())
+        );
     }
+    // An opened outer key that does not open its blob breaks the id map for everyone.
+    let (host, guest) = run(
+        Side::honest(quiet()),
+        cheating(quiet(), vec![Cheat::AlterOpeningKey(0)]),
+    );
+    stopped(&host, "derive_id_map_failed");
+    stopped(&guest, "derive_id_map_failed");
 }
 
 #[test]
@@ -176,7 +190,7 @@ fn plays_are_bound_to_the_opened_keys() {
         let (mut table, host, guest, host_w, guest_w) = replay(&record, deal);
         change(&mut table.plays[0].1);
         let all: Vec<Witness> = host_w.into_iter().chain(guest_w).collect();
-        audit(&table, &host, &guest, &all, &universe)
+        audit(&table, &host, &guest, &all, &universe, None)
             .unwrap_err()
             .reason
     };

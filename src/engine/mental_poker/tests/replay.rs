@@ -106,7 +106,7 @@ fn replays_to_the_signed_root(name: &str, deal: DealPlan) {
     let (table, host, guest, host_w, guest_w) = replay(&record, deal);
     let universe = universe_from_value(&record["universe"]).unwrap();
     let all: Vec<Witness> = host_w.into_iter().chain(guest_w).collect();
-    audit(&table, &host, &guest, &all, &universe).expect("the honest game passes our audit");
+    audit(&table, &host, &guest, &all, &universe, None).expect("the honest game passes our audit");
     let root = table.root();
     assert_eq!(
         hex::encode(root),
