@@ -14,6 +14,7 @@ use crypto_primes::{Flavor, is_prime, sieve_and_find};
 use serde_json::Value;
 use zeroize::Zeroize;
 
+use super::threads::both;
 use super::{codec, rng};
 
 /// The public exponent both clients use and insist on: 2^16 + 1.
@@ -180,7 +181,7 @@ impl OtPrivateKey {
             return Err(PrivateOpError::OutOfRange);
         }
         let (blind, unblind) = public.random_unit();
-        let root = self.root(&public.mul(z, &public.pow_e(&blind)));
+        let root = self.root_on_two_cpus(&public.mul(z, &public.pow_e(&blind)));
         let root = public.mul(&root, &unblind);
         if public.pow_e(&root) != *z {
             return Err(PrivateOpError::Fault);
@@ -202,14 +203,26 @@ impl OtPrivateKey {
 
     /// `x^d mod n` by CRT (Garner), constant time in `x` and the key.
     fn root(&self, x: &U2048) -> U2048 {
-        let half = |params: &FixedMontyParams<L1024>, exponent: &U1024| {
-            let reduced = x.rem(params.modulus().as_nz_ref());
-            FixedMontyForm::new(&reduced, params)
-                .pow_amm(exponent)
-                .retrieve()
-        };
-        let m1 = half(&self.p, &self.dp);
-        let m2 = half(&self.q, &self.dq);
+        self.combine(self.half_p(x), self.half_q(x))
+    }
+
+    /// [`OtPrivateKey::root`] with its two halves computed at once (the answer to a peer
+    /// waits on it; the sealed tables are spread over the CPUs already).
+    fn root_on_two_cpus(&self, x: &U2048) -> U2048 {
+        let (m1, m2) = both(|| self.half_p(x), || self.half_q(x));
+        self.combine(m1, m2)
+    }
+
+    fn half_p(&self, x: &U2048) -> U1024 {
+        half(x, &self.p, &self.dp)
+    }
+
+    fn half_q(&self, x: &U2048) -> U1024 {
+        half(x, &self.q, &self.dq)
+    }
+
+    /// Garner's recombination: `m2 + q·((m1 - m2)·q^-1 mod p)`.
+    fn combine(&self, m1: U1024, m2: U1024) -> U2048 {
         let m2_mod_p = m2.rem(self.p.modulus().as_nz_ref());
         let h = FixedMontyForm::new(&m1, &self.p)
             .sub(&FixedMontyForm::new(&m2_mod_p, &self.p))
@@ -218,6 +231,14 @@ impl OtPrivateKey {
         let q = self.q.modulus().as_ref();
         m2.resize::<L2048>().wrapping_add(&h.concatenating_mul(q))
     }
+}
+
+/// `x^exponent mod prime`, constant time.
+fn half(x: &U2048, params: &FixedMontyParams<L1024>, exponent: &U1024) -> U1024 {
+    let reduced = x.rem(params.modulus().as_nz_ref());
+    FixedMontyForm::new(&reduced, params)
+        .pow_amm(exponent)
+        .retrieve()
 }
 
 impl Drop for OtPrivateKey {

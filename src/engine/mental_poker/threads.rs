@@ -43,6 +43,21 @@ pub(crate) fn parallel_map<T: Sync, U: Send>(items: &[T], work: impl Fn(&T) -> U
     })
 }
 
+/// `first` on a helper thread and `second` on this one, at the same time.
+pub(crate) fn both<A: Send, B>(
+    first: impl FnOnce() -> A + Send,
+    second: impl FnOnce() -> B,
+) -> (A, B) {
+    thread::scope(|scope| {
+        let helper = scope.spawn(|| {
+            any_cpu();
+            first()
+        });
+        let second = second();
+        (helper.join().expect("a worker does not panic"), second)
+    })
+}
+
 /// Lets the calling thread run on any CPU (Linux; elsewhere threads are not pinned).
 fn any_cpu() {
     #[cfg(target_os = "linux")]
@@ -70,5 +85,6 @@ mod tests {
         );
         assert!(parallel_map(&[] as &[u32], |x| *x).is_empty());
         assert_eq!(Background::start(|| 7).wait(), 7);
+        assert_eq!(both(|| 1, || "two"), (1, "two"));
     }
 }

@@ -4,21 +4,33 @@ installs into the hooks' `state`, and the local choice of an action in every con
 Cryptography lives in the Rust engine; hooks only ever see card ids and their own faces."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
 
 
-@dataclass
 class DeckState:
-    """Where every card id (id-B) currently is; faces are never stored here."""
+    """Where every card id (id-B) currently is; faces are never stored here. (Written out
+    rather than a dataclass: importing dataclasses costs every process ~5 ms.)"""
 
-    guest_hand: set[str] = field(default_factory=set)
-    host_hand: set[str] = field(default_factory=set)
-    stock: set[str] = field(default_factory=set)
-    played: set[str] = field(default_factory=set)
+    def __init__(self, guest_hand: set[str] | None = None, host_hand: set[str] | None = None,
+                 stock: set[str] | None = None, played: set[str] | None = None):
+        self.guest_hand = set() if guest_hand is None else guest_hand
+        self.host_hand = set() if host_hand is None else host_hand
+        self.stock = set() if stock is None else stock
+        self.played = set() if played is None else played
+
+    def __repr__(self) -> str:
+        return (f"DeckState(guest_hand={self.guest_hand!r}, host_hand={self.host_hand!r}, "
+                f"stock={self.stock!r}, played={self.played!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return ((self.guest_hand, self.host_hand, self.stock, self.played)
+                == (other.guest_hand, other.host_hand, other.stock, other.played))
+
+    __hash__ = None  # mutable, like the dataclass the reference uses
 
     def hand_of(self, who: str) -> set[str]:
         if who == "host":
@@ -45,12 +57,23 @@ class DeckState:
         return True
 
 
-@dataclass
 class ValidationResult:
     """A rules verdict: ok, or rejected with a reason."""
 
-    ok: bool
-    reason: str | None = None
+    __match_args__ = ("ok", "reason")
+
+    def __init__(self, ok: bool, reason: str | None = None):
+        self.ok, self.reason = ok, reason
+
+    def __repr__(self) -> str:
+        return f"ValidationResult(ok={self.ok!r}, reason={self.reason!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.ok, self.reason) == (other.ok, other.reason)
+
+    __hash__ = None
 
 
 def install_table(state: dict, role: str, hand: list, host_hand: list, guest_hand: list,
