@@ -22,26 +22,26 @@ trap 'rm -rf "$work"' EXIT
 cargo build --release --quiet
 ours=$PWD/target/release/aigenora
 
-ms() { # command... -> wall milliseconds
-    local start end
-    start=$(date +%s%N)
-    "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; exit 1; }
-    end=$(date +%s%N)
-    echo $(( (end - start) / 1000000 ))
+measure() { # command... -> "wall_ms cpu_ms" (CPU: user + system, all threads)
+    /usr/bin/time -f '%e %U %S' -o "$work/time" "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; exit 1; }
+    awk '{ printf "%d %d\n", $1 * 1000, ($2 + $3) * 1000 }' "$work/time"
 }
 
 echo "mental poker, Crazy Eights (reference hooks, hand_size 5), $runs runs each, load $(cut -d' ' -f1-3 /proc/loadavg)"
-ours_total=0 ref_total=0
+ours_wall=0 ours_cpu=0 ref_wall=0 ref_cpu=0
 for run in $(seq "$runs"); do
     state=$work/ours-$run
-    ours_ms=$(ms "$ours" protocol test "$crazy_eights" --options "$options" --state-base "$state")
+    read -r wall cpu < <(measure "$ours" protocol test "$crazy_eights" --options "$options" --state-base "$state")
+    ours_wall=$((ours_wall + wall)) ours_cpu=$((ours_cpu + cpu))
     echo "ours $(ls -d "$state"/host-*/events.jsonl) $(ls -d "$state"/guest-*/events.jsonl)" >>"$work/runs.txt"
-    ref_ms=$(ms "$python" -m aigenora protocol test "$crazy_eights" --options "$options" --state-base "$work/ref-cli-$run")
+    read -r wall cpu < <(measure "$python" -m aigenora protocol test "$crazy_eights" --options "$options" --state-base "$work/ref-cli-$run")
+    ref_wall=$((ref_wall + wall)) ref_cpu=$((ref_cpu + cpu))
     "$python" benches/mental_poker_reference.py "$crazy_eights" "$options" "$work/ref-$run"
     echo "reference $work/ref-$run/host/events.jsonl $work/ref-$run/guest/events.jsonl" >>"$work/runs.txt"
-    ours_total=$((ours_total + ours_ms)) ref_total=$((ref_total + ref_ms))
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "end to end (protocol test, whole process): ours $((ours_total / runs)) ms, reference $((ref_total / runs)) ms"
-awk -v r="$ref_total" -v o="$ours_total" 'BEGIN { printf "  speedup: %.1fx (goal: >= 5x)\n", r / o }'
+echo "end to end (protocol test, whole process, mean):"
+awk -v ow="$ours_wall" -v rw="$ref_wall" -v oc="$ours_cpu" -v rc="$ref_cpu" -v n="$runs" 'BEGIN {
+    printf "  wall: ours %d ms, reference %d ms: %.1fx (goal: >= 5x)\n", ow / n, rw / n, rw / ow
+    printf "  CPU:  ours %d ms, reference %d ms: %.1fx\n", oc / n, rc / n, rc / oc }'
 "$python" benches/mental_poker_timeline.py "$work/runs.txt"
