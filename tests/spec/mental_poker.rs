@@ -165,3 +165,32 @@ fn thirty_one_is_played_by_two_humans_through_decision_windows() {
         receipt(&report["guest"])["transcript_hash"]
     );
 }
+
+/// `protocol test --adversarial` on a dealt game: each malformed variant of the guest's first
+/// frame of every kind (join, setup, transfers, play, opening, witness, receipt) stops the
+/// host, although every replay deals a different game.
+#[test]
+fn thirty_one_refuses_every_malformed_guest_frame() {
+    let options = ["--adversarial", "--options", r#"{"hand_size": 3}"#];
+    let (code, report, _state) = protocol_test_json("thirty-one", &options);
+    assert_eq!(code, 0, "{report}");
+    let cases = report["adversarial"].as_array().unwrap();
+    assert!(cases.len() >= 15, "{report}");
+    assert!(
+        cases.iter().all(|case| case["rejected"] == true),
+        "{report}"
+    );
+    for action in [
+        "mp_setup_b",
+        "mp_ot_request",
+        "mp_play",
+        "mp_witness",
+        "mp_terminal_receipt",
+    ] {
+        let label = format!("{action}/unknown_field");
+        assert!(
+            cases.iter().any(|case| case["case"] == label.as_str()),
+            "{label}: {report}"
+        );
+    }
+}
