@@ -18,7 +18,6 @@ use serde_json::{Map, Value, json};
 
 pub use control::ControlMode;
 pub use free::{InputPoll, LineInput, LocalInput, ScriptStep, ScriptedInput};
-pub use mental_poker::{Abort, Reason as AbortReason};
 pub use simultaneous_round::commit_hash;
 
 use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, InitContext};

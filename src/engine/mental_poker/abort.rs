@@ -65,6 +65,7 @@ pub enum Reason {
 
 impl Reason {
     /// Every reason, in declaration order (a spec's `error` message can list them all).
+    #[cfg(test)]
     pub const ALL: [Reason; 45] = {
         use Reason::*;
         [

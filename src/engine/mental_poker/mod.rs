@@ -34,7 +34,7 @@ mod vectors;
 
 use serde_json::json;
 
-pub use abort::{Abort, Reason};
+pub(crate) use abort::{Abort, Reason};
 
 use super::session::Session;
 use super::{EngineError, Outcome};

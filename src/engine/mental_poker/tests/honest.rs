@@ -69,3 +69,17 @@ fn draws_take_the_next_stock_card_privately() {
     assert_eq!(draws[1]["id_b"], "1");
     assert_eq!(host.signed_hash(), guest.signed_hash());
 }
+
+/// The built-in Thirty-One lets its `error` message carry every reason the engine has.
+#[test]
+fn thirty_one_declares_every_abort_reason() {
+    let spec = crate::protocols::find("thirty-one").unwrap().spec();
+    let error = &spec.value()["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "error")
+        .unwrap()["fields"]["reason"]["values"];
+    let all: Vec<&str> = crate::engine::mental_poker::Reason::ALL.iter().map(|r| r.as_str()).collect();
+    assert_eq!(error, &serde_json::json!(all));
+}
