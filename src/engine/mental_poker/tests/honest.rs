@@ -80,6 +80,9 @@ fn thirty_one_declares_every_abort_reason() {
         .iter()
         .find(|m| m["name"] == "error")
         .unwrap()["fields"]["reason"]["values"];
-    let all: Vec<&str> = crate::engine::mental_poker::Reason::ALL.iter().map(|r| r.as_str()).collect();
+    let all: Vec<&str> = crate::engine::mental_poker::Reason::ALL
+        .iter()
+        .map(|r| r.as_str())
+        .collect();
     assert_eq!(error, &serde_json::json!(all));
 }
