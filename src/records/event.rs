@@ -289,6 +289,22 @@ mod tests {
                 direction: MessageDirection::Sent,
                 msg: json!({"action": "move", "n": 1.5}),
             },
+            Event::MentalPokerAborted {
+                reason: "peeked_non_hand".into(),
+                detail: "guest-0 took card 2".into(),
+            },
+            Event::AuditFailed {
+                reason: "forged_token".into(),
+                evidence: json!({"label": "h-0"}),
+            },
+            Event::GameOver {
+                outcome: None,
+                audit_status: "passed".into(),
+            },
+            Event::PlayVerified {
+                who: Role::Guest,
+                id_b: "7".into(),
+            },
         ];
         for event in events {
             let (name, data) = event.clone().into_parts();
