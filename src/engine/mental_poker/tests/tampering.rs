@@ -322,3 +322,114 @@ fn a_spec_with_the_references_reasons_hears_the_coarse_one() {
     assert_eq!(host.reason(), Some("bad_blob"));
     assert_eq!(guest.reason(), Some("peer_disconnected"));
 }
+
+/// Frames that break the shape of a setup, an opening or a witness list, or come out of turn.
+#[test]
+fn malformed_and_misplaced_frames_each_have_their_reason() {
+    type Change = fn(&mut Value);
+    let cases: [(&str, &'static str, Change, &str); 9] = [
+        (
+            "host",
+            "mp_setup_a",
+            |f| f["rsa_pub"] = r#"{"e":3,"n":"00"}"#.into(),
+            "bad_rsa_key",
+        ),
+        (
+            "host",
+            "mp_setup_a",
+            |f| f["sealed_keys"][0] = f["sealed_keys"][1].clone(),
+            "bad_sealed_entry",
+        ),
+        (
+            "host",
+            "mp_setup_a",
+            |f| f["blobs"][1] = f["blobs"][0].clone(),
+            "duplicate_blob",
+        ),
+        (
+            "guest",
+            "mp_setup_b",
+            |f| drop(f["blobs"].as_array_mut().unwrap().pop()),
+            "setup_size_mismatch",
+        ),
+        (
+            "guest",
+            "mp_opening",
+            |f| f["openings"][0] = "{}".into(),
+            "malformed_opening",
+        ),
+        (
+            "guest",
+            "mp_opening",
+            |f| drop(f["openings"].as_array_mut().unwrap().remove(0)),
+            "keyset_mismatch",
+        ),
+        (
+            "guest",
+            "mp_witness",
+            |f| f["witnesses"] = serde_json::json!(["x"]),
+            "malformed_witness",
+        ),
+        (
+            "guest",
+            "mp_opening",
+            |f| *f = serde_json::json!({"action": "mp_pass"}),
+            "audit_refused",
+        ),
+        (
+            "guest",
+            "mp_ot_request",
+            |f| *f = serde_json::json!({"action": "mp_pass"}),
+            "unexpected_message",
+        ),
+    ];
+    for (cheater, action, change, reason) in cases {
+        let tampered = tampering(hooks(Strategy::Pass), first(action, change));
+        let honest = Side::honest(hooks(Strategy::Pass));
+        let (host, guest, catcher) = match cheater {
+            "host" => (tampered, honest, "guest"),
+            _ => (honest, tampered, "host"),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let (host, guest) = play(&spec(), host, guest, dir.path());
+        let catching = if catcher == "host" { &host } else { &guest };
+        assert_eq!(
+            catching.reason(),
+            Some(reason),
+            "{action}: {:?}",
+            catching.result
+        );
+    }
+}
+
+#[test]
+fn a_frame_the_spec_refuses_is_recorded_and_stops_the_game() {
+    let guest = tampering(
+        hooks(Strategy::PlayLowest),
+        first("mp_play", |frame| frame["rank"] = "high".into()),
+    );
+    let (host, _) = caught(
+        Side::honest(hooks(Strategy::PlayLowest)),
+        guest,
+        "host",
+        "invalid_frame",
+    );
+    assert_eq!(host.events_named("message_rejected").len(), 1);
+}
+
+#[test]
+fn a_deal_larger_than_the_deck_is_refused() {
+    let greedy = || CardHooks::new(deck(8), DealPlan { host: 5, guest: 5 }, Strategy::Pass);
+    let dir = tempfile::tempdir().unwrap();
+    let (host, guest) = play(
+        &spec(),
+        Side::honest(greedy()),
+        Side::honest(greedy()),
+        dir.path(),
+    );
+    assert_eq!(host.reason(), Some("bad_deal_plan"));
+    assert!(matches!(
+        guest.reason(),
+        Some("bad_deal_plan" | "peer_error: bad_deal_plan")
+    ));
+}
