@@ -4,6 +4,7 @@
 
 mod control;
 mod free;
+mod mental_poker;
 mod request_response;
 mod session;
 mod session_loop;
@@ -22,6 +23,7 @@ pub use simultaneous_round::commit_hash;
 pub use windows::DecisionSettings;
 
 use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, InitContext};
+use crate::identity::Identity;
 use crate::records::EventLog;
 use crate::spec::{Direction, Flow, MessageError, Role, Spec};
 use crate::transport::{Channel, ChannelError};
@@ -48,6 +50,32 @@ pub struct EngineConfig {
     pub local_input: Option<Box<dyn LocalInput>>,
     /// How this side's decision windows behave (human and hybrid control).
     pub decisions: DecisionSettings,
+    /// Who this side is to its peer.
+    pub binding: SessionBinding,
+}
+
+/// What binds a session beyond its frames: the server's session id, this agent's identity,
+/// and the key the peer proved in the handshake. Mental poker binds its transfers to the
+/// session id and signs its transcript with the identity; a receipt must come from the peer's
+/// key.
+#[derive(Debug, Clone)]
+pub struct SessionBinding {
+    /// Empty for direct play and self-play.
+    pub session_id: String,
+    pub identity: Identity,
+    /// None when no handshake proved one (direct play, self-play).
+    pub peer_public_key: Option<String>,
+}
+
+impl SessionBinding {
+    /// A session with no server and no proved peer, under a throwaway identity.
+    pub fn unbound() -> SessionBinding {
+        SessionBinding {
+            session_id: String::new(),
+            identity: Identity::generate(),
+            peer_public_key: None,
+        }
+    }
 }
 
 /// How a session ended for this side.
@@ -135,7 +163,7 @@ pub fn run(
             Flow::RequestResponse => request_response::run(&mut session),
             Flow::SimultaneousRound(round) => simultaneous_round::run(&mut session, round),
             Flow::Free => free::run(&mut session, local_input),
-            Flow::MentalPoker => Err(unusable(crate::spec::SpecError::NotRunnable(flow.mode()))),
+            Flow::MentalPoker => mental_poker::run(&mut session),
         };
         outcome.map(|outcome| Outcome {
             metadata,

@@ -3,6 +3,7 @@
 
 mod convert;
 pub mod interpreter;
+pub mod mental_poker;
 mod native;
 mod native_decision;
 pub mod python_hooks;
@@ -13,6 +14,8 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::spec::Role;
+
+pub use mental_poker::{Card, DealPlan, LocalAction, MentalPokerHooks, TableView, Verdict};
 
 /// What a hook returns: an optional message to send and whether the session ends.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -146,6 +149,10 @@ pub trait Hooks: Send {
         summary: &str,
         structured: Map<String, Value>,
     ) -> Result<(), HookError>;
+    /// The mental_poker hooks, when this implementation has them.
+    fn mental_poker(&mut self) -> Option<&mut dyn MentalPokerHooks> {
+        None
+    }
     /// Puts every state file written behind on disk and releases this side's (the SDK's
     /// `aigenora.proto.files.flush_all(state_dir)`); the engine calls it when a side ends.
     fn flush_files(&mut self) -> Result<(), HookError> {

@@ -11,7 +11,11 @@ use pyo3::types::{PyDict, PyList, PyTuple, PyType};
 use serde_json::{Map, Value};
 
 use super::convert::{from_python, to_python, to_python_dict};
-use super::{HookError, HookResult, Hooks, HostMetadata, InitContext, Shown, interpreter};
+use super::{
+    HookError, HookResult, Hooks, HostMetadata, InitContext, MentalPokerHooks, Shown, interpreter,
+};
+
+mod mental_poker;
 use crate::canonical::sha256_hex;
 
 /// The loaded `Hooks` instance of one protocol dir, plus the per-side round `state` dict.
@@ -517,6 +521,10 @@ impl Hooks for PythonHooks {
             vec![phase.into()],
             kwargs,
         )
+    }
+
+    fn mental_poker(&mut self) -> Option<&mut dyn MentalPokerHooks> {
+        Some(self)
     }
 
     fn flush_files(&mut self) -> Result<(), HookError> {

@@ -36,6 +36,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("chat"),
     builtin!("text-transform"),
     builtin!("hero-duel"),
+    builtin!("thirty-one"),
 ];
 
 /// Finds a built-in by alias.

@@ -130,6 +130,56 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         action: Option<TimeoutAction>,
     },
+    /// mental_poker: both layers of the deck are on the table.
+    MpSetupCompleted {
+        role: Role,
+        deck_size: usize,
+    },
+    /// mental_poker: `who` drew the card `id_b` (an oblivious transfer; only its owner
+    /// learns the face).
+    DrawCompleted {
+        who: Role,
+        id_b: String,
+    },
+    /// mental_poker: a play passed its checks (the peer's: keys, face, ledger and rules).
+    PlayVerified {
+        who: Role,
+        id_b: String,
+    },
+    /// mental_poker: the peer's play failed a check (`reason`: the check, or the rules').
+    PlayRejected {
+        who: Role,
+        reason: String,
+    },
+    PassExchanged {
+        who: Role,
+    },
+    AuditStarted {},
+    AuditPassed {},
+    /// The end-of-game audit found cheating or broken material; no receipt is signed.
+    AuditFailed {
+        reason: String,
+        evidence: Value,
+    },
+    /// This side signed the transcript root (only ever after its audit passed).
+    MpTerminalReceiptSigned {
+        transcript_hash: String,
+    },
+    MpTerminalReceiptVerified {
+        transcript_hash: String,
+        peer_signature_ok: bool,
+    },
+    /// A mental-poker game ended early: one structured reason, and what exactly happened.
+    MentalPokerAborted {
+        reason: String,
+        detail: String,
+    },
+    /// A mental-poker game is over with both receipts verified.
+    GameOver {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        outcome: Option<String>,
+        audit_status: String,
+    },
     /// This side's session is over (engine, end of session, or an abort).
     SessionEnded {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -296,6 +346,22 @@ mod tests {
                 decision: None,
                 origin: None,
                 action: Some(TimeoutAction::Forfeit),
+            },
+            Event::MentalPokerAborted {
+                reason: "peeked_non_hand".into(),
+                detail: "guest-0 took card 2".into(),
+            },
+            Event::AuditFailed {
+                reason: "forged_token".into(),
+                evidence: json!({"label": "h-0"}),
+            },
+            Event::GameOver {
+                outcome: None,
+                audit_status: "passed".into(),
+            },
+            Event::PlayVerified {
+                who: Role::Guest,
+                id_b: "7".into(),
             },
         ];
         for event in events {

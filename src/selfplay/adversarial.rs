@@ -1,7 +1,9 @@
-//! `protocol test --adversarial`: replays the session with one guest frame at a time
-//! replaced by a malformed variant (unknown field, missing required field, bad enum,
-//! out-of-range or mistyped integer, oversized text, bad hex, mistyped boolean) and checks
-//! that the host rejects each before any hook sees it.
+//! `protocol test --adversarial`: replays the session with one guest frame at a time — the
+//! first of each action — replaced by a malformed variant (unknown field, missing required
+//! field, bad enum, out-of-range or mistyped integer, oversized text, bad hex, mistyped
+//! boolean) and checks that the host rejects each before any hook sees it. A replay of a
+//! dealt game (mental poker) plays out differently, so the frame is found by its action,
+//! not by its position.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -47,20 +49,33 @@ pub fn run_suite(play: &SelfPlay) -> Result<Vec<CaseResult>, SelfPlayError> {
             continue;
         }
         seen_actions.push(action);
+        // The same frame of the replay: the first with this action (a dealt game's length
+        // varies, so its position may not repeat; its first occurrence does).
+        let target = Target {
+            action: frame.get("action").cloned().unwrap_or(Value::Null),
+            index,
+        };
         for (case, malformed) in variants(play, frame) {
             let label = format!(
                 "{}/{case}",
                 frame.get("action").and_then(Value::as_str).unwrap_or("?")
             );
-            results.push(run_case(&quiet, index, label, malformed)?);
+            results.push(run_case(&quiet, &target, label, malformed)?);
         }
     }
     Ok(results)
 }
 
+/// Which guest frame a case replaces: the first with `action`, found at `index` when it was
+/// recorded.
+struct Target {
+    action: Value,
+    index: usize,
+}
+
 fn run_case(
     play: &SelfPlay,
-    index: usize,
+    target: &Target,
     label: String,
     malformed: Value,
 ) -> Result<CaseResult, SelfPlayError> {
@@ -69,11 +84,15 @@ fn run_case(
         timeout: play.timeout.min(Duration::from_secs(30)),
         ..play.clone()
     };
+    let (action, index) = (target.action.clone(), target.index);
     let mut sent = 0;
+    let mut done = false;
     let [host, _guest] = play.run_with(Box::new(move |channel| {
         Box::new(channel.rewriting_sends(move |frame| {
-            if sent == index {
+            let due = frame.get("action") == Some(&action) && !done;
+            if due || (sent == index && !done && action.is_null()) {
                 *frame = injected.clone();
+                done = true;
             }
             sent += 1;
         }))
@@ -86,6 +105,10 @@ fn run_case(
     let detail = match &host.result {
         Err(error @ EngineError::InvalidInbound { .. }) => error.to_string(),
         Err(other) => format!("host failed for another reason: {other}"),
+        Ok(outcome) if rejected_in_log && !outcome.completed => format!(
+            "refused the frame and stopped ({})",
+            outcome.reason.as_deref().unwrap_or("no reason")
+        ),
         Ok(outcome) if rejected_in_log => format!(
             "dropped the frame and went on (completed: {})",
             outcome.completed

@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 
 use crate::engine::{
     self, ControlMode, DisplaySink, EngineConfig, EngineError, LocalInput, Outcome, ScriptStep,
-    ScriptedInput,
+    ScriptedInput, SessionBinding,
 };
 use crate::hooks::interpreter;
 use crate::hooks::python_hooks::PythonHooks;
@@ -86,7 +86,10 @@ impl SelfPlay {
     pub fn run_with(&self, wrap_guest: ChannelWrapper) -> Result<[SideReport; 2], SelfPlayError> {
         self.spec.ensure_runnable()?;
         let (host_channel, guest_channel) = turn_taking_duplex();
-        let shared_cpu = cpu::current();
+        // Mental poker's sides spend their time in Rust cryptography spread over threads of
+        // their own, which a pin would crowd onto one CPU; the other modes share one.
+        let shared_cpu =
+            cpu::current().filter(|_| self.spec.flow_mode() != Ok(FlowMode::MentalPoker));
         let (done_tx, done_rx) = mpsc::channel::<SideReport>();
         let free = self.spec.flow_mode() == Ok(FlowMode::Free);
         let waiting = [
@@ -135,6 +138,7 @@ impl SelfPlay {
                 display: self.display.clone(),
                 local_input: free.then(|| chat_script(role)),
                 decisions: Default::default(),
+                binding: SessionBinding::unbound(),
             };
             let (spec, done) = (self.spec.clone(), done_tx.clone());
             std::thread::Builder::new()

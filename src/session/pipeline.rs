@@ -16,10 +16,10 @@ use super::{PlaySettings, Protocol, SessionDir, SessionEnd, SessionError, chat_i
 use crate::api::session::NewSession;
 use crate::client::RestClient;
 use crate::control::Desk;
-use crate::engine::{self, ControlMode, EngineConfig, Outcome};
+use crate::engine::{self, ControlMode, EngineConfig, Outcome, SessionBinding};
 use crate::hooks::interpreter;
 use crate::hooks::python_hooks::PythonHooks;
-use crate::identity::{self, new_session_nonce};
+use crate::identity::{self, Identity, new_session_nonce};
 use crate::records::{Event, EventLog, SessionStatus};
 use crate::spec::{FlowMode, Role};
 use crate::transport::{
@@ -135,6 +135,7 @@ pub(crate) async fn run_side(
     post_id: String,
 ) -> Result<SessionEnd, SessionError> {
     let events = play.session_dir.events().clone();
+    let identity = handshake.identity();
     let (endpoint, link, shaken) = match connect {
         Connect::Accept {
             mut endpoint,
@@ -172,16 +173,22 @@ pub(crate) async fn run_side(
     }
     let session_id = shaken.session_id();
     let heartbeat = shaken.peer.is_some();
+    let binding = SessionBinding {
+        session_id: session_id.clone(),
+        identity: identity.unwrap_or_else(Identity::generate),
+        peer_public_key: shaken.peer.as_ref().map(|peer| peer.public_key.clone()),
+    };
     let display = play.settings.display.clone();
     let (role, session_dir) = (play.role, play.session_dir.clone());
-    let result = tokio::task::spawn_blocking(move || play_on_thread(link, heartbeat, play))
-        .await
-        .unwrap_or_else(|e| {
-            Err(SessionError::Stopped {
-                what: "the session thread",
-                detail: e.to_string(),
-            })
-        });
+    let result =
+        tokio::task::spawn_blocking(move || play_on_thread(link, heartbeat, binding, play))
+            .await
+            .unwrap_or_else(|e| {
+                Err(SessionError::Stopped {
+                    what: "the session thread",
+                    detail: e.to_string(),
+                })
+            });
     endpoint.shutdown().await;
     let end = SessionEnd {
         session_dir: session_dir.root().to_path_buf(),
@@ -238,6 +245,16 @@ async fn accept_guest(
 }
 
 impl Handshake {
+    /// The identity this side proves itself with (none in direct play).
+    fn identity(&self) -> Option<Identity> {
+        match self {
+            Handshake::Host { server, .. } | Handshake::Guest { server, .. } => {
+                Some(server.identity().clone())
+            }
+            Handshake::Skip => None,
+        }
+    }
+
     async fn run(&self, link: &mut PeerLink) -> Result<Handshaken, SessionError> {
         match self {
             Handshake::Host {
@@ -319,7 +336,12 @@ impl Handshake {
 
 /// The engine's part, on a blocking thread: the link becomes a channel (with the heartbeat
 /// where the reference runs one), the hooks finish loading, and the engine plays to the end.
-fn play_on_thread(link: PeerLink, heartbeat: bool, play: Play) -> Result<Outcome, SessionError> {
+fn play_on_thread(
+    link: PeerLink,
+    heartbeat: bool,
+    binding: SessionBinding,
+    play: Play,
+) -> Result<Outcome, SessionError> {
     let mut channel = IrohChannel::new(link, &Handle::current());
     let desk = Arc::new(OnceLock::<Arc<Desk>>::new());
     let peer_left = desk.clone();
@@ -363,6 +385,7 @@ fn play_on_thread(link: PeerLink, heartbeat: bool, play: Play) -> Result<Outcome
         pace: settings.pace,
         display: settings.display.clone(),
         decisions: settings.decisions(desk),
+        binding,
     };
     let outcome = interpreter::with_thread_state(|| {
         engine::run(&protocol.spec, &mut hooks, &mut channel, config)

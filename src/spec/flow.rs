@@ -62,6 +62,7 @@ impl FlowMode {
                 | FlowMode::RequestResponse
                 | FlowMode::SimultaneousRound
                 | FlowMode::Free
+                | FlowMode::MentalPoker
         )
     }
 }
@@ -171,7 +172,8 @@ mod tests {
                 "mental_poker"
             ]
         );
-        assert!(FlowMode::MentalPoker.lints() && !FlowMode::MentalPoker.runs());
+        assert!(FlowMode::MentalPoker.lints() && FlowMode::MentalPoker.runs());
+        assert!(!FlowMode::AuthoritativeGroup.runs());
         assert!(FlowMode::ALL.into_iter().all(|m| !m.runs() || m.lints()));
     }
 

@@ -50,6 +50,13 @@ impl Role {
             Role::Guest => Role::Host,
         }
     }
+
+    /// `host` or `guest`.
+    pub fn parse(text: &str) -> Option<Role> {
+        [Role::Host, Role::Guest]
+            .into_iter()
+            .find(|role| role.as_str() == text)
+    }
 }
 
 impl fmt::Display for Role {

@@ -40,10 +40,26 @@ fn play(protocol: &str, options: &str) -> Option<String> {
     );
     let winner = host_end.field("winner").as_str().map(str::to_string);
     assert_eq!(guest_end.field("winner"), host_end.field("winner"));
+    if end_roots(&host_end, &guest_end) {
+        // mental poker: both audits passed and each verified the other's receipt.
+        assert_eq!(host_end.events_of("audit_passed").len(), 1);
+    }
     let record = alice.server_session(&session_id);
     assert_server_session(&record, "closed", winner.as_deref());
     assert_eq!(record["post_id"], post_id.as_str());
     winner
+}
+
+/// Whether both ends verified a receipt (mental poker), and then over the same root.
+fn end_roots(host: &SessionFiles, guest: &SessionFiles) -> bool {
+    let root = |end: &SessionFiles| {
+        end.events_of("mp_terminal_receipt_verified")
+            .first()
+            .map(|event| event["transcript_hash"].clone())
+    };
+    let (host_root, guest_root) = (root(host), root(guest));
+    assert_eq!(host_root, guest_root);
+    host_root.is_some()
 }
 
 #[test]
@@ -56,6 +72,12 @@ fn rock_paper_scissors_completes_between_two_processes() {
 fn guess_number_completes_between_two_processes() {
     let winner = play("guess-number", "{}");
     assert!(matches!(winner.as_deref(), Some("host" | "guest")));
+}
+
+#[test]
+fn thirty_one_is_dealt_and_audited_between_two_processes() {
+    let winner = play("thirty-one", r#"{"hand_size": 4}"#);
+    assert!(matches!(winner.as_deref(), Some("host" | "guest" | "draw")));
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod support;
 mod clean_end;
 mod community;
 mod control;
+mod mental_poker;
 mod sessions;
 mod spec;
 mod transport;

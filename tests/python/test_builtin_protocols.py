@@ -11,7 +11,8 @@ import harness
 import driver
 from test_reference_games import first_difference
 
-BUILTINS = ("rock-paper-scissors", "coin-flip", "guess-number", "chat", "text-transform", "hero-duel")
+BUILTINS = ("rock-paper-scissors", "coin-flip", "guess-number", "chat", "text-transform", "hero-duel",
+            "thirty-one")
 
 
 def play(alias: str, test: unittest.TestCase, **kwargs) -> dict:
@@ -151,6 +152,61 @@ class TextTransform(unittest.TestCase):
         prepare = {"guest": {"decisions": [cli_decision({"action_seq": 1}, operation="reverse", text="abc")]}}
         result = play("text-transform", self, prepare=prepare)
         self.assertEqual(results(result, "result")[0], {"action": "result", "operation": "reverse", "output": "cba"})
+
+
+class ThirtyOne(unittest.TestCase):
+    """The rules of Thirty-One, on the table views the mental_poker engine installs (the engine
+    itself, with the dealing and the audit, is exercised by the Rust suites)."""
+
+    def setUp(self):
+        from aigenora.proto import mental_poker
+
+        self.table = mental_poker.install_table
+        self.hooks = driver.load_hooks(harness.OUR_PROTOCOLS / "thirty-one")
+        self.hooks.proto_init({"hand_size": 3}, "host", [], harness.scratch_dir(self))
+        self.state = {}
+
+    def show(self, hand, stock=("9",), played=(), role="host"):
+        """hand: (id_b, rank) pairs, all clubs."""
+        self.table(self.state, role, [(id_b, rank, 0) for id_b, rank in hand],
+                   [id_b for id_b, _ in hand], ["7", "8"], list(stock), list(played), False)
+
+    def test_plays_keep_the_count_at_31_or_under(self):
+        self.hooks.count = 25
+        self.show([("0", 9), ("1", 5), ("2", 2)])  # worth 10, 6, 3
+        legal = [item["id_b"] for item in self.hooks.proto_mp_legal_actions(self.state)]
+        self.assertEqual(legal, ["1", "2"])
+        self.assertEqual(self.hooks.proto_mp_choose_action(self.state), {"kind": "play", "id_b": "1"})
+        self.assertEqual((self.hooks.count, self.hooks.penalty_for), (0, "guest"), "31 resets, guest owes a card")
+        with self.assertRaisesRegex(ValueError, "past 31"):
+            self.hooks.count = 30
+            self.hooks.proto_mp_coerce_action(self.state, {"kind": "play", "id_b": "0"})
+
+    def test_the_peer_is_held_to_the_count_and_the_penalty(self):
+        self.show([("0", 0)])
+        self.hooks.count = 29
+        verdict = self.hooks.proto_mp_validate_play(self.state, "guest", {"rank": 2, "suit": 1})
+        self.assertEqual((verdict.ok, verdict.reason), (False, "count_over_31"))
+        self.hooks.count, self.hooks.penalty_for = 0, "guest"
+        verdict = self.hooks.proto_mp_validate_play(self.state, "guest", {"rank": 0, "suit": 1})
+        self.assertEqual((verdict.ok, verdict.reason), (False, "penalty_draw_due"))
+
+    def test_a_turn_without_a_play_resets_the_count_and_pays_the_penalty(self):
+        self.hooks.count, self.hooks.penalty_for = 17, "host"
+        self.show([("0", 4)])
+        self.assertEqual(self.hooks.proto_mp_choose_action(self.state), {"kind": "draw"})
+        self.assertIsNone(self.hooks.proto_mp_check_winner(self.state))  # the host drew: no play
+        self.assertEqual((self.hooks.count, self.hooks.penalty_for), (0, None))
+        self.show([], played=("3",))
+        self.assertEqual(self.hooks.proto_mp_check_winner(self.state), "host")
+
+    def test_human_decisions_are_checked_against_the_rules(self):
+        self.show([("0", 9)], stock=())
+        self.hooks.count = 25
+        self.assertEqual(self.hooks.proto_mp_legal_actions(self.state), [{"kind": "pass"}])
+        with self.assertRaisesRegex(ValueError, "draw is not allowed now"):
+            self.hooks.proto_mp_coerce_action(self.state, {"kind": "draw"})
+        self.assertEqual(self.hooks.proto_mp_coerce_action(self.state, {"kind": "pass"}), {"kind": "pass"})
 
 
 class SameOnReferenceSdk(unittest.TestCase):

@@ -81,6 +81,75 @@ class HooksDefaults(unittest.TestCase):
         self.assertEqual(mental_poker.ValidationResult(False, "no").reason, "no")
 
 
+class CardHooks(ProtocolHooks):
+    """Plays its lowest card; remembers the explicit actions applied to it."""
+
+    SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
+
+    def __init__(self):
+        self.applied = []
+
+    def proto_mp_choose_action(self, state):
+        return {"kind": "play", "id_b": min(state["_mp_hand"])}
+
+    def proto_mp_legal_actions(self, state):
+        return [{"kind": "play", "id_b": id_b} for id_b in sorted(state["_mp_hand"])]
+
+    def proto_mp_apply_local_action(self, state, action):
+        self.applied.append(action)
+
+
+class MentalPokerTable(unittest.TestCase):
+    def setUp(self):
+        self.dir = harness.scratch_dir(self)
+        self.state = {}
+        mental_poker.install_table(self.state, "guest", [("3", 6, 2), ("1", 0, 0)],
+                                   ["7"], ["3", "1"], ["8", "9"], ["0"], False)
+
+    def hooks(self, config):
+        hooks = CardHooks()
+        hooks.proto_init({}, "guest", [], self.dir, config)
+        return hooks
+
+    def test_the_table_view_is_what_reference_hooks_read(self):
+        self.assertEqual(self.state["_mp_role"], "guest")
+        self.assertEqual(self.state["_mp_hand"], {"1", "3"})
+        self.assertEqual(self.state["_mp_hand_cards"], {"3": (6, 2), "1": (0, 0)})
+        deck = self.state["_mp_deck_view"]
+        self.assertEqual((deck.hand_of("host"), deck.hand_of("guest")), ({"7"}, {"1", "3"}))
+        self.assertEqual((deck.stock, deck.played), ({"8", "9"}, {"0"}))
+        self.assertNotIn("_mp_stalled", self.state)
+        mental_poker.install_table(self.state, "guest", [], [], [], [], [], True)
+        self.assertTrue(self.state["_mp_stalled"])
+
+    def test_autonomous_control_asks_the_hooks(self):
+        hooks = self.hooks(None)
+        self.assertEqual(mental_poker.select_local_action(hooks, self.state, 0), {"kind": "play", "id_b": "1"})
+        snapshot = hooks.snapshot.read()
+        self.assertEqual((snapshot["phase"], snapshot["stock_count"], snapshot["opponent_hand_count"]),
+                         ("playing", 2, 1))
+        self.assertEqual(snapshot["hand"][0], {"id_b": "1", "rank": 0, "suit": 0})
+
+    def test_hybrid_control_takes_a_valid_submitted_decision(self):
+        hooks = self.hooks(HYBRID)
+        submit_decision(self.dir, {"action_seq": 0, "kind": "play", "id_b": "3"}, origin="cli")
+        self.assertEqual(mental_poker.select_local_action(hooks, self.state, 0), {"kind": "play", "id_b": "3"})
+        self.assertEqual(hooks.applied, [{"kind": "play", "id_b": "3"}])
+        self.assertEqual(hooks.snapshot.read()["phase"], "action_submitted")
+        submit_decision(self.dir, {"action_seq": 1, "kind": "play", "id_b": "9"}, origin="cli")
+        self.assertEqual(mental_poker.select_local_action(hooks, self.state, 1), {"kind": "play", "id_b": "1"})
+        rejected = [e for e in events(self.dir) if e["type"] == "local_decision_rejected"]
+        self.assertEqual(rejected[0]["data"]["reason"], "id_b is not a card in the local hand")
+
+    def test_human_control_waits_for_a_decision_and_rejects_a_bad_one(self):
+        hooks = self.hooks(HUMAN)
+        submit_decision(self.dir, {"action_seq": 0, "kind": "draw"}, origin="cli")
+        self.assertEqual(mental_poker.select_local_action(hooks, self.state, 0), {"kind": "draw"})
+        submit_decision(self.dir, {"action_seq": 1, "kind": "fold"}, origin="cli")
+        with self.assertRaises(InvalidHumanDecisionError):
+            mental_poker.select_local_action(hooks, self.state, 1)
+
+
 class ProtoInit(unittest.TestCase):
     def setUp(self):
         self.dir = harness.scratch_dir(self)

@@ -10,6 +10,7 @@ mod bad_input;
 mod builtin_protocols;
 mod hash;
 mod hero_duel;
+mod mental_poker;
 mod protocol_test;
 mod python_sdk;
 mod runnable;

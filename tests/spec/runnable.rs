@@ -1,14 +1,14 @@
-//! A flow mode the linter knows but this build cannot run (mental_poker): the spec still
-//! validates, but `protocol test`, `host` and `guest` refuse it with one line before any hook
-//! loads and before anything is published or dialed.
+//! The run gate for mental_poker: a spec whose messages do not declare the fields the engine
+//! sends fails `validate`, and `protocol test`, `host` and `guest` refuse it with one line
+//! before any hook loads and before anything is published or dialed.
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-/// A lint-clean mental_poker spec: the twelve messages the mode needs.
-fn mental_poker_spec() -> Value {
+/// The twelve mental_poker messages, each declaring only its `action`.
+fn bare_mental_poker_spec() -> Value {
     let names = [
         "join",
         "ready",
@@ -48,12 +48,12 @@ fn aigenora(data_dir: &Path, args: &[&str]) -> Output {
 }
 
 #[test]
-fn a_mental_poker_spec_validates_but_protocol_test_refuses_it_before_loading_hooks() {
+fn a_mental_poker_spec_without_the_engines_fields_is_refused_before_loading_hooks() {
     let home = tempfile::tempdir().unwrap();
     let protocol = home.path().join("poker");
     std::fs::create_dir(&protocol).unwrap();
     let spec_path = protocol.join("spec.json");
-    std::fs::write(&spec_path, mental_poker_spec().to_string()).unwrap();
+    std::fs::write(&spec_path, bare_mental_poker_spec().to_string()).unwrap();
     // Hooks that leave a mark if anything ever loads them.
     let marker = protocol.join("hooks-were-loaded");
     std::fs::write(
@@ -67,10 +67,11 @@ fn a_mental_poker_spec_validates_but_protocol_test_refuses_it_before_loading_hoo
     let spec = spec_path.to_str().unwrap();
 
     let validated = aigenora(home.path(), &["validate", spec]);
+    let report = String::from_utf8_lossy(&validated.stdout);
+    assert_eq!(validated.status.code(), Some(1), "{report}");
     assert!(
-        validated.status.success(),
-        "{}",
-        String::from_utf8_lossy(&validated.stdout)
+        report.contains("mental_poker: the engine sends field 'rsa_pub', which is not declared"),
+        "{report}"
     );
 
     let state = home.path().join("state");
@@ -86,12 +87,8 @@ fn a_mental_poker_spec_validates_but_protocol_test_refuses_it_before_loading_hoo
     );
     let stderr = String::from_utf8_lossy(&tested.stderr);
     assert_eq!(tested.status.code(), Some(1), "{stderr}");
-    assert_eq!(
-        stderr.trim_end(),
-        format!(
-            "error: flow mode mental_poker lints but this build cannot run it yet (the spec still validates and registers) ({spec})"
-        )
-    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("error: invalid spec: "), "{stderr}");
     assert!(tested.stdout.is_empty());
     assert!(!marker.exists(), "hooks.py was loaded");
     assert!(!state.exists(), "no side was started");
@@ -114,7 +111,7 @@ fn a_mental_poker_spec_validates_but_protocol_test_refuses_it_before_loading_hoo
         let stderr = String::from_utf8_lossy(&refused.stderr);
         assert_eq!(refused.status.code(), Some(1), "{args:?}: {stderr}");
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
-        assert!(stderr.contains("cannot run it yet"), "{args:?}: {stderr}");
+        assert!(stderr.contains("invalid spec"), "{args:?}: {stderr}");
         assert!(!marker.exists(), "hooks.py was loaded by {args:?}");
         assert!(
             !home.path().join("sessions").exists(),

@@ -68,7 +68,7 @@ pub fn lint_flow(spec: &Value, declared: &[DeclaredMessage], findings: &mut Find
             lint_simultaneous_round(flow, shadow, needs)
         }
         FlowMode::Free => lint_free(flow, needs),
-        FlowMode::MentalPoker => needs.declared_names(&MENTAL_POKER_MESSAGES),
+        FlowMode::MentalPoker => lint_mental_poker(needs),
         _ => {}
     }
 }
@@ -245,9 +245,25 @@ impl<'a> EngineFrames<'a, '_> {
 
     /// The engine sends exactly `keys`: each must be declared, and no other field required.
     fn exact_fields(&mut self, action: &str, direction: Direction, keys: &[&str], why: &str) {
-        let Some(message) = self.schema_for(action, direction, why) else {
-            return;
-        };
+        if let Some(message) = self.schema_for(action, direction, why) {
+            self.check_fields(message, keys, why);
+        }
+    }
+
+    /// [`EngineFrames::exact_fields`] for a frame each side sends: one message declared
+    /// `both` is checked once, two one-way messages each.
+    fn exact_fields_both_ways(&mut self, action: &str, keys: &[&str], why: &str) {
+        let to_guest = self.schema_for(action, Direction::HostToGuest, why);
+        let to_host = self.schema_for(action, Direction::GuestToHost, why);
+        if let Some(message) = to_guest {
+            self.check_fields(message, keys, why);
+        }
+        if let Some(message) = to_host.filter(|m| to_guest.is_none_or(|g| g.path != m.path)) {
+            self.check_fields(message, keys, why);
+        }
+    }
+
+    fn check_fields(&mut self, message: &DeclaredMessage, keys: &[&str], why: &str) {
         let path = &message.path;
         let Some(fields) = message.fields else { return };
         for key in keys.iter().filter(|key| !fields.contains_key(**key)) {
@@ -269,7 +285,7 @@ impl<'a> EngineFrames<'a, '_> {
         }
     }
 
-    fn declared_names(self, names: &[&str]) {
+    fn declared_names(&mut self, names: &[&str]) {
         for name in names {
             if !self.declared.iter().any(|m| m.name == *name) {
                 self.findings.error(
@@ -473,6 +489,33 @@ fn lint_type_ref(reference: &str, value_field: Option<&str>, needs: &mut EngineF
             ),
         );
     }
+}
+
+/// mental_poker: the twelve messages by name, and every frame the engine builds. A play's
+/// `call_suit` is sent only when the hooks name a suit, so it may be declared (not required).
+fn lint_mental_poker(mut needs: EngineFrames) {
+    needs.declared_names(&MENTAL_POKER_MESSAGES);
+    let why = "mental_poker";
+    let setup = ["action", "rsa_pub", "blobs", "sealed_keys"];
+    needs.exact_fields("join", Direction::GuestToHost, &["action"], why);
+    needs.exact_fields("ready", Direction::HostToGuest, &["action"], why);
+    needs.exact_fields("mp_setup_a", Direction::HostToGuest, &setup, why);
+    needs.exact_fields("mp_setup_b", Direction::GuestToHost, &setup, why);
+    let play = ["action", "id_b", "k_inner", "k_outer", "rank", "suit"];
+    let receipt = [
+        "action",
+        "transcript_hash",
+        "signature",
+        "audit_status",
+        "public_key",
+    ];
+    needs.exact_fields_both_ways("mp_ot_request", &["action", "id", "z"], why);
+    needs.exact_fields_both_ways("mp_ot_response", &["action", "id", "y"], why);
+    needs.exact_fields_both_ways("mp_play", &play, why);
+    needs.exact_fields_both_ways("mp_pass", &["action"], why);
+    needs.exact_fields_both_ways("mp_opening", &["action", "openings"], why);
+    needs.exact_fields_both_ways("mp_witness", &["action", "witnesses"], why);
+    needs.exact_fields_both_ways("mp_terminal_receipt", &receipt, why);
 }
 
 fn lint_free(flow: &Map<String, Value>, mut needs: EngineFrames) {

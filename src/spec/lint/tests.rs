@@ -287,7 +287,24 @@ fn judged_fields_are_checked_against_the_round_result() {
 }
 
 #[test]
-fn mental_poker_lints_though_this_build_cannot_run_it() {
+fn mental_poker_needs_every_frame_the_engine_builds() {
     let spec = crate::spec::model::tests::mental_poker_spec();
     assert!(errors(&spec).is_empty(), "{:?}", errors(&spec));
+    let mut bare = spec.clone();
+    for message in bare["messages"].as_array_mut().unwrap() {
+        let action = message["fields"]["action"].clone();
+        message["fields"] = json!({"action": action});
+    }
+    let found = errors(&bare);
+    assert!(
+        found.contains(&"messages[2].fields: mental_poker: the engine sends field 'rsa_pub', which is not declared".to_string()),
+        "{found:?}"
+    );
+    assert!(found.iter().any(|e| e.contains("'k_inner'")), "{found:?}");
+    let mut required = spec.clone();
+    required["messages"][6]["fields"]["call_suit"]["required"] = json!(true);
+    assert_eq!(
+        errors(&required),
+        ["messages[6].fields.call_suit: mental_poker: required, but the engine never sends it"]
+    );
 }
