@@ -135,6 +135,8 @@ fn thirty_one_is_played_by_two_humans_through_decision_windows() {
                 let mut decision = snapshot["legal_actions"][0].clone();
                 decision["action_seq"] = seq;
                 let decisions = engine.path().join("decision/decisions.jsonl");
+                // A person's tool makes the decision dir if the window has not yet.
+                std::fs::create_dir_all(decisions.parent().unwrap()).unwrap();
                 let mut file = std::fs::OpenOptions::new()
                     .create(true)
                     .append(true)
@@ -149,11 +151,13 @@ fn thirty_one_is_played_by_two_humans_through_decision_windows() {
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["passed"], true, "{report}");
     assert_eq!(report["host"]["winner"], report["guest"]["winner"]);
+    // Each decision a person made closed its window as `decided` (the engine's desk records
+    // it in the side's events).
     let finalized = |side: &Value| {
-        let dir = Path::new(side["state_dir"].as_str().unwrap());
-        std::fs::read_to_string(dir.join("events.jsonl"))
-            .unwrap()
-            .matches("local_decision_finalized")
+        let dir = Path::new(side["session_dir"].as_str().unwrap());
+        aigenora::records::read_events(&dir.join("events.jsonl"))
+            .iter()
+            .filter(|e| e.name == "decision_window_closed" && e.data["outcome"] == "decided")
             .count()
     };
     assert!(
