@@ -31,8 +31,6 @@ pub enum SessionError {
     /// The server refused to record the session both sides signed.
     #[error("handshake failed: {0}")]
     SessionRegistration(#[source] ClientError),
-    #[error("handshake failed: the server named the session {named}, expected {expected}")]
-    SessionIdMismatch { named: String, expected: String },
     #[error("invitation {post_id}: {reason}")]
     Invitation { post_id: String, reason: String },
     #[error("invitation {post_id}: {error}")]
@@ -91,9 +89,7 @@ impl SessionError {
     pub fn is_handshake(&self) -> bool {
         matches!(
             self,
-            SessionError::Handshake(_)
-                | SessionError::SessionRegistration(_)
-                | SessionError::SessionIdMismatch { .. }
+            SessionError::Handshake(_) | SessionError::SessionRegistration(_)
         )
     }
 }

@@ -19,7 +19,7 @@ use crate::control::Desk;
 use crate::engine::{self, ControlMode, EngineConfig, Outcome, SessionBinding};
 use crate::hooks::interpreter;
 use crate::hooks::python_hooks::PythonHooks;
-use crate::identity::{self, Identity, new_session_nonce};
+use crate::identity::{Identity, new_session_nonce};
 use crate::records::{Event, EventLog, SessionStatus};
 use crate::spec::{FlowMode, Role};
 use crate::transport::{
@@ -298,27 +298,20 @@ impl Handshake {
                     nonce: new_session_nonce(),
                 };
                 let proof = side.request_proof(link).await?;
-                let canonical = side.canonical();
-                let session = NewSession {
-                    post_id: post_id.clone(),
-                    host_public_key: host_public_key.clone(),
-                    guest_public_key: identity.public_key().to_string(),
-                    protocol_id: protocol_id.clone(),
-                    session_nonce: side.nonce.clone(),
-                    host_signature: proof.host_signature,
-                    guest_signature: identity.sign_hex(canonical.as_bytes()),
-                };
-                let session_id = identity::session_id(&canonical);
-                let created = server
+                let session = NewSession::signed_by_guest(
+                    identity,
+                    post_id,
+                    host_public_key,
+                    protocol_id,
+                    &side.nonce,
+                    &proof.host_signature,
+                );
+                // The client refuses an answer that names another session id.
+                server
                     .create_session(&session)
                     .await
                     .map_err(SessionError::SessionRegistration)?;
-                if created.session_id != session_id {
-                    return Err(SessionError::SessionIdMismatch {
-                        named: created.session_id,
-                        expected: session_id,
-                    });
-                }
+                let session_id = session.session_id();
                 side.send_ready(link, &session_id).await?;
                 Ok(Handshaken {
                     peer: Some(Peer {
