@@ -278,14 +278,18 @@ def play(protocol_dir: Path, base: Path, options: dict | None = None, control_mo
     if seed is not None:
         random.seed(seed)
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        session = Session(spec, protocol_dir, Path(base), options or {}, guest_options,
-                          control_mode, prepare, hooks_dirs)
-        if session.mode == "free":
-            result = run_free(session, chat or [])
-        else:
-            result = RUNNERS[session.mode](session)
-    flush_files()
+    try:
+        with contextlib.redirect_stdout(printed):
+            session = Session(spec, protocol_dir, Path(base), options or {}, guest_options,
+                              control_mode, prepare, hooks_dirs)
+            if session.mode == "free":
+                result = run_free(session, chat or [])
+            else:
+                result = RUNNERS[session.mode](session)
+    finally:
+        # Like the engine, whether the session ended or failed: otherwise the background
+        # writer may still be putting files into a state dir the test is removing.
+        flush_files()
     result.update(transcript=session.transcript, display=session.display,
                   printed=printed.getvalue(), metadata=list(session.metadata))
     return result
