@@ -26,7 +26,7 @@ REFERENCE_PACKAGE = Path(os.environ.get(
     "AIGENORA_REFERENCE_PACKAGE", "/tmp/refvenv/lib/python3.11/site-packages/aigenora"))
 REFERENCE_PYTHON = os.environ.get("AIGENORA_REFERENCE_PYTHON", "/tmp/refvenv/bin/python")
 # Our SDK's modules beyond the reference API; differential runs graft them onto the reference.
-SDK_EXTENSIONS = ("choices", "options", "rounds")
+SDK_EXTENSIONS = ("chat", "choices", "options", "rounds")
 
 # The reference's 1v1 built-ins whose hooks.py must run unchanged on our SDK.
 REFERENCE_GAMES = {
