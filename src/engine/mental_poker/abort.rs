@@ -5,9 +5,10 @@
 
 use std::fmt;
 
-/// One reason, named as it appears in events and `error` frames (the reference's names
-/// where it has one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// One reason, named as it appears in events and `error` frames (the variant in snake case:
+/// the reference's names where it has one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub enum Reason {
     // Setup.
     BadRsaKey,
@@ -66,106 +67,10 @@ pub enum Reason {
 impl Reason {
     /// Every reason, in declaration order (a spec's `error` message can list them all).
     #[cfg(test)]
-    pub const ALL: [Reason; 45] = {
-        use Reason::*;
-        [
-            BadRsaKey,
-            BadBlob,
-            BadSealedEntry,
-            SetupSizeMismatch,
-            DuplicateBlob,
-            BadDealPlan,
-            UnexpectedOtId,
-            OtValueOutOfRange,
-            EmptyStock,
-            OtOpenFailed,
-            CardOpenFailed,
-            UnknownBlob,
-            InvalidFrame,
-            UnexpectedMessage,
-            MalformedPlay,
-            CardNotInHand,
-            CardAlreadyPlayed,
-            OwnLayerKeyMismatch,
-            InvalidKeysOrBlob,
-            CardFaceMismatch,
-            RuleRejected,
-            AuditRefused,
-            MalformedOpening,
-            MalformedWitness,
-            DeriveIdMapFailed,
-            KeysetMismatch,
-            ForgedToken,
-            SealedPayloadPoisoned,
-            PayloadMismatch,
-            InnerOpenFailed,
-            DeckSizeMismatch,
-            DeckUniverseMismatch,
-            PlayKeyMismatch,
-            DuplicateWitnessOtId,
-            WitnessTranscriptMismatch,
-            OtSnapshotMissing,
-            BadWitness,
-            LabelNotInMap,
-            PeekedNonHand,
-            ReceiptHashMismatch,
-            ReceiptKeyMismatch,
-            ReceiptSignatureInvalid,
-            ReceiptNotPassed,
-            PeerError,
-            RsaFault,
-        ]
-    };
+    pub const ALL: &'static [Reason] = <Reason as strum::VariantArray>::VARIANTS;
 
     pub fn as_str(self) -> &'static str {
-        use Reason::*;
-        match self {
-            BadRsaKey => "bad_rsa_key",
-            BadBlob => "bad_blob",
-            BadSealedEntry => "bad_sealed_entry",
-            SetupSizeMismatch => "setup_size_mismatch",
-            DuplicateBlob => "duplicate_blob",
-            BadDealPlan => "bad_deal_plan",
-            UnexpectedOtId => "unexpected_ot_id",
-            OtValueOutOfRange => "ot_value_out_of_range",
-            EmptyStock => "empty_stock",
-            OtOpenFailed => "ot_open_failed",
-            CardOpenFailed => "card_open_failed",
-            UnknownBlob => "unknown_blob",
-            InvalidFrame => "invalid_frame",
-            UnexpectedMessage => "unexpected_message",
-            MalformedPlay => "malformed_play",
-            CardNotInHand => "card_not_in_hand",
-            CardAlreadyPlayed => "card_already_played",
-            OwnLayerKeyMismatch => "own_layer_key_mismatch",
-            InvalidKeysOrBlob => "invalid_keys_or_blob",
-            CardFaceMismatch => "card_face_mismatch",
-            RuleRejected => "rule_rejected",
-            AuditRefused => "audit_refused",
-            MalformedOpening => "malformed_opening",
-            MalformedWitness => "malformed_witness",
-            DeriveIdMapFailed => "derive_id_map_failed",
-            KeysetMismatch => "keyset_mismatch",
-            ForgedToken => "forged_token",
-            SealedPayloadPoisoned => "sealed_payload_poisoned",
-            PayloadMismatch => "payload_mismatch",
-            InnerOpenFailed => "inner_open_failed",
-            DeckSizeMismatch => "deck_size_mismatch",
-            DeckUniverseMismatch => "deck_universe_mismatch",
-            PlayKeyMismatch => "play_key_mismatch",
-            DuplicateWitnessOtId => "duplicate_witness_ot_id",
-            WitnessTranscriptMismatch => "witness_transcript_mismatch",
-            OtSnapshotMissing => "ot_snapshot_missing",
-            BadWitness => "bad_witness",
-            LabelNotInMap => "label_not_in_map",
-            PeekedNonHand => "peeked_non_hand",
-            ReceiptHashMismatch => "receipt_hash_mismatch",
-            ReceiptKeyMismatch => "receipt_key_mismatch",
-            ReceiptSignatureInvalid => "receipt_signature_invalid",
-            ReceiptNotPassed => "receipt_not_passed",
-            PeerError => "peer_error",
-            RsaFault => "rsa_fault",
-        }
+        self.into()
     }
 
     /// The coarser reason the reference's specs allow in `error` frames, for a spec that
