@@ -42,8 +42,8 @@ fn aliases_resolve_to_their_hooks() {
             found
                 .hooks_py
                 .lines()
-                .any(|line| line.starts_with("class Hooks(") && line.ends_with("ProtocolHooks):")),
-            "{}: no `class Hooks(..., ProtocolHooks):`",
+                .any(|line| line.starts_with("class Hooks(") && line.ends_with("Hooks):")),
+            "{}: no `class Hooks(<an SDK hooks base>):`",
             builtin.alias
         );
         assert!(
