@@ -178,7 +178,7 @@ class CardGame(ProtocolHooks):
         if self.script:
             wanted = self.script[self.own_turns % len(self.script)]
             for move in moves:
-                if move.label == wanted:
+                if move.label.upper() == wanted:
                     return move
         if len(moves) == 1:
             return moves[0]
@@ -218,7 +218,8 @@ class CardGame(ProtocolHooks):
     def _find(self, moves: list[Move], decision: dict) -> Move | None:
         label = decision.get("move")
         if isinstance(label, str):
-            return next((m for m in moves if m.label == label.strip().upper()), None)
+            wanted = label.strip().upper()
+            return next((m for m in moves if m.label.upper() == wanted), None)
         kind, call = decision.get("kind"), decision.get("call_suit")
         for move in moves:
             if move.kind == kind and (kind != "play" or (
