@@ -112,8 +112,5 @@ fn a_human_plays_crazy_eights_at_the_terminal() {
     let closed = guest.events_of("decision_window_closed");
     assert_eq!(closed.len(), turns);
     assert!(closed.iter().all(|window| window["origin"] == "terminal"));
-    assert_eq!(
-        guest.field("winner"),
-        alice.session("host").field("winner")
-    );
+    assert_eq!(guest.field("winner"), alice.session("host").field("winner"));
 }

@@ -161,7 +161,10 @@ fn people_play(alias: &str, rules: fn(&Value) -> Vec<String>) {
     let report: Value = serde_json::from_str(run.stdout.lines().last().unwrap()).unwrap();
     assert_eq!(report["host"]["completed"], true, "{report}");
     assert_eq!(report["guest"]["completed"], true, "{report}");
-    assert_eq!(report["host"]["winner"], report["guest"]["winner"], "{report}");
+    assert_eq!(
+        report["host"]["winner"], report["guest"]["winner"],
+        "{report}"
+    );
     assert!(turns.len() >= 6, "{alias}: {turns:?}");
     assert!(turns.iter().all(|turn| turn.played["status"] == "played"));
     let refusals: Vec<&Value> = turns.iter().filter_map(|t| t.refused.as_ref()).collect();
@@ -169,7 +172,10 @@ fn people_play(alias: &str, rules: fn(&Value) -> Vec<String>) {
     for refusal in &refusals {
         assert_eq!(refusal["status"], "refused", "{refusal}");
         assert!(
-            refusal["reason"].as_str().unwrap().starts_with("move must be "),
+            refusal["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with("move must be "),
             "{refusal}"
         );
     }
@@ -184,7 +190,9 @@ fn people_play(alias: &str, rules: fn(&Value) -> Vec<String>) {
             .count()
     };
     assert_eq!(decided(&host) + decided(&guest), turns.len());
-    let root = |side: &SessionFiles| side.events_of("mp_terminal_receipt_verified")[0]["transcript_hash"].clone();
+    let root = |side: &SessionFiles| {
+        side.events_of("mp_terminal_receipt_verified")[0]["transcript_hash"].clone()
+    };
     assert_eq!(root(&host), root(&guest));
 }
 
