@@ -107,12 +107,13 @@ class Hooks(CardGame):
         return max(eights, key=lambda move: self._call_value(move, hand))
 
     def _follow_ups(self, move: Move, hand: dict) -> tuple:
-        """How good a plain play is: the cards of ours it leaves playable next, then whether its
-        suit is one the opponent lacks (then the higher card, for a fixed order)."""
+        """How good a plain play is: whether its suit is one the opponent lacks (it must draw
+        unless it drew one), then the cards of ours it leaves playable next (then the higher
+        card, for a fixed order)."""
         rank, suit = move.card
         rest = [card for id_b, card in hand.items() if id_b != move.id_b and card[0] != EIGHT]
         playable = sum(1 for card in rest if card[1] == suit or card[0] == rank)
-        return (playable, suit in self.lacks, rank, -suit)
+        return (suit in self.lacks, playable, rank, -suit)
 
     def _call_value(self, move: Move, hand: dict) -> tuple:
         """How good an eight's call is: the suit we hold most, then one the opponent lacks."""
