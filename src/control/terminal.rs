@@ -1,8 +1,9 @@
 //! The terminal that asks: when a person runs a human- or hybrid-controlled side in a
 //! terminal, each decision window is shown as it opens — whose turn, the state the hooks
-//! publish (score, last event), the time left, the legal moves numbered — and one typed line
-//! answers it: a number, a move, or (hybrid) Enter to let the agent's move stand. Answers go
-//! through the desk, which checks them at once; a refusal says why and asks again.
+//! publish (score, last event, the board or card table), the time left, the legal moves
+//! numbered — and one typed line answers it: a number, a move, or (hybrid) Enter to let the
+//! agent's move stand. Answers go through the desk, which checks them at once; a refusal says
+//! why and asks again.
 
 use std::io::{BufRead, Write};
 use std::sync::Arc;
@@ -15,6 +16,9 @@ use super::desk::{Desk, Submitted};
 use super::files::epoch_now;
 use crate::records::{Window, WindowMode, plain_text};
 use crate::terminal::escape_display;
+
+/// The most lines of a hooks' `board_text` shown with a window.
+const BOARD_LINES: usize = 40;
 
 /// Reminders of the time left, in seconds.
 const REMINDERS: [u64; 3] = [30, 10, 5];
@@ -189,7 +193,7 @@ fn say(text: &str) {
 }
 
 /// What the hooks publish in snapshot.json that a player wants to see: the score, the
-/// round, the last event.
+/// round, the last event, the board or table (`board_text`).
 fn state_lines(desk: &Desk) -> Vec<String> {
     let path = desk
         .files()
@@ -213,6 +217,14 @@ fn state_lines(desk: &Desk) -> Vec<String> {
         .and_then(Value::as_str)
     {
         lines.push(format!("Last: {}", escape_display(summary)));
+    }
+    if let Some(board) = snapshot.get("board_text").and_then(Value::as_str) {
+        lines.extend(
+            board
+                .lines()
+                .take(BOARD_LINES)
+                .map(|line| format!("  {}", escape_display(line))),
+        );
     }
     lines
 }

@@ -1,16 +1,17 @@
 //! The browser controller in headless Chromium (through chromedriver and WebDriver): a
 //! person plays a whole rock-paper-scissors match from the page of `join --web`, with a
 //! screenshot mid-game under target/; and the controller turns away requests without the
-//! token, with a wrong token, a foreign Origin or Host, or a `text/plain` body. Fails (never
+//! token, with a wrong token, a foreign Origin or Host, or a `text/plain` body; and a person
+//! plays a whole game of Briscola from the page, which shows the card table. Fails (never
 //! skips) when Chromium or chromedriver is missing.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use fantoccini::{ClientBuilder, Locator};
+use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;
 
 use crate::support::net::{Net, SESSION_LIMIT};
@@ -72,6 +73,84 @@ fn get(port: u16, host: &str, path: &str, headers: &str) -> u16 {
     )
 }
 
+/// Starts chromedriver on a free port; returns it (killed on drop) and the port.
+fn start_chromedriver(chromedriver: &PathBuf) -> (Proc, u16) {
+    let driver_port = free_port();
+    let driver = Proc::spawn("chromedriver", {
+        let mut command = Command::new(chromedriver);
+        command.arg(format!("--port={driver_port}"));
+        command
+    });
+    let started = Instant::now();
+    while TcpStream::connect(("127.0.0.1", driver_port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "chromedriver did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (driver, driver_port)
+}
+
+/// A WebDriver session with headless Chromium, its profile in `profile`.
+async fn open_browser(chromium: &PathBuf, driver_port: u16, profile: &Path) -> Client {
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": chromium,
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--disable-background-networking", "--disable-component-update",
+                     "--disable-sync", "--no-first-run", "--window-size=1000,900",
+                     format!("--user-data-dir={}", profile.display())],
+        }),
+    );
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    ClientBuilder::new(connector)
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{driver_port}"))
+        .await
+        .expect("a WebDriver session with headless Chromium")
+}
+
+/// The text of the element `selector` ("" when there is none).
+async fn text_of(client: &Client, selector: &str) -> String {
+    match client.find(Locator::Css(selector)).await {
+        Ok(element) => element.text().await.unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}
+
+/// Waits until `selector` shows `want`; returns its text.
+async fn until(client: &Client, what: &str, selector: &str, want: &str) -> String {
+    let started = Instant::now();
+    loop {
+        let text = text_of(client, selector).await;
+        if text.contains(want) {
+            return text;
+        }
+        assert!(
+            started.elapsed() < SESSION_LIMIT,
+            "{what}: {selector} shows {text:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The port and session token of a `--web` guest's controller (from its `controller:` line).
+fn controller(guest: &Proc) -> (String, u16) {
+    let line = guest.wait_for_line("controller: ", SESSION_LIMIT);
+    let url = line.trim_start_matches("controller: ").trim().to_string();
+    let port: u16 = url
+        .trim_start_matches("http://127.0.0.1:")
+        .split('/')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    (url, port)
+}
+
 #[test]
 fn a_person_plays_a_match_from_the_browser_and_strangers_are_refused() {
     let (chromium, chromedriver) = browser_binaries();
@@ -86,15 +165,7 @@ fn a_person_plays_a_match_from_the_browser_and_strangers_are_refused() {
         &post_id,
         &["--control-mode", "human", "--web", "--no-prompt"],
     );
-    let line = guest.wait_for_line("controller: ", SESSION_LIMIT);
-    let url = line.trim_start_matches("controller: ").trim().to_string();
-    let port: u16 = url
-        .trim_start_matches("http://127.0.0.1:")
-        .split('/')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let (url, port) = controller(&guest);
     let list_token = url.split("#token=").nth(1).unwrap().to_string();
     let session_dir = bob.session_dirs("guest").pop().unwrap();
     let id = session_dir
@@ -158,64 +229,17 @@ fn a_person_plays_a_match_from_the_browser_and_strangers_are_refused() {
         "the stream needs the session's token"
     );
 
-    let driver_port = free_port();
-    let _driver = Proc::spawn("chromedriver", {
-        let mut command = Command::new(&chromedriver);
-        command.arg(format!("--port={driver_port}"));
-        command
-    });
+    let (_driver, driver_port) = start_chromedriver(&chromedriver);
     let profile = tempfile::tempdir().unwrap();
-    let started = Instant::now();
-    while TcpStream::connect(("127.0.0.1", driver_port)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "chromedriver did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
     let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("controller-midgame.png");
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let mut caps = serde_json::Map::new();
-        caps.insert(
-            "goog:chromeOptions".into(),
-            json!({
-                "binary": chromium,
-                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                         "--disable-background-networking", "--disable-component-update",
-                         "--disable-sync", "--no-first-run", "--window-size=1000,900",
-                         format!("--user-data-dir={}", profile.path().display())],
-            }),
-        );
-        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-        let client = ClientBuilder::new(connector)
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{driver_port}"))
-            .await
-            .expect("a WebDriver session with headless Chromium");
+        let client = open_browser(&chromium, driver_port, profile.path()).await;
         client.goto(&url).await.unwrap();
-        let text_of = |selector: &'static str| {
+        let text_of = |selector: &'static str| text_of(&client, selector);
+        let until = |what: String, selector: &'static str, want: String| {
             let client = client.clone();
-            async move {
-                match client.find(Locator::Css(selector)).await {
-                    Ok(element) => element.text().await.unwrap_or_default(),
-                    Err(_) => String::new(),
-                }
-            }
-        };
-        let until = |what: String, selector: &'static str, want: String| async move {
-            let started = Instant::now();
-            loop {
-                let text = text_of(selector).await;
-                if text.contains(&want) {
-                    return text;
-                }
-                assert!(
-                    started.elapsed() < SESSION_LIMIT,
-                    "{what}: {selector} shows {text:?}"
-                );
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
+            async move { until(&client, &what, selector, &want).await }
         };
         let live = client
             .find(Locator::Css("#turn"))
@@ -285,4 +309,75 @@ fn a_person_plays_a_match_from_the_browser_and_strangers_are_refused() {
         "a screenshot at {}",
         shot.display()
     );
+}
+
+/// A person plays a whole game of Briscola (our hooks for the network's contract, the spec from
+/// the installed reference package) from the browser: each turn the page shows the table and
+/// the hand (`board_text`) and the legal moves as buttons; key 1 plays the first.
+#[test]
+fn a_person_plays_briscola_from_the_browser() {
+    let (chromium, chromedriver) = browser_binaries();
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let spec = crate::support::reference::reference_contract("briscola-v1").spec;
+    alice.ok(&["protocol", "register", spec.to_str().unwrap()]);
+    let (host, post_id) =
+        alice.host_with(&["--protocol", "briscola-v1", "--control-mode", "autonomous"]);
+    let guest = bob.join(
+        &post_id,
+        &["--control-mode", "human", "--web", "--no-prompt"],
+    );
+    let (url, _) = controller(&guest);
+    let (_driver, driver_port) = start_chromedriver(&chromedriver);
+    let profile = tempfile::tempdir().unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let turns = runtime.block_on(async {
+        let client = open_browser(&chromium, driver_port, profile.path()).await;
+        client.goto(&url).await.unwrap();
+        let mut turn = 0;
+        loop {
+            let shown = until(&client, "a turn or the end", "#turn", "").await;
+            if shown.contains("Game over") {
+                break;
+            }
+            if !shown.contains(&format!("Your move: action_seq {turn}")) {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+            let board = until(&client, "the table", "#board", "your hand: ").await;
+            assert!(board.contains("trump: clubs (C)"), "{board}");
+            assert!(board.contains("your move: "), "{board}");
+            until(&client, "moves", "#moves", "").await;
+            client
+                .find(Locator::Css("body"))
+                .await
+                .unwrap()
+                .send_keys("1")
+                .await
+                .unwrap();
+            until(
+                &client,
+                "played",
+                "#feedback",
+                &format!("(action_seq {turn})"),
+            )
+            .await;
+            let feedback = text_of(&client, "#feedback").await;
+            assert!(feedback.starts_with("Played "), "{feedback}");
+            turn += 1;
+        }
+        let score = text_of(&client, "#score").await;
+        assert!(
+            score.contains("host ") && score.contains("guest "),
+            "{score}"
+        );
+        client.close().await.unwrap();
+        turn
+    });
+    assert!(guest.finish(SESSION_LIMIT).status.success());
+    assert!(host.finish(SESSION_LIMIT).status.success());
+    let ours = bob.session("guest");
+    assert_eq!(ours.status(), "closed", "{}", ours.info);
+    assert_eq!(ours.events_of("decision_window_closed").len(), turns);
+    assert!(turns >= 20, "a whole game: {turns} turns");
 }

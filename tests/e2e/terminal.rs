@@ -1,6 +1,7 @@
 //! The terminal that asks, driven through a pseudo-terminal: a human guest sees the legal
 //! moves numbered, gets a refusal for a bad one, plays by number; a hybrid guest sees its
-//! agent's move and lets it stand with Enter.
+//! agent's move and lets it stand with Enter; a person plays a card game to its end, seeing
+//! the table and the hand at every turn.
 
 use std::time::Duration;
 
@@ -63,4 +64,53 @@ fn a_hybrid_terminal_shows_the_agents_move_and_enter_plays_it() {
     let guest = bob.session("guest");
     let closed = guest.events_of("decision_window_closed");
     assert_eq!(closed[0]["decision"]["choice"], intended.as_str());
+}
+
+/// A person plays a whole game of Crazy Eights (our hooks for the network's contract, the
+/// spec from the installed reference package) at the terminal: each turn shows the table and
+/// the hand with the legal moves numbered; a card that is not legal is refused and the window
+/// asks again; the game is played to its end by number.
+#[test]
+fn a_human_plays_crazy_eights_at_the_terminal() {
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let spec = crate::support::reference::reference_contract("crazy-eights-v1").spec;
+    alice.ok(&["protocol", "register", spec.to_str().unwrap()]);
+    let (host, post_id) = alice.host_with(&[
+        "--protocol",
+        "crazy-eights-v1",
+        "--control-mode",
+        "autonomous",
+        "--options",
+        r#"{"hand_size": 3}"#,
+    ]);
+    let join = bob.command(&["join", &post_id, "--control-mode", "human"]);
+    let mut pty = spawn_command(join, Some(SESSION_LIMIT.as_millis() as u64)).unwrap();
+    pty.exp_string("Your move (action_seq 0, you are the guest)")
+        .unwrap();
+    pty.exp_string("your hand: ").unwrap();
+    pty.exp_string("Legal moves: 1) ").unwrap();
+    pty.exp_string("s left] move > ").unwrap();
+    pty.send_line("ZZ").unwrap();
+    pty.exp_string("refused: move must be ").unwrap();
+    let mut turns = 1;
+    loop {
+        pty.send_line("1").unwrap();
+        let (_, seen) = pty
+            .exp_regex(r"(Your move \(action_seq \d+|\ndone)")
+            .unwrap();
+        if seen.contains("done") {
+            break;
+        }
+        turns += 1;
+        pty.exp_string("s left] move > ").unwrap();
+    }
+    pty.exp_eof().unwrap();
+    assert!(host.finish(SESSION_LIMIT).status.success());
+    let guest = bob.session("guest");
+    assert_eq!(guest.status(), "closed", "{}", guest.info);
+    let closed = guest.events_of("decision_window_closed");
+    assert_eq!(closed.len(), turns);
+    assert!(closed.iter().all(|window| window["origin"] == "terminal"));
+    assert_eq!(guest.field("winner"), alice.session("host").field("winner"));
 }

@@ -5,7 +5,8 @@
 //! completed game that both sides and the server see end the same way (Human Chat: lines
 //! typed on each side reach the other, and either side's /quit ends both). The specs are the
 //! installed reference package's (found through its index.json), registered on our server
-//! by the reference agent; our agent starts with none.
+//! by the reference agent; our agent starts with none. The two card games (mental poker) are
+//! played the same way in `mental_poker.rs`, which checks their audits and receipts too.
 
 use std::path::PathBuf;
 use std::time::Duration;

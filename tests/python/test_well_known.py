@@ -222,6 +222,239 @@ class RoundGames(unittest.TestCase):
         self.assertFalse(guest.snapshot.read()["hints_consistent"])
 
 
+def card_state(role: str, hand: dict, stock: int = 10, played: int = 0, opponent: int = 5) -> dict:
+    """The table view the mental_poker engine installs: `hand` maps id-B to (rank, suit)."""
+    from aigenora.proto.mental_poker import DeckState
+
+    others = {f"o{i}" for i in range(opponent)}
+    deck = DeckState(guest_hand=set(hand) if role == "guest" else others,
+                     host_hand=set(hand) if role == "host" else others,
+                     stock={f"s{i}" for i in range(stock)}, played={f"p{i}" for i in range(played)})
+    return {"_mp_role": role, "_mp_hand": set(hand), "_mp_hand_cards": dict(hand), "_mp_deck_view": deck}
+
+
+def labels(hooks, state: dict) -> list[str]:
+    return [move["move"] for move in hooks.proto_mp_legal_actions(state)]
+
+
+def card_game(test: unittest.TestCase, alias: str, options: dict, seed: int,
+              sides: tuple[str, str] = ("ours", "ours")) -> str | None:
+    """One whole game of a card game between two hooks objects (host's and guest's from
+    `sides`: "ours" or "reference"), dealt from a seeded shuffle: the table the mental_poker
+    engine keeps (hands, stock, played cards, turns, two passes ending it) without its
+    cryptography. Every play is checked by the other side's hooks, and both sides must name
+    the same winner, which is returned."""
+    from aigenora.proto.mental_poker import DeckState
+
+    hooks = {}
+    for role, side in zip(("host", "guest"), sides):
+        if side == "ours":
+            hooks[role] = hooks_for(alias, role, test, dict(options, seed=seed))
+        else:
+            hooks[role] = driver.load_hooks(reference_dir(alias))
+            test.addCleanup(driver.flush_files)
+            hooks[role].proto_init(dict(options), role, [], harness.scratch_dir(test), None)
+    deck = hooks["host"].proto_mp_deck_universe()
+    random.Random(seed).shuffle(deck)
+    faces = {str(index): card for index, card in enumerate(deck)}
+    stock = list(faces)
+    plan = hooks["host"].proto_mp_initial_deal({})
+    test.assertEqual(hooks["guest"].proto_mp_initial_deal({}), plan)
+    hands = {"guest": {}, "host": {}}
+    for role in ("guest", "host"):
+        for _ in range(plan[role]):
+            card_id = stock.pop(0)
+            hands[role][card_id] = faces[card_id]
+    played: set[str] = set()
+    passes = 0
+
+    def state(role: str) -> dict:
+        view = {"_mp_role": role, "_mp_hand": set(hands[role]), "_mp_hand_cards": dict(hands[role]),
+                "_mp_deck_view": DeckState(set(hands["guest"]), set(hands["host"]), set(stock), set(played))}
+        if passes >= 2:
+            view["_mp_stalled"] = True
+        return view
+
+    for turn in range(1000):
+        actor = "host" if turn % 2 == 0 else "guest"
+        peer = "guest" if actor == "host" else "host"
+        action = hooks[actor].proto_mp_choose_action(state(actor))
+        if action["kind"] == "play":
+            rank, suit = hands[actor][action["id_b"]]
+            msg = {"action": "mp_play", "id_b": action["id_b"], "rank": rank, "suit": suit}
+            if action.get("call_suit") is not None:
+                msg["call_suit"] = action["call_suit"]
+            verdict = hooks[peer].proto_mp_validate_play(state(peer), actor, msg)
+            test.assertTrue(verdict.ok, f"{alias} seed {seed}: {actor} {msg}: {verdict.reason}")
+            del hands[actor][action["id_b"]]
+            played.add(action["id_b"])
+            passes = 0
+        elif action["kind"] == "draw":
+            test.assertTrue(stock, f"{alias} seed {seed}: a draw from an empty stock")
+            card_id = stock.pop(0)
+            hands[actor][card_id] = faces[card_id]
+            passes = 0
+        else:
+            passes += 1
+        winners = {role: hooks[role].proto_mp_check_winner(state(role)) for role in ("host", "guest")}
+        test.assertEqual(winners["host"], winners["guest"], f"{alias} seed {seed}")
+        if winners["host"] is not None or passes >= 2 or not (hands["host"] or hands["guest"]):
+            return winners["host"]
+    test.fail(f"{alias} seed {seed}: the game did not end")
+
+
+class CardGames(unittest.TestCase):
+    """The card games run on the Rust mental_poker engine, which this driver does not have:
+    here their rules and automatic players, and whole games on a table without the
+    cryptography (`card_game`); the engine's games are in tests/spec and tests/interop."""
+
+    def test_each_card_game_is_documented(self):
+        for alias in ("crazy-eights-v1", "briscola-v1"):
+            source = (WELL_KNOWN / alias / "hooks.py").read_text("utf-8")
+            self.assertIn(alias, source.split('"""')[1], alias)
+
+    def test_crazy_eights_follows_suit_or_rank_and_eights_name_a_suit(self):
+        hooks = hooks_for("crazy-eights-v1", "host", self)
+        hand = {"1": (6, 0), "2": (5, 2), "3": (10, 3)}  # 8C 7H QS
+        self.assertEqual(labels(hooks, card_state("host", hand)),
+                         ["8C:C", "8C:D", "8C:H", "8C:S", "7H", "QS"])
+        hooks.proto_mp_validate_play({}, "guest", {"rank": 5, "suit": 1})  # 7D
+        hooks.own_turns += 1  # a new turn
+        self.assertEqual(labels(hooks, card_state("host", hand)), ["8C:C", "8C:D", "8C:H", "8C:S", "7H"])
+        problem = lambda rank, suit, call=None: hooks.rule_problem("guest", (rank, suit), call, {})
+        self.assertEqual(problem(10, 3), "illegal_play")
+        self.assertEqual(problem(6, 3), "missing_call_suit")
+        self.assertEqual(problem(5, 2, 1), "unexpected_call_suit")
+        self.assertIsNone(problem(6, 3, 2))
+        hooks.own_turns += 1
+        self.assertEqual(labels(hooks, card_state("host", {"3": (10, 3)})), ["draw"])
+        hooks.own_turns += 1
+        self.assertEqual(labels(hooks, card_state("host", {"3": (10, 3)}, stock=0)), ["pass"])
+
+    def test_crazy_eights_keeps_its_eights_and_calls_its_longest_suit(self):
+        hooks = hooks_for("crazy-eights-v1", "host", self)
+        hooks.proto_mp_validate_play({}, "guest", {"rank": 5, "suit": 1})  # 7D on the discard
+        hand = {"a": (6, 0), "b": (5, 2), "c": (0, 2), "d": (3, 2), "e": (11, 3)}  # 8C 7H 2H 5H KS
+        self.assertEqual(hooks.proto_mp_choose_action(card_state("host", hand)), {"kind": "play", "id_b": "b"})
+        self.assertTrue(hooks.proto_mp_validate_play({}, "guest", {"rank": 5, "suit": 1}).ok)  # 7D on 7H
+        stuck = {"a": (6, 0), "c": (0, 2), "d": (3, 2), "f": (7, 3)}  # 8C 2H 5H 9S
+        self.assertEqual(hooks.proto_mp_choose_action(card_state("host", stuck)),
+                         {"kind": "play", "id_b": "a", "call_suit": 2})
+
+    def test_crazy_eights_winner_empty_hand_or_fewer_cards_when_stalled(self):
+        hooks = hooks_for("crazy-eights-v1", "guest", self)
+        self.assertEqual(hooks.winner(card_state("guest", {}, stock=0, opponent=2)), "guest")
+        stalled = card_state("guest", {"a": (1, 1)}, stock=0, opponent=2)
+        self.assertIsNone(hooks.winner(stalled))
+        stalled["_mp_stalled"] = True
+        self.assertEqual(hooks.winner(stalled), "guest")
+        level = card_state("guest", {"a": (1, 1), "b": (2, 2)}, stock=0, opponent=2)
+        level["_mp_stalled"] = True
+        self.assertIsNone(hooks.winner(level))
+
+    def test_briscola_tricks_refills_and_the_peer_checks(self):
+        briscola = load_module("briscola-v1")
+        ace, three, king, two = 0, 2, 9, 1
+        self.assertEqual(briscola.trick_taker((three, 1), (ace, 1)), "guest")   # higher of the suit
+        self.assertEqual(briscola.trick_taker((king, 1), (ace, 2)), "host")    # off suit, no trump
+        self.assertEqual(briscola.trick_taker((ace, 1), (two, 0)), "guest")    # clubs trump
+        hooks = hooks_for("briscola-v1", "guest", self)
+        self.assertEqual(hooks.rule_problem("guest", (ace, 1), None, card_state("guest", {})), "guest_leads")
+        hooks.proto_mp_validate_play(card_state("guest", {}), "host", {"rank": three, "suit": 1})
+        hooks.proto_mp_choose_action(card_state("guest", {"x": (ace, 1), "y": (two, 2), "z": (4, 3)}))
+        hooks.after_turn("guest", "play", {})
+        self.assertEqual(hooks.points, {"host": 0, "guest": 21})
+        hooks.own_turns += 1
+        self.assertEqual(labels(hooks, card_state("guest", {"y": (two, 2), "z": (4, 3)})), ["draw"])
+        self.assertEqual(hooks.rule_problem("host", (two, 1), None, card_state("guest", {}, opponent=2)),
+                         "refill_due")
+
+    def test_briscola_wins_valuable_tricks_cheaply_and_keeps_its_trumps(self):
+        def follow(lead, hand):
+            hooks = hooks_for("briscola-v1", "guest", self)
+            hooks.trick = [("host", lead)]
+            return hooks.proto_mp_choose_action(card_state("guest", hand))["id_b"]
+
+        # An ace led: the lowest trump takes it (not the king of trumps, not a loser).
+        self.assertEqual(follow((0, 1), {"two": (1, 0), "king": (9, 0), "four": (3, 2)}), "two")
+        # Nothing on the table: no trump spent, the blank card goes.
+        self.assertEqual(follow((3, 1), {"two": (1, 0), "five": (4, 2)}), "five")
+        # Its own ace takes a trick of its suit safely: eleven points banked.
+        self.assertEqual(follow((1, 1), {"ace": (0, 1), "four": (3, 2)}), "ace")
+        leader = hooks_for("briscola-v1", "host", self)
+        lead = leader.proto_mp_choose_action(card_state("host", {"t": (1, 0), "a": (0, 2), "f": (4, 3)}))
+        self.assertEqual(lead["id_b"], "f")
+
+    def test_briscola_searches_the_endgame_once_the_stock_is_empty(self):
+        briscola = load_module("briscola-v1")
+        ace_h, five_d, two_c, three_d = (0, 2), (4, 1), (1, 0), (2, 1)
+        # The host's ace of hearts falls to the guest's two of clubs (trump).
+        self.assertEqual(briscola.endgame((ace_h,), (two_c,), None), -11)
+        # Whatever the host leads, the guest takes all 21 points: the trump for the ace, the
+        # three over the five.
+        self.assertEqual(briscola.endgame((ace_h, five_d), (two_c, three_d), None), -21)
+        # As the guest following the ace, the search trumps it.
+        hooks = hooks_for("briscola-v1", "guest", self)
+        hooks.seen = set(hooks.deck()) - {ace_h, five_d, two_c, three_d}
+        hooks.proto_mp_validate_play(card_state("guest", {}), "host", {"rank": 0, "suit": 2})
+        state = card_state("guest", {"t": two_c, "d": three_d}, stock=0, opponent=1)
+        self.assertEqual(hooks.proto_mp_choose_action(state)["id_b"], "t")
+
+    def test_the_automatic_players_beat_random_play_and_agree_on_every_winner(self):
+        # 200 seeded deals each, the automatic player as host and guest in turn. Crazy Eights
+        # leaves little to choose (a side must play when it can): about 63% of the games; in
+        # Briscola about 90%.
+        for alias, least in (("crazy-eights-v1", 115), ("briscola-v1", 165)):
+            won = 0
+            for seed in range(200):
+                best = "host" if seed % 2 == 0 else "guest"
+                randomly = "guest" if best == "host" else "host"
+                winner = card_game(self, alias, {f"{randomly}_strategy": "random"}, seed)
+                won += winner == best
+            self.assertGreaterEqual(won, least, f"{alias}: the automatic player won {won} of 200")
+
+    def test_the_rules_agree_with_the_reference_hooks_in_both_roles(self):
+        # The reference's own hooks (on our SDK) on the other side: each accepts every card
+        # the other plays, and both name the same winner, over many deals.
+        for alias in ("crazy-eights-v1", "briscola-v1"):
+            outcomes = set()
+            for seed in range(100):
+                sides = ("ours", "reference") if seed % 2 == 0 else ("reference", "ours")
+                outcomes.add(card_game(self, alias, {}, seed, sides))
+            self.assertTrue({"host", "guest"} <= outcomes, f"{alias}: {outcomes}")
+
+    def test_scripted_and_seeded_random_card_play(self):
+        hand = {"1": (5, 2), "2": (10, 3), "3": (0, 3), "4": (12, 1)}  # 7H QS 2S AD
+        scripted = hooks_for("crazy-eights-v1", "guest", self, {"guest_moves": "qs, 2s", "moves": "ad"})
+        self.assertEqual(scripted.proto_mp_choose_action(card_state("guest", hand)), {"kind": "play", "id_b": "2"})
+        self.assertEqual(scripted.proto_mp_choose_action(card_state("guest", {"3": (0, 3), "1": (5, 2)})),
+                         {"kind": "play", "id_b": "3"})
+
+        def random_picks(seed):
+            hooks = hooks_for("crazy-eights-v1", "host", self, {"strategy": "random", "seed": seed})
+            moves = hooks.legal_moves(hand, card_state("host", hand))  # the discard is empty
+            return [hooks._automatic(moves, hand, {}).id_b for _ in range(8)]
+
+        self.assertEqual(random_picks(3), random_picks(3))
+        self.assertGreater(len(set(random_picks(3))), 1)
+        with self.assertRaises(ValueError):
+            hooks_for("briscola-v1", "host", self, {"strategy": "cheat"})
+
+    def test_the_snapshot_shows_the_table_the_hand_and_the_legal_moves(self):
+        hooks = hooks_for("crazy-eights-v1", "host", self)
+        hooks.proto_mp_validate_play({}, "guest", {"rank": 5, "suit": 1})
+        hooks.proto_mp_legal_actions(card_state("host", {"1": (6, 0), "2": (11, 3)}))
+        snapshot = hooks.snapshot.read()
+        self.assertEqual(snapshot["legal"], ["8C:C", "8C:D", "8C:H", "8C:S"])
+        self.assertEqual(snapshot["cards"], ["8C", "KS"])
+        self.assertEqual(snapshot["to_move"], "host")
+        self.assertIn("discard: 7D", snapshot["board_text"])
+        self.assertIn("your move: 8C:C", snapshot["board_text"])
+        self.assertEqual(hooks.decision_choices("action_seq", 0), snapshot["legal"])
+        self.assertEqual(hooks.proto_display({"action": "mp_play", "rank": 6, "suit": 0, "call_suit": 2}, "sent"),
+                         "T1 host: 8C calling hearts")
+
+
 class TrustedAgentTask(unittest.TestCase):
     def test_a_task_is_answered_acknowledged_and_receipted(self):
         result = play(self, "trusted-agent-task-v1", "ours", "ours")

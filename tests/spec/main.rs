@@ -1,5 +1,6 @@
 //! The spec contract and protocol runs in one process: `protocol hash`, `validate` and bad
-//! input through our binary, the built-in protocols, our hooks for the well-known contracts,
+//! input through our binary, the built-in protocols, our hooks for the well-known contracts
+//! (and people playing its card games),
 //! `protocol test` self-play (hero duel, injected faults), and the embedded Python SDK's own
 //! suite.
 
@@ -8,6 +9,7 @@ mod support;
 
 mod bad_input;
 mod builtin_protocols;
+mod card_games;
 mod hash;
 mod hero_duel;
 mod mental_poker;

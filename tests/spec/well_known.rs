@@ -18,6 +18,7 @@ fn quick_options(alias: &str) -> &'static str {
         "connect4-v1" | "reversi-v1" => r#"{"think_ms": 20}"#,
         "gomoku-v1" => r#"{"think_ms": 20, "board_size": 9}"#,
         "trusted-agent-task-v1" => r#"{"task_goal": "say hi", "task_reply": "hi"}"#,
+        "crazy-eights-v1" => r#"{"hand_size": 7}"#,
         _ => "{}",
     }
 }
@@ -48,6 +49,11 @@ fn our_hooks_play_themselves_on_each_contract() {
         for role in ["host", "guest"] {
             assert_eq!(report[role]["completed"], true, "{}: {report}", entry.alias);
         }
+        assert_eq!(
+            report["host"]["winner"], report["guest"]["winner"],
+            "{}: {report}",
+            entry.alias
+        );
     }
 }
 

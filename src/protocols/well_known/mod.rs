@@ -1,7 +1,8 @@
 //! Our hooks for the network's well-known contracts (the reference client's sample
 //! protocols), shipped in the binary and keyed by protocol_id. Only the hooks are ours: the
 //! spec always comes from the community server (hash checked), and a well-known id then
-//! gets these hooks instead of a skeleton. The card games (mental poker) are not here yet.
+//! gets these hooks instead of a skeleton. The two card games run on the mental_poker engine
+//! (their shared Python is the SDK's `aigenora.proto.cards`).
 
 mod install;
 
@@ -74,6 +75,16 @@ pub const WELL_KNOWN: &[WellKnown] = &[
         "reversi-v1",
         "Reversi (Othello)",
         "5358130e14885f61ff210d2dd44c58a15ca4140bd89558f41f3eb867bc188e8f"
+    ),
+    well_known!(
+        "crazy-eights-v1",
+        "Crazy Eights",
+        "3a3c352ac09a83a3c0877a5585fcd8c03fa4b85b873601f2fe3ba734474a64ae"
+    ),
+    well_known!(
+        "briscola-v1",
+        "Briscola",
+        "f508d605c7dc9c8aeffd7bf1441e283ebe9ed83c768e36c05d02e056cdd51867"
     ),
     well_known!(
         "human-chat-v1",

@@ -1,6 +1,7 @@
 // The controller page: follows one session's push stream, shows whose turn it is, the
 // countdown, the legal moves of the open decision window (generated from its schema), the
-// agent's intended move in hybrid control, the score and the event log, and submits moves.
+// agent's intended move in hybrid control, the score, the board or table (`board_text`) and
+// the event log, and submits moves.
 // All text from the session goes through textContent, never HTML.
 "use strict";
 
@@ -87,6 +88,7 @@ function render() {
     ? Object.entries(score).map(([who, n]) => `${who} ${n}`).join(" – ")
     : "–";
   $("last").textContent = (snapshot.last_event && snapshot.last_event.summary) || "";
+  $("board").textContent = typeof snapshot.board_text === "string" ? snapshot.board_text : "";
   const over = ["closed", "aborted", "crashed", "failed"].includes(view.status);
   if (over && source) {
     source.close(); // the end is final: no reconnects
