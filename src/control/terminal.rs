@@ -18,6 +18,10 @@ use crate::terminal::escape_display;
 
 /// Reminders of the time left, in seconds.
 const REMINDERS: [u64; 3] = [30, 10, 5];
+/// Legal moves shown numbered; a longer list (a Gomoku board) shows its size instead.
+const NUMBERED: usize = 20;
+/// Lines of a board shown at most (a 19 x 19 Gomoku board has 20).
+const BOARD_LINES: usize = 30;
 
 /// Starts the prompt for `desk` on its own thread (and a stdin reader beside it).
 pub fn start(desk: Arc<Desk>) {
@@ -152,11 +156,15 @@ fn show(desk: &Desk, window: &Window) {
     }
     match window.choices.listed() {
         Some(listed) => {
-            let moves: Vec<String> = listed
+            let mut moves: Vec<String> = listed
                 .iter()
+                .take(NUMBERED)
                 .enumerate()
                 .map(|(i, v)| format!("{}) {}", i + 1, escape_display(&plain_text(v))))
                 .collect();
+            if listed.len() > NUMBERED {
+                moves.push(format!("… ({} in all: type the move)", listed.len()));
+            }
             text.push_str(&format!("  Legal moves: {}\n", moves.join("   ")));
         }
         None => text.push_str(&format!(
@@ -188,8 +196,8 @@ fn say(text: &str) {
     println!("\n{text}");
 }
 
-/// What the hooks publish in snapshot.json that a player wants to see: the score, the
-/// round, the last event.
+/// What the hooks publish in snapshot.json that a player wants to see: the score, the last
+/// event, and a board game's board (`board_text`).
 fn state_lines(desk: &Desk) -> Vec<String> {
     let path = desk
         .files()
@@ -213,6 +221,14 @@ fn state_lines(desk: &Desk) -> Vec<String> {
         .and_then(Value::as_str)
     {
         lines.push(format!("Last: {}", escape_display(summary)));
+    }
+    if let Some(board) = snapshot.get("board_text").and_then(Value::as_str) {
+        lines.extend(
+            board
+                .lines()
+                .take(BOARD_LINES)
+                .map(|line| escape_display(line).into_owned()),
+        );
     }
     lines
 }

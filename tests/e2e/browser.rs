@@ -7,42 +7,12 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::process::Command;
-use std::time::{Duration, Instant};
 
-use fantoccini::{ClientBuilder, Locator};
+use fantoccini::Locator;
 use serde_json::json;
 
+use crate::support::browser::{Browser, browser_binaries, controller_url};
 use crate::support::net::{Net, SESSION_LIMIT};
-use crate::support::process::Proc;
-
-/// Chromium and chromedriver, or a failure that says how to get them.
-fn browser_binaries() -> (PathBuf, PathBuf) {
-    let find = |names: &[&str]| {
-        names.iter().find_map(|name| {
-            let output = Command::new("which").arg(name).output().ok()?;
-            let path = String::from_utf8_lossy(&output.stdout).trim().to_string();
-            (output.status.success() && !path.is_empty()).then(|| PathBuf::from(path))
-        })
-    };
-    let chromium = find(&["chromium", "chromium-browser", "google-chrome"]);
-    let driver = find(&["chromedriver"]);
-    match (chromium, driver) {
-        (Some(chromium), Some(driver)) => (chromium, driver),
-        _ => panic!(
-            "browser tests need Chromium and chromedriver on PATH: \
-             apt-get install -y chromium chromium-driver (.ci/run does this)"
-        ),
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// One raw HTTP/1.1 request; returns the status code.
 fn status_of(port: u16, request: &str) -> u16 {
@@ -74,7 +44,7 @@ fn get(port: u16, host: &str, path: &str, headers: &str) -> u16 {
 
 #[test]
 fn a_person_plays_a_match_from_the_browser_and_strangers_are_refused() {
-    let (chromium, chromedriver) = browser_binaries();
+    browser_binaries();
     let net = Net::start();
     let (alice, bob) = (net.agent("alice"), net.agent("bob"));
     let options = r#"{"best_of": 3, "termination": "fixed_rounds", "moves": "rock"}"#;
@@ -86,8 +56,7 @@ fn a_person_plays_a_match_from_the_browser_and_strangers_are_refused() {
         &post_id,
         &["--control-mode", "human", "--web", "--no-prompt"],
     );
-    let line = guest.wait_for_line("controller: ", SESSION_LIMIT);
-    let url = line.trim_start_matches("controller: ").trim().to_string();
+    let url = controller_url(&guest);
     let port: u16 = url
         .trim_start_matches("http://127.0.0.1:")
         .split('/')
@@ -158,65 +127,11 @@ fn a_person_plays_a_match_from_the_browser_and_strangers_are_refused() {
         "the stream needs the session's token"
     );
 
-    let driver_port = free_port();
-    let _driver = Proc::spawn("chromedriver", {
-        let mut command = Command::new(&chromedriver);
-        command.arg(format!("--port={driver_port}"));
-        command
-    });
-    let profile = tempfile::tempdir().unwrap();
-    let started = Instant::now();
-    while TcpStream::connect(("127.0.0.1", driver_port)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "chromedriver did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
     let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("controller-midgame.png");
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let mut caps = serde_json::Map::new();
-        caps.insert(
-            "goog:chromeOptions".into(),
-            json!({
-                "binary": chromium,
-                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                         "--disable-background-networking", "--disable-component-update",
-                         "--disable-sync", "--no-first-run", "--window-size=1000,900",
-                         format!("--user-data-dir={}", profile.path().display())],
-            }),
-        );
-        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-        let client = ClientBuilder::new(connector)
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{driver_port}"))
-            .await
-            .expect("a WebDriver session with headless Chromium");
-        client.goto(&url).await.unwrap();
-        let text_of = |selector: &'static str| {
-            let client = client.clone();
-            async move {
-                match client.find(Locator::Css(selector)).await {
-                    Ok(element) => element.text().await.unwrap_or_default(),
-                    Err(_) => String::new(),
-                }
-            }
-        };
-        let until = |what: String, selector: &'static str, want: String| async move {
-            let started = Instant::now();
-            loop {
-                let text = text_of(selector).await;
-                if text.contains(&want) {
-                    return text;
-                }
-                assert!(
-                    started.elapsed() < SESSION_LIMIT,
-                    "{what}: {selector} shows {text:?}"
-                );
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        };
+        let browser = Browser::open(&url).await;
+        let client = browser.client.clone();
         let live = client
             .find(Locator::Css("#turn"))
             .await
@@ -226,14 +141,15 @@ fn a_person_plays_a_match_from_the_browser_and_strangers_are_refused() {
             .unwrap();
         assert_eq!(live.as_deref(), Some("assertive"));
         for round in 0..3 {
-            until(
-                format!("round {round}"),
-                "#turn",
-                format!("Your move: round {round}"),
-            )
-            .await;
-            until("moves".into(), "#moves", "paper".into()).await;
-            until("countdown".into(), "#countdown", " s left".into()).await;
+            browser
+                .until(
+                    &format!("round {round}"),
+                    "#turn",
+                    &format!("Your move: round {round}"),
+                )
+                .await;
+            browser.until("moves", "#moves", "paper").await;
+            browser.until("countdown", "#countdown", " s left").await;
             if round == 1 {
                 let png = client.screenshot().await.unwrap();
                 std::fs::create_dir_all(shot.parent().unwrap()).unwrap();
@@ -258,24 +174,22 @@ fn a_person_plays_a_match_from_the_browser_and_strangers_are_refused() {
                     .await
                     .unwrap();
             }
-            until(
-                "played".into(),
-                "#feedback",
-                format!("Played paper (round {round})"),
-            )
-            .await;
+            browser
+                .until("played", "#feedback", &format!("Played paper (round {round})"))
+                .await;
         }
-        until(
-            "the end".into(),
-            "#turn",
-            "Game over (winner: guest)".into(),
-        )
-        .await;
-        let score = text_of("#score").await;
+        browser
+            .until("the end", "#turn", "Game over (winner: guest)")
+            .await;
+        let score = browser.text_of("#score").await;
         assert!(score.contains("guest 3"), "{score}");
-        let log = text_of("#log").await;
+        let log = browser.text_of("#log").await;
         assert!(log.contains("decision_window_closed"), "{log}");
-        client.close().await.unwrap();
+        assert!(
+            browser.text_of("#board").await.is_empty(),
+            "no board for a game without one"
+        );
+        browser.close().await;
     });
     assert!(guest.finish(SESSION_LIMIT).status.success());
     assert!(host.finish(SESSION_LIMIT).status.success());

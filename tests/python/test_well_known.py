@@ -173,6 +173,8 @@ class BoardGames(unittest.TestCase):
         self.assertEqual(snapshot["legal"], [0, 1, 2, 3, 4])
         self.assertEqual(snapshot["legal_cells"][2], {"move": 2, "row": 3, "col": 2},
                          "a column's move lands on its lowest empty cell")
+        self.assertEqual(guest.decision_choices("turn", 1), [0, 1, 2, 3, 4], "a window lists them")
+        self.assertIsNone(guest.decision_choices("turn", 2), "not a turn of this side's")
         guest.proto_guest_first_action()
         snapshot = guest.snapshot.read()
         self.assertEqual(snapshot["board"][3][2], "X")

@@ -261,6 +261,14 @@ class BoardGame(RoundChoices, ProtocolHooks):
         self.own_moves += 1
         return by_label[label]
 
+    def decision_choices(self, match_key: str, match_value: Any) -> list | None:
+        """The legal moves of the turn a window asks about, when it is this side's: the desk
+        lists them to people (terminal, browser) and holds decisions to them."""
+        if (match_value != self.turn or self.position.to_move != self.role
+                or self.position.winner() is not None):
+            return None
+        return [self.label(move) for move in self.position.legal()]
+
     def _searched_label(self) -> Any:
         return self.label(best_move(self.position, self.think_seconds, shuffle=self.rng))
 
