@@ -175,7 +175,11 @@ fn a_person_plays_a_match_from_the_browser_and_strangers_are_refused() {
                     .unwrap();
             }
             browser
-                .until("played", "#feedback", &format!("Played paper (round {round})"))
+                .until(
+                    "played",
+                    "#feedback",
+                    &format!("Played paper (round {round})"),
+                )
                 .await;
         }
         browser

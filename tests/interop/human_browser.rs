@@ -101,6 +101,12 @@ fn a_person_plays_connect_four_by_clicking_the_board() {
             }
         })
         .await;
+        let png = client.screenshot().await.unwrap();
+        assert!(png.starts_with(b"\x89PNG"));
+        let shot =
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("controller-connect4.png");
+        std::fs::create_dir_all(shot.parent().unwrap()).unwrap();
+        std::fs::write(&shot, png).unwrap();
         let red = browser.count_until("red discs", "#board .piece-red").await;
         assert!(red >= 1, "the person's discs are drawn");
         browser.count_until("last move", "#board .cell.last").await;

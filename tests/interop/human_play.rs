@@ -334,5 +334,8 @@ fn a_person_plays_connect_four_at_a_terminal() {
     assert!(WINNER_OR_NONE.contains(&winner.as_deref()), "{winner:?}");
     let closed = person.events_of("decision_window_closed");
     assert_eq!(closed.len(), moves, "{closed:?}");
-    assert!(closed.iter().all(|c| c["origin"] == "terminal"), "{closed:?}");
+    assert!(
+        closed.iter().all(|c| c["origin"] == "terminal"),
+        "{closed:?}"
+    );
 }

@@ -87,7 +87,12 @@ pub fn answer_windows(
                 let Some(window) = window_of(&dir) else {
                     continue;
                 };
-                let name = format!("{}{role}{}{}", dir.display(), window.key(), window.opened_at);
+                let name = format!(
+                    "{}{role}{}{}",
+                    dir.display(),
+                    window.key(),
+                    window.opened_at
+                );
                 if seen.contains(&name) {
                     continue;
                 }
