@@ -17,6 +17,9 @@ let listed = [];
 let windowKey = "";
 // The legal values the board and the hand offer (they get no button of their own).
 let drawn = [];
+// What the board and the hand were last drawn from, and the legal values each offered: an
+// unchanged board is not redrawn (a focused cell keeps its focus).
+const shown = { board: { key: "", offered: [] }, hand: { key: "", offered: [] } };
 
 // Bounds on what a snapshot may ask the page to draw.
 const MAX_SIDE = 26;
@@ -187,9 +190,25 @@ function renderMoves(window_) {
 // and `last_move` ({row, col}). Legal cells (a whole column when moves name columns) are
 // buttons while a window is open.
 function renderBoard(snapshot, window_) {
+  const key = JSON.stringify([snapshot.board, snapshot.board_layout, snapshot.legal_cells, snapshot.last_move, windowInputs(window_)]);
+  if (key === shown.board.key) {
+    drawn.push(...shown.board.offered);
+    return;
+  }
+  const before = drawn.length;
+  drawBoard(snapshot, window_);
+  shown.board = { key, offered: drawn.slice(before) };
+}
+
+// What of a window decides what the board and the hand offer.
+function windowInputs(window_) {
+  return window_ ? [window_.match_key, window_.match_value, window_.opened_at, window_.choices, window_.intended] : null;
+}
+
+function drawBoard(snapshot, window_) {
   const holder = $("board");
   const rows = (Array.isArray(snapshot.board) ? snapshot.board : []).slice(0, MAX_SIDE).map((row) =>
-    (Array.isArray(row) ? row.map(text) : String(row).trim().split(/\s+/)).slice(0, MAX_SIDE));
+    Array.isArray(row) ? row.slice(0, MAX_SIDE).map(text) : String(row).trim().split(/\s+/).slice(0, MAX_SIDE));
   holder.hidden = rows.length === 0;
   holder.replaceChildren();
   if (!rows.length) return;
@@ -258,6 +277,17 @@ function renderBoard(snapshot, window_) {
 // The hand of a card game: `hand`, a list of card labels; the cards the window accepts are
 // buttons that play them.
 function renderHand(snapshot, window_) {
+  const key = JSON.stringify([snapshot.hand, windowInputs(window_)]);
+  if (key === shown.hand.key) {
+    drawn.push(...shown.hand.offered);
+    return;
+  }
+  const before = drawn.length;
+  drawHand(snapshot, window_);
+  shown.hand = { key, offered: drawn.slice(before) };
+}
+
+function drawHand(snapshot, window_) {
   const holder = $("hand");
   const hand = (Array.isArray(snapshot.hand) ? snapshot.hand : []).slice(0, MAX_HAND);
   holder.hidden = hand.length === 0;
