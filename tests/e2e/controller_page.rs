@@ -1,8 +1,9 @@
 //! The controller page draws what a side's hooks publish, in headless Chromium, from a
 //! session dir written by hand and served by `session web`: a board whose moves name cells
-//! (its legal cells clickable, the last move marked) and a card game's hand (the legal cards
-//! clickable), each click submitting that move for the open window; text from the snapshot,
-//! markup included, stays text. Fails (never skips) when Chromium or chromedriver is missing.
+//! (its legal cells clickable, the last move and the agent's intended move marked, a click
+//! overriding it) and a card game's hand (the legal cards clickable), each click submitting
+//! that move for the open window; text from the snapshot, markup included, stays text. Fails
+//! (never skips) when Chromium or chromedriver is missing.
 
 use std::path::Path;
 
@@ -18,20 +19,31 @@ use crate::support::process::Proc;
 
 const HOSTILE: &str = "<img src=x id=injected>";
 
-/// A human window for `key` = `value` whose move is `field`, one of `values`.
-fn write_window(engine: &Path, key: &str, value: Value, field: &str, values: Vec<Value>) {
+/// A window for `key` = `value` whose move is `field`, one of `values`: hybrid with the
+/// agent's `intended` move, else human.
+fn write_window(
+    engine: &Path,
+    (key, value): (&str, Value),
+    field: &str,
+    values: Vec<Value>,
+    intended: Option<Value>,
+) {
     let now = epoch_now();
     let window = Window {
         match_key: key.into(),
         match_value: value,
-        mode: WindowMode::Human,
+        mode: if intended.is_some() {
+            WindowMode::Hybrid
+        } else {
+            WindowMode::Human
+        },
         value_field: field.into(),
         choices: Choices::OneOf { values },
         open: true,
         waiting_for: "decision".into(),
         opened_at: now,
         deadline_at: now + 600.0,
-        intended: None,
+        intended,
         timeout_action: Default::default(),
     };
     let files = DecisionFiles::of(engine);
@@ -79,10 +91,10 @@ fn the_page_draws_a_board_and_a_hand_and_plays_their_clicks() {
     );
     write_window(
         &engine,
-        "turn",
-        json!(3),
+        ("turn", json!(3)),
         "cell",
         vec![json!("a1"), json!("c1"), json!("pass")],
+        Some(json!("a1")),
     );
     let mut command = aigenora();
     command
@@ -119,6 +131,16 @@ fn the_page_draws_a_board_and_a_hand_and_plays_their_clicks() {
             .unwrap();
         assert_eq!(last.attr("data-col").await.unwrap().as_deref(), Some("1"));
         assert_eq!(last.attr("data-row").await.unwrap().as_deref(), Some("2"));
+        let intended = client
+            .find(Locator::Css("#board button.cell.intended"))
+            .await
+            .unwrap();
+        assert_eq!(
+            intended.attr("data-col").await.unwrap().as_deref(),
+            Some("0"),
+            "the agent's move (a1) is outlined"
+        );
+        browser.until("hybrid", "#turn", "about to play").await;
         let moves = browser.text_of("#moves").await;
         assert!(
             moves.contains("pass") && !moves.contains("a1"),
@@ -149,10 +171,10 @@ fn the_page_draws_a_board_and_a_hand_and_plays_their_clicks() {
         );
         write_window(
             &engine,
-            "action_seq",
-            json!(5),
+            ("action_seq", json!(5)),
             "card",
             vec![json!("7♣"), json!("Q♥"), json!("draw")],
+            None,
         );
         browser.until("the hand", "#hand", "Q♥").await;
         let cards = browser.count_until("cards", "#hand button.card").await;

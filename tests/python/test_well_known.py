@@ -188,6 +188,7 @@ class BoardGames(unittest.TestCase):
         self.assertIn({"move": "c2", "row": 1, "col": 2}, snapshot["legal_cells"])
         self.assertEqual(len(snapshot["legal_cells"]), len(snapshot["legal"]))
         self.assertEqual(snapshot["board"][2][2:4], ["O", "X"])
+        self.assertEqual(snapshot["score"], {"host": 2, "guest": 2}, "Reversi scores its discs")
 
     def test_a_reversi_side_without_a_move_passes_without_being_asked(self):
         reversi = load_module("reversi-v1")

@@ -182,6 +182,9 @@ class Hooks(BoardGame):
     def parse_label(self, token):
         return PASS if token.lower() == PASS else cell_name(*parse_cell(token, self.board_size))
 
+    def score(self):
+        return {"host": self.position.count("host"), "guest": self.position.count("guest")}
+
     def is_forced(self, move):
         return move == PASS
 

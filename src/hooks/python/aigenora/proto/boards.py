@@ -135,6 +135,10 @@ class BoardGame(RoundChoices, ProtocolHooks):
         verdict, which the base class checks); None when it agrees."""
         return None
 
+    def score(self) -> dict | None:
+        """The position's score by side, when the game keeps one (Reversi's discs)."""
+        return None
+
     def is_forced(self, move: Any) -> bool:
         """Whether a move that is the only legal one is played without asking (a pass)."""
         return False
@@ -297,6 +301,9 @@ class BoardGame(RoundChoices, ProtocolHooks):
                   "pieces": self.PIECES, "moves_by": self.MOVES_BY}
         snapshot = {"phase": phase, "turn": self.turn, "board": rows, "board_layout": layout,
                     "board_text": self.board_text(), "last_move": self.last_move, "legal_cells": []}
+        score = self.score()
+        if score is not None:
+            snapshot["score"] = score
         if winner is None:
             mine = self.position.to_move == self.role
             legal = self.position.legal() if mine else []
