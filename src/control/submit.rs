@@ -125,7 +125,7 @@ pub fn submit(
         Ok(body) => body,
         Err(reason) => return Answer::refused(reason),
     };
-    let Some((match_key, match_value)) = named_window(&body) else {
+    let Some((match_key, match_value)) = named_window(&body, open.as_ref()) else {
         return Answer::refused(
             "no_open_window: no decision window is open; name one (e.g. \"round\": 0)",
         );
@@ -197,7 +197,7 @@ fn body_for(
         }
     };
     body.remove("_meta");
-    if named_window(&body).is_none()
+    if named_window(&body, open).is_none()
         && let Some(window) = open
     {
         body.insert(window.match_key.clone(), window.match_value.clone());
@@ -205,8 +205,13 @@ fn body_for(
     Ok(body)
 }
 
-/// The window a decision names: the first of the match keys it carries.
-fn named_window(body: &Map<String, Value>) -> Option<(String, Value)> {
+/// The window a decision names: the open one when it carries that window's key and value
+/// (hooks may key windows by any field, e.g. a task's `task_id`), else the first of the
+/// usual match keys it carries.
+fn named_window(body: &Map<String, Value>, open: Option<&Window>) -> Option<(String, Value)> {
+    if let Some(window) = open.filter(|window| window.names(body)) {
+        return Some((window.match_key.clone(), window.match_value.clone()));
+    }
     MATCH_KEYS.iter().find_map(|key| {
         body.get(*key)
             .filter(|value| !value.is_null())

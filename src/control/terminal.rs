@@ -17,11 +17,12 @@ use super::files::epoch_now;
 use crate::records::{Window, WindowMode, plain_text};
 use crate::terminal::escape_display;
 
-/// The most lines of a hooks' `board_text` shown with a window.
-const BOARD_LINES: usize = 40;
-
 /// Reminders of the time left, in seconds.
 const REMINDERS: [u64; 3] = [30, 10, 5];
+/// Legal moves shown numbered; a longer list (a Gomoku board) shows its size instead.
+const NUMBERED: usize = 20;
+/// Lines of a hooks' `board_text` shown at most (a 19 x 19 Gomoku board has 20).
+const BOARD_LINES: usize = 40;
 
 /// Starts the prompt for `desk` on its own thread (and a stdin reader beside it).
 pub fn start(desk: Arc<Desk>) {
@@ -156,11 +157,15 @@ fn show(desk: &Desk, window: &Window) {
     }
     match window.choices.listed() {
         Some(listed) => {
-            let moves: Vec<String> = listed
+            let mut moves: Vec<String> = listed
                 .iter()
+                .take(NUMBERED)
                 .enumerate()
                 .map(|(i, v)| format!("{}) {}", i + 1, escape_display(&plain_text(v))))
                 .collect();
+            if listed.len() > NUMBERED {
+                moves.push(format!("… ({} in all: type the move)", listed.len()));
+            }
             text.push_str(&format!("  Legal moves: {}\n", moves.join("   ")));
         }
         None => text.push_str(&format!(

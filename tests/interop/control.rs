@@ -3,15 +3,14 @@
 //! with `session decide`; and a reference guest in hybrid control playing our host, whose
 //! moves a person makes.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
+use aigenora::records::Window;
 use serde_json::Value;
 
 use crate::support::cli::aigenora;
-use crate::support::control::{decide_in, newest_dir, snapshot_of, window_of};
+use crate::support::control::{answer_windows, newest_dir, window_of};
 use crate::support::net::{SESSION_LIMIT, SessionFiles};
 use crate::support::process::Proc;
 use crate::support::reference::{
@@ -21,8 +20,8 @@ use crate::support::reference::{
 
 /// What a person answers: RPS hosts rock and guests paper; Guess Number's host picks 37 as
 /// its secret and its guest bisects the range its snapshot shows.
-fn answer(role: &str, key: &str, snapshot: &Value) -> String {
-    match (key, role) {
+fn answer(role: &str, window: &Window, snapshot: &Value) -> String {
+    match (window.match_key.as_str(), role) {
         ("round", "host") => "rock".into(),
         ("round", _) => "paper".into(),
         ("setup", _) => "37".into(),
@@ -33,44 +32,17 @@ fn answer(role: &str, key: &str, snapshot: &Value) -> String {
     }
 }
 
-/// Answers every window of the `roles` sessions under `base` until stopped; returns the
-/// answers.
-fn answer_windows(
-    base: PathBuf,
-    roles: &'static [&'static str],
-    stop: Arc<AtomicBool>,
-) -> std::thread::JoinHandle<Vec<Value>> {
-    std::thread::spawn(move || {
-        let mut answers = Vec::new();
-        let mut seen = Vec::new();
-        while !stop.load(Ordering::Relaxed) {
-            for role in roles {
-                let Some(dir) = newest_dir(&base, role) else {
-                    continue;
-                };
-                let Some(window) = window_of(&dir) else {
-                    continue;
-                };
-                let name = format!("{}{role}{}", dir.display(), window.key());
-                if seen.contains(&name) {
-                    continue;
-                }
-                seen.push(name);
-                let value = answer(role, &window.match_key, &snapshot_of(&dir));
-                answers.push(decide_in(&dir, &value).1);
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        answers
-    })
-}
-
 fn self_play(protocol_id: &str, mode: &str) {
     let dir = library_dir(&reference_package_dir(), protocol_id);
     let base = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
     let stop = Arc::new(AtomicBool::new(false));
-    let decider = answer_windows(base.path().to_path_buf(), &["host", "guest"], stop.clone());
+    let decider = answer_windows(
+        base.path().to_path_buf(),
+        &["host", "guest"],
+        stop.clone(),
+        Box::new(answer),
+    );
     let mut command = aigenora();
     command
         .args(["--data-dir"])
@@ -131,7 +103,12 @@ fn a_reference_hybrid_guest_plays_our_human_host() {
     let protocol_dir = library_dir(&bob.dir, REFERENCE_RPS);
     let (host, post_id) = bob.host(protocol_dir.to_str().unwrap(), &["--control-mode", "human"]);
     let stop = Arc::new(AtomicBool::new(false));
-    let decider = answer_windows(bob.dir.join("sessions"), &["host"], stop.clone());
+    let decider = answer_windows(
+        bob.dir.join("sessions"),
+        &["host"],
+        stop.clone(),
+        Box::new(answer),
+    );
     let (joining, reference) = carol.daemon(&["join", &post_id, "--control-mode", "hybrid"]);
     assert_eq!(joining["protocol_id"], REFERENCE_RPS);
     host.succeed(SESSION_LIMIT);

@@ -8,6 +8,8 @@ mod support;
 mod clean_end;
 mod community;
 mod control;
+mod human_browser;
+mod human_play;
 mod mental_poker;
 mod sessions;
 mod spec;

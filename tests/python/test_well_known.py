@@ -162,6 +162,34 @@ class BoardGames(unittest.TestCase):
         self.assertEqual(sorted(snapshot["legal"]), ["b3", "c2", "d5", "e4"])
         self.assertIn("X O", snapshot["board_text"])
 
+    def test_the_snapshot_lays_out_the_board_for_controllers(self):
+        guest = hooks_for("connect4-v1", "guest", self, {"guest_moves": "2"})
+        guest.proto_guest_handle_ready({"action": "ready", "cols": 5, "rows": 4, "first": "guest"})
+        snapshot = guest.snapshot.read()
+        self.assertEqual(snapshot["board"], [["."] * 5] * 4)
+        self.assertEqual(snapshot["board_layout"], {
+            "columns": ["0", "1", "2", "3", "4"], "rows": ["1", "2", "3", "4"],
+            "pieces": {"X": "red", "O": "yellow"}, "moves_by": "column"})
+        self.assertEqual(snapshot["legal"], [0, 1, 2, 3, 4])
+        self.assertEqual(snapshot["legal_cells"][2], {"move": 2, "row": 3, "col": 2},
+                         "a column's move lands on its lowest empty cell")
+        self.assertEqual(guest.decision_choices("turn", 1), [0, 1, 2, 3, 4], "a window lists them")
+        self.assertIsNone(guest.decision_choices("turn", 2), "not a turn of this side's")
+        guest.proto_guest_first_action()
+        snapshot = guest.snapshot.read()
+        self.assertEqual(snapshot["board"][3][2], "X")
+        self.assertEqual(snapshot["last_move"], {"turn": 1, "player": "guest", "move": 2, "row": 3, "col": 2})
+        self.assertEqual(snapshot["legal_cells"], [], "not the guest's turn")
+        reversi = hooks_for("reversi-v1", "guest", self, {"board_size": 6})
+        reversi.proto_guest_handle_ready({"action": "ready", "board_size": 6, "first": "guest"})
+        snapshot = reversi.snapshot.read()
+        self.assertEqual(snapshot["board_layout"]["moves_by"], "cell")
+        self.assertEqual(snapshot["board_layout"]["columns"], list("abcdef"))
+        self.assertIn({"move": "c2", "row": 1, "col": 2}, snapshot["legal_cells"])
+        self.assertEqual(len(snapshot["legal_cells"]), len(snapshot["legal"]))
+        self.assertEqual(snapshot["board"][2][2:4], ["O", "X"])
+        self.assertEqual(snapshot["score"], {"host": 2, "guest": 2}, "Reversi scores its discs")
+
     def test_a_reversi_side_without_a_move_passes_without_being_asked(self):
         reversi = load_module("reversi-v1")
         board = reversi.Board(6)

@@ -1,9 +1,12 @@
 //! A person answering decision windows from outside the session: finding the open window of
 //! a session dir (ours, under a data dir or a self-play state base) and answering it with
-//! `aigenora session decide`.
+//! `aigenora session decide`, once or for every window of a game.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use aigenora::control::Target;
 use aigenora::records::{DecisionFiles, Window};
@@ -59,4 +62,46 @@ pub fn decide_in(dir: &Path, value: &str) -> (bool, Value) {
     command.args(["session", "decide", value, "--state-dir"]);
     command.arg(dir).arg("--json");
     run_decide(command)
+}
+
+/// What a person answers to a window: the side's role, the window and its snapshot in,
+/// the move (as `session decide` takes it) out.
+pub type Answer = dyn Fn(&str, &Window, &Value) -> String + Send + 'static;
+
+/// A person at `session decide`: answers every window of the newest `roles` session dirs
+/// under `base` (each once) until `stop` is set; returns the answers.
+pub fn answer_windows(
+    base: PathBuf,
+    roles: &'static [&'static str],
+    stop: Arc<AtomicBool>,
+    answer: Box<Answer>,
+) -> std::thread::JoinHandle<Vec<Value>> {
+    std::thread::spawn(move || {
+        let mut answers = Vec::new();
+        let mut seen = Vec::new();
+        while !stop.load(Ordering::Relaxed) {
+            for role in roles {
+                let Some(dir) = newest_dir(&base, role) else {
+                    continue;
+                };
+                let Some(window) = window_of(&dir) else {
+                    continue;
+                };
+                let name = format!(
+                    "{}{role}{}{}",
+                    dir.display(),
+                    window.key(),
+                    window.opened_at
+                );
+                if seen.contains(&name) {
+                    continue;
+                }
+                seen.push(name);
+                let value = answer(role, &window, &snapshot_of(&dir));
+                answers.push(decide_in(&dir, &value).1);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        answers
+    })
 }

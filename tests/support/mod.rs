@@ -1,6 +1,7 @@
 //! Helpers shared by every integration-test crate (`tests/<group>/main.rs` includes this
 //! module with `#[path = "../support/mod.rs"] mod support;`).
 //!
+//! - [`browser`]: headless Chromium through chromedriver, opened on a controller URL.
 //! - [`cli`]: our built binary as a command, `protocol test --json`.
 //! - [`control`]: finding a session's open decision window and answering it.
 //! - [`reference`]: the reference client (`aigenora==0.1.4`) in its own venv, and a
@@ -17,6 +18,7 @@
 // look for an item reported in every crate.
 #![allow(dead_code)]
 
+pub mod browser;
 pub mod cli;
 pub mod control;
 pub mod fake;

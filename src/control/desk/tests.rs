@@ -153,3 +153,47 @@ fn a_human_deadline_applies_the_timeout_action() {
         .is_none()
     );
 }
+
+#[test]
+fn a_window_keyed_by_any_field_takes_a_submitted_move() {
+    use crate::control::submit::{Answer, DecisionInput, Submitter, submit};
+    let dir = tempfile::tempdir().unwrap();
+    let desk = rps_desk(dir.path(), times(5_000, 0, TimeoutAction::Abort));
+    let window = desk
+        .open_for_hooks(
+            WindowMode::Human,
+            ("task_id".into(), json!("t1")),
+            "summary",
+            &HooksChoices::default(),
+            None,
+            None,
+        )
+        .unwrap();
+    assert!(window.open);
+    let waiter = {
+        let desk = desk.clone();
+        std::thread::spawn(move || desk.wait())
+    };
+    let submitter = Submitter {
+        origin: "cli".into(),
+        ..Submitter::default()
+    };
+    let answer = submit(
+        dir.path(),
+        Some(crate::engine::ControlMode::Human),
+        DecisionInput::Move(json!("done it")),
+        &submitter,
+        Duration::from_secs(5),
+    );
+    assert!(
+        matches!(&answer, Answer::Played { match_key, .. } if match_key == "task_id"),
+        "{answer:?}"
+    );
+    let WindowResult::Decided(played) = waiter.join().unwrap() else {
+        panic!("decided")
+    };
+    assert_eq!(
+        (played["task_id"].clone(), played["summary"].clone()),
+        (json!("t1"), json!("done it"))
+    );
+}

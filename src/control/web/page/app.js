@@ -1,8 +1,8 @@
 // The controller page: follows one session's push stream, shows whose turn it is, the
-// countdown, the legal moves of the open decision window (generated from its schema), the
-// agent's intended move in hybrid control, the score, the board or table (`board_text`) and
-// the event log, and submits moves.
-// All text from the session goes through textContent, never HTML.
+// countdown, the board of a board game and the hand of a card game (the legal moves on them
+// clickable), the other legal moves of the open decision window (generated from its schema),
+// the agent's intended move in hybrid control, the score and the event log, and submits
+// moves. All text from the session goes through textContent, never HTML.
 "use strict";
 
 const hash = new URLSearchParams(location.hash.slice(1));
@@ -15,6 +15,16 @@ let source = null;
 let lastTurn = "";
 let listed = [];
 let windowKey = "";
+// The legal values the board and the hand offer (they get no button of their own).
+let drawn = [];
+// What the board and the hand were last drawn from, and the legal values each offered: an
+// unchanged board is not redrawn (a focused cell keeps its focus).
+const shown = { board: { key: "", offered: [] }, hand: { key: "", offered: [] } };
+
+// Bounds on what a snapshot may ask the page to draw.
+const MAX_SIDE = 26;
+const MAX_HAND = 60;
+const COLOURS = ["red", "yellow", "black", "white"];
 
 async function api(path, token, body) {
   const headers = { "X-Aigenora-Token": token };
@@ -31,6 +41,17 @@ async function api(path, token, body) {
 
 function text(value) {
   return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function same(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+// Whether the open window accepts `value` (a window that lists no values lets the desk judge).
+function accepts(window_, value) {
+  if (!window_) return false;
+  const choices = window_.choices || {};
+  return choices.kind !== "one_of" || (choices.values || []).some((legal) => same(legal, value));
 }
 
 // The session list, refreshed every few seconds (new sessions appear; the one followed stays).
@@ -88,7 +109,8 @@ function render() {
     ? Object.entries(score).map(([who, n]) => `${who} ${n}`).join(" – ")
     : "–";
   $("last").textContent = (snapshot.last_event && snapshot.last_event.summary) || "";
-  $("board").textContent = typeof snapshot.board_text === "string" ? snapshot.board_text : "";
+  // The hooks' text of the table (a card game), where no board is drawn.
+  $("table").textContent = !Array.isArray(snapshot.board) && typeof snapshot.board_text === "string" ? snapshot.board_text : "";
   const over = ["closed", "aborted", "crashed", "failed"].includes(view.status);
   if (over && source) {
     source.close(); // the end is final: no reconnects
@@ -105,7 +127,11 @@ function render() {
   } else {
     setTurn(`Session ${view.status || "starting"}…`, false);
   }
-  const key = window_ ? `${window_.match_key}:${JSON.stringify(window_.match_value)}:${window_.opened_at}` : "";
+  const open = over ? null : window_;
+  drawn = [];
+  renderBoard(snapshot, open);
+  renderHand(snapshot, open);
+  const key = window_ ? `${window_.match_key}:${JSON.stringify(window_.match_value)}:${window_.opened_at}:${JSON.stringify(drawn)}` : "";
   if (key !== windowKey) {
     windowKey = key;
     renderMoves(over ? null : window_);
@@ -121,8 +147,8 @@ function renderMoves(window_) {
   if (!window_) return;
   const choices = window_.choices || { kind: "any" };
   if (choices.kind === "one_of") {
-    listed = choices.values;
-    choices.values.forEach((value, index) => {
+    listed = choices.values.filter((value) => !drawn.some((shown) => same(shown, value)));
+    listed.forEach((value, index) => {
       const button = document.createElement("button");
       button.type = "button";
       const key = document.createElement("span");
@@ -158,6 +184,130 @@ function renderMoves(window_) {
     accept.textContent = "Play agent's move";
     accept.onclick = () => decide(window_.intended);
     moves.append(accept);
+  }
+}
+
+// The board of a board game, as boards.py publishes it: `board` (rows of marks, top row
+// first), `board_layout` ({columns, rows, pieces, moves_by}), `legal_cells` ({move, row, col})
+// and `last_move` ({row, col}). Legal cells (a whole column when moves name columns) are
+// buttons while a window is open.
+function renderBoard(snapshot, window_) {
+  const key = JSON.stringify([snapshot.board, snapshot.board_layout, snapshot.legal_cells, snapshot.last_move, windowInputs(window_)]);
+  if (key === shown.board.key) {
+    drawn.push(...shown.board.offered);
+    return;
+  }
+  const before = drawn.length;
+  drawBoard(snapshot, window_);
+  shown.board = { key, offered: drawn.slice(before) };
+}
+
+// What of a window decides what the board and the hand offer.
+function windowInputs(window_) {
+  return window_ ? [window_.match_key, window_.match_value, window_.opened_at, window_.choices, window_.intended] : null;
+}
+
+function drawBoard(snapshot, window_) {
+  const holder = $("board");
+  const rows = (Array.isArray(snapshot.board) ? snapshot.board : []).slice(0, MAX_SIDE).map((row) =>
+    Array.isArray(row) ? row.slice(0, MAX_SIDE).map(text) : String(row).trim().split(/\s+/).slice(0, MAX_SIDE));
+  holder.hidden = rows.length === 0;
+  holder.replaceChildren();
+  if (!rows.length) return;
+  const layout = snapshot.board_layout && typeof snapshot.board_layout === "object" ? snapshot.board_layout : {};
+  const width = Math.max(...rows.map((row) => row.length));
+  const name = (labels, index, fallback) =>
+    Array.isArray(labels) && labels[index] !== undefined ? text(labels[index]).slice(0, 4) : fallback;
+  const columns = Array.from({ length: width }, (_, c) => name(layout.columns, c, String(c)));
+  const pieces = layout.pieces && typeof layout.pieces === "object" ? layout.pieces : {};
+  const byColumn = layout.moves_by === "column";
+  const moves = new Map();
+  const targets = new Set();
+  for (const cell of (window_ && Array.isArray(snapshot.legal_cells) ? snapshot.legal_cells : []).slice(0, MAX_SIDE * MAX_SIDE)) {
+    if (!cell || !Number.isInteger(cell.row) || !Number.isInteger(cell.col) || !accepts(window_, cell.move)) continue;
+    drawn.push(cell.move);
+    targets.add(`${cell.row},${cell.col}`);
+    moves.set(byColumn ? `${cell.col}` : `${cell.row},${cell.col}`, cell.move);
+  }
+  const last = snapshot.last_move || {};
+  const grid = document.createElement("div");
+  grid.className = byColumn ? "grid drop" : "grid";
+  grid.style.setProperty("--columns", String(width));
+  const label = (words, className) => {
+    const item = document.createElement("span");
+    item.className = className;
+    item.textContent = words;
+    return item;
+  };
+  grid.append(label("", "corner"), ...columns.map((words) => label(words, "col-label")));
+  rows.forEach((row, r) => {
+    const rowName = name(layout.rows, r, String(r + 1));
+    grid.append(label(rowName, "row-label"));
+    for (let c = 0; c < width; c++) {
+      const mark = (row[c] || ".").slice(0, 3);
+      const move = moves.get(byColumn ? `${c}` : `${r},${c}`);
+      const cell = document.createElement(move === undefined ? "span" : "button");
+      cell.className = "cell";
+      cell.dataset.row = String(r);
+      cell.dataset.col = String(c);
+      const where = `${columns[c]}${rowName}`;
+      let says = mark === "." ? `${where} empty` : `${where} ${mark}`;
+      if (mark !== ".") {
+        const colour = COLOURS.includes(pieces[mark]) ? pieces[mark] : "other";
+        cell.append(label(mark, `piece piece-${colour}`));
+      }
+      if (last.row === r && last.col === c) {
+        cell.classList.add("last");
+        says += ", last move";
+      }
+      if (targets.has(`${r},${c}`)) cell.classList.add("target");
+      if (move !== undefined) {
+        cell.type = "button";
+        cell.classList.add("legal");
+        if (window_.intended !== undefined && same(window_.intended, move)) cell.classList.add("intended");
+        says = byColumn ? `play column ${columns[c]} (${says})` : `play ${where}`;
+        cell.onclick = () => decide(move);
+      }
+      cell.setAttribute("aria-label", says);
+      cell.title = says;
+      grid.append(cell);
+    }
+  });
+  holder.append(grid);
+}
+
+// The hand of a card game: `hand`, a list of card labels; the cards the window accepts are
+// buttons that play them.
+function renderHand(snapshot, window_) {
+  const key = JSON.stringify([snapshot.hand, windowInputs(window_)]);
+  if (key === shown.hand.key) {
+    drawn.push(...shown.hand.offered);
+    return;
+  }
+  const before = drawn.length;
+  drawHand(snapshot, window_);
+  shown.hand = { key, offered: drawn.slice(before) };
+}
+
+function drawHand(snapshot, window_) {
+  const holder = $("hand");
+  const hand = (Array.isArray(snapshot.hand) ? snapshot.hand : []).slice(0, MAX_HAND);
+  holder.hidden = hand.length === 0;
+  holder.replaceChildren();
+  for (const card of hand) {
+    const playable = accepts(window_, card);
+    const item = document.createElement(playable ? "button" : "span");
+    item.className = playable ? "card legal" : "card";
+    item.textContent = text(card).slice(0, 16);
+    if (/[♥♦]/.test(item.textContent)) item.classList.add("red");
+    if (playable) {
+      drawn.push(card);
+      item.type = "button";
+      item.setAttribute("aria-label", `play ${item.textContent}`);
+      if (window_.intended !== undefined && same(window_.intended, card)) item.classList.add("intended");
+      item.onclick = () => decide(card);
+    }
+    holder.append(item);
   }
 }
 

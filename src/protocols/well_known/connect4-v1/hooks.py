@@ -115,14 +115,16 @@ class Board:
                 score -= LINE_SCORES[theirs]
         return score
 
-    def rows(self) -> list[str]:
-        return [" ".join(MARKS[stone] for stone in row) for row in self.cells]
+    def rows(self) -> list[list[str]]:
+        return [[MARKS[stone] for stone in row] for row in self.cells]
 
 
 class Hooks(BoardGame):
     NAME = "Connect Four"
     TAGS = "game,connect4,board"
     DECISION_SCHEMA = {"match_key": "turn", "value_field": "col", "strategy_field": "col"}
+    PIECES = {"X": "red", "O": "yellow"}
+    MOVES_BY = "column"
 
     def read_settings(self, source):
         self.cols = option(source, "cols", 7, int)
@@ -144,6 +146,12 @@ class Hooks(BoardGame):
             raise ValueError(f"moves: {token!r} is not a column (0 to {self.cols - 1})")
         return int(token)
 
+    def columns(self):
+        return [str(col) for col in range(self.cols)]
+
+    def cell_of(self, move):
+        return self.position.landing_row(move), move
+
     def move_message(self, turn, move):
         return {"action": "move", "turn": turn, "col": move}
 
@@ -164,4 +172,4 @@ class Hooks(BoardGame):
         return None
 
     def board_text(self):
-        return render(self.position.rows(), [str(col) for col in range(self.cols)])
+        return render(self.position.rows(), self.columns())

@@ -12,7 +12,7 @@ move). Options: `board_size` (5 to 19, default 15), and the ones every board gam
 letter and row number from the top: {"turn": 3, "cell": "h8"}."""
 from __future__ import annotations
 
-from aigenora.proto.boards import BoardGame, cell_name, other, parse_cell, render, wire_winner
+from aigenora.proto.boards import COLUMN_LETTERS, BoardGame, cell_name, other, parse_cell, render, wire_winner
 from aigenora.proto.options import option
 from aigenora.proto.search import WIN
 
@@ -142,9 +142,9 @@ class Board:
         scored.sort(reverse=True)
         return [cell for _, cell in scored[:CANDIDATES]]
 
-    def rows(self) -> list[str]:
+    def rows(self) -> list[list[str]]:
         size = self.size
-        return [" ".join(MARKS[stone] for stone in self.cells[row * size:(row + 1) * size])
+        return [[MARKS[stone] for stone in self.cells[row * size:(row + 1) * size]]
                 for row in range(size)]
 
 
@@ -169,6 +169,12 @@ class Hooks(BoardGame):
     def parse_label(self, token):
         return cell_name(*parse_cell(token, self.board_size))
 
+    def columns(self):
+        return list(COLUMN_LETTERS[:self.board_size])
+
+    def cell_of(self, move):
+        return divmod(move, self.board_size)
+
     def move_message(self, turn, move):
         row, col = divmod(move, self.board_size)
         return {"action": "move", "turn": turn, "row": row, "col": col}
@@ -187,4 +193,4 @@ class Hooks(BoardGame):
                 "game_over": winner is not None, "winner": wire_winner(winner)}
 
     def board_text(self):
-        return render(self.position.rows(), list("abcdefghijklmnopqrs"[:self.board_size]))
+        return render(self.position.rows(), self.columns())

@@ -13,7 +13,7 @@ keeps. Options: `board_size` (6 to 8, default 8), and the ones every board game 
 from the top: {"turn": 1, "cell": "d3"}; a forced pass is played without asking."""
 from __future__ import annotations
 
-from aigenora.proto.boards import BoardGame, cell_name, other, parse_cell, render, wire_winner
+from aigenora.proto.boards import COLUMN_LETTERS, BoardGame, cell_name, other, parse_cell, render, wire_winner
 from aigenora.proto.options import option
 from aigenora.proto.search import WIN
 
@@ -152,9 +152,9 @@ class Board:
                 score += weights[cell] if stone == me else -weights[cell]
         return score + MOBILITY * (len(self.placings(me)) - len(self.placings(other(me))))
 
-    def rows(self) -> list[str]:
+    def rows(self) -> list[list[str]]:
         size = self.size
-        return [" ".join(MARKS[stone] for stone in self.cells[row * size:(row + 1) * size])
+        return [[MARKS[stone] for stone in self.cells[row * size:(row + 1) * size]]
                 for row in range(size)]
 
 
@@ -182,8 +182,17 @@ class Hooks(BoardGame):
     def parse_label(self, token):
         return PASS if token.lower() == PASS else cell_name(*parse_cell(token, self.board_size))
 
+    def score(self):
+        return {"host": self.position.count("host"), "guest": self.position.count("guest")}
+
     def is_forced(self, move):
         return move == PASS
+
+    def columns(self):
+        return list(COLUMN_LETTERS[:self.board_size])
+
+    def cell_of(self, move):
+        return None if move == PASS else divmod(move, self.board_size)
 
     def move_message(self, turn, move):
         if move == PASS:
@@ -223,4 +232,4 @@ class Hooks(BoardGame):
 
     def board_text(self):
         counts = f"X {self.position.count('guest')}  O {self.position.count('host')}"
-        return render(self.position.rows(), list("abcdefgh"[:self.board_size])) + "\n" + counts
+        return render(self.position.rows(), self.columns()) + "\n" + counts

@@ -5,10 +5,12 @@ reference SDK's API (stdlib only), shared by our Connect Four, Gomoku and Revers
 
 A game subclasses `BoardGame` and supplies a position (the rules; see `aigenora.proto.search`
 for what the automatic player needs of it, plus `legal()`, `winner()`, `rows()` and
-`to_move`) and the few methods that map moves to and from its messages. The base class
-keeps the turn count, asks for this side's moves in every control mode (a script, the
+`to_move`) and the few methods that map moves to and from its messages and cells. The base
+class keeps the turn count, asks for this side's moves in every control mode (a script, the
 strategy file, a person's decision, or a time-boxed search), checks the peer's moves and
-verdicts against its own copy of the board, and shows the board with the legal moves."""
+verdicts against its own copy of the board, and shows the board with the legal moves: as
+text for terminals, and as cells for the browser controller (`board`, `board_layout`,
+`legal_cells` and `last_move` in snapshot.json)."""
 from __future__ import annotations
 
 TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
@@ -46,11 +48,11 @@ def parse_cell(text: str, size: int) -> tuple[int, int]:
     return row, COLUMN_LETTERS.index(word[0])
 
 
-def render(rows: list[str], column_labels: list[str]) -> str:
-    """A board as text: a header of column labels, then each row numbered from 1."""
+def render(rows: list[list[str]], column_labels: list[str]) -> str:
+    """A board as text: a header of column labels, then each row (its marks) numbered from 1."""
     width = len(str(len(rows)))
     lines = [" " * (width + 1) + " ".join(column_labels)]
-    lines.extend(f"{number:>{width}} {row}" for number, row in enumerate(rows, 1))
+    lines.extend(f"{number:>{width}} {' '.join(row)}" for number, row in enumerate(rows, 1))
     return "\n".join(lines)
 
 
@@ -73,6 +75,10 @@ class BoardGame(RoundChoices, ProtocolHooks):
     # Per-move time of the automatic player, in milliseconds.
     THINK_MS = 1000
     DECISION_SCHEMA = {"match_key": "turn", "value_field": "cell", "strategy_field": "cell"}
+    # How a controller draws the marks of `rows()`: a colour name for each side's mark.
+    PIECES = {"X": "black", "O": "white"}
+    # What a move names: a "cell", or a "column" a stone drops down (any cell of it plays it).
+    MOVES_BY = "cell"
 
     # -- what a game provides -------------------------------------------------------------
 
@@ -93,6 +99,15 @@ class BoardGame(RoundChoices, ProtocolHooks):
 
     def parse_label(self, token: str) -> Any:
         """A scripted move (one token of the `moves` option) as a label; ValueError if none."""
+        raise NotImplementedError
+
+    def columns(self) -> list[str]:
+        """The column labels, left to right (the text board's header)."""
+        raise NotImplementedError
+
+    def cell_of(self, move: Any) -> tuple[int, int] | None:
+        """The (row, col) where a legal move, not yet played, puts its stone; None for a
+        move that puts none (a pass)."""
         raise NotImplementedError
 
     def move_message(self, turn: int, move: Any) -> dict:
@@ -118,6 +133,10 @@ class BoardGame(RoundChoices, ProtocolHooks):
     def result_problem(self, msg: dict) -> str | None:
         """Why a round_result disagrees with this side's board (beyond the move and the
         verdict, which the base class checks); None when it agrees."""
+        return None
+
+    def score(self) -> dict | None:
+        """The position's score by side, when the game keeps one (Reversi's discs)."""
         return None
 
     def is_forced(self, move: Any) -> bool:
@@ -246,12 +265,23 @@ class BoardGame(RoundChoices, ProtocolHooks):
         self.own_moves += 1
         return by_label[label]
 
+    def decision_choices(self, match_key: str, match_value: Any) -> list | None:
+        """The legal moves of the turn a window asks about, when it is this side's: the desk
+        lists them to people (terminal, browser) and holds decisions to them."""
+        if (match_value != self.turn or self.position.to_move != self.role
+                or self.position.winner() is not None):
+            return None
+        return [self.label(move) for move in self.position.legal()]
+
     def _searched_label(self) -> Any:
         return self.label(best_move(self.position, self.think_seconds, shuffle=self.rng))
 
     def _apply(self, player: str, move: Any, turn: int) -> None:
+        cell = self.cell_of(move)
         self.position.play(move)
         self.last_move = {"turn": turn, "player": player, "move": self.label(move)}
+        if cell is not None:
+            self.last_move.update(row=cell[0], col=cell[1])
         winner = self.position.winner()
         self.details.append(type="move", turn=turn, player=player, move=self.label(move),
                             game_over=winner is not None, winner=winner or "none",
@@ -261,14 +291,26 @@ class BoardGame(RoundChoices, ProtocolHooks):
 
     def _publish(self, phase: str) -> None:
         """The board, whose move it is and (on this side's turn) its legal moves, for people
-        and controllers."""
+        and controllers: `board` (rows of marks, top row first), `board_layout` (column and
+        row labels, each mark's colour, whether moves name cells or columns), `legal` (the
+        moves' labels) and `legal_cells` (`{move, row, col}` for each legal move that puts a
+        stone on the board), `last_move` (with its `row` and `col`)."""
         winner = self.position.winner()
-        snapshot = {"phase": phase, "turn": self.turn, "board": self.position.rows(),
-                    "board_text": self.board_text(), "last_move": self.last_move}
+        rows = self.position.rows()
+        layout = {"columns": self.columns(), "rows": [str(number) for number in range(1, len(rows) + 1)],
+                  "pieces": self.PIECES, "moves_by": self.MOVES_BY}
+        snapshot = {"phase": phase, "turn": self.turn, "board": rows, "board_layout": layout,
+                    "board_text": self.board_text(), "last_move": self.last_move, "legal_cells": []}
+        score = self.score()
+        if score is not None:
+            snapshot["score"] = score
         if winner is None:
             mine = self.position.to_move == self.role
-            snapshot.update(to_move=self.position.to_move,
-                            legal=[self.label(move) for move in self.position.legal()] if mine else [])
+            legal = self.position.legal() if mine else []
+            cells = [(self.label(move), self.cell_of(move)) for move in legal]
+            snapshot.update(to_move=self.position.to_move, legal=[label for label, _ in cells],
+                            legal_cells=[{"move": label, "row": cell[0], "col": cell[1]}
+                                         for label, cell in cells if cell is not None])
             summary = (f"{self.last_move['player']} played {self.last_move['move']}" if self.last_move
                        else "guest to move")
         else:

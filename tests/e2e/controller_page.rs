@@ -1,0 +1,208 @@
+//! The controller page draws what a side's hooks publish, in headless Chromium, from a
+//! session dir written by hand and served by `session web`: a board whose moves name cells
+//! (its legal cells clickable, the last move and the agent's intended move marked, a click
+//! overriding it) and a card game's hand (the legal cards clickable), each click submitting
+//! that move for the open window; text from the snapshot, markup included, stays text. Fails
+//! (never skips) when Chromium or chromedriver is missing.
+
+use std::path::Path;
+
+use aigenora::control::epoch_now;
+use aigenora::records::{Choices, DecisionFiles, Window, WindowMode};
+use fantoccini::Locator;
+use serde_json::{Value, json};
+
+use crate::support::browser::{Browser, browser_binaries};
+use crate::support::cli::aigenora;
+use crate::support::net::SESSION_LIMIT;
+use crate::support::process::Proc;
+
+const HOSTILE: &str = "<img src=x id=injected>";
+
+/// A window for `key` = `value` whose move is `field`, one of `values`: hybrid with the
+/// agent's `intended` move, else human.
+fn write_window(
+    engine: &Path,
+    (key, value): (&str, Value),
+    field: &str,
+    values: Vec<Value>,
+    intended: Option<Value>,
+) {
+    let now = epoch_now();
+    let window = Window {
+        match_key: key.into(),
+        match_value: value,
+        mode: if intended.is_some() {
+            WindowMode::Hybrid
+        } else {
+            WindowMode::Human
+        },
+        value_field: field.into(),
+        choices: Choices::OneOf { values },
+        open: true,
+        waiting_for: "decision".into(),
+        opened_at: now,
+        deadline_at: now + 600.0,
+        intended,
+        timeout_action: Default::default(),
+    };
+    let files = DecisionFiles::of(engine);
+    std::fs::create_dir_all(files.dir()).unwrap();
+    std::fs::write(files.state(), serde_json::to_string(&window).unwrap()).unwrap();
+}
+
+fn write_snapshot(engine: &Path, snapshot: Value) {
+    std::fs::write(engine.join("snapshot.json"), snapshot.to_string()).unwrap();
+}
+
+/// The decisions submitted so far.
+fn decisions(engine: &Path) -> Vec<Value> {
+    std::fs::read_to_string(DecisionFiles::of(engine).decisions())
+        .unwrap_or_default()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_page_draws_a_board_and_a_hand_and_plays_their_clicks() {
+    browser_binaries();
+    let data = tempfile::tempdir().unwrap();
+    let session = data.path().join("sessions/guest-1700000000000");
+    let engine = session.join("guest-1700000000001");
+    std::fs::create_dir_all(&engine).unwrap();
+    std::fs::write(
+        session.join("session.json"),
+        json!({"role": "guest", "status": "running", "local_control_mode": "human"}).to_string(),
+    )
+    .unwrap();
+    let dot = || json!(".");
+    write_snapshot(
+        &engine,
+        json!({
+            "board": [[dot(), dot(), dot()], [dot(), "X", "O"], [dot(), "O", HOSTILE]],
+            "board_layout": {"columns": ["a", "b", "c"], "rows": ["1", "2", "3"],
+                              "pieces": {"X": "black", "O": "white"}, "moves_by": "cell"},
+            "legal": ["a1", "c1"],
+            "legal_cells": [{"move": "a1", "row": 0, "col": 0}, {"move": "c1", "row": 0, "col": 2}],
+            "last_move": {"turn": 2, "player": "host", "move": "b3", "row": 2, "col": 1},
+            "last_event": {"summary": HOSTILE},
+        }),
+    );
+    write_window(
+        &engine,
+        ("turn", json!(3)),
+        "cell",
+        vec![json!("a1"), json!("c1"), json!("pass")],
+        Some(json!("a1")),
+    );
+    let mut command = aigenora();
+    command
+        .arg("--data-dir")
+        .arg(data.path())
+        .args(["session", "web", "--json", "--state-dir"])
+        .arg(&session);
+    let web = Proc::spawn("session web", command);
+    let line = web.wait_for_line("\"url\"", SESSION_LIMIT);
+    let url: Value = serde_json::from_str(line.trim()).unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let browser = Browser::open(url["url"].as_str().unwrap()).await;
+        let client = browser.client.clone();
+        let legal = browser
+            .count_until("legal cells", "#board button.cell")
+            .await;
+        assert_eq!(legal, 2, "a1 and c1 are the legal cells");
+        let board = browser.text_of("#board").await;
+        for label in ["a", "b", "c", "1", "2", "3", "X", "O"] {
+            assert!(board.contains(label), "{label} in {board:?}");
+        }
+        assert_eq!(
+            client
+                .find_all(Locator::Css("#board .piece-black"))
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
+        let last = client
+            .find(Locator::Css("#board .cell.last"))
+            .await
+            .unwrap();
+        assert_eq!(last.attr("data-col").await.unwrap().as_deref(), Some("1"));
+        assert_eq!(last.attr("data-row").await.unwrap().as_deref(), Some("2"));
+        let intended = client
+            .find(Locator::Css("#board button.cell.intended"))
+            .await
+            .unwrap();
+        assert_eq!(
+            intended.attr("data-col").await.unwrap().as_deref(),
+            Some("0"),
+            "the agent's move (a1) is outlined"
+        );
+        browser.until("hybrid", "#turn", "about to play").await;
+        let moves = browser.text_of("#moves").await;
+        assert!(
+            moves.contains("pass") && !moves.contains("a1"),
+            "only the move off the board gets a button: {moves:?}"
+        );
+        assert!(
+            browser.text_of("#last").await.contains(HOSTILE),
+            "markup stays text"
+        );
+        assert!(
+            client
+                .find_all(Locator::Css("#injected"))
+                .await
+                .unwrap()
+                .is_empty(),
+            "no element was made from the snapshot's text"
+        );
+        let png = client.screenshot().await.unwrap();
+        let shot = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("controller-board.png");
+        std::fs::create_dir_all(shot.parent().unwrap()).unwrap();
+        std::fs::write(&shot, png).unwrap();
+        browser.click("#board button.cell[data-col='2']").await;
+        browser.until("the cell", "#feedback", "c1").await;
+
+        write_snapshot(
+            &engine,
+            json!({"hand": ["7♣", "Q♥", HOSTILE], "score": {"host": 4, "guest": 9}}),
+        );
+        write_window(
+            &engine,
+            ("action_seq", json!(5)),
+            "card",
+            vec![json!("7♣"), json!("Q♥"), json!("draw")],
+            None,
+        );
+        browser.until("the hand", "#hand", "Q♥").await;
+        let cards = browser.count_until("cards", "#hand button.card").await;
+        assert_eq!(cards, 2, "the legal cards are buttons");
+        assert!(
+            browser.text_of("#hand").await.contains("<img src=x"),
+            "a card label (cut to 16 characters) stays text"
+        );
+        assert!(browser.text_of("#board").await.is_empty(), "no board now");
+        let moves = browser.text_of("#moves").await;
+        assert!(moves.contains("draw") && !moves.contains("7♣"), "{moves:?}");
+        browser.click("#hand button.card.red").await;
+        browser.until("the card", "#feedback", "Q♥").await;
+        browser.close().await;
+    });
+    let submitted = decisions(&engine);
+    assert_eq!(submitted.len(), 2, "{submitted:?}");
+    assert_eq!(
+        (&submitted[0]["turn"], &submitted[0]["cell"]),
+        (&json!(3), &json!("c1"))
+    );
+    assert_eq!(
+        (&submitted[1]["action_seq"], &submitted[1]["card"]),
+        (&json!(5), &json!("Q♥"))
+    );
+    assert!(
+        submitted.iter().all(|d| d["_meta"]["origin"] == "web"),
+        "{submitted:?}"
+    );
+    drop(web);
+}
