@@ -222,7 +222,7 @@ fn a_person_plays_briscola_from_the_browser() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let turns = runtime.block_on(async {
         let browser = Browser::open(&url).await;
-        let mut turn = 0;
+        let (mut turn, mut cards_clicked) = (0, 0);
         loop {
             let shown = browser.until("a turn or the end", "#turn", "").await;
             if shown.contains("Game over") {
@@ -234,10 +234,22 @@ fn a_person_plays_briscola_from_the_browser() {
             }
             let table = browser.until("the table", "#table", "your hand: ").await;
             assert!(table.contains("trump: clubs (C)"), "{table}");
+            // A card from the hand when one is legal, else the move offered beside it (a
+            // refill's `draw`).
             browser
-                .count_until("a playable card", "#hand button.card.legal")
+                .count_until("a move", "#hand button.card.legal, #moves button")
                 .await;
-            browser.click("#hand button.card.legal").await;
+            let cards = browser
+                .client
+                .find_all(Locator::Css("#hand button.card.legal"))
+                .await
+                .unwrap();
+            if let Some(card) = cards.first() {
+                card.click().await.unwrap();
+                cards_clicked += 1;
+            } else {
+                browser.click("#moves button").await;
+            }
             browser
                 .until("played", "#feedback", &format!("(action_seq {turn})"))
                 .await;
@@ -251,12 +263,23 @@ fn a_person_plays_briscola_from_the_browser() {
             "{score}"
         );
         browser.close().await;
-        turn
+        (turn, cards_clicked)
     });
+    let (turns, cards_clicked) = turns;
     assert!(guest.finish(SESSION_LIMIT).status.success());
     assert!(host.finish(SESSION_LIMIT).status.success());
     let ours = bob.session("guest");
     assert_eq!(ours.status(), "closed", "{}", ours.info);
     assert_eq!(ours.events_of("decision_window_closed").len(), turns);
     assert!(turns >= 20, "a whole game: {turns} turns");
+    let plays = ours
+        .events_of("decision_window_closed")
+        .iter()
+        .filter(|event| event["decision"]["move"] != "draw")
+        .count();
+    assert_eq!(
+        cards_clicked, plays,
+        "every card played was clicked in the hand"
+    );
+    assert!(plays >= 20, "a whole game of plays: {plays}");
 }

@@ -276,7 +276,8 @@ function drawBoard(snapshot, window_) {
   holder.append(grid);
 }
 
-// The hand of a card game: `hand`, a list of card labels; the cards the window accepts are
+// The hand of a card game: `hand`, a list of card labels (or of objects with a `label`); the
+// cards the window accepts are
 // buttons that play them.
 function renderHand(snapshot, window_) {
   const key = JSON.stringify([snapshot.hand, windowInputs(window_)]);
@@ -294,7 +295,10 @@ function drawHand(snapshot, window_) {
   const hand = (Array.isArray(snapshot.hand) ? snapshot.hand : []).slice(0, MAX_HAND);
   holder.hidden = hand.length === 0;
   holder.replaceChildren();
-  for (const card of hand) {
+  for (const entry of hand) {
+    // A label, or an object naming its label (the card games: {id_b, rank, suit, label}).
+    const card = entry && typeof entry === "object" ? entry.label : entry;
+    if (typeof card !== "string") continue;
     const playable = accepts(window_, card);
     const item = document.createElement(playable ? "button" : "span");
     item.className = playable ? "card legal" : "card";

@@ -318,7 +318,8 @@ class CardGame(ProtocolHooks):
         self.snapshot.update(
             phase=phase, turn=self.turn, board_text="\n".join(lines), to_move=to_move, legal=legal,
             cards=[self.card_name(card) for _, card in hand], last_move=self.last_move,
-            hand=[{"id_b": id_b, "rank": card[0], "suit": card[1]} for id_b, card in hand],
+            hand=[{"id_b": id_b, "rank": card[0], "suit": card[1], "label": self.card_name(card)}
+                  for id_b, card in hand],
             stock_count=counts["stock"], opponent_hand_count=counts["opponent"],
             winner=self.game_winner or "none", **self.table_state(),
             last_event={"summary": summary, "structured": {"turn": self.turn, "last_move": self.last_move}})

@@ -99,11 +99,16 @@ def select_local_action(hooks: Any, state: dict, action_seq: int) -> dict:
     deck = state.get("_mp_deck_view")
     human = hooks.control_mode == "human"
     opponent = "guest" if state.get("_mp_role") == "host" else "host"
+    hand = [{"id_b": id_b, "rank": int(face[0]), "suit": int(face[1])}
+            for id_b, face in sorted((state.get("_mp_hand_cards") or {}).items())]
+    card_name = getattr(hooks, "card_name", None)
+    if callable(card_name):  # hooks that name their cards: controllers show (and play) the names
+        for card in hand:
+            card["label"] = card_name((card["rank"], card["suit"]))
     hooks.snapshot.update(
         phase="action_required" if human else "playing",
         action_seq=action_seq,
-        hand=[{"id_b": id_b, "rank": int(face[0]), "suit": int(face[1])}
-              for id_b, face in sorted((state.get("_mp_hand_cards") or {}).items())],
+        hand=hand,
         legal_actions=hooks.proto_mp_legal_actions(state),
         stock_count=len(deck.stock) if deck is not None else 0,
         opponent_hand_count=len(deck.hand_of(opponent)) if deck is not None else 0,
