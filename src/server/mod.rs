@@ -123,7 +123,7 @@ pub async fn serve(config: ServerConfig) -> Result<ServerHandle, ServerError> {
     let state = Arc::new(AppState {
         store: store.clone(),
         replay,
-        rate_limits: RateLimiters::new(&config.rates),
+        rate_limits: RateLimiters::new(&config.rates, &store),
         limits: Limits {
             pow_difficulty: config.pow_difficulty,
             invitation_ttl_ms: i64::try_from(config.invitation_ttl.as_millis()).unwrap_or(i64::MAX),
@@ -150,18 +150,21 @@ pub async fn serve(config: ServerConfig) -> Result<ServerHandle, ServerError> {
         tracing::info!("database checkpointed and closed");
         Ok(())
     });
-    tracing::info!(%addr, database = %config.database_url, "community server listening");
+    tracing::info!(%addr, database = %store::redacted(&config.database_url), "community server listening");
     Ok(ServerHandle { addr, stop, task })
 }
 
-/// Deletes expired request ids and challenges, and forgets idle rate-limit entries.
+/// Deletes expired request ids, challenges and rate-limit rows (one instance at a time on
+/// a shared database), and forgets idle in-memory rate-limit entries.
 async fn housekeeping(state: Arc<AppState>) {
     let mut every = tokio::time::interval(HOUSEKEEPING_EVERY);
     loop {
         every.tick().await;
         state.rate_limits.forget_idle();
-        if let Err(error) = state.store.delete_expired(clock::now_ms()).await {
-            tracing::warn!(%error, "could not delete expired rows");
+        match state.store.housekeep(clock::now_ms()).await {
+            Ok(true) => {}
+            Ok(false) => tracing::debug!("another instance is deleting expired rows"),
+            Err(error) => tracing::warn!(%error, "could not delete expired rows"),
         }
     }
 }

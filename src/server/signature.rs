@@ -95,7 +95,10 @@ pub async fn limit_address(
     next: Next,
 ) -> Response {
     if let Some(ClientAddr(addr)) = request.extensions().get::<ClientAddr>()
-        && let Err(refused) = state.rate_limits.check_address(AddressKey::of(addr.ip()))
+        && let Err(refused) = state
+            .rate_limits
+            .check_address(AddressKey::of(addr.ip()))
+            .await
     {
         return refused.closing().into_response();
     }
@@ -149,7 +152,7 @@ async fn admit(
     })?;
     let mut key = [0u8; 32];
     hex::decode_to_slice(&claimed.public_key, &mut key).expect("checked: 64 hex characters");
-    state.rate_limits.check_key(key)?;
+    state.rate_limits.check_key(key).await?;
     let window = state.limits.signature_window_secs;
     let forget_at = (claimed.seconds + window + 1) * 1000;
     let replayed = |error: ReplayError| match error {
@@ -161,12 +164,14 @@ async fn admit(
             state
                 .replay
                 .first_write(&claimed.public_key, claimed.request_id, forget_at, now)
+                .await
                 .map_err(replayed)?,
         )
     } else {
         state
             .replay
             .first_read(&claimed.public_key, claimed.request_id, forget_at, now)
+            .await
             .map_err(replayed)?;
         None
     };

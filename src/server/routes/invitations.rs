@@ -160,7 +160,7 @@ pub async fn browse(
         .offered_pages
         .get_or_fill(
             cache_key,
-            || state.store.offered_version(),
+            || async { Ok(state.store.offered_version().await?) },
             async |now| {
                 let offered = state
                     .store
