@@ -135,8 +135,8 @@ async fn concurrent_creates_over_both_instances_leave_exactly_three_per_key() {
     let protocol_id = register_test_protocol(&owner_client, "Crowded", 1).await;
     drop(owner);
     let mut registrations = Vec::new();
-    for n in 0..50 {
-        let server = if n % 2 == 0 { &a } else { &b };
+    for n in 0..50u32 {
+        let server = if n.is_multiple_of(2) { &a } else { &b };
         let identity = Identity::generate();
         let client = server.client(&identity);
         registrations.push(async move {
@@ -150,7 +150,7 @@ async fn concurrent_creates_over_both_instances_leave_exactly_three_per_key() {
     let mut creates = Vec::new();
     for (k, identity) in keys.iter().enumerate() {
         for attempt in 0..4u32 {
-            let server = if (k as u32 + attempt) % 2 == 0 {
+            let server = if (k as u32 + attempt).is_multiple_of(2) {
                 &a
             } else {
                 &b
@@ -323,5 +323,52 @@ async fn a_lost_database_answers_503_and_service_resumes_when_it_is_back() {
     assert_eq!(
         client.protocol(&protocol_id).await.unwrap().protocol_id,
         protocol_id
+    );
+}
+
+/// `aigenora server` on `database_url`, expected to refuse to start: its last stderr line.
+fn refused_start(database_url: &str) -> String {
+    let output = crate::support::cli::aigenora()
+        .args([
+            "server",
+            "--listen",
+            "127.0.0.1:0",
+            "--database",
+            database_url,
+        ])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    stderr.lines().last().unwrap_or_default().to_string()
+}
+
+#[tokio::test]
+async fn an_unknown_role_or_a_newer_schema_is_one_clear_line() {
+    let database_url = crate::support::postgres::fresh_database();
+    let (_, rest) = database_url.split_once('@').unwrap();
+    let line = refused_start(&format!("postgres://nobody:pw@{rest}"));
+    assert!(
+        line.starts_with("error: cannot open the database postgres://nobody:***@")
+            && line.contains("role \"nobody\" does not exist"),
+        "{line}"
+    );
+
+    // A database migrated by a newer server (a migration this one does not know).
+    let mut server = TestServer::start_on_database(&database_url, &[]);
+    server.stop();
+    let pool = sqlx::PgPool::connect(&database_url).await.unwrap();
+    sqlx::query(
+        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+         VALUES (2, 'future', TRUE, '\\x00', 0)",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+    let line = refused_start(&database_url);
+    assert!(
+        line.contains("does not have this server's schema: migration 2 was previously applied"),
+        "{line}"
     );
 }

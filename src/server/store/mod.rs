@@ -77,6 +77,10 @@ impl StoreError {
     }
 }
 
+/// How long the health check waits for the database (load balancers time out their checks
+/// after a few seconds).
+const PING_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The connections of one backend.
 #[derive(Debug, Clone)]
 enum Pools {
@@ -169,13 +173,18 @@ impl Store {
         }
     }
 
-    /// A trivial query, to prove the database answers.
+    /// A trivial query, to prove the database answers within [`PING_TIMEOUT`].
     pub async fn ping(&self) -> Result<(), StoreError> {
-        with_pool!(self, reader, |pool| sqlx::query("SELECT 1")
-            .execute(pool)
-            .await
-            .map(drop)?);
-        Ok(())
+        let ping = async {
+            with_pool!(self, reader, |pool| sqlx::query("SELECT 1")
+                .execute(pool)
+                .await
+                .map(drop))
+        };
+        match tokio::time::timeout(PING_TIMEOUT, ping).await {
+            Ok(answered) => Ok(answered?),
+            Err(_) => Err(StoreError::Query(sqlx::Error::PoolTimedOut)),
+        }
     }
 
     /// Closes every connection; on SQLite first moves the whole WAL into the database file

@@ -22,8 +22,9 @@ const READER_CONNECTIONS: (u32, u32) = (2, 8);
 const PG_CONNECTIONS: u32 = 16;
 const PG_RELAXED_CONNECTIONS: u32 = 8;
 /// How long a request waits for a connection (or a new one for the database to answer)
-/// before it is refused with 503 (short enough for a load balancer's health check).
-const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
+/// before it is refused with 503: patient under a burst ([`Store::ping`], the health
+/// check, gives up sooner).
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
 /// The same for the relaxed connections: rate limits are not counted when this runs out.
 const RELAXED_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(1);
 
