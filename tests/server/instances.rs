@@ -372,3 +372,45 @@ async fn an_unknown_role_or_a_newer_schema_is_one_clear_line() {
         "{line}"
     );
 }
+
+#[tokio::test]
+async fn expired_rows_are_swept_by_one_instance_at_a_time() {
+    use aigenora::server::store::{HOUSEKEEPING_LOCK, Store};
+    use sqlx::Connection;
+
+    let url = crate::support::postgres::fresh_database();
+    let (first, second) = (
+        Store::open(&url).await.unwrap(),
+        Store::open(&url).await.unwrap(),
+    );
+    let mut other = sqlx::PgConnection::connect(&url).await.unwrap();
+    sqlx::query("INSERT INTO request_ids (digest, expires_at) VALUES ('expired', 5), ('live', 50)")
+        .execute(&mut other)
+        .await
+        .unwrap();
+    let remaining = async |conn: &mut sqlx::PgConnection| {
+        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM request_ids")
+            .fetch_one(conn)
+            .await
+            .unwrap();
+        n
+    };
+
+    // Another instance is sweeping (it holds the lock): this one skips.
+    sqlx::query("SELECT pg_advisory_lock($1)")
+        .bind(HOUSEKEEPING_LOCK)
+        .execute(&mut other)
+        .await
+        .unwrap();
+    assert!(!first.housekeep(10).await.unwrap());
+    assert!(!second.housekeep(10).await.unwrap());
+    assert_eq!(remaining(&mut other).await, 2);
+    sqlx::query("SELECT pg_advisory_unlock($1)")
+        .bind(HOUSEKEEPING_LOCK)
+        .execute(&mut other)
+        .await
+        .unwrap();
+    assert!(second.housekeep(10).await.unwrap());
+    assert_eq!(remaining(&mut other).await, 1, "only the expired row went");
+    assert!(first.housekeep(10).await.unwrap(), "the lock was released");
+}

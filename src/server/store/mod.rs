@@ -28,7 +28,7 @@ pub use invitations::{
 pub use open::redacted;
 pub use protocols::{InsertProtocol, NewProtocolRow, ProtocolQuota};
 pub use sessions::{CreateSession, EndSession};
-pub use shared::RateWindow;
+pub use shared::{HOUSEKEEPING_LOCK, RateWindow};
 
 use crate::server::replay::WriteReceipt;
 

@@ -8,6 +8,9 @@ use crate::server::replay::PairDigest;
 
 /// Two bound values per row; SQLite allows 32 766 per statement, PostgreSQL 65 535.
 const ROWS_PER_STATEMENT: usize = 1024;
+/// Invitations that expired or were cancelled without a match are deleted this long after
+/// their expiry (their creator can read them until then: 410, not 404).
+const INVITATION_RETENTION_MS: i64 = 7 * 24 * 3_600_000;
 
 impl Store {
     /// Stores used pairs (a pair already stored is kept), in one transaction.
@@ -50,8 +53,9 @@ impl Store {
             .collect())
     }
 
-    /// Deletes request ids and registration challenges that expired before `now` (and,
-    /// on PostgreSQL, rate-limit rows whose allowance is whole again).
+    /// Deletes request ids and registration challenges that expired before `now`,
+    /// invitations never matched and expired for [`INVITATION_RETENTION_MS`] (with their
+    /// tags), and on PostgreSQL rate-limit rows whose allowance is whole again.
     pub async fn delete_expired(&self, now: i64) -> Result<(), StoreError> {
         let mut deletions = vec![
             ("request_ids", "expires_at", now),
@@ -66,6 +70,15 @@ impl Store {
                 let sql = format!("DELETE FROM {table} WHERE {column} <= $1");
                 sqlx::query(sqlx::AssertSqlSafe(sql))
                     .bind(before)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            const OLD_INVITATIONS: &str = "SELECT post_id FROM invitations \
+                WHERE status IN ('active', 'cancelled') AND expires_at <= $1";
+            for table in ["invitation_tags", "invitations"] {
+                let sql = format!("DELETE FROM {table} WHERE post_id IN ({OLD_INVITATIONS})");
+                sqlx::query(sqlx::AssertSqlSafe(sql))
+                    .bind(now - INVITATION_RETENTION_MS)
                     .execute(&mut *tx)
                     .await?;
             }
@@ -92,4 +105,50 @@ pub(super) async fn insert_one(
 
 pub(super) fn hex_of(pair: PairDigest) -> String {
     format!("{:032x}", pair.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn only_long_expired_unmatched_invitations_are_deleted() {
+        let store = Store::open("sqlite::memory:").await.unwrap();
+        let now = 10 * INVITATION_RETENTION_MS;
+        let old = now - INVITATION_RETENTION_MS - 1;
+        let invitation = |post_id: &str, status: &str, expires_at: i64| {
+            format!(
+                "INSERT INTO invitations (post_id, public_key, protocol_id, invitation_type, message, tags, \
+                 iroh_ticket, transport, transport_info, transport_binding_signature, host_control_mode, \
+                 options, status, created_at, expires_at) VALUES ('{post_id}', 'h', 'pr', 'supply', '', \
+                 '[\"t\"]', 't', 'iroh', '{{}}', 's', 'hybrid', '{{}}', '{status}', 0, {expires_at}); \
+                 INSERT INTO invitation_tags (post_id, tag) VALUES ('{post_id}', 't');"
+            )
+        };
+        let setup = [
+            "INSERT INTO protocols VALUES ('pr', 'n', '', 'protocol', '{}', NULL, 0);".to_string(),
+            invitation("old-active", "active", old),
+            invitation("old-cancelled", "cancelled", old),
+            invitation("old-matched", "matched", old),
+            invitation("recent", "cancelled", now - 1),
+        ]
+        .join("\n");
+        sqlx::raw_sql(sqlx::AssertSqlSafe(setup))
+            .execute(store.sqlite_writer())
+            .await
+            .unwrap();
+        store.delete_expired(now).await.unwrap();
+        let left: Vec<(String,)> =
+            sqlx::query_as("SELECT post_id FROM invitations ORDER BY post_id")
+                .fetch_all(store.sqlite_writer())
+                .await
+                .unwrap();
+        let left: Vec<&str> = left.iter().map(|(id,)| id.as_str()).collect();
+        assert_eq!(left, ["old-matched", "recent"]);
+        let (tags,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM invitation_tags")
+            .fetch_one(store.sqlite_writer())
+            .await
+            .unwrap();
+        assert_eq!(tags, 2);
+    }
 }

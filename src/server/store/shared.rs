@@ -15,7 +15,7 @@ use super::{Pools, Store, StoreError};
 use crate::server::replay::PairDigest;
 
 /// The advisory lock key of housekeeping ("aigenora" in ASCII).
-const HOUSEKEEPING_LOCK: i64 = 0x6169_6765_6e6f_7261;
+pub const HOUSEKEEPING_LOCK: i64 = 0x6169_6765_6e6f_7261;
 
 /// A rate limit in GCRA terms (microseconds): one request per `interval`, `burst` at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
