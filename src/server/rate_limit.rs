@@ -137,14 +137,7 @@ async fn count_shared(store: &Store, rate: Option<Rate>, subject: &str) -> Resul
         interval_us: 1_000_000 / i64::from(rate.per_second.get()),
         burst: i64::from(rate.burst.get()),
     };
-    let now_us = i64::try_from(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_micros(),
-    )
-    .unwrap_or(i64::MAX);
-    match store.count_request(subject, limit, now_us).await {
+    match store.count_request(subject, limit).await {
         Ok(None) => Ok(()),
         Ok(Some(wait_us)) => Err(Duration::from_micros(wait_us.max(0) as u64)),
         Err(error) => {

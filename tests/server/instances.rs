@@ -414,3 +414,27 @@ async fn expired_rows_are_swept_by_one_instance_at_a_time() {
     assert_eq!(remaining(&mut other).await, 1, "only the expired row went");
     assert!(first.housekeep(10).await.unwrap(), "the lock was released");
 }
+
+#[tokio::test]
+async fn a_key_rate_limit_counts_requests_at_both_instances_together() {
+    let limited = ["--key-rate", "1", "--key-burst", "4"];
+    let (a, b) = two_instances(&limited);
+    let (alice, _) = a.registered("alice").await;
+    let (via_a, via_b) = (a.client(&alice), b.client(&alice));
+    // Registration used some of the burst; exhaust the rest, alternating instances.
+    let mut allowed = 0;
+    let mut refused = None;
+    for n in 0..10u32 {
+        let client = if n.is_multiple_of(2) { &via_a } else { &via_b };
+        match client.agent(alice.public_key()).await {
+            Ok(_) => allowed += 1,
+            Err(error) => {
+                refused = Some(error);
+                break;
+            }
+        }
+    }
+    let refused = refused.expect("the burst is shared, not 4 per instance");
+    assert_eq!(refused.status(), Some(429), "{refused}");
+    assert!(allowed <= 4, "{allowed} allowed");
+}

@@ -64,25 +64,26 @@ impl Store {
         Ok(done.rows_affected() == 1)
     }
 
-    /// PostgreSQL only: counts one request of `subject` (at `now_us`, Unix microseconds)
-    /// unless its allowance is used up; `Ok(None)` if allowed, else the microseconds to
-    /// wait at least.
+    /// PostgreSQL only: counts one request of `subject` unless its allowance is used up;
+    /// `Ok(None)` if allowed, else the microseconds to wait at least. Time is the
+    /// database's clock, so instances with skewed clocks still count alike.
     pub async fn count_request(
         &self,
         subject: &str,
         limit: RateWindow,
-        now_us: i64,
     ) -> Result<Option<i64>, StoreError> {
         let Pools::Postgres { relaxed, .. } = &self.pools else {
             unreachable!("rate limits are counted in the database on PostgreSQL only")
         };
+        // excluded.tat - $2 is the database's now (µs): the inserted row is now + interval.
         let allowed: Option<(i64,)> = sqlx::query_as(
-            "INSERT INTO rate_limits (subject, tat) VALUES ($1, $2 + $3) \
-             ON CONFLICT (subject) DO UPDATE SET tat = GREATEST(rate_limits.tat, $2) + $3 \
-             WHERE GREATEST(rate_limits.tat, $2) + $3 - $2 <= $4 RETURNING tat",
+            "INSERT INTO rate_limits (subject, tat) \
+             VALUES ($1, CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT) + $2) \
+             ON CONFLICT (subject) DO UPDATE SET tat = GREATEST(rate_limits.tat, excluded.tat - $2) + $2 \
+             WHERE GREATEST(rate_limits.tat, excluded.tat - $2) + $2 - (excluded.tat - $2) <= $3 \
+             RETURNING tat",
         )
         .bind(subject)
-        .bind(now_us)
         .bind(limit.interval_us)
         .bind(limit.interval_us.saturating_mul(limit.burst))
         .fetch_optional(relaxed)
