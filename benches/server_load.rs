@@ -58,7 +58,6 @@ fn main() {
         .map(|_| start_server(&database))
         .collect();
     let urls: Urls = Arc::new(servers.iter().map(|(_, url)| url.clone()).collect());
-    let url = &urls;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -69,10 +68,10 @@ fn main() {
         aigenora::server::store::redacted(&database)
     );
     runtime.block_on(async {
-        let protocol_id = setup(&url).await;
+        let protocol_id = setup(&urls).await;
         let duration = Duration::from_secs(seconds);
         // Background offers so reads return real pages (50 keys x 3 invitations).
-        for host in registered_clients(&url, 50, clients).await {
+        for host in registered_clients(&urls, 50, clients).await {
             for seed in 0..3 {
                 host.create_invitation(&offer(host.identity(), &protocol_id, seed))
                     .await
@@ -81,12 +80,12 @@ fn main() {
         }
         let cpu = ServerCpu(servers.iter().map(|(server, _)| server.0.id()).collect());
         let mut phase = cpu.start();
-        let reads = run(&url, clients, duration, browse).await;
+        let reads = run(&urls, clients, duration, browse).await;
         phase.report("signed GET /api/v1/invitations?limit=20", duration, [reads]);
         phase = cpu.start();
         let (reads, renewals) = tokio::join!(
-            run(&url, clients - 1, duration, browse),
-            renew_phase(&url, &protocol_id, 1, duration)
+            run(&urls, clients - 1, duration, browse),
+            renew_phase(&urls, &protocol_id, 1, duration)
         );
         phase.report(
             "the same GETs beside 1 renewing client (reads; renews)",
@@ -95,7 +94,7 @@ fn main() {
         );
         let create_protocol = protocol_id.clone();
         let hosts: Arc<Vec<Identity>> = Arc::new(
-            registered_clients(&url, create_keys, clients)
+            registered_clients(&urls, create_keys, clients)
                 .await
                 .into_iter()
                 .map(|c| c.identity().clone())
@@ -103,7 +102,7 @@ fn main() {
         );
         let next_offer = Arc::new(AtomicUsize::new(0));
         phase = cpu.start();
-        let created = run(&url, clients, duration, move |c, _| {
+        let created = run(&urls, clients, duration, move |c, _| {
             let protocol_id = create_protocol.clone();
             // Three offers per registered key keeps each key at the active limit.
             let n = next_offer.fetch_add(1, Ordering::Relaxed);
@@ -125,7 +124,7 @@ fn main() {
         .await;
         phase.report("POST /api/v1/invitations (create)", duration, [created]);
         phase = cpu.start();
-        let renewals = renew_phase(&url, &protocol_id, clients, duration).await;
+        let renewals = renew_phase(&urls, &protocol_id, clients, duration).await;
         phase.report("POST /api/v1/invitations/{id}/renew", duration, [renewals]);
     });
     drop(servers);
