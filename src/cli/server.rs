@@ -116,12 +116,13 @@ pub fn run(args: ServerArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
         let handle = server::serve(config.clone()).await?;
+        let url = handle.url();
+        let stopped = server::run_until_signal(handle);
         println!(
-            "aigenora server listening on {} (database: {})",
-            handle.url(),
+            "aigenora server listening on {url} (database: {})",
             server::store::redacted(&config.database_url)
         );
-        server::run_until_signal(handle).await
+        stopped.await
     })?;
     Ok(ExitCode::SUCCESS)
 }

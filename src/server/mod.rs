@@ -169,30 +169,41 @@ async fn housekeeping(state: Arc<AppState>) {
     }
 }
 
-/// Serves until SIGINT or SIGTERM, then shuts down gracefully.
-pub async fn run_until_signal(handle: ServerHandle) -> Result<(), ServerError> {
-    shutdown_signal().await;
-    tracing::info!("shutting down");
-    handle.shutdown().await
+/// Serves until SIGINT or SIGTERM, then shuts down gracefully. The signal handlers are
+/// installed when this is called, not when it is first awaited: a SIGTERM sent right after
+/// the caller announces the server (a supervisor's rolling restart) is a graceful stop
+/// too, never the default kill.
+pub fn run_until_signal(handle: ServerHandle) -> impl Future<Output = Result<(), ServerError>> {
+    let signal = shutdown_signal();
+    async move {
+        signal.await;
+        tracing::info!("shutting down");
+        handle.shutdown().await
+    }
 }
 
-async fn shutdown_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Registers SIGINT and SIGTERM now; the future completes on either.
+fn shutdown_signal() -> impl Future<Output = ()> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt()).ok();
+        let terminate = signal(SignalKind::terminate()).ok();
+        async move {
+            let wait = async |signal: Option<tokio::signal::unix::Signal>| match signal {
+                Some(mut signal) => {
+                    signal.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            };
+            tokio::select! {
+                () = wait(interrupt) => {}
+                () = wait(terminate) => {}
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
+    }
     #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => {}
-        () = terminate => {}
+    async {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }

@@ -32,6 +32,12 @@ impl Entry {
     }
 }
 
+/// The store's offered version as read when a signed read was admitted (on a shared
+/// database, in the same round trip as its request-id claim): current enough for the first
+/// cache check of that request, which then needs no round trip of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AdmittedVersion(pub u64);
+
 /// Cached list answers by query key (filters, limit, cursor).
 pub struct PageCache {
     entries: RwLock<HashMap<String, Entry>>,
@@ -53,14 +59,19 @@ impl PageCache {
     /// The answer for `key`: cached if still current, else computed by `fill` (given the
     /// time to query at; it returns the body and when it goes stale by expiry). `version`
     /// reads the store's offered version (shared by every instance on PostgreSQL); it is
-    /// read before any query it covers.
+    /// read before any query it covers. `admitted`, when known, stands for the first read.
     pub async fn get_or_fill<E, V: Future<Output = Result<u64, E>>>(
         &self,
         key: String,
+        admitted: Option<AdmittedVersion>,
         version: impl Fn() -> V,
         fill: impl AsyncFnOnce(i64) -> Result<(Bytes, Option<i64>), E>,
     ) -> Result<Bytes, E> {
-        if let Some(body) = self.get(&key, version().await?, now_ms()) {
+        let first = match admitted {
+            Some(AdmittedVersion(version)) => version,
+            None => version().await?,
+        };
+        if let Some(body) = self.get(&key, first, now_ms()) {
             return Ok(body);
         }
         let lock = &self.fills[self.hasher.hash_one(&key) as usize % FILL_LOCKS];
@@ -117,6 +128,7 @@ mod tests {
         let read = || {
             cache.get_or_fill(
                 "k".to_string(),
+                None,
                 || std::future::ready(Ok(version.load(Ordering::SeqCst))),
                 async |_| {
                     fills.fetch_add(1, Ordering::SeqCst);

@@ -168,25 +168,26 @@ impl ReplayGuard {
     }
 
     /// Accepts a read's pair once until `forget_at` (Unix ms); it is stored in the
-    /// background (claimed at once on a shared database).
+    /// background, or claimed at once on a shared database, which also answers the
+    /// offered-list version then (`Some`).
     pub async fn first_read(
         &self,
         public_key: &str,
         request_id: &str,
         forget_at: i64,
         now: i64,
-    ) -> Result<(), ReplayError> {
+    ) -> Result<Option<u64>, ReplayError> {
         let pair = PairDigest::of(public_key, request_id);
         if !self.memory.first_use(pair, forget_at, now) {
             return Err(ReplayError::Replayed);
         }
         if let Some(store) = &self.shared {
-            return claim(store, pair, forget_at).await;
+            return claim(store, pair, forget_at).await.map(Some);
         }
         if self.reads.try_send((pair, forget_at)).is_err() {
             tracing::debug!("replay queue full: a read's request id stays in memory only");
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Accepts a write's pair once until `forget_at` (Unix ms); the receipt goes with the
@@ -247,11 +248,12 @@ impl ReplayGuard {
     }
 }
 
-/// Claims a pair in the shared database: refused if any instance claimed it before.
-async fn claim(store: &Store, pair: PairDigest, forget_at: i64) -> Result<(), ReplayError> {
+/// Claims a pair in the shared database (refused if any instance claimed it before): the
+/// offered-list version read with it.
+async fn claim(store: &Store, pair: PairDigest, forget_at: i64) -> Result<u64, ReplayError> {
     match store.claim_request_id(pair, forget_at).await {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(ReplayError::Replayed),
+        Ok(Some(version)) => Ok(version),
+        Ok(None) => Err(ReplayError::Replayed),
         Err(error) => {
             tracing::error!(%error, "a request id could not be claimed");
             Err(ReplayError::NotStored)

@@ -20,6 +20,7 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 use super::AppState;
 use super::clock::now_ms;
 use super::error::ApiError;
+use super::page_cache::AdmittedVersion;
 use super::rate_limit::{AddressKey, ClientAddr};
 use super::replay::{ReplayError, WriteReceipt};
 use crate::identity::{
@@ -159,6 +160,7 @@ async fn admit(
         ReplayError::Replayed => ApiError::unauthorized("replayed_request", error.to_string()),
         ReplayError::NotStored => not_stored(),
     };
+    let mut admitted = None;
     let receipt = if write.is_write {
         Some(
             state
@@ -168,15 +170,19 @@ async fn admit(
                 .map_err(replayed)?,
         )
     } else {
-        state
+        admitted = state
             .replay
             .first_read(&claimed.public_key, claimed.request_id, forget_at, now)
             .await
-            .map_err(replayed)?;
+            .map_err(replayed)?
+            .map(AdmittedVersion);
         None
     };
     let caller = Caller(claimed.public_key);
     parts.extensions.insert(caller);
+    if let Some(admitted) = admitted {
+        parts.extensions.insert(admitted);
+    }
     if let Some(receipt) = &receipt {
         parts.extensions.insert(receipt.clone());
     }

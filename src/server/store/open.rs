@@ -25,8 +25,10 @@ const PG_RELAXED_CONNECTIONS: u32 = 8;
 /// before it is refused with 503: patient under a burst ([`Store::ping`], the health
 /// check, gives up sooner).
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
-/// The same for the relaxed connections: rate limits are not counted when this runs out.
-const RELAXED_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(1);
+/// The same for the relaxed connections, whose statements are single quick upserts: a
+/// request waits at most this long for its rate count and its request-id claim when the
+/// database is gone.
+const RELAXED_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The migrations of one backend: `migrations/<backend>/NNNN_*.sql`, applied in order.
 fn migrator(sqlite: bool) -> Migrator {

@@ -44,24 +44,28 @@ pub(super) async fn bump_offered_version(pool: &PgPool) {
 }
 
 impl Store {
-    /// PostgreSQL only: claims a request id for every instance; `false` if any instance
-    /// (this one included) claimed it before.
+    /// PostgreSQL only: claims a request id for every instance; `None` if any instance
+    /// (this one included) claimed it before, else the offered-list version read in the
+    /// same round trip (a read's list answer may then be served from cache without
+    /// another one: see [`crate::server::page_cache::AdmittedVersion`]).
     pub async fn claim_request_id(
         &self,
         pair: PairDigest,
         expires_at: i64,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Option<u64>, StoreError> {
         let Pools::Postgres { relaxed, .. } = &self.pools else {
             unreachable!("request ids are claimed in the database on PostgreSQL only")
         };
-        let done = sqlx::query(
-            "INSERT INTO request_ids (digest, expires_at) VALUES ($1, $2) ON CONFLICT (digest) DO NOTHING",
+        let (claimed, version): (bool, i64) = sqlx::query_as(
+            "WITH claimed AS (INSERT INTO request_ids (digest, expires_at) VALUES ($1, $2) \
+             ON CONFLICT (digest) DO NOTHING RETURNING 1) \
+             SELECT EXISTS (SELECT 1 FROM claimed), (SELECT last_value FROM offered_version)",
         )
         .bind(super::request_ids::hex_of(pair))
         .bind(expires_at)
-        .execute(relaxed)
+        .fetch_one(relaxed)
         .await?;
-        Ok(done.rows_affected() == 1)
+        Ok(claimed.then_some(version as u64))
     }
 
     /// PostgreSQL only: counts one request of `subject` unless its allowance is used up;
