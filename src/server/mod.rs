@@ -118,6 +118,7 @@ pub async fn serve(config: ServerConfig) -> Result<ServerHandle, ServerError> {
     let listener = TcpListener::bind(config.listen).await.map_err(bind)?;
     let addr = listener.local_addr().map_err(bind)?;
     let store = Store::open(&config.database_url).await?;
+    let backend = store.backend();
     seed::seed_builtin_protocols(&store).await?;
     let (replay, replay_writer) = ReplayGuard::start(store.clone(), clock::now_ms()).await?;
     let state = Arc::new(AppState {
@@ -150,7 +151,12 @@ pub async fn serve(config: ServerConfig) -> Result<ServerHandle, ServerError> {
         tracing::info!("database checkpointed and closed");
         Ok(())
     });
-    tracing::info!(%addr, database = %store::redacted(&config.database_url), "community server listening");
+    tracing::info!(
+        %addr,
+        backend,
+        database = %store::redacted(&config.database_url),
+        "community server listening"
+    );
     Ok(ServerHandle { addr, stop, task })
 }
 
