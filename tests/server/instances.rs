@@ -438,3 +438,69 @@ async fn a_key_rate_limit_counts_requests_at_both_instances_together() {
     assert_eq!(refused.status(), Some(429), "{refused}");
     assert!(allowed <= 4, "{allowed} allowed");
 }
+
+#[tokio::test]
+async fn an_invitation_is_matched_once_and_its_session_ends_once_across_instances() {
+    use aigenora::api::session::{NewSession, SessionStatus};
+    use aigenora::identity;
+
+    let (a, b) = two_instances(BURSTY);
+    let (host, host_client) = a.registered("host").await;
+    let protocol_id = register_test_protocol(&host_client, "Once", 1).await;
+    let new = NewInvitation::signed(&host, &protocol_id, &fake_ticket(1));
+    let post_id = host_client.create_invitation(&new).await.unwrap().post_id;
+
+    // Ten guests post their match at once, alternating instances.
+    let mut guests = Vec::new();
+    for n in 0..10u32 {
+        let server = if n.is_multiple_of(2) { &a } else { &b };
+        guests.push(server.registered(&format!("guest{n}")).await);
+    }
+    let attempts = guests.iter().map(|(guest, client)| {
+        let nonce = identity::new_session_nonce();
+        let canonical = identity::session_canonical(
+            &post_id,
+            host.public_key(),
+            guest.public_key(),
+            &protocol_id,
+            &nonce,
+        );
+        let host_signature = host.sign_hex(canonical.as_bytes());
+        let proof = NewSession::signed_by_guest(
+            guest,
+            &post_id,
+            host.public_key(),
+            &protocol_id,
+            &nonce,
+            &host_signature,
+        );
+        async move { (client.create_session(&proof).await, client) }
+    });
+    let outcomes = futures_util::future::join_all(attempts).await;
+    let mut created = Vec::new();
+    for (outcome, client) in outcomes {
+        match outcome {
+            Ok(session) => created.push((session.session_id, client.clone())),
+            Err(error) => {
+                let status = error.status().unwrap_or_default();
+                assert!((400..500).contains(&status), "{error}");
+            }
+        }
+    }
+    assert_eq!(created.len(), 1, "exactly one guest matched the invitation");
+    let (session_id, guest_client) = created.pop().unwrap();
+
+    // Host (through A) and guest (through B) end it at once: one end wins.
+    let via_b = b.client(guest_client.identity());
+    let (by_host, by_guest) = tokio::join!(
+        host_client.set_session_status(&session_id, SessionStatus::Closed),
+        via_b.set_session_status(&session_id, SessionStatus::Failed),
+    );
+    let ended: Vec<_> = [&by_host, &by_guest]
+        .into_iter()
+        .filter(|outcome| outcome.is_ok())
+        .collect();
+    assert_eq!(ended.len(), 1, "{by_host:?} / {by_guest:?}");
+    let loser = if by_host.is_err() { by_host } else { by_guest };
+    assert_eq!(loser.unwrap_err().status(), Some(409));
+}

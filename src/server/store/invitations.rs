@@ -103,30 +103,30 @@ impl Store {
         tx.lock("invitations", &row.public_key).await?;
         with_tx!(tx, |conn| {
             let inserted = sqlx::query(
-            "INSERT INTO invitations (post_id, public_key, protocol_id, invitation_type, message, tags, iroh_ticket, \
-             transport, transport_info, transport_binding_signature, host_control_mode, options, pricing, status, \
-             created_at, expires_at) \
-             SELECT $1, $2, $3, $4, $5, $6, $7, 'iroh', $8, $9, $10, $11, $12, 'active', $13, $14 \
-             WHERE (SELECT COUNT(*) FROM invitations WHERE public_key = $2 AND status = 'active' AND expires_at > $13) \
-             < $15",
-        )
-        .bind(&row.post_id)
-        .bind(&row.public_key)
-        .bind(&row.protocol_id)
-        .bind(row.invitation_type.as_str())
-        .bind(&row.message)
-        .bind(compact(&row.tags))
-        .bind(&row.iroh_ticket)
-        .bind(compact(&row.transport_info))
-        .bind(&row.transport_binding_signature)
-        .bind(row.host_control_mode.as_str())
-        .bind(compact(&row.options))
-        .bind(row.options.get("pricing").map(compact))
-        .bind(now)
-        .bind(expires_at)
-        .bind(max_active)
-        .execute(&mut *conn)
-        .await?;
+                "INSERT INTO invitations (post_id, public_key, protocol_id, invitation_type, message, tags, iroh_ticket, \
+                 transport, transport_info, transport_binding_signature, host_control_mode, options, pricing, status, \
+                 created_at, expires_at) \
+                 SELECT $1, $2, $3, $4, $5, $6, $7, 'iroh', $8, $9, $10, $11, $12, 'active', $13, $14 \
+                 WHERE (SELECT COUNT(*) FROM invitations WHERE public_key = $2 AND status = 'active' AND expires_at > $13) \
+                 < $15",
+            )
+            .bind(&row.post_id)
+            .bind(&row.public_key)
+            .bind(&row.protocol_id)
+            .bind(row.invitation_type.as_str())
+            .bind(&row.message)
+            .bind(compact(&row.tags))
+            .bind(&row.iroh_ticket)
+            .bind(compact(&row.transport_info))
+            .bind(&row.transport_binding_signature)
+            .bind(row.host_control_mode.as_str())
+            .bind(compact(&row.options))
+            .bind(row.options.get("pricing").map(compact))
+            .bind(now)
+            .bind(expires_at)
+            .bind(max_active)
+            .execute(&mut *conn)
+            .await?;
             if inserted.rows_affected() == 0 {
                 return Ok(false);
             }

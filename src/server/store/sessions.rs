@@ -30,6 +30,7 @@ macro_rules! record_report {
             == 1
     }};
 }
+
 /// What ending a session did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EndSession {
