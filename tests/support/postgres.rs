@@ -12,6 +12,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The OS user the cluster runs as when the tests run as root.
 const CLUSTER_USER: &str = "aigenora-pg";
+/// Cluster directories are `$TMPDIR/<prefix>XXXXXX`, holding the owning test process's id.
+const DIR_PREFIX: &str = "aigenora-test-pg";
+const OWNER_FILE: &str = "owner.pid";
 
 /// Which database a test server uses (`AIGENORA_TEST_BACKEND=postgres`, default sqlite).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,15 +85,6 @@ fn start_cluster() -> Cluster {
         ensure_user();
         CLUSTER_USER
     });
-    let dir = tempfile::Builder::new()
-        .prefix("aigenora-test-pg")
-        .tempdir()
-        .unwrap()
-        .keep();
-    if let Some(user) = user {
-        run(Command::new("chown").arg(user).arg(&dir), "chown");
-    }
-    let data = dir.join("data");
     let as_user = |program: &Path| match user {
         Some(user) => {
             let mut command = Command::new("runuser");
@@ -99,6 +93,17 @@ fn start_cluster() -> Cluster {
         }
         None => Command::new(program),
     };
+    stop_abandoned_clusters(&pg_ctl, &as_user);
+    let dir = tempfile::Builder::new()
+        .prefix(DIR_PREFIX)
+        .tempdir()
+        .unwrap()
+        .keep();
+    std::fs::write(dir.join(OWNER_FILE), std::process::id().to_string()).unwrap();
+    if let Some(user) = user {
+        run(Command::new("chown").arg(user).arg(&dir), "chown");
+    }
+    let data = dir.join("data");
     run(
         as_user(&initdb).arg("-D").arg(&data).args([
             "-U",
@@ -139,6 +144,45 @@ fn start_cluster() -> Cluster {
     Cluster {
         base: format!("postgres://postgres@127.0.0.1:{port}"),
         psql,
+    }
+}
+
+/// Stops and deletes the clusters of test processes that were killed (their exit hook never
+/// ran), so that interrupted runs do not leave servers behind.
+fn stop_abandoned_clusters(pg_ctl: &Path, as_user: &dyn Fn(&Path) -> Command) {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for dir in entries.filter_map(|entry| Some(entry.ok()?.path())) {
+        let named = dir
+            .file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| name.starts_with(DIR_PREFIX));
+        let owner = std::fs::read_to_string(dir.join(OWNER_FILE))
+            .ok()
+            .and_then(|pid| pid.trim().parse::<i32>().ok());
+        let Some(owner) = owner.filter(|_| named) else {
+            continue;
+        };
+        if is_running(owner) {
+            continue;
+        }
+        let _ = as_user(pg_ctl)
+            .arg("-D")
+            .arg(dir.join("data"))
+            .args(["-m", "immediate", "-w", "stop"])
+            .output();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Whether process `pid` runs (a zombie, killed but not yet reaped, does not).
+fn is_running(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
+        Err(_) => false,
     }
 }
 
