@@ -126,9 +126,14 @@ impl RateLimiters {
     }
 }
 
+/// How long a shared count may take (it is one quick upsert) before the request goes on
+/// uncounted.
+const SHARED_COUNT_TIMEOUT: Duration = Duration::from_millis(500);
+
 /// Counts one request of `subject` in the shared database: `Err(wait)` when refused. A
-/// database that does not answer does not stop the request here (the request needs the
-/// database anyway, and answers 503 there): availability over a counter.
+/// database that does not answer within [`SHARED_COUNT_TIMEOUT`] does not stop the request
+/// here (the request needs the database anyway, and answers 503 there; the health check
+/// stays quick): availability over a counter.
 async fn count_shared(store: &Store, rate: Option<Rate>, subject: &str) -> Result<(), Duration> {
     let Some(rate) = rate else {
         return Ok(());
@@ -137,11 +142,15 @@ async fn count_shared(store: &Store, rate: Option<Rate>, subject: &str) -> Resul
         interval_us: 1_000_000 / i64::from(rate.per_second.get()),
         burst: i64::from(rate.burst.get()),
     };
-    match store.count_request(subject, limit).await {
-        Ok(None) => Ok(()),
-        Ok(Some(wait_us)) => Err(Duration::from_micros(wait_us.max(0) as u64)),
-        Err(error) => {
+    match tokio::time::timeout(SHARED_COUNT_TIMEOUT, store.count_request(subject, limit)).await {
+        Ok(Ok(None)) => Ok(()),
+        Ok(Ok(Some(wait_us))) => Err(Duration::from_micros(wait_us.max(0) as u64)),
+        Ok(Err(error)) => {
             tracing::warn!(%error, "a rate limit could not be counted");
+            Ok(())
+        }
+        Err(_) => {
+            tracing::warn!("a rate limit could not be counted in time");
             Ok(())
         }
     }

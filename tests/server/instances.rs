@@ -504,3 +504,34 @@ async fn an_invitation_is_matched_once_and_its_session_ends_once_across_instance
     let loser = if by_host.is_err() { by_host } else { by_guest };
     assert_eq!(loser.unwrap_err().status(), Some(409));
 }
+
+#[tokio::test]
+async fn the_shared_list_version_moves_with_the_very_first_write() {
+    use aigenora::server::store::{NewAgent, NewChallenge, RegisterOutcome, Store};
+
+    let store = Store::open(&crate::support::postgres::fresh_database())
+        .await
+        .unwrap();
+    let before = store.offered_version().await.unwrap();
+    let key = "ab".repeat(32);
+    let challenge = NewChallenge {
+        nonce: "n",
+        public_key: &key,
+        address: "192.0.2.1",
+        expires_at: i64::MAX,
+    };
+    store.insert_challenge(&challenge, 8, 0).await.unwrap();
+    let agent = NewAgent {
+        nonce: "n",
+        public_key: &key,
+        nickname: "first",
+        bio: "",
+    };
+    let registered = store.register_agent(&agent, None, 1).await.unwrap();
+    assert!(matches!(registered, RegisterOutcome::Registered(_)));
+    let after = store.offered_version().await.unwrap();
+    assert_ne!(
+        before, after,
+        "a cache filled before the first write must go stale"
+    );
+}

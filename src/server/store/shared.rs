@@ -24,8 +24,12 @@ pub struct RateWindow {
     pub burst: i64,
 }
 
+/// The sequence's value, counting its first `nextval` too (which leaves `last_value` at 1).
+const VERSION: &str =
+    "(SELECT last_value + CASE WHEN is_called THEN 1 ELSE 0 END FROM offered_version)";
+
 pub(super) async fn offered_version(pool: &PgPool) -> Result<u64, StoreError> {
-    let (version,): (i64,) = sqlx::query_as("SELECT last_value FROM offered_version")
+    let (version,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(format!("SELECT {VERSION}")))
         .fetch_one(pool)
         .await?;
     Ok(version as u64)
@@ -56,11 +60,11 @@ impl Store {
         let Pools::Postgres { relaxed, .. } = &self.pools else {
             unreachable!("request ids are claimed in the database on PostgreSQL only")
         };
-        let (claimed, version): (bool, i64) = sqlx::query_as(
+        let (claimed, version): (bool, i64) = sqlx::query_as(sqlx::AssertSqlSafe(format!(
             "WITH claimed AS (INSERT INTO request_ids (digest, expires_at) VALUES ($1, $2) \
              ON CONFLICT (digest) DO NOTHING RETURNING 1) \
-             SELECT EXISTS (SELECT 1 FROM claimed), (SELECT last_value FROM offered_version)",
-        )
+             SELECT EXISTS (SELECT 1 FROM claimed), {VERSION}"
+        )))
         .bind(super::request_ids::hex_of(pair))
         .bind(expires_at)
         .fetch_one(relaxed)
