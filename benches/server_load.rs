@@ -16,6 +16,10 @@
 //! `BENCH_CREATE_KEYS` (registered keys the create phase uses, 3 offers each; default
 //! 6000; when they run out the remaining calls count as errors). `BENCH_SERVER` names
 //! another `aigenora` binary to serve (to compare two builds on the same load).
+//! `BENCH_DATABASE` is the database URL (default: a new SQLite file; a `postgres://` URL
+//! for PostgreSQL, see `benches/server_load_postgres.sh`) and `BENCH_INSTANCES` how many
+//! server processes share it (default 1; clients are spread over them round robin, and
+//! the CPU line sums the servers' CPU, not the database's).
 
 mod common;
 
@@ -46,32 +50,42 @@ fn main() {
     let clients: usize = env_or("BENCH_CLIENTS", 32);
     let seconds: u64 = env_or("BENCH_SECONDS", 5);
     let create_keys: usize = env_or("BENCH_CREATE_KEYS", 6000);
+    let instances: usize = env_or("BENCH_INSTANCES", 1);
     let dir = tempfile::tempdir().unwrap();
-    let (server, url) = start_server(dir.path());
+    let database = std::env::var("BENCH_DATABASE")
+        .unwrap_or_else(|_| format!("sqlite://{}", dir.path().join("bench.sqlite3").display()));
+    let servers: Vec<(ServerProcess, String)> = (0..instances.max(1))
+        .map(|_| start_server(&database))
+        .collect();
+    let urls: Urls = Arc::new(servers.iter().map(|(_, url)| url.clone()).collect());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap();
-    println!("server_load: {clients} clients, {seconds} s per phase, {url}");
+    println!(
+        "server_load: {clients} clients, {seconds} s per phase, {} on {}",
+        urls.join(" + "),
+        aigenora::server::store::redacted(&database)
+    );
     runtime.block_on(async {
-        let protocol_id = setup(&url).await;
+        let protocol_id = setup(&urls).await;
         let duration = Duration::from_secs(seconds);
         // Background offers so reads return real pages (50 keys x 3 invitations).
-        for host in registered_clients(&url, 50, clients).await {
+        for host in registered_clients(&urls, 50, clients).await {
             for seed in 0..3 {
                 host.create_invitation(&offer(host.identity(), &protocol_id, seed))
                     .await
                     .unwrap();
             }
         }
-        let cpu = ServerCpu(server.0.id());
+        let cpu = ServerCpu(servers.iter().map(|(server, _)| server.0.id()).collect());
         let mut phase = cpu.start();
-        let reads = run(&url, clients, duration, browse).await;
+        let reads = run(&urls, clients, duration, browse).await;
         phase.report("signed GET /api/v1/invitations?limit=20", duration, [reads]);
         phase = cpu.start();
         let (reads, renewals) = tokio::join!(
-            run(&url, clients - 1, duration, browse),
-            renew_phase(&url, &protocol_id, 1, duration)
+            run(&urls, clients - 1, duration, browse),
+            renew_phase(&urls, &protocol_id, 1, duration)
         );
         phase.report(
             "the same GETs beside 1 renewing client (reads; renews)",
@@ -80,7 +94,7 @@ fn main() {
         );
         let create_protocol = protocol_id.clone();
         let hosts: Arc<Vec<Identity>> = Arc::new(
-            registered_clients(&url, create_keys, clients)
+            registered_clients(&urls, create_keys, clients)
                 .await
                 .into_iter()
                 .map(|c| c.identity().clone())
@@ -88,7 +102,7 @@ fn main() {
         );
         let next_offer = Arc::new(AtomicUsize::new(0));
         phase = cpu.start();
-        let created = run(&url, clients, duration, move |c, _| {
+        let created = run(&urls, clients, duration, move |c, _| {
             let protocol_id = create_protocol.clone();
             // Three offers per registered key keeps each key at the active limit.
             let n = next_offer.fetch_add(1, Ordering::Relaxed);
@@ -110,10 +124,10 @@ fn main() {
         .await;
         phase.report("POST /api/v1/invitations (create)", duration, [created]);
         phase = cpu.start();
-        let renewals = renew_phase(&url, &protocol_id, clients, duration).await;
+        let renewals = renew_phase(&urls, &protocol_id, clients, duration).await;
         phase.report("POST /api/v1/invitations/{id}/renew", duration, [renewals]);
     });
-    drop(server);
+    drop(servers);
 }
 
 /// One signed browse of the first page.
@@ -127,23 +141,34 @@ fn browse(c: RestClient, _: u64) -> Call {
     })
 }
 
-/// Measures the server's and this process's CPU use over phases.
-struct ServerCpu(u32);
+/// The servers' URLs; client `n` uses `urls[n % len]`.
+type Urls = Arc<Vec<String>>;
+
+fn url_of(urls: &Urls, n: usize) -> &str {
+    &urls[n % urls.len()]
+}
+
+/// Measures the servers' and this process's CPU use over phases.
+struct ServerCpu(Vec<u32>);
 
 /// CPU seconds used so far, at the start of a phase.
 struct PhaseCpu {
-    pid: String,
+    pids: Vec<String>,
     server: f64,
     load_tool: f64,
 }
 
+fn servers_cpu(pids: &[String]) -> f64 {
+    pids.iter().map(|pid| cpu_seconds(pid)).sum()
+}
+
 impl ServerCpu {
     fn start(&self) -> PhaseCpu {
-        let pid = self.0.to_string();
+        let pids: Vec<String> = self.0.iter().map(u32::to_string).collect();
         PhaseCpu {
-            server: cpu_seconds(&pid),
+            server: servers_cpu(&pids),
             load_tool: cpu_seconds("self"),
-            pid,
+            pids,
         }
     }
 }
@@ -151,7 +176,7 @@ impl ServerCpu {
 impl PhaseCpu {
     /// Prints one line per kind of request of the phase, then the CPU the phase took.
     fn report<const N: usize>(&self, name: &str, duration: Duration, kinds: [Samples; N]) {
-        let server = cpu_seconds(&self.pid) - self.server;
+        let server = servers_cpu(&self.pids) - self.server;
         let load_tool = cpu_seconds("self") - self.load_tool;
         let mut requests = 0;
         let lines: Vec<String> = kinds
@@ -183,7 +208,7 @@ impl Drop for ServerProcess {
 }
 
 /// Registers the benchmark protocol and returns its id.
-async fn setup(url: &str) -> String {
+async fn setup(url: &Urls) -> String {
     let spec = Spec::from_value(serde_json::json!({
         "name": "Bench", "messages": [
             {"name": "ping", "direction": "guest_to_host",
@@ -202,11 +227,11 @@ async fn setup(url: &str) -> String {
 
 /// `count` clients of fresh keys, registered by `parallel` tasks (not timed); the keys of
 /// one task share its connections.
-async fn registered_clients(url: &str, count: usize, parallel: usize) -> Vec<RestClient> {
+async fn registered_clients(urls: &Urls, count: usize, parallel: usize) -> Vec<RestClient> {
     let mut tasks = tokio::task::JoinSet::new();
     let parallel = parallel.clamp(1, count.max(1));
     for task in 0..parallel {
-        let url = url.to_string();
+        let url = url_of(urls, task).to_string();
         let share = count / parallel + usize::from(task < count % parallel);
         tasks.spawn(async move {
             let mut registered = Vec::with_capacity(share);
@@ -227,7 +252,7 @@ async fn registered_clients(url: &str, count: usize, parallel: usize) -> Vec<Res
 }
 
 /// Each client owns one invitation and renews it in a loop.
-async fn renew_phase(url: &str, protocol_id: &str, clients: usize, duration: Duration) -> Samples {
+async fn renew_phase(url: &Urls, protocol_id: &str, clients: usize, duration: Duration) -> Samples {
     let mut owned = Vec::new();
     for (seed, c) in registered_clients(url, clients, clients)
         .await
@@ -260,18 +285,18 @@ type Call = std::pin::Pin<
 
 /// Runs `clients` loops of `call` for `duration` and gathers their latencies.
 async fn run(
-    url: &str,
+    urls: &Urls,
     clients: usize,
     duration: Duration,
     call: impl Fn(RestClient, u64) -> Call + Send + Sync + Clone + 'static,
 ) -> Samples {
     let stop = Arc::new(AtomicBool::new(false));
     let mut tasks = Vec::new();
-    for _ in 0..clients {
+    for n in 0..clients {
         let (stop, call, c) = (
             stop.clone(),
             call.clone(),
-            client(url, Identity::generate()),
+            client(url_of(urls, n), Identity::generate()),
         );
         tasks.push(tokio::spawn(async move {
             let mut samples = Samples {
@@ -337,12 +362,11 @@ fn client(url: &str, identity: Identity) -> RestClient {
     RestClient::new(url, identity).unwrap()
 }
 
-fn start_server(dir: &std::path::Path) -> (ServerProcess, String) {
+fn start_server(database: &str) -> (ServerProcess, String) {
     let binary = std::env::var("BENCH_SERVER").unwrap_or(env!("CARGO_BIN_EXE_aigenora").into());
     let limits = std::env::var("BENCH_SERVER_ARGS").unwrap_or(UNLIMITED.into());
     let mut child = Command::new(binary)
-        .args(["server", "--listen", "127.0.0.1:0", "--database"])
-        .arg(format!("sqlite://{}", dir.join("bench.sqlite3").display()))
+        .args(["server", "--listen", "127.0.0.1:0", "--database", database])
         .args(limits.split_whitespace())
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())

@@ -19,7 +19,9 @@ pub struct ServerArgs {
     /// Address to listen on (port 0 picks a free port; the real one is printed).
     #[arg(long, default_value = DEFAULT_LISTEN, value_name = "ADDR")]
     pub listen: SocketAddr,
-    /// Database URL. Default: sqlite://<data-dir>/server/community.sqlite3 (created on first start).
+    /// Database URL: sqlite://PATH or postgres://USER[:PASSWORD]@HOST[:PORT]/DB (several
+    /// instances may share one PostgreSQL database; see docs/deploy.md).
+    /// Default: sqlite://<data-dir>/server/community.sqlite3 (created on first start).
     #[arg(long, value_name = "URL")]
     pub database: Option<String>,
     /// Leading zero bytes the registration proof of work needs (each adds a factor of 256;
@@ -114,12 +116,13 @@ pub fn run(args: ServerArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
         let handle = server::serve(config.clone()).await?;
+        let url = handle.url();
+        let stopped = server::run_until_signal(handle);
         println!(
-            "aigenora server listening on {} (database: {})",
-            handle.url(),
-            config.database_url
+            "aigenora server listening on {url} (database: {})",
+            server::store::redacted(&config.database_url)
         );
-        server::run_until_signal(handle).await
+        stopped.await
     })?;
     Ok(ExitCode::SUCCESS)
 }

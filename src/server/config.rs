@@ -134,7 +134,8 @@ impl Default for HttpLimits {
 pub struct ServerConfig {
     /// Address to bind; port 0 picks a free port (see [`super::ServerHandle::addr`]).
     pub listen: SocketAddr,
-    /// `sqlite://PATH` (created if missing) or `sqlite::memory:`.
+    /// `sqlite://PATH` (created if missing), `sqlite::memory:`, or
+    /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DB` (several instances may share it).
     pub database_url: String,
     pub pow_difficulty: u8,
     pub invitation_ttl: Duration,

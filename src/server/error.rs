@@ -100,6 +100,13 @@ impl ApiError {
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> ApiError {
         tracing::error!(%error, "storage failure");
+        if error.is_unavailable() {
+            return ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "database_unavailable",
+                "the database is unavailable; retry later",
+            );
+        }
         ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal_error",

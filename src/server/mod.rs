@@ -118,12 +118,13 @@ pub async fn serve(config: ServerConfig) -> Result<ServerHandle, ServerError> {
     let listener = TcpListener::bind(config.listen).await.map_err(bind)?;
     let addr = listener.local_addr().map_err(bind)?;
     let store = Store::open(&config.database_url).await?;
+    let backend = store.backend();
     seed::seed_builtin_protocols(&store).await?;
     let (replay, replay_writer) = ReplayGuard::start(store.clone(), clock::now_ms()).await?;
     let state = Arc::new(AppState {
         store: store.clone(),
         replay,
-        rate_limits: RateLimiters::new(&config.rates),
+        rate_limits: RateLimiters::new(&config.rates, &store),
         limits: Limits {
             pow_difficulty: config.pow_difficulty,
             invitation_ttl_ms: i64::try_from(config.invitation_ttl.as_millis()).unwrap_or(i64::MAX),
@@ -150,46 +151,65 @@ pub async fn serve(config: ServerConfig) -> Result<ServerHandle, ServerError> {
         tracing::info!("database checkpointed and closed");
         Ok(())
     });
-    tracing::info!(%addr, database = %config.database_url, "community server listening");
+    tracing::info!(
+        %addr,
+        backend,
+        database = %store::redacted(&config.database_url),
+        "community server listening"
+    );
     Ok(ServerHandle { addr, stop, task })
 }
 
-/// Deletes expired request ids and challenges, and forgets idle rate-limit entries.
+/// Deletes expired request ids, challenges and rate-limit rows (one instance at a time on
+/// a shared database), and forgets idle in-memory rate-limit entries.
 async fn housekeeping(state: Arc<AppState>) {
     let mut every = tokio::time::interval(HOUSEKEEPING_EVERY);
     loop {
         every.tick().await;
         state.rate_limits.forget_idle();
-        if let Err(error) = state.store.delete_expired(clock::now_ms()).await {
-            tracing::warn!(%error, "could not delete expired rows");
+        match state.store.housekeep(clock::now_ms()).await {
+            Ok(true) => {}
+            Ok(false) => tracing::debug!("another instance is deleting expired rows"),
+            Err(error) => tracing::warn!(%error, "could not delete expired rows"),
         }
     }
 }
 
-/// Serves until SIGINT or SIGTERM, then shuts down gracefully.
-pub async fn run_until_signal(handle: ServerHandle) -> Result<(), ServerError> {
-    shutdown_signal().await;
-    tracing::info!("shutting down");
-    handle.shutdown().await
+/// Serves until SIGINT or SIGTERM, then shuts down gracefully. The signal handlers are
+/// installed when this is called, not when it is first awaited: a SIGTERM sent right after
+/// the caller announces the server (a supervisor's rolling restart) is a graceful stop
+/// too, never the default kill.
+pub fn run_until_signal(handle: ServerHandle) -> impl Future<Output = Result<(), ServerError>> {
+    let signal = shutdown_signal();
+    async move {
+        signal.await;
+        tracing::info!("shutting down");
+        handle.shutdown().await
+    }
 }
 
-async fn shutdown_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Registers SIGINT and SIGTERM now; the future completes on either.
+fn shutdown_signal() -> impl Future<Output = ()> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt()).ok();
+        let terminate = signal(SignalKind::terminate()).ok();
+        async move {
+            let wait = async |signal: Option<tokio::signal::unix::Signal>| match signal {
+                Some(mut signal) => {
+                    signal.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            };
+            tokio::select! {
+                () = wait(interrupt) => {}
+                () = wait(terminate) => {}
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
+    }
     #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => {}
-        () = terminate => {}
+    async {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }

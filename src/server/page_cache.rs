@@ -32,6 +32,12 @@ impl Entry {
     }
 }
 
+/// The store's offered version as read when a signed read was admitted (on a shared
+/// database, in the same round trip as its request-id claim): current enough for the first
+/// cache check of that request, which then needs no round trip of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AdmittedVersion(pub u64);
+
 /// Cached list answers by query key (filters, limit, cursor).
 pub struct PageCache {
     entries: RwLock<HashMap<String, Entry>>,
@@ -52,20 +58,26 @@ impl Default for PageCache {
 impl PageCache {
     /// The answer for `key`: cached if still current, else computed by `fill` (given the
     /// time to query at; it returns the body and when it goes stale by expiry). `version`
-    /// reads the store's offered version; it is read before any query it covers.
-    pub async fn get_or_fill<E>(
+    /// reads the store's offered version (shared by every instance on PostgreSQL); it is
+    /// read before any query it covers. `admitted`, when known, stands for the first read.
+    pub async fn get_or_fill<E, V: Future<Output = Result<u64, E>>>(
         &self,
         key: String,
-        version: impl Fn() -> u64,
+        admitted: Option<AdmittedVersion>,
+        version: impl Fn() -> V,
         fill: impl AsyncFnOnce(i64) -> Result<(Bytes, Option<i64>), E>,
     ) -> Result<Bytes, E> {
-        if let Some(body) = self.get(&key, version(), now_ms()) {
+        let first = match admitted {
+            Some(AdmittedVersion(version)) => version,
+            None => version().await?,
+        };
+        if let Some(body) = self.get(&key, first, now_ms()) {
             return Ok(body);
         }
         let lock = &self.fills[self.hasher.hash_one(&key) as usize % FILL_LOCKS];
         let _turn = lock.lock().await;
         // Whoever held the lock before may have just stored a current answer.
-        let (version, now) = (version(), now_ms());
+        let (version, now) = (version().await?, now_ms());
         if let Some(body) = self.get(&key, version, now) {
             return Ok(body);
         }
@@ -116,7 +128,8 @@ mod tests {
         let read = || {
             cache.get_or_fill(
                 "k".to_string(),
-                || version.load(Ordering::SeqCst),
+                None,
+                || std::future::ready(Ok(version.load(Ordering::SeqCst))),
                 async |_| {
                     fills.fetch_add(1, Ordering::SeqCst);
                     tokio::task::yield_now().await;

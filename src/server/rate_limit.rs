@@ -1,6 +1,7 @@
 //! Request rates per client address and per verified key (GCRA limiters from `governor`),
 //! so one host or one identity cannot take the server's whole capacity. A refusal is a
-//! JSON 429 with `Retry-After`.
+//! JSON 429 with `Retry-After`. On a database several instances share (PostgreSQL) the
+//! same GCRA runs in the database instead, so the limits hold for the instances together.
 
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::time::Duration;
@@ -10,6 +11,7 @@ use governor::{DefaultKeyedRateLimiter, Quota};
 
 use super::config::{Rate, RateLimits};
 use super::error::ApiError;
+use super::store::{RateWindow, Store};
 
 /// The peer address of the connection a request came in on (set by the accept loop).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,52 +51,69 @@ pub struct RateLimiters {
     per_key: Option<DefaultKeyedRateLimiter<[u8; 32]>>,
     per_address: Option<DefaultKeyedRateLimiter<AddressKey>>,
     clock: DefaultClock,
+    /// Set on a shared database: the limits are counted there instead.
+    shared: Option<(Store, RateLimits)>,
+}
+
+/// Why a request was refused (code, message).
+const KEY_REFUSAL: (&str, &str) = ("rate_limited_key", "too many requests signed by this key");
+
+fn address_refusal(addr: AddressKey, wait: Duration) -> ApiError {
+    ApiError::rate_limited(
+        "rate_limited_address",
+        format!("too many requests from {addr}"),
+        wait,
+    )
 }
 
 impl RateLimiters {
-    pub fn new(limits: &RateLimits) -> RateLimiters {
+    /// In-memory limiters, or the database's when `store` is shared by several instances.
+    pub fn new(limits: &RateLimits, store: &Store) -> RateLimiters {
+        let shared = store.is_shared().then(|| (store.clone(), *limits));
+        let local = |rate: Option<Rate>| rate.filter(|_| shared.is_none());
         RateLimiters {
-            per_key: limits
-                .per_key
-                .map(|rate| governor::RateLimiter::keyed(quota(rate))),
-            per_address: limits
-                .per_address
+            per_key: local(limits.per_key).map(|rate| governor::RateLimiter::keyed(quota(rate))),
+            per_address: local(limits.per_address)
                 .map(|rate| governor::RateLimiter::keyed(quota(rate))),
             clock: DefaultClock::default(),
+            shared,
         }
     }
 
     /// Counts one request from `addr`.
-    pub fn check_address(&self, addr: AddressKey) -> Result<(), ApiError> {
+    pub async fn check_address(&self, addr: AddressKey) -> Result<(), ApiError> {
+        if let Some((store, limits)) = &self.shared {
+            return count_shared(store, limits.per_address, &format!("address:{addr}"))
+                .await
+                .map_err(|wait| address_refusal(addr, wait));
+        }
         let Some(limiter) = &self.per_address else {
             return Ok(());
         };
-        limiter.check_key(&addr).map_err(|not_until| {
-            let wait = not_until.wait_time_from(self.clock.now());
-            ApiError::rate_limited(
-                "rate_limited_address",
-                format!("too many requests from {addr}"),
-                wait,
-            )
-        })
+        limiter
+            .check_key(&addr)
+            .map_err(|not_until| address_refusal(addr, not_until.wait_time_from(self.clock.now())))
     }
 
     /// Counts one verified request of `public_key` (32 bytes).
-    pub fn check_key(&self, public_key: [u8; 32]) -> Result<(), ApiError> {
+    pub async fn check_key(&self, public_key: [u8; 32]) -> Result<(), ApiError> {
+        let refused = |wait| ApiError::rate_limited(KEY_REFUSAL.0, KEY_REFUSAL.1, wait);
+        if let Some((store, limits)) = &self.shared {
+            let subject = format!("key:{}", hex::encode(public_key));
+            return count_shared(store, limits.per_key, &subject)
+                .await
+                .map_err(refused);
+        }
         let Some(limiter) = &self.per_key else {
             return Ok(());
         };
-        limiter.check_key(&public_key).map_err(|not_until| {
-            let wait = not_until.wait_time_from(self.clock.now());
-            ApiError::rate_limited(
-                "rate_limited_key",
-                "too many requests signed by this key",
-                wait,
-            )
-        })
+        limiter
+            .check_key(&public_key)
+            .map_err(|not_until| refused(not_until.wait_time_from(self.clock.now())))
     }
 
-    /// Forgets keys and addresses whose allowance is full again (bounded memory).
+    /// Forgets keys and addresses whose allowance is full again (bounded memory; the
+    /// database's rows are deleted by housekeeping).
     pub fn forget_idle(&self) {
         if let Some(limiter) = &self.per_key {
             limiter.retain_recent();
@@ -103,6 +122,36 @@ impl RateLimiters {
         if let Some(limiter) = &self.per_address {
             limiter.retain_recent();
             limiter.shrink_to_fit();
+        }
+    }
+}
+
+/// How long a shared count may take (it is one quick upsert) before the request goes on
+/// uncounted.
+const SHARED_COUNT_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// Counts one request of `subject` in the shared database: `Err(wait)` when refused. A
+/// database that does not answer within [`SHARED_COUNT_TIMEOUT`] does not stop the request
+/// here (the request needs the database anyway, and answers 503 there; the health check
+/// stays quick): availability over a counter.
+async fn count_shared(store: &Store, rate: Option<Rate>, subject: &str) -> Result<(), Duration> {
+    let Some(rate) = rate else {
+        return Ok(());
+    };
+    let limit = RateWindow {
+        interval_us: 1_000_000 / i64::from(rate.per_second.get()),
+        burst: i64::from(rate.burst.get()),
+    };
+    match tokio::time::timeout(SHARED_COUNT_TIMEOUT, store.count_request(subject, limit)).await {
+        Ok(Ok(None)) => Ok(()),
+        Ok(Ok(Some(wait_us))) => Err(Duration::from_micros(wait_us.max(0) as u64)),
+        Ok(Err(error)) => {
+            tracing::warn!(%error, "a rate limit could not be counted");
+            Ok(())
+        }
+        Err(_) => {
+            tracing::warn!("a rate limit could not be counted in time");
+            Ok(())
         }
     }
 }
@@ -132,24 +181,30 @@ mod tests {
         assert_eq!(AddressKey::of(mapped).to_string(), "192.0.2.7");
     }
 
-    #[test]
-    fn a_burst_is_allowed_then_refused_with_a_wait() {
-        let limiters = RateLimiters::new(&RateLimits {
-            per_key: Rate::new(1, 2),
-            per_address: None,
-        });
+    #[tokio::test]
+    async fn a_burst_is_allowed_then_refused_with_a_wait() {
+        let store = Store::open("sqlite::memory:").await.unwrap();
+        let limiters = RateLimiters::new(
+            &RateLimits {
+                per_key: Rate::new(1, 2),
+                per_address: None,
+            },
+            &store,
+        );
         let key = [7u8; 32];
-        assert!(limiters.check_key(key).is_ok());
-        assert!(limiters.check_key(key).is_ok());
-        let refused = limiters.check_key(key).unwrap_err();
+        assert!(limiters.check_key(key).await.is_ok());
+        assert!(limiters.check_key(key).await.is_ok());
+        let refused = limiters.check_key(key).await.unwrap_err();
         assert_eq!(refused.status.as_u16(), 429);
         assert!(refused.retry_after.is_some_and(|secs| secs >= 1));
         assert!(
-            limiters.check_key([8u8; 32]).is_ok(),
+            limiters.check_key([8u8; 32]).await.is_ok(),
             "keys are independent"
         );
         let addr = AddressKey::of("192.0.2.1".parse().unwrap());
-        assert!((0..1000).all(|_| limiters.check_address(addr).is_ok()));
+        for _ in 0..1000 {
+            assert!(limiters.check_address(addr).await.is_ok());
+        }
     }
 
     #[test]

@@ -5,6 +5,10 @@
 //! answered), so its replay is refused after a crash or restart; reads' pairs are stored by
 //! a background task once a second and at a graceful shutdown. A starting server loads the
 //! pairs that are still in their window.
+//!
+//! On a database several instances share (PostgreSQL), memory only catches this
+//! instance's replays: every pair is also claimed in the database when admitted (see
+//! [`Store::claim_request_id`]), so a request replayed at another instance is refused too.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -112,7 +116,7 @@ impl WriteReceipt {
         self.stored.store(true, Ordering::Release);
     }
 
-    fn is_stored(&self) -> bool {
+    pub fn is_stored(&self) -> bool {
         self.stored.load(Ordering::Acquire)
     }
 }
@@ -126,9 +130,11 @@ pub enum ReplayError {
     NotStored,
 }
 
-/// The memory check plus the background writer.
+/// The memory check plus the background writer (or, on a shared database, the claim).
 pub struct ReplayGuard {
     memory: ReplayCache,
+    /// Set on a database several instances share: pairs are claimed in it at admission.
+    shared: Option<Store>,
     writes: mpsc::Sender<Durable>,
     reads: mpsc::Sender<(PairDigest, i64)>,
     stop: mpsc::Sender<oneshot::Sender<()>>,
@@ -141,8 +147,11 @@ impl ReplayGuard {
         now: i64,
     ) -> Result<(ReplayGuard, JoinHandle<()>), StoreError> {
         let memory = ReplayCache::default();
-        for (pair, forget_at) in store.live_request_ids(now).await? {
-            memory.first_use(pair, forget_at, now);
+        let shared = store.is_shared().then(|| store.clone());
+        if shared.is_none() {
+            for (pair, forget_at) in store.live_request_ids(now).await? {
+                memory.first_use(pair, forget_at, now);
+            }
         }
         let (writes, queued_writes) = mpsc::channel(BATCH);
         let (reads, queued_reads) = mpsc::channel(READ_QUEUE);
@@ -150,6 +159,7 @@ impl ReplayGuard {
         let writer = tokio::spawn(write_pairs(store, queued_writes, queued_reads, stopped));
         let guard = ReplayGuard {
             memory,
+            shared,
             writes,
             reads,
             stop,
@@ -158,27 +168,31 @@ impl ReplayGuard {
     }
 
     /// Accepts a read's pair once until `forget_at` (Unix ms); it is stored in the
-    /// background.
-    pub fn first_read(
+    /// background, or claimed at once on a shared database, which also answers the
+    /// offered-list version then (`Some`).
+    pub async fn first_read(
         &self,
         public_key: &str,
         request_id: &str,
         forget_at: i64,
         now: i64,
-    ) -> Result<(), ReplayError> {
+    ) -> Result<Option<u64>, ReplayError> {
         let pair = PairDigest::of(public_key, request_id);
         if !self.memory.first_use(pair, forget_at, now) {
             return Err(ReplayError::Replayed);
         }
+        if let Some(store) = &self.shared {
+            return claim(store, pair, forget_at).await.map(Some);
+        }
         if self.reads.try_send((pair, forget_at)).is_err() {
             tracing::debug!("replay queue full: a read's request id stays in memory only");
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Accepts a write's pair once until `forget_at` (Unix ms); the receipt goes with the
     /// write to the store, then to [`ReplayGuard::settle`].
-    pub fn first_write(
+    pub async fn first_write(
         &self,
         public_key: &str,
         request_id: &str,
@@ -189,11 +203,16 @@ impl ReplayGuard {
         if !self.memory.first_use(pair, forget_at, now) {
             return Err(ReplayError::Replayed);
         }
-        Ok(WriteReceipt {
+        let receipt = WriteReceipt {
             pair,
             forget_at,
             stored: Arc::default(),
-        })
+        };
+        if let Some(store) = &self.shared {
+            claim(store, pair, forget_at).await?;
+            receipt.mark_stored();
+        }
+        Ok(receipt)
     }
 
     /// Stores a handled write's pair unless its write already did.
@@ -225,6 +244,19 @@ impl ReplayGuard {
         let (done, finished) = oneshot::channel();
         if self.stop.send(done).await.is_ok() {
             let _ = finished.await;
+        }
+    }
+}
+
+/// Claims a pair in the shared database (refused if any instance claimed it before): the
+/// offered-list version read with it.
+async fn claim(store: &Store, pair: PairDigest, forget_at: i64) -> Result<u64, ReplayError> {
+    match store.claim_request_id(pair, forget_at).await {
+        Ok(Some(version)) => Ok(version),
+        Ok(None) => Err(ReplayError::Replayed),
+        Err(error) => {
+            tracing::error!(%error, "a request id could not be claimed");
+            Err(ReplayError::NotStored)
         }
     }
 }
@@ -331,12 +363,12 @@ mod tests {
     async fn pairs_survive_a_restart_until_their_window_ends() {
         let store = Store::open("sqlite::memory:").await.unwrap();
         let (guard, writer) = ReplayGuard::start(store.clone(), 0).await.unwrap();
-        let receipt = guard.first_write("k", "write", 10_000, 0).unwrap();
+        let receipt = guard.first_write("k", "write", 10_000, 0).await.unwrap();
         guard.settle(&receipt).await.unwrap();
         assert!(receipt.is_stored());
-        guard.first_read("k", "read", 10_000, 0).unwrap();
+        guard.first_read("k", "read", 10_000, 0).await.unwrap();
         assert!(matches!(
-            guard.first_write("k", "read", 10_000, 0),
+            guard.first_write("k", "read", 10_000, 0).await,
             Err(ReplayError::Replayed)
         ));
         guard.flush().await;
@@ -345,13 +377,13 @@ mod tests {
         let (again, _writer) = ReplayGuard::start(store.clone(), 1_000).await.unwrap();
         for id in ["write", "read"] {
             assert!(matches!(
-                again.first_read("k", id, 10_000, 1_000),
+                again.first_read("k", id, 10_000, 1_000).await,
                 Err(ReplayError::Replayed)
             ));
         }
         let (later, _writer) = ReplayGuard::start(store, 10_000).await.unwrap();
         assert!(
-            later.first_read("k", "write", 20_000, 10_000).is_ok(),
+            later.first_read("k", "write", 20_000, 10_000).await.is_ok(),
             "forgotten once its window ended"
         );
     }

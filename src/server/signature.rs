@@ -20,6 +20,7 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 use super::AppState;
 use super::clock::now_ms;
 use super::error::ApiError;
+use super::page_cache::AdmittedVersion;
 use super::rate_limit::{AddressKey, ClientAddr};
 use super::replay::{ReplayError, WriteReceipt};
 use crate::identity::{
@@ -95,7 +96,10 @@ pub async fn limit_address(
     next: Next,
 ) -> Response {
     if let Some(ClientAddr(addr)) = request.extensions().get::<ClientAddr>()
-        && let Err(refused) = state.rate_limits.check_address(AddressKey::of(addr.ip()))
+        && let Err(refused) = state
+            .rate_limits
+            .check_address(AddressKey::of(addr.ip()))
+            .await
     {
         return refused.closing().into_response();
     }
@@ -149,29 +153,36 @@ async fn admit(
     })?;
     let mut key = [0u8; 32];
     hex::decode_to_slice(&claimed.public_key, &mut key).expect("checked: 64 hex characters");
-    state.rate_limits.check_key(key)?;
+    state.rate_limits.check_key(key).await?;
     let window = state.limits.signature_window_secs;
     let forget_at = (claimed.seconds + window + 1) * 1000;
     let replayed = |error: ReplayError| match error {
         ReplayError::Replayed => ApiError::unauthorized("replayed_request", error.to_string()),
         ReplayError::NotStored => not_stored(),
     };
+    let mut admitted = None;
     let receipt = if write.is_write {
         Some(
             state
                 .replay
                 .first_write(&claimed.public_key, claimed.request_id, forget_at, now)
+                .await
                 .map_err(replayed)?,
         )
     } else {
-        state
+        admitted = state
             .replay
             .first_read(&claimed.public_key, claimed.request_id, forget_at, now)
-            .map_err(replayed)?;
+            .await
+            .map_err(replayed)?
+            .map(AdmittedVersion);
         None
     };
     let caller = Caller(claimed.public_key);
     parts.extensions.insert(caller);
+    if let Some(admitted) = admitted {
+        parts.extensions.insert(admitted);
+    }
     if let Some(receipt) = &receipt {
         parts.extensions.insert(receipt.clone());
     }

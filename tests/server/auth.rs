@@ -227,16 +227,31 @@ async fn registration_needs_a_fresh_nonce_work_and_a_signature() {
 
 #[test]
 fn startup_errors_are_one_clear_line() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let unreachable = format!(
+        "postgres://app:secret@{}/community",
+        closed.local_addr().unwrap()
+    );
+    drop(closed);
     let output = aigenora()
-        .args(["server", "--database", "postgres://localhost/db"])
+        .args([
+            "server",
+            "--listen",
+            "127.0.0.1:0",
+            "--database",
+            &unreachable,
+        ])
         .output()
         .unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8(output.stderr).unwrap();
+    let last = stderr.lines().last().unwrap();
     assert!(
-        stderr.starts_with("error: PostgreSQL support is not built in yet"),
+        last.starts_with("error: cannot open the database postgres://app:***@")
+            && last.contains("Connection refused"),
         "{stderr}"
     );
+    assert!(!stderr.contains("secret"), "the password is never shown");
 
     let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = busy.local_addr().unwrap().to_string();

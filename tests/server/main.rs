@@ -8,6 +8,7 @@ mod auth;
 mod cli;
 mod hostile;
 mod in_process;
+mod instances;
 mod invitations;
 mod protocols;
 mod sessions;

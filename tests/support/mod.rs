@@ -7,6 +7,7 @@
 //! - [`reference`]: the reference client (`aigenora==0.1.4`) in its own venv, and a
 //!   reference agent as the other side of a session.
 //! - [`server`]: a real `aigenora server` process, signed raw requests, test specs.
+//! - [`postgres`]: a throwaway PostgreSQL cluster and a fresh database per test server.
 //! - [`net`]: a server plus agents of ours, each with its own data dir, driving our binary as
 //!   separate processes; readers for what a session leaves on disk.
 //! - [`process`]: a child process with collected output, bounded waits, SIGKILL on drop.
@@ -23,6 +24,7 @@ pub mod cli;
 pub mod control;
 pub mod fake;
 pub mod net;
+pub mod postgres;
 pub mod process;
 pub mod reference;
 pub mod server;

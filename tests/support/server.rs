@@ -1,6 +1,7 @@
 //! Helpers for community-server tests: a real `aigenora server` process on a free loopback
-//! port with a temporary SQLite database, signed raw requests for refusal cases, and
-//! identities that are registered on the server.
+//! port with a fresh database (a temporary SQLite file, or a new PostgreSQL database when
+//! `AIGENORA_TEST_BACKEND=postgres`), signed raw requests for refusal cases, and identities
+//! that are registered on the server.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -11,26 +12,90 @@ use aigenora::identity::Identity;
 use serde_json::Value;
 
 use super::cli::aigenora;
+use super::postgres::{self, Backend};
 
 /// A running server process; killed when dropped.
 pub struct TestServer {
     child: Option<Child>,
     pub url: String,
     pub dir: tempfile::TempDir,
+    /// `sqlite://…` or `postgres://…`: the same database across restarts.
+    pub database_url: String,
     extra: Vec<String>,
 }
 
 impl TestServer {
-    /// A server with a fresh database (and `extra` server flags).
+    /// A server with a fresh database of the backend under test (and `extra` server flags).
     pub fn start(extra: &[&str]) -> TestServer {
+        TestServer::start_with(Backend::from_env(), extra)
+    }
+
+    /// A server with a fresh database of `backend`.
+    pub fn start_with(backend: Backend, extra: &[&str]) -> TestServer {
         let dir = tempfile::tempdir().unwrap();
+        let database_url = match backend {
+            Backend::Sqlite => format!("sqlite://{}", database_path(dir.path()).display()),
+            Backend::Postgres => postgres::fresh_database(),
+        };
+        TestServer::start_on(dir, database_url, extra)
+    }
+
+    /// Another instance on this server's database (a second process behind the same
+    /// load balancer, as it were).
+    pub fn another_instance(&self, extra: &[&str]) -> TestServer {
+        TestServer::start_on(
+            tempfile::tempdir().unwrap(),
+            self.database_url.clone(),
+            extra,
+        )
+    }
+
+    /// A server on an existing database.
+    pub fn start_on_database(database_url: &str, extra: &[&str]) -> TestServer {
+        TestServer::start_on(
+            tempfile::tempdir().unwrap(),
+            database_url.to_string(),
+            extra,
+        )
+    }
+
+    fn start_on(dir: tempfile::TempDir, database_url: String, extra: &[&str]) -> TestServer {
         let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
-        let (child, url) = spawn(&database_path(dir.path()), &extra);
+        let (child, url) = spawn(&database_url, &extra);
         TestServer {
             child: Some(child),
             url,
             dir,
+            database_url,
             extra,
+        }
+    }
+
+    pub fn backend(&self) -> Backend {
+        if self.database_url.starts_with("postgres") {
+            Backend::Postgres
+        } else {
+            Backend::Sqlite
+        }
+    }
+
+    /// How many rows `table` holds (the server may be stopped).
+    pub async fn count_rows(&self, table: &str) -> i64 {
+        let sql = format!("SELECT COUNT(*) FROM {table}");
+        let sql = sqlx::AssertSqlSafe(sql);
+        match self.backend() {
+            Backend::Sqlite => {
+                let pool = sqlx::SqlitePool::connect(&self.database_url).await.unwrap();
+                let (n,): (i64,) = sqlx::query_as(sql).fetch_one(&pool).await.unwrap();
+                pool.close().await;
+                n
+            }
+            Backend::Postgres => {
+                let pool = sqlx::PgPool::connect(&self.database_url).await.unwrap();
+                let (n,): (i64,) = sqlx::query_as(sql).fetch_one(&pool).await.unwrap();
+                pool.close().await;
+                n
+            }
         }
     }
 
@@ -59,15 +124,20 @@ impl TestServer {
 
     /// Kills the server (SIGKILL: no shutdown at all) and starts it again on the same database.
     pub fn crash_and_restart(&mut self) {
+        self.kill();
+        self.start_again();
+    }
+
+    /// Kills the server (SIGKILL: no shutdown at all).
+    pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
             child.kill().unwrap();
             child.wait().unwrap();
         }
-        self.start_again();
     }
 
     fn start_again(&mut self) {
-        let (child, url) = spawn(&database_path(self.dir.path()), &self.extra);
+        let (child, url) = spawn(&self.database_url, &self.extra);
         self.child = Some(child);
         self.url = url;
     }
@@ -104,8 +174,9 @@ impl TestServer {
         self.url.trim_start_matches("http://")
     }
 
-    /// The server's SQLite database file.
+    /// The server's SQLite database file (for SQLite-only tests).
     pub fn database(&self) -> PathBuf {
+        assert_eq!(self.backend(), Backend::Sqlite, "a SQLite-only check");
         database_path(self.dir.path())
     }
 
@@ -143,11 +214,15 @@ fn database_path(dir: &Path) -> PathBuf {
 /// (3 bytes, about a second of optimized hashing) would take much longer in debug builds.
 const TEST_POW_DIFFICULTY: &str = "2";
 
-fn spawn(database: &Path, extra: &[String]) -> (Child, String) {
+fn spawn(database_url: &str, extra: &[String]) -> (Child, String) {
     let mut command = aigenora();
-    command
-        .args(["server", "--listen", "127.0.0.1:0", "--database"])
-        .arg(format!("sqlite://{}", database.display()));
+    command.args([
+        "server",
+        "--listen",
+        "127.0.0.1:0",
+        "--database",
+        database_url,
+    ]);
     if !extra.iter().any(|flag| flag == "--pow-difficulty") {
         command.args(["--pow-difficulty", TEST_POW_DIFFICULTY]);
     }

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use axum::Extension;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
@@ -20,6 +21,7 @@ use crate::api::invitation::{
 use crate::identity::{self, TRANSPORT_IROH, is_lower_hex_64};
 use crate::server::clock::{iso8601, now_ms};
 use crate::server::error::{ApiError, ApiResult, parse_body};
+use crate::server::page_cache::AdmittedVersion;
 use crate::server::replay::WriteReceipt;
 use crate::server::signature::Caller;
 use crate::server::store::{InvitationRow, InvitationState, NewInvitationRow, OfferedFilter};
@@ -137,6 +139,7 @@ fn validate_new(new: NewInvitation, caller: &str) -> ApiResult<NewInvitationRow>
 /// The offered list, served from [`crate::server::page_cache`] while still current.
 pub async fn browse(
     State(state): State<Arc<AppState>>,
+    admitted: Option<Extension<AdmittedVersion>>,
     query: Result<Query<Params>, QueryRejection>,
 ) -> ApiResult<Response> {
     let params = listing::params(query)?;
@@ -160,7 +163,8 @@ pub async fn browse(
         .offered_pages
         .get_or_fill(
             cache_key,
-            || state.store.offered_version(),
+            admitted.map(|Extension(version)| version),
+            || async { Ok(state.store.offered_version().await?) },
             async |now| {
                 let offered = state
                     .store

@@ -1,9 +1,6 @@
 //! Agents and their registration challenges (bounded per key and per address).
 
-use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
-
-use super::{Store, StoreError, is_unique_violation};
+use super::{Columns, Store, StoreError, with_pool, with_tx};
 use crate::api::agent::Agent;
 use crate::server::clock::iso8601;
 use crate::server::replay::WriteReceipt;
@@ -47,44 +44,49 @@ impl Store {
         per_address: u32,
         now: i64,
     ) -> Result<(), StoreError> {
-        let mut tx = self.writer.begin().await?;
-        sqlx::query(
-            "DELETE FROM registration_challenges WHERE expires_at <= $1 OR public_key = $2",
-        )
-        .bind(now)
-        .bind(challenge.public_key)
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query(
-            "DELETE FROM registration_challenges WHERE address = $1 AND expires_at <= \
-             (SELECT expires_at FROM registration_challenges WHERE address = $1 \
-              ORDER BY expires_at DESC LIMIT 1 OFFSET $2)",
-        )
-        .bind(challenge.address)
-        .bind(i64::from(per_address.max(1) - 1))
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query(
-            "INSERT INTO registration_challenges (public_key, nonce, address, expires_at) \
-             VALUES ($1, $2, $3, $4)",
-        )
-        .bind(challenge.public_key)
-        .bind(challenge.nonce)
-        .bind(challenge.address)
-        .bind(challenge.expires_at)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
+        with_pool!(self, writer, |pool| {
+            let mut tx = pool.begin().await?;
+            sqlx::query("DELETE FROM registration_challenges WHERE expires_at <= $1")
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query(
+                "DELETE FROM registration_challenges WHERE address = $1 AND public_key <> $3 AND expires_at <= \
+                 (SELECT expires_at FROM registration_challenges WHERE address = $1 AND public_key <> $3 \
+                  ORDER BY expires_at DESC LIMIT 1 OFFSET $2)",
+            )
+            .bind(challenge.address)
+            .bind(i64::from(per_address.max(1) - 1))
+            .bind(challenge.public_key)
+            .execute(&mut *tx)
+            .await?;
+            // An upsert, so that two instances issuing nonces to one key at once both succeed
+            // (the later one replaces the earlier).
+            sqlx::query(
+                "INSERT INTO registration_challenges (public_key, nonce, address, expires_at) \
+                 VALUES ($1, $2, $3, $4) ON CONFLICT (public_key) DO UPDATE SET nonce = excluded.nonce, \
+                 address = excluded.address, expires_at = excluded.expires_at",
+            )
+            .bind(challenge.public_key)
+            .bind(challenge.nonce)
+            .bind(challenge.address)
+            .bind(challenge.expires_at)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+        });
         Ok(())
     }
 
     /// How many registration nonces are outstanding.
     #[cfg(test)]
     pub async fn outstanding_challenges(&self) -> Result<i64, StoreError> {
-        let row = sqlx::query("SELECT COUNT(*) AS n FROM registration_challenges")
-            .fetch_one(&self.writer)
-            .await?;
-        Ok(row.try_get("n")?)
+        let (n,): (i64,) = with_pool!(self, writer, |pool| {
+            sqlx::query_as("SELECT COUNT(*) FROM registration_challenges")
+                .fetch_one(pool)
+                .await?
+        });
+        Ok(n)
     }
 
     /// Consumes a nonce issued to `public_key` and, if it was still valid, registers the agent.
@@ -101,69 +103,78 @@ impl Store {
             bio,
         } = *registration;
         let mut tx = self.begin_write(receipt).await?;
-        let taken = sqlx::query(
-            "DELETE FROM registration_challenges WHERE nonce = $1 AND public_key = $2 AND expires_at > $3",
-        )
-        .bind(nonce)
-        .bind(public_key)
-        .bind(now)
-        .execute(tx.conn())
-        .await?;
-        if taken.rows_affected() == 0 {
-            return Ok(RegisterOutcome::UnknownNonce);
-        }
-        let inserted = sqlx::query(
-            "INSERT INTO agents (public_key, nickname, bio, created_at) VALUES ($1, $2, $3, $4) \
-             RETURNING id, public_key, nickname, bio, created_at",
-        )
-        .bind(public_key)
-        .bind(nickname)
-        .bind(bio)
-        .bind(now)
-        .fetch_one(tx.conn())
-        .await;
-        let outcome = match inserted {
-            Ok(row) => RegisterOutcome::Registered(agent_of(&row)?),
-            Err(error) if is_unique_violation(&error) => RegisterOutcome::AlreadyRegistered,
-            Err(error) => return Err(error.into()),
-        };
+        let outcome = with_tx!(tx, |conn| {
+            let taken = sqlx::query(
+                "DELETE FROM registration_challenges WHERE nonce = $1 AND public_key = $2 AND expires_at > $3",
+            )
+            .bind(nonce)
+            .bind(public_key)
+            .bind(now)
+            .execute(&mut *conn)
+            .await?;
+            if taken.rows_affected() == 0 {
+                return Ok(RegisterOutcome::UnknownNonce);
+            }
+            let inserted = sqlx::query(
+                // The NOT EXISTS keeps PostgreSQL's identity sequence from advancing for a
+                // key already registered (agent ids stay dense, as on SQLite); the ON
+                // CONFLICT covers a concurrent registration of the same key.
+                "INSERT INTO agents (public_key, nickname, bio, created_at) SELECT $1, $2, $3, $4 \
+                 WHERE NOT EXISTS (SELECT 1 FROM agents WHERE public_key = $1) \
+                 ON CONFLICT (public_key) DO NOTHING RETURNING id, public_key, nickname, bio, created_at",
+            )
+            .bind(public_key)
+            .bind(nickname)
+            .bind(bio)
+            .bind(now)
+            .fetch_optional(&mut *conn)
+            .await?;
+            match inserted {
+                Some(row) => RegisterOutcome::Registered(agent_of(&row)?),
+                None => RegisterOutcome::AlreadyRegistered,
+            }
+        });
         tx.commit().await?;
         if matches!(outcome, RegisterOutcome::Registered(_)) {
-            self.offered_changed();
+            self.offered_changed().await;
         }
         Ok(outcome)
     }
 
     /// Whether `public_key` is a registered agent (one indexed lookup).
     pub async fn is_registered(&self, public_key: &str) -> Result<bool, StoreError> {
-        let row = sqlx::query("SELECT 1 FROM agents WHERE public_key = $1")
-            .bind(public_key)
-            .fetch_optional(&self.reader)
-            .await?;
+        let row: Option<(i32,)> = with_pool!(self, reader, |pool| {
+            sqlx::query_as("SELECT 1 FROM agents WHERE public_key = $1")
+                .bind(public_key)
+                .fetch_optional(pool)
+                .await?
+        });
         Ok(row.is_some())
     }
 
     /// The agent registered with `public_key`, if any.
     pub async fn agent(&self, public_key: &str) -> Result<Option<Agent>, StoreError> {
-        let row = sqlx::query(
-            "SELECT id, public_key, nickname, bio, created_at FROM agents WHERE public_key = $1",
-        )
-        .bind(public_key)
-        .fetch_optional(&self.reader)
-        .await?;
-        Ok(row.as_ref().map(agent_of).transpose()?)
+        with_pool!(self, reader, |pool| {
+            let row = sqlx::query(
+                "SELECT id, public_key, nickname, bio, created_at FROM agents WHERE public_key = $1",
+            )
+            .bind(public_key)
+            .fetch_optional(pool)
+            .await?;
+            Ok(row.as_ref().map(agent_of).transpose()?)
+        })
     }
 }
 
-fn agent_of(row: &SqliteRow) -> Result<Agent, sqlx::Error> {
-    let id: i64 = row.try_get("id")?;
+fn agent_of(row: &impl Columns) -> Result<Agent, sqlx::Error> {
+    let id = row.int("id")?;
     Ok(Agent {
         id,
         agent_id: id,
-        public_key: row.try_get("public_key")?,
-        nickname: row.try_get("nickname")?,
-        bio: row.try_get("bio")?,
-        created_at: Some(iso8601(row.try_get("created_at")?)),
+        public_key: row.text("public_key")?,
+        nickname: row.text("nickname")?,
+        bio: row.text("bio")?,
+        created_at: Some(iso8601(row.int("created_at")?)),
     })
 }
 

@@ -1,17 +1,14 @@
 //! Invitations: create (with the per-key active limit), read, list, renew, cancel. An
 //! invitation is offered only while `active` and unexpired; expiry is decided at read time.
 
-use serde_json::{Map, Value};
-use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
-
-use super::{Store, StoreError};
+use super::{Columns, Store, StoreError, with_pool, with_tx};
 use crate::api::invitation::{
     ControlMode, Invitation, InvitationSummary, InvitationType, TransportInfo,
 };
 use crate::server::clock::iso8601;
 use crate::server::cursor::Position;
 use crate::server::replay::WriteReceipt;
+use serde_json::{Map, Value};
 
 /// The creator's agent record, if registered.
 const WITH_AGENT: &str = "FROM invitations i LEFT JOIN agents a ON a.public_key = i.public_key";
@@ -102,62 +99,68 @@ impl Store {
         expires_at: i64,
     ) -> Result<bool, StoreError> {
         let mut tx = self.begin_write(Some(receipt)).await?;
-        let inserted = sqlx::query(
-            "INSERT INTO invitations (post_id, public_key, protocol_id, invitation_type, message, tags, iroh_ticket, \
-             transport, transport_info, transport_binding_signature, host_control_mode, options, pricing, status, \
-             created_at, expires_at) \
-             SELECT $1, $2, $3, $4, $5, $6, $7, 'iroh', $8, $9, $10, $11, $12, 'active', $13, $14 \
-             WHERE (SELECT COUNT(*) FROM invitations WHERE public_key = $2 AND status = 'active' AND expires_at > $13) \
-             < $15",
-        )
-        .bind(&row.post_id)
-        .bind(&row.public_key)
-        .bind(&row.protocol_id)
-        .bind(row.invitation_type.as_str())
-        .bind(&row.message)
-        .bind(compact(&row.tags))
-        .bind(&row.iroh_ticket)
-        .bind(compact(&row.transport_info))
-        .bind(&row.transport_binding_signature)
-        .bind(row.host_control_mode.as_str())
-        .bind(compact(&row.options))
-        .bind(row.options.get("pricing").map(compact))
-        .bind(now)
-        .bind(expires_at)
-        .bind(max_active)
-        .execute(tx.conn())
-        .await?;
-        if inserted.rows_affected() == 0 {
-            return Ok(false);
-        }
-        if !row.tags.is_empty() {
-            let values: Vec<String> = (0..row.tags.len())
-                .map(|i| format!("($1, ${})", i + 2))
-                .collect();
-            let sql = format!(
-                "INSERT INTO invitation_tags (post_id, tag) VALUES {}",
-                values.join(", ")
-            );
-            let mut statement = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(&row.post_id);
-            for tag in &row.tags {
-                statement = statement.bind(tag);
+        // The count below must see every concurrent insert of this key (other instances').
+        tx.lock("invitations", &row.public_key).await?;
+        with_tx!(tx, |conn| {
+            let inserted = sqlx::query(
+                "INSERT INTO invitations (post_id, public_key, protocol_id, invitation_type, message, tags, iroh_ticket, \
+                 transport, transport_info, transport_binding_signature, host_control_mode, options, pricing, status, \
+                 created_at, expires_at) \
+                 SELECT $1, $2, $3, $4, $5, $6, $7, 'iroh', $8, $9, $10, $11, $12, 'active', $13, $14 \
+                 WHERE (SELECT COUNT(*) FROM invitations WHERE public_key = $2 AND status = 'active' AND expires_at > $13) \
+                 < $15",
+            )
+            .bind(&row.post_id)
+            .bind(&row.public_key)
+            .bind(&row.protocol_id)
+            .bind(row.invitation_type.as_str())
+            .bind(&row.message)
+            .bind(compact(&row.tags))
+            .bind(&row.iroh_ticket)
+            .bind(compact(&row.transport_info))
+            .bind(&row.transport_binding_signature)
+            .bind(row.host_control_mode.as_str())
+            .bind(compact(&row.options))
+            .bind(row.options.get("pricing").map(compact))
+            .bind(now)
+            .bind(expires_at)
+            .bind(max_active)
+            .execute(&mut *conn)
+            .await?;
+            if inserted.rows_affected() == 0 {
+                return Ok(false);
             }
-            statement.execute(tx.conn()).await?;
-        }
+            if !row.tags.is_empty() {
+                let values: Vec<String> = (0..row.tags.len())
+                    .map(|i| format!("($1, ${})", i + 2))
+                    .collect();
+                let sql = format!(
+                    "INSERT INTO invitation_tags (post_id, tag) VALUES {}",
+                    values.join(", ")
+                );
+                let mut statement = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(&row.post_id);
+                for tag in &row.tags {
+                    statement = statement.bind(tag);
+                }
+                statement.execute(&mut *conn).await?;
+            }
+        });
         tx.commit().await?;
-        self.offered_changed();
+        self.offered_changed().await;
         Ok(true)
     }
 
     /// One invitation in any state.
     pub async fn invitation(&self, post_id: &str) -> Result<Option<InvitationRow>, StoreError> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{SELECT} {WITH_AGENT} WHERE i.post_id = $1"
-        )))
-        .bind(post_id)
-        .fetch_optional(&self.reader)
-        .await?;
-        Ok(row.as_ref().map(invitation_of).transpose()?)
+        with_pool!(self, reader, |pool| {
+            let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+                "{SELECT} {WITH_AGENT} WHERE i.post_id = $1"
+            )))
+            .bind(post_id)
+            .fetch_optional(pool)
+            .await?;
+            Ok(row.as_ref().map(invitation_of).transpose()?)
+        })
     }
 
     /// Offered invitations matching `filter`, newest first, after `after`, at most `limit`;
@@ -186,21 +189,29 @@ impl Store {
         sql.push_str(&format!(
             " ORDER BY i.created_at DESC, i.post_id DESC LIMIT {limit}"
         ));
-        let mut page = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(now);
-        for argument in &arguments {
-            page = page.bind(argument.as_str());
-        }
-        if let Some(position) = after {
-            page = page.bind(position.created_at).bind(position.id.as_str());
-        }
-        let rows = page.fetch_all(&self.reader).await?;
-        let (total, changes_at) = match rows.first() {
-            Some(row) => (row.try_get("total")?, row.try_get("changes_at")?),
+        let (items, first) = with_pool!(self, reader, |pool| {
+            let mut page = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(now);
+            for argument in &arguments {
+                page = page.bind(argument.as_str());
+            }
+            if let Some(position) = after {
+                page = page.bind(position.created_at).bind(position.id.as_str());
+            }
+            let rows = page.fetch_all(pool).await?;
+            let first = match rows.first() {
+                Some(row) => Some((row.int("total")?, row.maybe_int("changes_at")?)),
+                None => None,
+            };
+            let items = rows.iter().map(summary_of).collect::<Result<Vec<_>, _>>()?;
+            (items, first)
+        });
+        let (total, changes_at) = match first {
+            Some(totals) => totals,
             None if after.is_none() => (0, None),
             None => self.count_offered(&conditions, &arguments, now).await?,
         };
         Ok(OfferedPage {
-            items: rows.iter().map(summary_of).collect::<Result<_, _>>()?,
+            items,
             total,
             changes_at,
         })
@@ -216,11 +227,14 @@ impl Store {
     ) -> Result<(i64, Option<i64>), StoreError> {
         let sql =
             format!("SELECT COUNT(*), MIN(i.expires_at) FROM invitations i WHERE {conditions}");
-        let mut count = sqlx::query_as::<_, (i64, Option<i64>)>(sqlx::AssertSqlSafe(sql)).bind(now);
-        for argument in arguments {
-            count = count.bind(argument.as_str());
-        }
-        Ok(count.fetch_one(&self.reader).await?)
+        Ok(with_pool!(self, reader, |pool| {
+            let mut count =
+                sqlx::query_as::<_, (i64, Option<i64>)>(sqlx::AssertSqlSafe(sql)).bind(now);
+            for argument in arguments {
+                count = count.bind(argument.as_str());
+            }
+            count.fetch_one(pool).await?
+        }))
     }
 
     /// Extends an owner's offered invitation to `expires_at`; `false` if it is no longer
@@ -234,7 +248,7 @@ impl Store {
         expires_at: i64,
     ) -> Result<bool, StoreError> {
         let mut tx = self.begin_write(Some(receipt)).await?;
-        let done = sqlx::query(
+        let done = with_tx!(tx, |conn| sqlx::query(
             "UPDATE invitations SET expires_at = $1 \
              WHERE post_id = $2 AND public_key = $3 AND status = 'active' AND expires_at > $4",
         )
@@ -242,13 +256,14 @@ impl Store {
         .bind(post_id)
         .bind(owner)
         .bind(now)
-        .execute(tx.conn())
-        .await?;
-        if done.rows_affected() == 0 {
+        .execute(conn)
+        .await?
+        .rows_affected());
+        if done == 0 {
             return Ok(false);
         }
         tx.commit().await?;
-        self.offered_changed();
+        self.offered_changed().await;
         Ok(true)
     }
 
@@ -260,18 +275,21 @@ impl Store {
         receipt: &WriteReceipt,
     ) -> Result<bool, StoreError> {
         let mut tx = self.begin_write(Some(receipt)).await?;
-        let done = sqlx::query(
+        let done = with_tx!(tx, |conn| {
+            sqlx::query(
             "UPDATE invitations SET status = 'cancelled' WHERE post_id = $1 AND public_key = $2 AND status = 'active'",
         )
         .bind(post_id)
         .bind(owner)
-        .execute(tx.conn())
-        .await?;
-        if done.rows_affected() == 0 {
+        .execute(conn)
+        .await?
+        .rows_affected()
+        });
+        if done == 0 {
             return Ok(false);
         }
         tx.commit().await?;
-        self.offered_changed();
+        self.offered_changed().await;
         Ok(true)
     }
 }
@@ -308,34 +326,33 @@ fn offered_conditions(filter: &OfferedFilter) -> (String, Vec<String>) {
     (conditions, arguments)
 }
 
-fn invitation_of(row: &SqliteRow) -> Result<InvitationRow, sqlx::Error> {
+fn invitation_of(row: &impl Columns) -> Result<InvitationRow, sqlx::Error> {
     let json = |column: &str| -> Result<Value, sqlx::Error> {
-        let text: String = row.try_get(column)?;
+        let text = row.text(column)?;
         Ok(serde_json::from_str(&text).unwrap_or(Value::Null))
     };
-    let agent_id: Option<i64> = row.try_get("agent_id")?;
-    let status: String = row.try_get("status")?;
-    let expires_at: i64 = row.try_get("expires_at")?;
-    let ticket: String = row.try_get("iroh_ticket")?;
+    let agent_id = row.maybe_int("agent_id")?;
+    let status = row.text("status")?;
+    let expires_at = row.int("expires_at")?;
+    let ticket = row.text("iroh_ticket")?;
     let detail = Invitation {
-        post_id: row.try_get("post_id")?,
-        public_key: row.try_get("public_key")?,
-        protocol_id: row.try_get("protocol_id")?,
-        invitation_type: InvitationType::parse(row.try_get("invitation_type")?).unwrap_or_default(),
-        message: row.try_get("message")?,
+        post_id: row.text("post_id")?,
+        public_key: row.text("public_key")?,
+        protocol_id: row.text("protocol_id")?,
+        invitation_type: InvitationType::parse(&row.text("invitation_type")?).unwrap_or_default(),
+        message: row.text("message")?,
         tags: serde_json::from_value(json("tags")?).unwrap_or_default(),
         status: status.clone(),
-        host_control_mode: ControlMode::parse(row.try_get("host_control_mode")?)
-            .unwrap_or_default(),
-        transport: row.try_get("transport")?,
+        host_control_mode: ControlMode::parse(&row.text("host_control_mode")?).unwrap_or_default(),
+        transport: row.text("transport")?,
         iroh_ticket: Some(ticket),
         transport_info: serde_json::from_value(json("transport_info")?).ok(),
-        transport_binding_signature: Some(row.try_get("transport_binding_signature")?),
+        transport_binding_signature: Some(row.text("transport_binding_signature")?),
         options: serde_json::from_value(json("options")?).unwrap_or_default(),
-        created_at: Some(iso8601(row.try_get("created_at")?)),
+        created_at: Some(iso8601(row.int("created_at")?)),
         expires_at: Some(iso8601(expires_at)),
         registered: agent_id.is_some(),
-        nickname: row.try_get("nickname")?,
+        nickname: row.maybe_text("nickname")?,
         agent_id,
     };
     Ok(InvitationRow {
@@ -346,32 +363,31 @@ fn invitation_of(row: &SqliteRow) -> Result<InvitationRow, sqlx::Error> {
 }
 
 /// A list item (with its position) from a [`SELECT_SUMMARY`] row.
-fn summary_of(row: &SqliteRow) -> Result<(InvitationSummary, Position), sqlx::Error> {
+fn summary_of(row: &impl Columns) -> Result<(InvitationSummary, Position), sqlx::Error> {
     let json = |column: &str| -> Result<Option<Value>, sqlx::Error> {
-        let text: Option<String> = row.try_get(column)?;
+        let text = row.maybe_text(column)?;
         Ok(text.and_then(|text| serde_json::from_str(&text).ok()))
     };
-    let agent_id: Option<i64> = row.try_get("agent_id")?;
-    let created_at: i64 = row.try_get("created_at")?;
-    let post_id: String = row.try_get("post_id")?;
+    let agent_id = row.maybe_int("agent_id")?;
+    let created_at = row.int("created_at")?;
+    let post_id = row.text("post_id")?;
     let summary = InvitationSummary {
         post_id: post_id.clone(),
-        public_key: row.try_get("public_key")?,
-        protocol_id: row.try_get("protocol_id")?,
-        invitation_type: InvitationType::parse(row.try_get("invitation_type")?).unwrap_or_default(),
-        message: row.try_get("message")?,
+        public_key: row.text("public_key")?,
+        protocol_id: row.text("protocol_id")?,
+        invitation_type: InvitationType::parse(&row.text("invitation_type")?).unwrap_or_default(),
+        message: row.text("message")?,
         tags: json("tags")?
             .and_then(|tags| serde_json::from_value(tags).ok())
             .unwrap_or_default(),
-        status: row.try_get("status")?,
-        host_control_mode: ControlMode::parse(row.try_get("host_control_mode")?)
-            .unwrap_or_default(),
-        iroh_ticket: Some(row.try_get("iroh_ticket")?),
+        status: row.text("status")?,
+        host_control_mode: ControlMode::parse(&row.text("host_control_mode")?).unwrap_or_default(),
+        iroh_ticket: Some(row.text("iroh_ticket")?),
         pricing: json("pricing")?,
         created_at: Some(iso8601(created_at)),
-        expires_at: Some(iso8601(row.try_get("expires_at")?)),
+        expires_at: Some(iso8601(row.int("expires_at")?)),
         registered: agent_id.is_some(),
-        nickname: row.try_get("nickname")?,
+        nickname: row.maybe_text("nickname")?,
         agent_id,
     };
     Ok((

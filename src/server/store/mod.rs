@@ -1,179 +1,257 @@
-//! The server's storage: sqlx over SQLite (WAL with `synchronous=FULL`, so an acknowledged
-//! write survives a power loss; one writer connection and a few readers),
-//! with queries in portable SQL so PostgreSQL can serve the same API later. The store also
-//! counts the writes that can change the offered-invitations list, so a cache of that list
-//! knows when it went stale.
+//! The server's storage, behind one API for two backends: SQLite (the embedded default: WAL
+//! with `synchronous=FULL`, so an acknowledged write survives a power loss; one writer
+//! connection and a few readers) and PostgreSQL (one pool, for several instances on one
+//! database: see docs/deploy.md). Queries are written once in portable SQL and run on each
+//! backend's typed pool (`with_pool!`, `with_tx!`: the body is compiled once per backend);
+//! each backend's schema is applied at start as sqlx migrations. The store also versions
+//! the offered-invitations list, so a cache of that list knows when it went stale.
 
 mod agents;
 mod invitations;
+mod open;
 mod protocols;
 mod request_ids;
 mod sessions;
+mod shared;
 
-use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
+use sqlx::postgres::PgRow;
+use sqlx::sqlite::SqliteRow;
+use sqlx::{PgPool, Postgres, Row, Sqlite, SqlitePool, Transaction};
 
 pub use agents::{NewAgent, NewChallenge, RegisterOutcome};
 pub use invitations::{
     InvitationRow, InvitationState, NewInvitationRow, OfferedFilter, OfferedPage,
 };
+pub use open::redacted;
 pub use protocols::{InsertProtocol, NewProtocolRow, ProtocolQuota};
 pub use sessions::{CreateSession, EndSession};
+pub use shared::{HOUSEKEEPING_LOCK, RateWindow};
 
 use crate::server::replay::WriteReceipt;
-
-/// Readers used for GETs, one per core within these bounds: SQLite in WAL mode lets them run
-/// beside the single writer, and as reads are CPU-bound (pages cached), more readers than
-/// cores only add thread hand-offs and lock contention.
-const READER_CONNECTIONS: (u32, u32) = (2, 8);
-
-fn reader_connections() -> u32 {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    u32::try_from(cores)
-        .unwrap_or(u32::MAX)
-        .clamp(READER_CONNECTIONS.0, READER_CONNECTIONS.1)
-}
 
 /// Why the database could not be opened or queried.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("PostgreSQL support is not built in yet (use sqlite://PATH) ({0})")]
-    PostgresNotBuilt(String),
-    #[error("unsupported database URL {0:?} (expected sqlite://PATH)")]
+    #[error("unsupported database URL {0:?} (expected sqlite://PATH or postgres://USER@HOST/DB)")]
     UnsupportedUrl(String),
     #[error("cannot create the database directory: {source} ({path})")]
     CreateDir {
         path: String,
         source: std::io::Error,
     },
-    #[error("cannot open the database: {source} ({url})")]
+    #[error("cannot open the database {url}: {source}")]
     Open { url: String, source: sqlx::Error },
+    #[error("the database {url} does not have this server's schema: {source}")]
+    Schema {
+        url: String,
+        source: sqlx::migrate::MigrateError,
+    },
     #[error("database error: {0}")]
     Query(#[from] sqlx::Error),
+}
+
+impl StoreError {
+    /// True when the database could not be reached (connection lost or refused, pool
+    /// exhausted or closed, server shutting down): the request may succeed later (503).
+    pub fn is_unavailable(&self) -> bool {
+        let StoreError::Query(error) = self else {
+            return true;
+        };
+        match error {
+            sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::Protocol(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::WorkerCrashed => true,
+            // SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown, cannot
+            // connect now), 53300 (too many connections).
+            sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+                code.starts_with("08") || code.starts_with("57P") || code == "53300"
+            }),
+            _ => false,
+        }
+    }
+}
+
+/// How long the health check waits for the database (load balancers time out their checks
+/// after a few seconds).
+const PING_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The connections of one backend.
+#[derive(Debug, Clone)]
+enum Pools {
+    Sqlite {
+        /// Readers for GETs (WAL lets them run beside the writer).
+        reader: SqlitePool,
+        /// The single writer connection.
+        writer: SqlitePool,
+    },
+    Postgres {
+        pool: PgPool,
+        /// Connections with `synchronous_commit=off`, for rows whose loss in a database
+        /// crash is harmless or covered (request ids of reads, rate-limit counters): see
+        /// [`shared`].
+        relaxed: PgPool,
+    },
 }
 
 /// The database behind one server.
 #[derive(Debug, Clone)]
 pub struct Store {
-    reader: SqlitePool,
-    writer: SqlitePool,
-    /// Bumped after every committed write that can change what the offered list shows.
+    pools: Pools,
+    /// SQLite: bumped after every committed write that can change the offered list
+    /// (PostgreSQL keeps this version in the database, shared by every instance).
     offered_version: Arc<AtomicU64>,
 }
 
+/// Runs `$body` with `$pool` bound to the backend's pool for reads (`reader`) or writes
+/// (`writer`); the body is compiled once per backend, with its typed pool.
+macro_rules! with_pool {
+    ($store:expr, $role:ident, |$pool:ident| $body:expr) => {
+        match &$store.pools {
+            $crate::server::store::Pools::Sqlite { $role: $pool, .. } => $body,
+            $crate::server::store::Pools::Postgres { pool: $pool, .. } => $body,
+        }
+    };
+}
+pub(crate) use with_pool;
+
+/// Runs `$body` with `$conn` bound to the write transaction's typed connection.
+macro_rules! with_tx {
+    ($tx:expr, |$conn:ident| $body:expr) => {
+        match &mut $tx.tx {
+            $crate::server::store::Tx::Sqlite(tx) => {
+                let $conn: &mut sqlx::SqliteConnection = &mut *tx;
+                $body
+            }
+            $crate::server::store::Tx::Postgres(tx) => {
+                let $conn: &mut sqlx::PgConnection = &mut *tx;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_tx;
+
 impl Store {
-    /// Opens (creating if needed) the database at `url` (`sqlite://PATH`, `sqlite::memory:`)
-    /// and brings its schema up to date.
-    pub async fn open(url: &str) -> Result<Store, StoreError> {
-        let lowered = url.to_ascii_lowercase();
-        if lowered.starts_with("postgres://") || lowered.starts_with("postgresql://") {
-            return Err(StoreError::PostgresNotBuilt(url.to_string()));
+    /// Which backend this is, for logs and the health check.
+    pub fn backend(&self) -> &'static str {
+        match self.pools {
+            Pools::Sqlite { .. } => "sqlite",
+            Pools::Postgres { .. } => "postgres",
         }
-        if !lowered.starts_with("sqlite:") {
-            return Err(StoreError::UnsupportedUrl(url.to_string()));
-        }
-        let open = |source| StoreError::Open {
-            url: url.to_string(),
-            source,
-        };
-        let options = SqliteConnectOptions::from_str(url)
-            .map_err(open)?
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Full)
-            .busy_timeout(Duration::from_secs(5))
-            .foreign_keys(true);
-        let in_memory = lowered.contains(":memory:") || lowered.contains("mode=memory");
-        let parent = options
-            .get_filename()
-            .parent()
-            .filter(|p| !in_memory && !p.as_os_str().is_empty());
-        if let Some(parent) = parent {
-            std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
-                path: parent.display().to_string(),
-                source,
-            })?;
-        }
-        let writer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .min_connections(1)
-            .connect_with(options.clone())
-            .await
-            .map_err(open)?;
-        sqlx::raw_sql(include_str!("schema.sql"))
-            .execute(&writer)
-            .await
-            .map_err(open)?;
-        let reader = if in_memory {
-            writer.clone()
-        } else {
-            SqlitePoolOptions::new()
-                .max_connections(reader_connections())
-                .connect_with(options.read_only(true))
-                .await
-                .map_err(open)?
-        };
-        Ok(Store {
-            reader,
-            writer,
-            offered_version: Arc::default(),
-        })
+    }
+
+    /// True when several instances may share this database (PostgreSQL): replay checks,
+    /// rate limits and cache versions must then go through it.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.pools, Pools::Postgres { .. })
     }
 
     /// Changes whenever a committed write may have changed an offered-invitations list
-    /// (an invitation created, renewed, cancelled or matched; an agent registered). Read it
-    /// before querying: an answer is current while the version still equals the one read
-    /// and no listed invitation has expired.
-    pub fn offered_version(&self) -> u64 {
-        self.offered_version.load(Ordering::Acquire)
+    /// (an invitation created, renewed, cancelled or matched; an agent registered), on any
+    /// instance. Read it before querying: an answer is current while the version still
+    /// equals the one read and no listed invitation has expired.
+    pub async fn offered_version(&self) -> Result<u64, StoreError> {
+        match &self.pools {
+            Pools::Sqlite { .. } => Ok(self.offered_version.load(Ordering::Acquire)),
+            Pools::Postgres { pool, .. } => shared::offered_version(pool).await,
+        }
     }
 
     /// Called after such a write commits, before the request that made it is answered.
-    fn offered_changed(&self) {
-        self.offered_version.fetch_add(1, Ordering::AcqRel);
+    async fn offered_changed(&self) {
+        match &self.pools {
+            Pools::Sqlite { .. } => {
+                self.offered_version.fetch_add(1, Ordering::AcqRel);
+            }
+            Pools::Postgres { pool, .. } => shared::bump_offered_version(pool).await,
+        }
     }
 
-    /// A trivial query, to prove the database answers.
+    /// A trivial query, to prove the database answers within [`PING_TIMEOUT`].
     pub async fn ping(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT 1").execute(&self.reader).await?;
-        Ok(())
+        let ping = async {
+            with_pool!(self, reader, |pool| sqlx::query("SELECT 1")
+                .execute(pool)
+                .await
+                .map(drop))
+        };
+        match tokio::time::timeout(PING_TIMEOUT, ping).await {
+            Ok(answered) => Ok(answered?),
+            Err(_) => Err(StoreError::Query(sqlx::Error::PoolTimedOut)),
+        }
     }
 
-    /// Moves the whole WAL into the database file and truncates it
-    /// (`PRAGMA wal_checkpoint(TRUNCATE)`; idle readers hold no snapshot), then closes
-    /// every connection.
+    /// Closes every connection; on SQLite first moves the whole WAL into the database file
+    /// and truncates it (`PRAGMA wal_checkpoint(TRUNCATE)`; idle readers hold no snapshot).
     pub async fn close(&self) -> Result<(), StoreError> {
-        let checkpoint = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-            .execute(&self.writer)
-            .await;
-        self.reader.close().await;
-        self.writer.close().await;
-        checkpoint?;
+        match &self.pools {
+            Pools::Sqlite { reader, writer } => {
+                let checkpoint = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+                    .execute(writer)
+                    .await;
+                reader.close().await;
+                writer.close().await;
+                checkpoint?;
+            }
+            Pools::Postgres { pool, relaxed } => {
+                relaxed.close().await;
+                pool.close().await;
+            }
+        }
         Ok(())
     }
+}
+
+#[cfg(test)]
+impl Store {
+    /// The SQLite writer pool, for tests that set up rows directly.
+    pub(crate) fn sqlite_writer(&self) -> &SqlitePool {
+        match &self.pools {
+            Pools::Sqlite { writer, .. } => writer,
+            Pools::Postgres { .. } => unreachable!("a SQLite store"),
+        }
+    }
+}
+
+/// The typed transaction of a write.
+enum Tx {
+    Sqlite(Transaction<'static, Sqlite>),
+    Postgres(Transaction<'static, Postgres>),
 }
 
 /// A write transaction that also stores the request id of the request that made it: the id
 /// is on disk exactly when the write is (see [`crate::server::replay`]).
 pub struct WriteTx<'a> {
-    tx: Transaction<'static, Sqlite>,
+    tx: Tx,
     receipt: Option<&'a WriteReceipt>,
 }
 
 impl WriteTx<'_> {
-    /// The connection, for the write's statements.
-    fn conn(&mut self) -> &mut SqliteConnection {
-        &mut self.tx
+    /// Serialises, across instances, the transactions that check a per-key limit before
+    /// inserting (the 3-active-invitations rule, protocol quotas) until this one ends. A
+    /// no-op on SQLite, where the single writer already serialises every write.
+    async fn lock(&mut self, scope: &str, key: &str) -> Result<(), StoreError> {
+        if let Tx::Postgres(tx) = &mut self.tx {
+            sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+                .bind(format!("{scope}:{key}"))
+                .execute(&mut **tx)
+                .await?;
+        }
+        Ok(())
     }
 
     /// Commits the write and its request id together.
     async fn commit(self) -> Result<(), StoreError> {
-        self.tx.commit().await?;
+        match self.tx {
+            Tx::Sqlite(tx) => tx.commit().await?,
+            Tx::Postgres(tx) => tx.commit().await?,
+        }
         if let Some(receipt) = self.receipt {
             receipt.mark_stored();
         }
@@ -182,14 +260,20 @@ impl WriteTx<'_> {
 }
 
 impl Store {
-    /// Begins a write on the writer connection, storing `receipt`'s request id first.
+    /// Begins a write, storing `receipt`'s request id first unless it is stored already
+    /// (on PostgreSQL every request id is claimed in the database when admitted).
     async fn begin_write<'a>(
         &self,
         receipt: Option<&'a WriteReceipt>,
     ) -> Result<WriteTx<'a>, StoreError> {
-        let mut tx = self.writer.begin().await?;
-        if let Some(receipt) = receipt {
-            request_ids::insert_one(&mut tx, receipt.row()).await?;
+        let mut tx = match &self.pools {
+            Pools::Sqlite { writer, .. } => Tx::Sqlite(writer.begin().await?),
+            Pools::Postgres { pool, .. } => Tx::Postgres(pool.begin().await?),
+        };
+        if let (Some(receipt), Tx::Sqlite(tx)) = (receipt, &mut tx)
+            && !receipt.is_stored()
+        {
+            request_ids::insert_one(&mut *tx, receipt.row()).await?;
         }
         Ok(WriteTx { tx, receipt })
     }
@@ -199,6 +283,36 @@ impl Store {
 fn is_unique_violation(error: &sqlx::Error) -> bool {
     matches!(error, sqlx::Error::Database(db) if db.is_unique_violation())
 }
+
+/// Typed column access, the same for both backends' rows (so each row is decoded by one
+/// function).
+trait Columns {
+    fn text(&self, column: &str) -> Result<String, sqlx::Error>;
+    fn maybe_text(&self, column: &str) -> Result<Option<String>, sqlx::Error>;
+    fn int(&self, column: &str) -> Result<i64, sqlx::Error>;
+    fn maybe_int(&self, column: &str) -> Result<Option<i64>, sqlx::Error>;
+}
+
+macro_rules! columns_of {
+    ($row:ty) => {
+        impl Columns for $row {
+            fn text(&self, column: &str) -> Result<String, sqlx::Error> {
+                self.try_get(column)
+            }
+            fn maybe_text(&self, column: &str) -> Result<Option<String>, sqlx::Error> {
+                self.try_get(column)
+            }
+            fn int(&self, column: &str) -> Result<i64, sqlx::Error> {
+                self.try_get(column)
+            }
+            fn maybe_int(&self, column: &str) -> Result<Option<i64>, sqlx::Error> {
+                self.try_get(column)
+            }
+        }
+    };
+}
+columns_of!(SqliteRow);
+columns_of!(PgRow);
 
 #[cfg(test)]
 mod tests {
@@ -211,8 +325,11 @@ mod tests {
         let store = Store::open(&format!("sqlite://{}", path.display()))
             .await
             .unwrap();
+        let Pools::Sqlite { writer, .. } = &store.pools else {
+            unreachable!("a sqlite URL")
+        };
         let (synchronous,): (i64,) = sqlx::query_as("PRAGMA synchronous")
-            .fetch_one(&store.writer)
+            .fetch_one(writer)
             .await
             .unwrap();
         assert_eq!(synchronous, 2, "synchronous=FULL");
@@ -224,5 +341,15 @@ mod tests {
         assert!(std::fs::metadata(&wal).unwrap().len() > 0);
         store.close().await.unwrap();
         assert_eq!(std::fs::metadata(&wal).map_or(0, |m| m.len()), 0);
+    }
+
+    #[test]
+    fn only_an_unreachable_database_is_unavailable() {
+        assert!(StoreError::Query(sqlx::Error::PoolTimedOut).is_unavailable());
+        assert!(
+            StoreError::Query(sqlx::Error::Io(std::io::ErrorKind::BrokenPipe.into()))
+                .is_unavailable()
+        );
+        assert!(!StoreError::Query(sqlx::Error::RowNotFound).is_unavailable());
     }
 }

@@ -1,9 +1,6 @@
 //! Protocols: the registered specs, content-addressed by protocol_id.
 
-use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
-
-use super::{Store, StoreError, is_unique_violation};
+use super::{Columns, Store, StoreError, with_pool, with_tx};
 use crate::api::protocol::{ProtocolRecord, ProtocolSummary};
 use crate::server::clock::iso8601;
 use crate::server::cursor::Position;
@@ -50,67 +47,76 @@ impl Store {
         now: i64,
     ) -> Result<InsertProtocol, StoreError> {
         let mut tx = self.begin_write(receipt).await?;
+        if let Some(registrant) = protocol.registrant_key {
+            // The quota sums below must see every concurrent insert of this registrant.
+            tx.lock("protocols", registrant).await?;
+        }
         let (count, bytes) = quota.map_or((i64::MAX, i64::MAX), |quota| {
             (
                 i64::from(quota.count),
                 i64::try_from(quota.bytes).unwrap_or(i64::MAX),
             )
         });
-        let inserted = sqlx::query(
-            "INSERT INTO protocols (protocol_id, name, description, protocol_type, spec_json, registrant_key, created_at) \
-             SELECT $1, $2, $3, $4, $5, $6, $7 \
-             WHERE $6 IS NULL OR (SELECT COUNT(*) < $8 AND COALESCE(SUM(OCTET_LENGTH(spec_json)), 0) + OCTET_LENGTH($5) <= $9 \
-                                  FROM protocols WHERE registrant_key = $6)",
-        )
-        .bind(protocol.protocol_id)
-        .bind(protocol.name)
-        .bind(protocol.description)
-        .bind(protocol.protocol_type)
-        .bind(protocol.spec_json)
-        .bind(protocol.registrant_key)
-        .bind(now)
-        .bind(count)
-        .bind(bytes)
-        .execute(tx.conn())
-        .await;
-        let outcome = match inserted {
-            Ok(done) if done.rows_affected() == 1 => InsertProtocol::Inserted,
-            Ok(_) => InsertProtocol::OverQuota,
-            Err(error) if is_unique_violation(&error) => InsertProtocol::Exists,
-            Err(error) => return Err(error.into()),
-        };
+        let outcome = with_tx!(tx, |conn| {
+            let inserted = sqlx::query(
+                "INSERT INTO protocols (protocol_id, name, description, protocol_type, spec_json, registrant_key, created_at) \
+                 SELECT $1, $2, $3, $4, $5, $6, $7 \
+                 WHERE $6 IS NULL OR (SELECT COUNT(*) < $8 AND COALESCE(SUM(OCTET_LENGTH(spec_json)), 0) + OCTET_LENGTH($5) <= $9 \
+                                      FROM protocols WHERE registrant_key = $6) \
+                 ON CONFLICT (protocol_id) DO NOTHING",
+            )
+            .bind(protocol.protocol_id)
+            .bind(protocol.name)
+            .bind(protocol.description)
+            .bind(protocol.protocol_type)
+            .bind(protocol.spec_json)
+            .bind(protocol.registrant_key)
+            .bind(now)
+            .bind(count)
+            .bind(bytes)
+            .execute(&mut *conn)
+            .await?;
+            if inserted.rows_affected() == 1 {
+                InsertProtocol::Inserted
+            } else {
+                let known: Option<(i32,)> =
+                    sqlx::query_as("SELECT 1 FROM protocols WHERE protocol_id = $1")
+                        .bind(protocol.protocol_id)
+                        .fetch_optional(&mut *conn)
+                        .await?;
+                if known.is_some() {
+                    InsertProtocol::Exists
+                } else {
+                    InsertProtocol::OverQuota
+                }
+            }
+        });
         tx.commit().await?;
         Ok(outcome)
     }
 
     /// One protocol with its spec.
     pub async fn protocol(&self, protocol_id: &str) -> Result<Option<ProtocolRecord>, StoreError> {
-        let row = sqlx::query(
-            "SELECT protocol_id, name, description, protocol_type, spec_json, registrant_key, created_at \
-             FROM protocols WHERE protocol_id = $1",
-        )
-        .bind(protocol_id)
-        .fetch_optional(&self.reader)
-        .await?;
-        let Some(row) = row else { return Ok(None) };
-        let spec_text: String = row.try_get("spec_json")?;
-        Ok(Some(ProtocolRecord {
-            protocol_id: row.try_get("protocol_id")?,
-            name: row.try_get("name")?,
-            description: row.try_get("description")?,
-            protocol_type: row.try_get("protocol_type")?,
-            spec_json: serde_json::from_str(&spec_text).unwrap_or_default(),
-            public_key: row.try_get("registrant_key")?,
-            created_at: Some(iso8601(row.try_get("created_at")?)),
-        }))
+        with_pool!(self, reader, |pool| {
+            let row = sqlx::query(
+                "SELECT protocol_id, name, description, protocol_type, spec_json, registrant_key, created_at \
+                 FROM protocols WHERE protocol_id = $1",
+            )
+            .bind(protocol_id)
+            .fetch_optional(pool)
+            .await?;
+            Ok(row.as_ref().map(record_of).transpose()?)
+        })
     }
 
     /// Whether a protocol id is known.
     pub async fn protocol_exists(&self, protocol_id: &str) -> Result<bool, StoreError> {
-        let row = sqlx::query("SELECT 1 FROM protocols WHERE protocol_id = $1")
-            .bind(protocol_id)
-            .fetch_optional(&self.reader)
-            .await?;
+        let row: Option<(i32,)> = with_pool!(self, reader, |pool| {
+            sqlx::query_as("SELECT 1 FROM protocols WHERE protocol_id = $1")
+                .bind(protocol_id)
+                .fetch_optional(pool)
+                .await?
+        });
         Ok(row.is_some())
     }
 
@@ -141,31 +147,45 @@ impl Store {
         }
         sql.push_str(" ORDER BY created_at DESC, protocol_id DESC LIMIT ");
         sql.push_str(&limit.to_string());
-        let mut statement = sqlx::query(sqlx::AssertSqlSafe(sql));
-        for argument in &arguments {
-            statement = statement.bind(argument.as_str());
-        }
-        if let Some(position) = after {
-            statement = statement
-                .bind(position.created_at)
-                .bind(position.id.as_str());
-        }
-        let rows = statement.fetch_all(&self.reader).await?;
-        rows.iter()
-            .map(summary_of)
-            .collect::<Result<_, _>>()
-            .map_err(StoreError::from)
+        with_pool!(self, reader, |pool| {
+            let mut statement = sqlx::query(sqlx::AssertSqlSafe(sql));
+            for argument in &arguments {
+                statement = statement.bind(argument.as_str());
+            }
+            if let Some(position) = after {
+                statement = statement
+                    .bind(position.created_at)
+                    .bind(position.id.as_str());
+            }
+            let rows = statement.fetch_all(pool).await?;
+            rows.iter()
+                .map(summary_of)
+                .collect::<Result<_, _>>()
+                .map_err(StoreError::from)
+        })
     }
 }
 
-fn summary_of(row: &SqliteRow) -> Result<(ProtocolSummary, Position), sqlx::Error> {
-    let created_at: i64 = row.try_get("created_at")?;
-    let protocol_id: String = row.try_get("protocol_id")?;
+fn record_of(row: &impl Columns) -> Result<ProtocolRecord, sqlx::Error> {
+    Ok(ProtocolRecord {
+        protocol_id: row.text("protocol_id")?,
+        name: row.text("name")?,
+        description: row.text("description")?,
+        protocol_type: row.text("protocol_type")?,
+        spec_json: serde_json::from_str(&row.text("spec_json")?).unwrap_or_default(),
+        public_key: row.maybe_text("registrant_key")?,
+        created_at: Some(iso8601(row.int("created_at")?)),
+    })
+}
+
+fn summary_of(row: &impl Columns) -> Result<(ProtocolSummary, Position), sqlx::Error> {
+    let created_at = row.int("created_at")?;
+    let protocol_id = row.text("protocol_id")?;
     let summary = ProtocolSummary {
         protocol_id: protocol_id.clone(),
-        name: row.try_get("name")?,
-        description: row.try_get("description")?,
-        protocol_type: row.try_get("protocol_type")?,
+        name: row.text("name")?,
+        description: row.text("description")?,
+        protocol_type: row.text("protocol_type")?,
         created_at: Some(iso8601(created_at)),
     };
     Ok((

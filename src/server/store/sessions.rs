@@ -2,14 +2,34 @@
 //! participant together with that party's result (the invitation becomes closed), and
 //! each party's result report.
 
-use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, SqliteConnection};
-
-use super::{Store, StoreError, is_unique_violation};
+use super::{Columns, Store, StoreError, is_unique_violation, with_pool, with_tx};
 use crate::api::session::{NewSession, Session, SessionResult, SessionStatus, Winner};
 use crate::server::clock::iso8601;
 use crate::server::replay::WriteReceipt;
 use crate::spec::Role;
+
+/// Sets one party's report unless it already reported another winner: `true` if set (a
+/// macro, to run on either backend's connection).
+macro_rules! record_report {
+    ($conn:expr, $session_id:expr, $party:expr, $winner:expr, $now:expr) => {{
+        let column = match $party {
+            Role::Host => "host_report",
+            Role::Guest => "guest_report",
+        };
+        let sql = format!(
+            "UPDATE sessions SET {column} = $1, updated_at = $2 \
+             WHERE session_id = $3 AND ({column} IS NULL OR {column} = $1)"
+        );
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind($winner.as_str())
+            .bind($now)
+            .bind($session_id)
+            .execute($conn)
+            .await?
+            .rows_affected()
+            == 1
+    }};
+}
 
 /// What ending a session did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,36 +61,41 @@ impl Store {
         now: i64,
     ) -> Result<CreateSession, StoreError> {
         let mut tx = self.begin_write(Some(receipt)).await?;
-        let matched = sqlx::query(
-            "UPDATE invitations SET status = 'matched' WHERE post_id = $1 AND status = 'active' AND expires_at > $2",
-        )
-        .bind(&new.post_id)
-        .bind(now)
-        .execute(tx.conn())
-        .await?;
-        if matched.rows_affected() == 0 {
-            return Ok(CreateSession::InvitationTaken);
-        }
-        let inserted = sqlx::query(
-            "INSERT INTO sessions (session_id, post_id, protocol_id, host_public_key, guest_public_key, session_nonce, \
-             host_signature, guest_signature, status, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'matched', $9, $9)",
-        )
-        .bind(id)
-        .bind(&new.post_id)
-        .bind(&new.protocol_id)
-        .bind(&new.host_public_key)
-        .bind(&new.guest_public_key)
-        .bind(&new.session_nonce)
-        .bind(&new.host_signature)
-        .bind(&new.guest_signature)
-        .bind(now)
-        .execute(tx.conn())
-        .await;
-        match inserted {
+        let created = with_tx!(tx, |conn| {
+            // A concurrent match of the same invitation (on any instance) waits for this
+            // row, then finds it no longer active.
+            let matched = sqlx::query(
+                "UPDATE invitations SET status = 'matched' WHERE post_id = $1 AND status = 'active' AND expires_at > $2",
+            )
+            .bind(&new.post_id)
+            .bind(now)
+            .execute(&mut *conn)
+            .await?;
+            if matched.rows_affected() == 0 {
+                return Ok(CreateSession::InvitationTaken);
+            }
+            sqlx::query(
+                "INSERT INTO sessions (session_id, post_id, protocol_id, host_public_key, guest_public_key, session_nonce, \
+                 host_signature, guest_signature, status, created_at, updated_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'matched', $9, $9)",
+            )
+            .bind(id)
+            .bind(&new.post_id)
+            .bind(&new.protocol_id)
+            .bind(&new.host_public_key)
+            .bind(&new.guest_public_key)
+            .bind(&new.session_nonce)
+            .bind(&new.host_signature)
+            .bind(&new.guest_signature)
+            .bind(now)
+            .execute(&mut *conn)
+            .await
+            .map(drop)
+        });
+        match created {
             Ok(_) => {
                 tx.commit().await?;
-                self.offered_changed();
+                self.offered_changed().await;
                 Ok(CreateSession::Created)
             }
             Err(error) if is_unique_violation(&error) => Ok(CreateSession::Duplicate),
@@ -80,14 +105,16 @@ impl Store {
 
     /// One session.
     pub async fn session(&self, session_id: &str) -> Result<Option<Session>, StoreError> {
-        let row = sqlx::query(
-            "SELECT session_id, status, protocol_id, post_id, host_public_key, guest_public_key, session_nonce, \
-             guest_signature, host_report, guest_report, created_at, updated_at FROM sessions WHERE session_id = $1",
-        )
-        .bind(session_id)
-        .fetch_optional(&self.reader)
-        .await?;
-        Ok(row.as_ref().map(session_of).transpose()?)
+        with_pool!(self, reader, |pool| {
+            let row = sqlx::query(
+                "SELECT session_id, status, protocol_id, post_id, host_public_key, guest_public_key, session_nonce, \
+                 guest_signature, host_report, guest_report, created_at, updated_at FROM sessions WHERE session_id = $1",
+            )
+            .bind(session_id)
+            .fetch_optional(pool)
+            .await?;
+            Ok(row.as_ref().map(session_of).transpose()?)
+        })
     }
 
     /// Ends a matched session, closes its invitation and records `report` (the ending
@@ -101,31 +128,40 @@ impl Store {
         now: i64,
     ) -> Result<EndSession, StoreError> {
         let mut tx = self.begin_write(receipt).await?;
-        let ended = sqlx::query(
-            "UPDATE sessions SET status = $1, updated_at = $2 WHERE session_id = $3 AND status = 'matched'",
-        )
-        .bind(status.as_str())
-        .bind(now)
-        .bind(session_id)
-        .execute(tx.conn())
-        .await?;
-        if ended.rows_affected() == 0 {
-            return Ok(EndSession::AlreadyEnded);
-        }
-        if let Some((party, winner)) = report
-            && !record_report(tx.conn(), session_id, party, winner, now).await?
-        {
-            return Ok(EndSession::ReportConflicts);
-        }
-        sqlx::query(
-            "UPDATE invitations SET status = 'closed' \
-             WHERE post_id = (SELECT post_id FROM sessions WHERE session_id = $1) AND status = 'matched'",
-        )
-        .bind(session_id)
-        .execute(tx.conn())
-        .await?;
+        let outcome = with_tx!(tx, |conn| {
+            // Ends once: a concurrent end (on any instance) waits for this row, then finds
+            // it no longer matched.
+            let ended = sqlx::query(
+                "UPDATE sessions SET status = $1, updated_at = $2 WHERE session_id = $3 AND status = 'matched'",
+            )
+            .bind(status.as_str())
+            .bind(now)
+            .bind(session_id)
+            .execute(&mut *conn)
+            .await?;
+            if ended.rows_affected() == 0 {
+                return Ok(EndSession::AlreadyEnded);
+            }
+            let reported = match report {
+                Some((party, winner)) => {
+                    record_report!(&mut *conn, session_id, party, winner, now)
+                }
+                None => true,
+            };
+            if !reported {
+                return Ok(EndSession::ReportConflicts);
+            }
+            sqlx::query(
+                "UPDATE invitations SET status = 'closed' \
+                 WHERE post_id = (SELECT post_id FROM sessions WHERE session_id = $1) AND status = 'matched'",
+            )
+            .bind(session_id)
+            .execute(&mut *conn)
+            .await?;
+            EndSession::Ended
+        });
         tx.commit().await?;
-        Ok(EndSession::Ended)
+        Ok(outcome)
     }
 
     /// Records one party's result; `false` if that party already reported another winner.
@@ -138,7 +174,9 @@ impl Store {
         now: i64,
     ) -> Result<bool, StoreError> {
         let mut tx = self.begin_write(receipt).await?;
-        let recorded = record_report(tx.conn(), session_id, party, winner, now).await?;
+        let recorded = with_tx!(tx, |conn| record_report!(
+            conn, session_id, party, winner, now
+        ));
         if recorded {
             tx.commit().await?;
         }
@@ -146,34 +184,9 @@ impl Store {
     }
 }
 
-/// Sets one party's report unless it already reported another winner.
-async fn record_report(
-    conn: &mut SqliteConnection,
-    session_id: &str,
-    party: Role,
-    winner: Winner,
-    now: i64,
-) -> Result<bool, StoreError> {
-    let column = match party {
-        Role::Host => "host_report",
-        Role::Guest => "guest_report",
-    };
-    let sql = format!(
-        "UPDATE sessions SET {column} = $1, updated_at = $2 \
-         WHERE session_id = $3 AND ({column} IS NULL OR {column} = $1)"
-    );
-    let done = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(winner.as_str())
-        .bind(now)
-        .bind(session_id)
-        .execute(conn)
-        .await?;
-    Ok(done.rows_affected() == 1)
-}
-
-fn session_of(row: &SqliteRow) -> Result<Session, sqlx::Error> {
+fn session_of(row: &impl Columns) -> Result<Session, sqlx::Error> {
     let report = |column: &str| -> Result<Option<Winner>, sqlx::Error> {
-        let text: Option<String> = row.try_get(column)?;
+        let text = row.maybe_text(column)?;
         Ok(text.as_deref().and_then(Winner::parse))
     };
     let (host_report, guest_report) = (report("host_report")?, report("guest_report")?);
@@ -182,18 +195,18 @@ fn session_of(row: &SqliteRow) -> Result<Session, sqlx::Error> {
         (Some(_), Some(_)) => ("disputed", None),
         _ => ("pending", None),
     };
-    let status: String = row.try_get("status")?;
+    let status = row.text("status")?;
     Ok(Session {
-        session_id: row.try_get("session_id")?,
+        session_id: row.text("session_id")?,
         status: SessionStatus::parse(&status).unwrap_or(SessionStatus::Matched),
-        protocol_id: row.try_get("protocol_id")?,
-        post_id: row.try_get("post_id")?,
-        host_public_key: row.try_get("host_public_key")?,
-        guest_public_key: row.try_get("guest_public_key")?,
-        session_nonce: Some(row.try_get("session_nonce")?),
-        guest_signature: Some(row.try_get("guest_signature")?),
-        created_at: Some(iso8601(row.try_get("created_at")?)),
-        updated_at: Some(iso8601(row.try_get("updated_at")?)),
+        protocol_id: row.text("protocol_id")?,
+        post_id: row.text("post_id")?,
+        host_public_key: row.text("host_public_key")?,
+        guest_public_key: row.text("guest_public_key")?,
+        session_nonce: Some(row.text("session_nonce")?),
+        guest_signature: Some(row.text("guest_signature")?),
+        created_at: Some(iso8601(row.int("created_at")?)),
+        updated_at: Some(iso8601(row.int("updated_at")?)),
         result: Some(SessionResult {
             host_report,
             guest_report,
@@ -206,6 +219,8 @@ fn session_of(row: &SqliteRow) -> Result<Session, sqlx::Error> {
 
 #[cfg(test)]
 mod tests {
+    use sqlx::Row;
+
     use super::*;
 
     /// A store holding one matched session `s1` (its invitation `p1` matched).
@@ -221,7 +236,7 @@ mod tests {
              session_nonce, host_signature, guest_signature, status, created_at, updated_at) \
              VALUES ('s1', 'p1', 'pr', 'h', 'g', 'n', 'hs', 'gs', 'matched', 0, 0);",
         )
-        .execute(&store.writer)
+        .execute(store.sqlite_writer())
         .await
         .unwrap();
         store
@@ -273,7 +288,7 @@ mod tests {
             ("agreed", Some(Winner::Host))
         );
         let status: String = sqlx::query("SELECT status FROM invitations WHERE post_id = 'p1'")
-            .fetch_one(&store.writer)
+            .fetch_one(store.sqlite_writer())
             .await
             .unwrap()
             .get("status");
