@@ -18,13 +18,14 @@ if TYPE_CHECKING:
 from aigenora.proto.choices import RoundChoices, spoken_list
 from aigenora.proto.hooks import HookResult, ProtocolHooks
 from aigenora.proto.options import option, script_option, seeded_rng
-from aigenora.proto.rounds import RoundResults
+from aigenora.proto.rounds import ChoiceRounds
 
 SIDES = ("heads", "tails")
 KEYWORDS = {"heads": ["heads", "head"], "tails": ["tails", "tail"]}
 
 
-class Hooks(RoundChoices, RoundResults, ProtocolHooks):
+class Hooks(RoundChoices, ChoiceRounds, ProtocolHooks):
+    CHOICES = SIDES
     SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
     CHOICE_KEYWORDS = KEYWORDS
     DECISION_SCHEMA = {"match_key": "round", "value_field": "choice", "choices": KEYWORDS,
@@ -70,27 +71,8 @@ class Hooks(RoundChoices, RoundResults, ProtocolHooks):
                   "guest_choice": guest_value, "round_winner": winner,
                   "host_wins": self.wins["host"], "guest_wins": self.wins["guest"],
                   "game_over": over, "game_winner": winner if over else "none"}
-        self._record(result)
+        self.record_round(result)
         return HookResult(result, completed=over)
-
-    def apply_round_result(self, result: dict) -> None:
-        self.wins = {"host": result["host_wins"], "guest": result["guest_wins"]}
-        self._record(result)
-
-    def _record(self, result: dict) -> None:
-        number, over = result["round"] + 1, result["game_over"]
-        self.details.append(
-            type="round_result", round=number, host_choice=result["host_choice"],
-            guest_choice=result["guest_choice"], winner=result["round_winner"],
-            host_wins=result["host_wins"], guest_wins=result["guest_wins"], game_over=over,
-            game_winner=result["game_winner"], summary=self.describe_round(result))
-        self.snapshot.update(
-            phase="game_over" if over else "playing", round=number if over else number + 1,
-            score={"host": result["host_wins"], "guest": result["guest_wins"]},
-            legal=[] if over else list(SIDES),
-            last_event={"summary": self.describe_round(result), "structured": {
-                "round": number, "winner": result["round_winner"], "game_over": over,
-                "game_winner": result["game_winner"]}})
 
     def describe_round(self, result: dict) -> str:
         outcome = "match" if result["host_choice"] == result["guest_choice"] else "no match"

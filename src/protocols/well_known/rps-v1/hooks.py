@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 from aigenora.proto.choices import RoundChoices, spoken_list
 from aigenora.proto.hooks import HookResult, ProtocolHooks
 from aigenora.proto.options import option, script_option, seeded_rng
-from aigenora.proto.rounds import RoundResults
+from aigenora.proto.rounds import ChoiceRounds
 
 MOVES = ("rock", "paper", "scissors")
 BEATS = {"rock": "scissors", "scissors": "paper", "paper": "rock"}
@@ -34,7 +34,8 @@ def round_winner(host: str, guest: str) -> str:
     return "host" if BEATS[host] == guest else "guest"
 
 
-class Hooks(RoundChoices, RoundResults, ProtocolHooks):
+class Hooks(RoundChoices, ChoiceRounds, ProtocolHooks):
+    CHOICES = MOVES
     SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
     CHOICE_KEYWORDS = KEYWORDS
     DECISION_SCHEMA = {"match_key": "round", "value_field": "choice", "choices": KEYWORDS,
@@ -94,7 +95,7 @@ class Hooks(RoundChoices, RoundResults, ProtocolHooks):
                   "guest_choice": guest_value, "round_winner": winner,
                   "host_wins": self.wins["host"], "guest_wins": self.wins["guest"],
                   "game_over": over, "game_winner": game_winner}
-        self._record(result)
+        self.record_round(result)
         return HookResult(result, completed=over)
 
     def _verdict(self, played: int) -> tuple[bool, str]:
@@ -106,25 +107,6 @@ class Hooks(RoundChoices, RoundResults, ProtocolHooks):
         if played < self.best_of:
             return False, "none"
         return True, "host" if host > guest else "guest" if guest > host else "draw"
-
-    def apply_round_result(self, result: dict) -> None:
-        self.wins = {"host": result["host_wins"], "guest": result["guest_wins"]}
-        self._record(result)
-
-    def _record(self, result: dict) -> None:
-        number, over = result["round"] + 1, result["game_over"]
-        self.details.append(
-            type="round_result", round=number, host_choice=result["host_choice"],
-            guest_choice=result["guest_choice"], winner=result["round_winner"],
-            host_wins=result["host_wins"], guest_wins=result["guest_wins"], game_over=over,
-            game_winner=result["game_winner"], summary=self.describe_round(result))
-        self.snapshot.update(
-            phase="game_over" if over else "playing", round=number if over else number + 1,
-            score={"host": result["host_wins"], "guest": result["guest_wins"]},
-            legal=[] if over else list(MOVES),
-            last_event={"summary": self.describe_round(result), "structured": {
-                "round": number, "winner": result["round_winner"], "game_over": over,
-                "game_winner": result["game_winner"]}})
 
     def describe_round(self, result: dict) -> str:
         return (f"Round {result['round'] + 1}: host {result['host_choice']} vs guest "

@@ -33,3 +33,33 @@ class RoundResults:
         if msg["game_over"]:
             text += f"\n{self.GAME_OVER}: {msg['game_winner']}"
         return text
+
+
+class ChoiceRounds(RoundResults):
+    """RoundResults for contracts whose round_result names both choices and the running wins
+    (host_choice, guest_choice, round_winner, host_wins, guest_wins, game_over, game_winner).
+    Keeps `self.wins`, logs each round to details.jsonl and publishes the score, the round
+    and (while the match goes on) CHOICES as the legal moves; the protocol provides
+    `describe_round(result)`."""
+
+    CHOICES: tuple = ()
+
+    def apply_round_result(self, result: dict) -> None:
+        self.wins = {"host": result["host_wins"], "guest": result["guest_wins"]}
+        self.record_round(result)
+
+    def record_round(self, result: dict) -> None:
+        """Log and publish a judged round (the host calls it for its own verdicts)."""
+        number, over = result["round"] + 1, result["game_over"]
+        self.details.append(
+            type="round_result", round=number, host_choice=result["host_choice"],
+            guest_choice=result["guest_choice"], winner=result["round_winner"],
+            host_wins=result["host_wins"], guest_wins=result["guest_wins"], game_over=over,
+            game_winner=result["game_winner"], summary=self.describe_round(result))
+        self.snapshot.update(
+            phase="game_over" if over else "playing", round=number if over else number + 1,
+            score={"host": result["host_wins"], "guest": result["guest_wins"]},
+            legal=[] if over else list(self.CHOICES),
+            last_event={"summary": self.describe_round(result), "structured": {
+                "round": number, "winner": result["round_winner"], "game_over": over,
+                "game_winner": result["game_winner"]}})
