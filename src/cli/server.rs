@@ -24,6 +24,12 @@ pub struct ServerArgs {
     /// Default: sqlite://<data-dir>/server/community.sqlite3 (created on first start).
     #[arg(long, value_name = "URL")]
     pub database: Option<String>,
+    /// PostgreSQL connections this instance opens for requests, plus half as many (at least
+    /// 2) for request ids and rate counts; the instances together must stay under the
+    /// database's max_connections. SQLite ignores it.
+    #[arg(long, default_value_t = DEFAULT_DATABASE_CONNECTIONS, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub database_connections: u32,
     /// Leading zero bytes the registration proof of work needs (each adds a factor of 256;
     /// 3 is about a second of native hashing, ~15 s for the Python reference client).
     #[arg(long, default_value_t = DEFAULT_POW_DIFFICULTY, value_parser = clap::value_parser!(u8).range(0..=4))]
@@ -73,6 +79,7 @@ pub struct ServerArgs {
 impl ServerArgs {
     fn config(&self, database_url: String) -> ServerConfig {
         let mut config = ServerConfig::new(self.listen, database_url);
+        config.database_connections = self.database_connections;
         config.pow_difficulty = self.pow_difficulty;
         config.invitation_ttl = Duration::from_secs(self.invitation_ttl_seconds);
         config.rates = RateLimits {

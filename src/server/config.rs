@@ -40,6 +40,9 @@ pub const DEFAULT_IO_TIMEOUT_SECS: f64 = 30.0;
 pub const DEFAULT_SHUTDOWN_GRACE_SECS: f64 = 5.0;
 /// Open connections at most.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+/// PostgreSQL connections one instance opens for requests (plus half as many for request
+/// ids and rate counts): several instances share the database's `max_connections`.
+pub const DEFAULT_DATABASE_CONNECTIONS: u32 = 16;
 
 /// A sustained rate and the burst allowed on top of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,6 +140,9 @@ pub struct ServerConfig {
     /// `sqlite://PATH` (created if missing), `sqlite::memory:`, or
     /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DB` (several instances may share it).
     pub database_url: String,
+    /// PostgreSQL only: connections for requests (and half as many, at least 2, for
+    /// request ids and rate counts). SQLite sizes its pools by the cores.
+    pub database_connections: u32,
     pub pow_difficulty: u8,
     pub invitation_ttl: Duration,
     pub max_body_bytes: usize,
@@ -151,6 +157,7 @@ impl ServerConfig {
         ServerConfig {
             listen,
             database_url: database_url.into(),
+            database_connections: DEFAULT_DATABASE_CONNECTIONS,
             pow_difficulty: DEFAULT_POW_DIFFICULTY,
             invitation_ttl: INVITATION_TTL,
             max_body_bytes: MAX_BODY_BYTES,

@@ -117,7 +117,7 @@ pub async fn serve(config: ServerConfig) -> Result<ServerHandle, ServerError> {
     };
     let listener = TcpListener::bind(config.listen).await.map_err(bind)?;
     let addr = listener.local_addr().map_err(bind)?;
-    let store = Store::open(&config.database_url).await?;
+    let store = Store::open_with(&config.database_url, config.database_connections).await?;
     let backend = store.backend();
     seed::seed_builtin_protocols(&store).await?;
     let (replay, replay_writer) = ReplayGuard::start(store.clone(), clock::now_ms()).await?;

@@ -535,3 +535,57 @@ async fn the_shared_list_version_moves_with_the_very_first_write() {
         "a cache filled before the first write must go stale"
     );
 }
+
+/// The most connections the server at `extra` holds on its database while 120 signed reads
+/// arrive at once (all of them answered).
+async fn peak_connections_under_a_burst(extra: &[&str]) -> i64 {
+    let server = TestServer::start_with(Backend::Postgres, extra);
+    let (alice, _) = server.registered("alice").await;
+    let watcher = sqlx::PgPool::connect(&server.database_url).await.unwrap();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = tokio::spawn({
+        let (watcher, done) = (watcher.clone(), done.clone());
+        async move {
+            let mut peak = 0;
+            while !done.load(std::sync::atomic::Ordering::Acquire) {
+                let (n,): (i64,) = sqlx::query_as(
+                    "SELECT COUNT(*) FROM pg_stat_activity \
+                     WHERE application_name = 'aigenora-server' AND datname = current_database()",
+                )
+                .fetch_one(&watcher)
+                .await
+                .unwrap();
+                peak = peak.max(n);
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+            peak
+        }
+    });
+    let reads = (0..120).map(|_| {
+        let client = server.client(&alice);
+        let key = alice.public_key().to_string();
+        async move { client.agent(&key).await }
+    });
+    for answer in futures_util::future::join_all(reads).await {
+        assert!(answer.unwrap().is_some());
+    }
+    done.store(true, std::sync::atomic::Ordering::Release);
+    let peak = sampler.await.unwrap();
+    watcher.close().await;
+    peak
+}
+
+#[tokio::test]
+async fn database_connections_bound_what_one_instance_opens() {
+    let bounded =
+        peak_connections_under_a_burst(&[BURSTY, &["--database-connections", "2"]].concat()).await;
+    assert!(
+        bounded <= 2 + 2,
+        "2 for requests and 2 for request ids and rate counts, saw {bounded}"
+    );
+    let default = peak_connections_under_a_burst(BURSTY).await;
+    assert!(
+        default > 4,
+        "the default pools grow beyond that under the same burst (saw {default}), so the bound above is the flag's"
+    );
+}

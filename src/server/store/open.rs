@@ -17,10 +17,6 @@ use super::{Pools, Store, StoreError};
 /// them run beside the single writer, and as reads are CPU-bound (pages cached), more
 /// readers than cores only add thread hand-offs and lock contention.
 const READER_CONNECTIONS: (u32, u32) = (2, 8);
-/// PostgreSQL connections per instance (several instances share the server's
-/// `max_connections`, 100 by default) and the relaxed ones for request ids and counters.
-const PG_CONNECTIONS: u32 = 16;
-const PG_RELAXED_CONNECTIONS: u32 = 8;
 /// How long a request waits for a connection (or a new one for the database to answer)
 /// before it is refused with 503: patient under a burst ([`Store::ping`], the health
 /// check, gives up sooner).
@@ -50,9 +46,15 @@ impl Store {
     /// Opens the database at `url` — `sqlite://PATH` (created if missing), `sqlite::memory:`
     /// or `postgres://USER[:PASSWORD]@HOST[:PORT]/DB` — and brings its schema up to date.
     pub async fn open(url: &str) -> Result<Store, StoreError> {
+        Store::open_with(url, crate::server::config::DEFAULT_DATABASE_CONNECTIONS).await
+    }
+
+    /// [`Store::open`], with `connections` for a PostgreSQL database's requests (and half as
+    /// many, at least 2, for its request ids and rate counts); SQLite ignores it.
+    pub async fn open_with(url: &str, connections: u32) -> Result<Store, StoreError> {
         let lowered = url.to_ascii_lowercase();
         if lowered.starts_with("postgres://") || lowered.starts_with("postgresql://") {
-            open_postgres(url).await
+            open_postgres(url, connections.max(1)).await
         } else if lowered.starts_with("sqlite:") {
             open_sqlite(url, &lowered).await
         } else {
@@ -119,7 +121,7 @@ fn reader_connections() -> u32 {
         .clamp(READER_CONNECTIONS.0, READER_CONNECTIONS.1)
 }
 
-async fn open_postgres(url: &str) -> Result<Store, StoreError> {
+async fn open_postgres(url: &str, connections: u32) -> Result<Store, StoreError> {
     let shown = redacted(url);
     let open = |source| StoreError::Open {
         url: shown.clone(),
@@ -138,7 +140,7 @@ async fn open_postgres(url: &str) -> Result<Store, StoreError> {
         .await
         .map_err(open)?;
     let pool = PgPoolOptions::new()
-        .max_connections(PG_CONNECTIONS)
+        .max_connections(connections)
         .acquire_timeout(ACQUIRE_TIMEOUT)
         .connect_with(options.clone())
         .await
@@ -152,7 +154,7 @@ async fn open_postgres(url: &str) -> Result<Store, StoreError> {
             source,
         })?;
     let relaxed = PgPoolOptions::new()
-        .max_connections(PG_RELAXED_CONNECTIONS)
+        .max_connections((connections / 2).max(2))
         .acquire_timeout(RELAXED_ACQUIRE_TIMEOUT)
         .connect_with(options.options([("synchronous_commit", "off")]))
         .await
