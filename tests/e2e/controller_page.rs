@@ -167,7 +167,9 @@ fn the_page_draws_a_board_and_a_hand_and_plays_their_clicks() {
 
         write_snapshot(
             &engine,
-            json!({"hand": ["7♣", "Q♥", HOSTILE], "score": {"host": 4, "guest": 9}}),
+            json!({"hand": ["7♣", {"id_b": "4", "rank": 10, "suit": 2, "label": "Q♥"},
+                            {"id_b": "9", "rank": 1, "suit": 1}, HOSTILE],
+                   "score": {"host": 4, "guest": 9}}),
         );
         write_window(
             &engine,
@@ -179,6 +181,16 @@ fn the_page_draws_a_board_and_a_hand_and_plays_their_clicks() {
         browser.until("the hand", "#hand", "Q♥").await;
         let cards = browser.count_until("cards", "#hand button.card").await;
         assert_eq!(cards, 2, "the legal cards are buttons");
+        let shown = browser
+            .client
+            .find_all(Locator::Css("#hand .card"))
+            .await
+            .unwrap();
+        assert_eq!(
+            shown.len(),
+            3,
+            "a card given by its label object is drawn, one without a label is not"
+        );
         assert!(
             browser.text_of("#hand").await.contains("<img src=x"),
             "a card label (cut to 16 characters) stays text"

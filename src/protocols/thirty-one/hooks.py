@@ -42,6 +42,10 @@ class Hooks(ProtocolHooks):
         "card_field": "id_b",
     }
 
+    def card_name(self, card: tuple[int, int]) -> str:
+        """A card's name (rank, suit) -> "7H": the SDK labels the published hand with it."""
+        return card_name(*card)
+
     def proto_init(self, options, role, args, state_dir, decision_config=None):
         super().proto_init(options, role, args, state_dir, decision_config)
         self.hand_size = option(options, "hand_size", 5, int)

@@ -292,13 +292,15 @@ function renderHand(snapshot, window_) {
 
 function drawHand(snapshot, window_) {
   const holder = $("hand");
-  const hand = (Array.isArray(snapshot.hand) ? snapshot.hand : []).slice(0, MAX_HAND);
+  // Each card is a label, or an object naming its label (the card games: {id_b, rank, suit,
+  // label}); cards without one are not drawn.
+  const hand = (Array.isArray(snapshot.hand) ? snapshot.hand : [])
+    .map((entry) => (entry && typeof entry === "object" ? entry.label : entry))
+    .filter((card) => typeof card === "string")
+    .slice(0, MAX_HAND);
   holder.hidden = hand.length === 0;
   holder.replaceChildren();
-  for (const entry of hand) {
-    // A label, or an object naming its label (the card games: {id_b, rank, suit, label}).
-    const card = entry && typeof entry === "object" ? entry.label : entry;
-    if (typeof card !== "string") continue;
+  for (const card of hand) {
     const playable = accepts(window_, card);
     const item = document.createElement(playable ? "button" : "span");
     item.className = playable ? "card legal" : "card";
