@@ -49,14 +49,7 @@ fn reference_hosts(alias: &str, options: &str) -> Ends {
     let post_id = hosting["post_id"].as_str().unwrap();
     let guest = bob.join(post_id, &[]).succeed(SESSION_LIMIT);
     assert!(guest.stdout.contains("(well-known)"), "{}", guest.stdout);
-    let ours = bob.session("guest");
-    let theirs = reference.wait_reference_end();
-    let server = bob.server_session(ours.field("session_id").as_str().unwrap());
-    Ends {
-        ours,
-        theirs,
-        server,
-    }
+    Ends::collect(&bob, "guest", &reference)
 }
 
 fn our_host(alias: &str, options: &str) -> Ends {
@@ -65,17 +58,23 @@ fn our_host(alias: &str, options: &str) -> Ends {
     let (joining, reference) = carol.daemon(&["join", &post_id]);
     assert_eq!(joining["protocol_id"], protocol_id.as_str());
     host.succeed(SESSION_LIMIT);
-    let ours = bob.session("host");
-    let theirs = reference.wait_reference_end();
-    let server = bob.server_session(ours.field("session_id").as_str().unwrap());
-    Ends {
-        ours,
-        theirs,
-        server,
-    }
+    Ends::collect(&bob, "host", &reference)
 }
 
 impl Ends {
+    /// The ends of the session our `bob` played as `role` against the `reference` daemon,
+    /// once both are over.
+    fn collect(bob: &Agent, role: &str, reference: &Background) -> Ends {
+        let ours = bob.session(role);
+        let theirs = reference.wait_reference_end();
+        let server = bob.server_session(ours.field("session_id").as_str().unwrap());
+        Ends {
+            ours,
+            theirs,
+            server,
+        }
+    }
+
     /// Both sides completed and the server holds the winner both reported (none when the
     /// game has none). Returns that winner.
     fn agreed(&self) -> Option<String> {
@@ -258,18 +257,7 @@ fn human_chat_with_a_reference_host_carries_lines_both_ways() {
     guest.wait_for_line("[host] hi from the reference", SESSION_LIMIT);
     guest.say("/quit");
     guest.succeed(SESSION_LIMIT);
-    let ours = bob.session("guest");
-    let theirs = reference.wait_reference_end();
-    let server = bob.server_session(ours.field("session_id").as_str().unwrap());
-    assert_eq!(
-        Ends {
-            ours,
-            theirs,
-            server
-        }
-        .agreed(),
-        None
-    );
+    assert_eq!(Ends::collect(&bob, "guest", &reference).agreed(), None);
 }
 
 #[test]
@@ -285,18 +273,7 @@ fn human_chat_with_a_reference_guest_carries_lines_both_ways() {
     reference_heard(&reference, "hi from ours ✓");
     reference_says(&inbox, "/quit");
     host.succeed(SESSION_LIMIT);
-    let ours = bob.session("host");
-    let theirs = reference.wait_reference_end();
-    let server = bob.server_session(ours.field("session_id").as_str().unwrap());
-    assert_eq!(
-        Ends {
-            ours,
-            theirs,
-            server
-        }
-        .agreed(),
-        None
-    );
+    assert_eq!(Ends::collect(&bob, "host", &reference).agreed(), None);
 }
 
 #[test]

@@ -159,6 +159,27 @@ fn spec_with(mode: &str, messages: Vec<Value>, extra: Value) -> Spec {
     spec
 }
 
+/// A simultaneous_round spec: join, ready, commit and a reveal whose `choice` has the schema
+/// `choice`, then `more` messages.
+fn simultaneous_spec(choice: Value, more: Vec<Value>, extra: Value) -> Spec {
+    let mut messages = vec![
+        message("join", "guest_to_host", json!({})),
+        message("ready", "host_to_guest", json!({})),
+        message(
+            "commit",
+            "both",
+            json!({"round": {"type": "integer", "required": true}, "hash": {"type": "hash", "required": true}}),
+        ),
+        message(
+            "reveal",
+            "both",
+            json!({"round": {"type": "integer", "required": true}, "choice": choice, "nonce": {"type": "nonce", "required": true}}),
+        ),
+    ];
+    messages.extend(more);
+    spec_with("simultaneous_round", messages, extra)
+}
+
 fn config(role: Role, dir: &std::path::Path) -> EngineConfig {
     let state_dir = dir.join(role.as_str());
     std::fs::create_dir_all(&state_dir).unwrap();

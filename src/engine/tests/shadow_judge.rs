@@ -5,21 +5,9 @@ use super::*;
 /// A second shadow-judged protocol, unrelated to Hero Duel: each round both roll a die and
 /// the round result carries two scores, the leader and whether the game is over.
 fn dice_duel_spec(judged_fields: Option<Value>) -> Spec {
-    let mut spec = spec_with(
-        "simultaneous_round",
+    let mut spec = simultaneous_spec(
+        json!({"type": "integer", "min": 1, "max": 6, "required": true}),
         vec![
-            message("join", "guest_to_host", json!({})),
-            message("ready", "host_to_guest", json!({})),
-            message(
-                "commit",
-                "both",
-                json!({"round": {"type": "integer", "required": true}, "hash": {"type": "hash", "required": true}}),
-            ),
-            message(
-                "reveal",
-                "both",
-                json!({"round": {"type": "integer", "required": true}, "choice": {"type": "integer", "min": 1, "max": 6, "required": true}, "nonce": {"type": "nonce", "required": true}}),
-            ),
             message(
                 "roll_result",
                 "host_to_guest",

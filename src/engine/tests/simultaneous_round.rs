@@ -7,21 +7,9 @@ fn rps_spec(shadow: bool) -> Spec {
 }
 
 fn rps_spec_with_errors(shadow: bool, error_direction: &str) -> Spec {
-    spec_with(
-        "simultaneous_round",
+    simultaneous_spec(
+        json!({"type": "enum", "values": ["rock", "paper", "scissors"], "required": true}),
         vec![
-            message("join", "guest_to_host", json!({})),
-            message("ready", "host_to_guest", json!({})),
-            message(
-                "commit",
-                "both",
-                json!({"round": {"type": "integer", "required": true}, "hash": {"type": "hash", "required": true}}),
-            ),
-            message(
-                "reveal",
-                "both",
-                json!({"round": {"type": "integer", "required": true}, "choice": {"type": "enum", "values": ["rock", "paper", "scissors"], "required": true}, "nonce": {"type": "nonce", "required": true}}),
-            ),
             message(
                 "round_result",
                 "host_to_guest",
