@@ -10,6 +10,7 @@ use fantoccini::Locator;
 use super::human_play::Table;
 use crate::support::browser::{Browser, browser_binaries, controller_url};
 use crate::support::net::SESSION_LIMIT;
+use crate::support::process::Proc;
 
 /// What the turn line says a person should do now.
 enum Turn {
@@ -56,20 +57,24 @@ where
     }
 }
 
-#[test]
-fn a_person_plays_connect_four_by_clicking_the_board() {
-    browser_binaries();
-    let table = Table::new("connect4-v1");
-    let (host, post_id) = table.host(
-        &table.agent,
-        r#"{"cols": 5, "rows": 4, "think_ms": 20}"#,
-        &["--control-mode", "autonomous"],
-    );
+/// Our autonomous agent hosts the table's game with `options`; the person joins it with a browser
+/// controller. Returns both processes and the controller's URL.
+fn a_person_joins_in_the_browser(table: &Table, options: &str) -> (Proc, Proc, String) {
+    let (host, post_id) = table.host(&table.agent, options, &["--control-mode", "autonomous"]);
     let guest = table.person.join(
         &post_id,
         &["--control-mode", "human", "--web", "--no-prompt"],
     );
     let url = controller_url(&guest);
+    (host, guest, url)
+}
+
+#[test]
+fn a_person_plays_connect_four_by_clicking_the_board() {
+    browser_binaries();
+    let table = Table::new("connect4-v1");
+    let (host, guest, url) =
+        a_person_joins_in_the_browser(&table, r#"{"cols": 5, "rows": 4, "think_ms": 20}"#);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let (over, moves) = runtime.block_on(async {
         let browser = Browser::open(&url).await;
@@ -143,16 +148,7 @@ fn a_person_plays_connect_four_by_clicking_the_board() {
 fn a_person_plays_coin_flip_by_clicking_buttons() {
     browser_binaries();
     let table = Table::new("coin-flip-v1");
-    let (host, post_id) = table.host(
-        &table.agent,
-        r#"{"best_of": 3}"#,
-        &["--control-mode", "autonomous"],
-    );
-    let guest = table.person.join(
-        &post_id,
-        &["--control-mode", "human", "--web", "--no-prompt"],
-    );
-    let url = controller_url(&guest);
+    let (host, guest, url) = a_person_joins_in_the_browser(&table, r#"{"best_of": 3}"#);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let (over, moves) = runtime.block_on(async {
         let browser = Browser::open(&url).await;
