@@ -46,13 +46,18 @@ impl std::fmt::Display for AddressKey {
     }
 }
 
-/// The server's limiters (an absent one does not limit).
-pub struct RateLimiters {
-    per_key: Option<DefaultKeyedRateLimiter<[u8; 32]>>,
-    per_address: Option<DefaultKeyedRateLimiter<AddressKey>>,
-    clock: DefaultClock,
-    /// Set on a shared database: the limits are counted there instead.
-    shared: Option<(Store, RateLimits)>,
+/// The server's limiters: in this process, or (on a database several instances share) in
+/// the database. An absent rate does not limit.
+pub enum RateLimiters {
+    InMemory {
+        per_key: Option<DefaultKeyedRateLimiter<[u8; 32]>>,
+        per_address: Option<DefaultKeyedRateLimiter<AddressKey>>,
+        clock: DefaultClock,
+    },
+    Shared {
+        store: Store,
+        limits: RateLimits,
+    },
 }
 
 /// Why a request was refused (code, message).
@@ -69,60 +74,87 @@ fn address_refusal(addr: AddressKey, wait: Duration) -> ApiError {
 impl RateLimiters {
     /// In-memory limiters, or the database's when `store` is shared by several instances.
     pub fn new(limits: &RateLimits, store: &Store) -> RateLimiters {
-        let shared = store.is_shared().then(|| (store.clone(), *limits));
-        let local = |rate: Option<Rate>| rate.filter(|_| shared.is_none());
-        RateLimiters {
-            per_key: local(limits.per_key).map(|rate| governor::RateLimiter::keyed(quota(rate))),
-            per_address: local(limits.per_address)
+        if store.is_shared() {
+            return RateLimiters::Shared {
+                store: store.clone(),
+                limits: *limits,
+            };
+        }
+        RateLimiters::InMemory {
+            per_key: limits
+                .per_key
+                .map(|rate| governor::RateLimiter::keyed(quota(rate))),
+            per_address: limits
+                .per_address
                 .map(|rate| governor::RateLimiter::keyed(quota(rate))),
             clock: DefaultClock::default(),
-            shared,
         }
     }
 
     /// Counts one request from `addr`.
     pub async fn check_address(&self, addr: AddressKey) -> Result<(), ApiError> {
-        if let Some((store, limits)) = &self.shared {
-            return count_shared(store, limits.per_address, &format!("address:{addr}"))
-                .await
-                .map_err(|wait| address_refusal(addr, wait));
+        let refused = |wait| address_refusal(addr, wait);
+        match self {
+            RateLimiters::Shared { store, limits } => {
+                count_shared(store, limits.per_address, &format!("address:{addr}"))
+                    .await
+                    .map_err(refused)
+            }
+            RateLimiters::InMemory {
+                per_address, clock, ..
+            } => count_local(per_address.as_ref(), &addr, clock).map_err(refused),
         }
-        let Some(limiter) = &self.per_address else {
-            return Ok(());
-        };
-        limiter
-            .check_key(&addr)
-            .map_err(|not_until| address_refusal(addr, not_until.wait_time_from(self.clock.now())))
     }
 
     /// Counts one verified request of `public_key` (32 bytes).
     pub async fn check_key(&self, public_key: [u8; 32]) -> Result<(), ApiError> {
         let refused = |wait| ApiError::rate_limited(KEY_REFUSAL.0, KEY_REFUSAL.1, wait);
-        if let Some((store, limits)) = &self.shared {
-            let subject = format!("key:{}", hex::encode(public_key));
-            return count_shared(store, limits.per_key, &subject)
-                .await
-                .map_err(refused);
+        match self {
+            RateLimiters::Shared { store, limits } => {
+                let subject = format!("key:{}", hex::encode(public_key));
+                count_shared(store, limits.per_key, &subject)
+                    .await
+                    .map_err(refused)
+            }
+            RateLimiters::InMemory { per_key, clock, .. } => {
+                count_local(per_key.as_ref(), &public_key, clock).map_err(refused)
+            }
         }
-        let Some(limiter) = &self.per_key else {
-            return Ok(());
-        };
-        limiter
-            .check_key(&public_key)
-            .map_err(|not_until| refused(not_until.wait_time_from(self.clock.now())))
     }
 
     /// Forgets keys and addresses whose allowance is full again (bounded memory; the
     /// database's rows are deleted by housekeeping).
     pub fn forget_idle(&self) {
-        if let Some(limiter) = &self.per_key {
+        let RateLimiters::InMemory {
+            per_key,
+            per_address,
+            ..
+        } = self
+        else {
+            return;
+        };
+        if let Some(limiter) = per_key {
             limiter.retain_recent();
             limiter.shrink_to_fit();
         }
-        if let Some(limiter) = &self.per_address {
+        if let Some(limiter) = per_address {
             limiter.retain_recent();
             limiter.shrink_to_fit();
         }
+    }
+}
+
+/// Counts one request of `key` in this process: `Err(wait)` when refused.
+fn count_local<K: Clone + Eq + std::hash::Hash>(
+    limiter: Option<&DefaultKeyedRateLimiter<K>>,
+    key: &K,
+    clock: &DefaultClock,
+) -> Result<(), Duration> {
+    match limiter {
+        Some(limiter) => limiter
+            .check_key(key)
+            .map_err(|not_until| not_until.wait_time_from(clock.now())),
+        None => Ok(()),
     }
 }
 
