@@ -15,6 +15,17 @@ use crate::control::epoch_now;
 use crate::control::submit::{self, Answer, DecisionInput, Submitter};
 use crate::records::{Window, iso_now, plain_text};
 
+/// The session's engine state dir, or why there is none yet.
+fn started_engine_dir(target: &Target) -> anyhow::Result<std::path::PathBuf> {
+    match target.engine_dir() {
+        Some(dir) => Ok(dir),
+        None => bail!(
+            "the session in {} has no engine state yet (not started)",
+            target.root.display()
+        ),
+    }
+}
+
 /// `session decide`: submits `decision` (a JSON object or a bare move) and prints the
 /// engine's answer; exit 0 when the move was played or queued, 1 when refused or too late.
 pub fn decide(
@@ -24,12 +35,7 @@ pub fn decide(
     wait: Duration,
     as_json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let Some(engine_dir) = target.engine_dir() else {
-        bail!(
-            "the session in {} has no engine state yet (not started)",
-            target.root.display()
-        );
-    };
+    let engine_dir = started_engine_dir(target)?;
     let answer = submit::submit(
         &engine_dir,
         target.record.local_control_mode,
@@ -146,12 +152,7 @@ pub fn strategy(
     change: StrategyChange,
     as_json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let Some(engine_dir) = target.engine_dir() else {
-        bail!(
-            "the session in {} has no engine state yet (not started)",
-            target.root.display()
-        );
-    };
+    let engine_dir = started_engine_dir(target)?;
     let path = engine_dir.join("strategy.json");
     let before: Map<String, Value> = std::fs::read_to_string(&path)
         .ok()
