@@ -35,7 +35,9 @@ fn python_prefix(executable: &str) -> Option<String> {
 /// relative to that directory, included as a string, plus its code compiled by the build
 /// interpreter (empty if that failed: the runtime then compiles the source).
 fn embed_sdk(executable: &str) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/hooks/python");
+    // Read at run time: a build-script binary may be reused from another checkout.
+    let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").unwrap();
+    let root = Path::new(&manifest_dir).join("src/hooks/python");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files = Vec::new();
     collect(&root, &mut files);
