@@ -142,7 +142,7 @@ fn install_sdk(py: Python<'_>) -> PyResult<()> {
         .getattr("install")?
         .call1((files, prebuilt, eager_site))?;
     super::native::install(py)?;
-    Ok(())
+    super::output::escape_hook_output(py)
 }
 
 /// The SDK importer module: its build-time code when `prebuilt` (and built), else compiled

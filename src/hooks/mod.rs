@@ -6,6 +6,7 @@ pub mod interpreter;
 pub mod mental_poker;
 mod native;
 mod native_decision;
+mod output;
 pub mod python_hooks;
 pub mod skeleton;
 

@@ -98,8 +98,12 @@ fn chat_lines_typed_on_stdin_reach_the_peer_and_quit_ends_both() {
     guest.wait_for_line("hello from the host ✓", SESSION_LIMIT);
     guest.say("hi host, the guest here");
     host.wait_for_line("hi host, the guest here", SESSION_LIMIT);
+    // A peer's escape sequence (here: retitle the terminal) is shown, not obeyed.
+    host.say("\u{1b}]0;owned\u{7} and \u{1b}[2J");
+    guest.wait_for_line("\\x1b]0;owned\\x07 and \\x1b[2J", SESSION_LIMIT);
     guest.say("/quit");
-    guest.succeed(SESSION_LIMIT);
+    let guest = guest.succeed(SESSION_LIMIT);
+    assert!(!guest.stdout.contains('\u{1b}'), "{}", guest.stdout);
     host.succeed(SESSION_LIMIT);
     let (host_end, guest_end) = (alice.session("host"), bob.session("guest"));
     for end in [&host_end, &guest_end] {
