@@ -1,8 +1,7 @@
 //! The terminal that asks, driven through a pseudo-terminal: a human guest sees the legal
 //! moves numbered, gets a refusal for a bad one, plays by number; a hybrid guest sees its
 //! agent's move and the time left ticking on the prompt line, and lets the move stand with
-//! Enter; a person plays a card game to its end, seeing
-//! the table and the hand at every turn.
+//! Enter; a person plays a card game to its end, seeing the table and the hand at every turn.
 
 use rexpect::session::spawn_command;
 
