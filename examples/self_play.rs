@@ -23,6 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         options,
         state_base: std::env::temp_dir().join("aigenora-examples"),
         control_mode: ControlMode::Autonomous,
+        think: None,
         pace: Duration::ZERO,
         timeout: Duration::from_secs(30),
         display: Arc::new(|role, text| println!("[{role}] {text}")),

@@ -268,8 +268,11 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let settings = args.play.settings()?;
     let dir = session_dir(&args.daemon, &data_dir, Role::Host)?;
     if args.direct {
+        start_web(&args.play, &dir)?;
         let hosting = session::direct::host(protocol, options, settings, dir.clone());
-        return finish(daemon::run_until_signal(&dir, hosting));
+        let ended = daemon::run_until_signal(&dir, hosting);
+        let_pages_see_the_end(&args.play);
+        return finish(ended);
     }
     let client = client_for(global, &data_dir)?;
     if args.daemon.daemon {
@@ -384,10 +387,13 @@ pub fn guest(args: GuestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     settings.heartbeat = None;
     let dir =
         SessionDir::create(data_dir.root(), Role::Guest).context("creating the session dir")?;
-    finish(daemon::run_until_signal(
+    start_web(&args.play, &dir)?;
+    let ended = daemon::run_until_signal(
         &dir,
         session::direct::guest(protocol, ticket, options, settings, dir.clone()),
-    ))
+    );
+    let_pages_see_the_end(&args.play);
+    finish(ended)
 }
 
 /// Exit 0 for a completed session, 1 otherwise (the reason goes to stderr).

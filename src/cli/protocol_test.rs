@@ -33,6 +33,10 @@ pub struct TestArgs {
     pub allow_skeleton_hooks: bool,
     #[arg(long, value_enum, default_value_t = ControlMode::Hybrid)]
     pub control_mode: ControlMode,
+    /// Seconds each decision window waits for a person (`session decide`, `session web`).
+    /// Default: for human control as `host`/`join`; hybrid windows do not wait.
+    #[arg(long, value_name = "SECONDS")]
+    pub think_seconds: Option<f64>,
     /// Seconds to sleep between steps.
     #[arg(long, default_value_t = 0.0, value_name = "SECONDS")]
     pub pace: f64,
@@ -54,6 +58,12 @@ pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     if !(0.0..=3600.0).contains(&args.pace) {
         bail!("--pace must be between 0 and 3600 seconds");
     }
+    let think = match args.think_seconds {
+        Some(seconds) if !(0.0..=86_400.0).contains(&seconds) => {
+            bail!("--think-seconds must be between 0 and 86400")
+        }
+        seconds => seconds.map(Duration::from_secs_f64),
+    };
     let play = SelfPlay {
         protocol_dir: dir,
         spec,
@@ -63,6 +73,7 @@ pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
             .clone()
             .unwrap_or_else(|| std::env::temp_dir().join("aigenora-sessions")),
         control_mode: args.control_mode,
+        think,
         pace: Duration::from_secs_f64(args.pace),
         timeout: Duration::from_secs(args.timeout),
         display: if args.json {

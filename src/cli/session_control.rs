@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde_json::{Map, Value, json};
 
+use super::session_local::FollowEnd;
 use crate::control::Target;
 use crate::control::epoch_now;
 use crate::control::submit::{self, Answer, DecisionInput, Submitter};
@@ -78,23 +79,31 @@ fn describe(answer: &Answer) -> String {
 }
 
 /// `session snapshot`: the hooks' snapshot.json and the open decision window; `follow`
-/// prints again on every change until the session ends.
+/// prints again on every change (the clock in `now` aside) until the session ends or its
+/// process is gone.
 pub fn snapshot(target: &Target, as_json: bool, follow: bool) -> anyhow::Result<ExitCode> {
     let mut last = None;
     loop {
-        let over = crate::session::SessionDir::open(&target.root)
-            .read()
-            .is_final();
-        let view = crate::control::view::session_view(target);
+        // Looked at before reading, so the view printed last is the one after the end.
+        let over = FollowEnd::of(&target.root);
+        let mut view = crate::control::view::session_view(target);
+        let now = view.as_object_mut().and_then(|view| view.remove("now"));
         if last.as_ref() != Some(&view) {
+            last = Some(view.clone());
+            if let (Some(now), Some(object)) = (now, view.as_object_mut()) {
+                object.insert("now".into(), now);
+            }
             if as_json {
                 println!("{view}");
             } else {
                 print_snapshot(&view);
             }
-            last = Some(view);
         }
-        if !follow || over {
+        if !follow {
+            return Ok(ExitCode::SUCCESS);
+        }
+        if let Some(end) = over {
+            end.report();
             return Ok(ExitCode::SUCCESS);
         }
         std::thread::sleep(Duration::from_millis(100));

@@ -60,7 +60,7 @@ pub fn events(state_dir: &Path, follow: bool, as_json: bool) -> anyhow::Result<E
     let mut stdout = std::io::stdout();
     loop {
         // Looked at before reading, so every event written before the end gets printed.
-        let over = session_is_over(state_dir) || !session_process_alive(state_dir);
+        let over = FollowEnd::of(state_dir);
         if let Ok(mut file) = std::fs::File::open(&path) {
             file.seek(SeekFrom::Start(offset))
                 .with_context(|| path.display().to_string())?;
@@ -78,7 +78,11 @@ pub fn events(state_dir: &Path, follow: bool, as_json: bool) -> anyhow::Result<E
             }
             stdout.flush()?;
         }
-        if !follow || over {
+        if !follow {
+            return Ok(ExitCode::SUCCESS);
+        }
+        if let Some(end) = over {
+            end.report();
             return Ok(ExitCode::SUCCESS);
         }
         std::thread::sleep(Duration::from_millis(200));
@@ -100,20 +104,39 @@ fn event_line(line: &str) -> String {
     escape_display(&format!("[{time}] {}: {detail}", event.name)).into_owned()
 }
 
-fn session_is_over(state_dir: &Path) -> bool {
-    SessionDir::open(state_dir).read().is_final()
+/// Why following a session (`events --follow`, `snapshot --follow`) stops.
+pub(super) enum FollowEnd {
+    /// session.json shows a final status (written after the session's last event).
+    Recorded,
+    /// The process that ran the session is gone without recording an end (killed).
+    ProcessGone(u32),
 }
 
-/// Whether the process recorded in session.json still runs (true when none is recorded yet).
-fn session_process_alive(state_dir: &Path) -> bool {
-    let Some(pid) = SessionDir::open(state_dir).read().pid else {
-        return true;
-    };
-    std::process::Command::new("kill")
-        .args(["-0", &pid.to_string()])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .map_or(true, |status| status.success())
+impl FollowEnd {
+    /// Whether the session in `state_dir` is over, and how; `None` while it runs (or has
+    /// recorded no process yet).
+    pub(super) fn of(state_dir: &Path) -> Option<FollowEnd> {
+        let record = SessionDir::open(state_dir).read();
+        if record.is_final() {
+            return Some(FollowEnd::Recorded);
+        }
+        let pid = record.pid?;
+        let alive = std::process::Command::new("kill")
+            .args(["-0", &pid.to_string()])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .map_or(true, |status| status.success());
+        (!alive).then_some(FollowEnd::ProcessGone(pid))
+    }
+
+    /// Says on stderr why following stopped when the session did not record its end.
+    pub(super) fn report(&self) {
+        if let FollowEnd::ProcessGone(pid) = self {
+            eprintln!(
+                "session process {pid} is gone without recording an end (killed?); stopped following"
+            );
+        }
+    }
 }
 
 /// Stops a running session (SIGTERM to its process; it records the abort itself).

@@ -3,9 +3,10 @@
 //! publish (score, last event, the board or card table), the time left, the legal moves
 //! numbered — and one typed line answers it: a number, a move, or (hybrid) Enter to let the
 //! agent's move stand. Answers go through the desk, which checks them at once; a refusal says
-//! why and asks again.
+//! why and asks again. The time left on the prompt line counts down every second when stdout
+//! is a terminal too; otherwise reminders are printed with 30, 10 and 5 seconds left.
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, IsTerminal, Write};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
@@ -68,10 +69,7 @@ fn ask(
 ) {
     show(desk, window);
     let listed = window.choices.listed();
-    let mut reminders: Vec<u64> = REMINDERS
-        .into_iter()
-        .filter(|s| (*s as f64) < window.seconds_left(epoch_now()))
-        .collect();
+    let mut countdown = Countdown::new(live_countdown(), window.seconds_left(epoch_now()));
     loop {
         if windows.has_changed().unwrap_or(true) {
             if windows.borrow().as_ref() != Some(window) {
@@ -80,12 +78,13 @@ fn ask(
             return;
         }
         let left = window.seconds_left(epoch_now());
-        if let Some(&mark) = reminders.first()
-            && left <= mark as f64
-        {
-            reminders.remove(0);
-            say(&format!("  {mark} s left"));
-            prompt(window, left);
+        match countdown.due(left) {
+            Some(Tick::Redraw(seconds)) => redraw_time(seconds),
+            Some(Tick::Reminder(mark)) => {
+                say(&format!("  {mark} s left"));
+                prompt(window, left);
+            }
+            None => {}
         }
         let line = match typed.recv_timeout(Duration::from_millis(50)) {
             Ok(line) => line,
@@ -186,11 +185,83 @@ fn show(desk: &Desk, window: &Window) {
 
 fn prompt(window: &Window, left: f64) {
     print!(
-        "[{:>3.0} s left] {} > ",
-        left.ceil(),
+        "{} {} > ",
+        time_left(left.ceil().max(0.0) as u64),
         escape_display(&window.value_field)
     );
     let _ = std::io::stdout().flush();
+}
+
+/// The prompt line's clock, always 12 columns wide so a redraw covers the last one
+/// (minutes, then hours, for long think times).
+fn time_left(seconds: u64) -> String {
+    match seconds {
+        0..1000 => format!("[{seconds:>3} s left]"),
+        1000..=59_940 => format!("[{:>3} m left]", seconds.div_ceil(60)),
+        _ => format!("[{:>3} h left]", seconds.div_ceil(3600)),
+    }
+}
+
+/// Rewrites the clock at the start of the prompt line in place: the cursor is saved, moved
+/// to the line's start and restored (DECSC/DECRC), so whatever the person has typed stays.
+fn redraw_time(seconds: u64) {
+    print!("\x1b7\r{}\x1b8", time_left(seconds));
+    let _ = std::io::stdout().flush();
+}
+
+/// Whether the clock can tick in place: stdout is a terminal that understands cursor moves.
+fn live_countdown() -> bool {
+    std::io::stdout().is_terminal() && std::env::var("TERM").map_or(true, |term| term != "dumb")
+}
+
+/// What the time left calls for on the prompt line.
+#[derive(Debug, PartialEq)]
+enum Tick {
+    /// The clock shows a new whole second.
+    Redraw(u64),
+    /// A reminder line with this many seconds left (output that is not a live terminal).
+    Reminder(u64),
+}
+
+/// The prompt's clock for one window: a live countdown redrawn every second, or reminders
+/// at [`REMINDERS`] for output that cannot be redrawn.
+struct Countdown {
+    live: bool,
+    shown: u64,
+    reminders: Vec<u64>,
+}
+
+impl Countdown {
+    fn new(live: bool, left: f64) -> Countdown {
+        Countdown {
+            live,
+            shown: whole_seconds(left),
+            reminders: REMINDERS
+                .into_iter()
+                .filter(|mark| (*mark as f64) < left)
+                .collect(),
+        }
+    }
+
+    /// What to do now that `left` seconds are left, if anything.
+    fn due(&mut self, left: f64) -> Option<Tick> {
+        if self.live {
+            let seconds = whole_seconds(left);
+            return (seconds != self.shown).then(|| {
+                self.shown = seconds;
+                Tick::Redraw(seconds)
+            });
+        }
+        let mark = *self.reminders.first()?;
+        (left <= mark as f64).then(|| {
+            self.reminders.remove(0);
+            Tick::Reminder(mark)
+        })
+    }
+}
+
+fn whole_seconds(left: f64) -> u64 {
+    left.ceil().max(0.0) as u64
 }
 
 fn say(text: &str) {
@@ -232,4 +303,40 @@ fn state_lines(desk: &Desk) -> Vec<String> {
         );
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_clock_ticks_every_second_and_a_plain_one_reminds() {
+        let mut live = Countdown::new(true, 31.5);
+        assert_eq!(live.due(31.2), None);
+        assert_eq!(live.due(30.9), Some(Tick::Redraw(31)));
+        assert_eq!(live.due(30.5), None);
+        assert_eq!(live.due(29.99), Some(Tick::Redraw(30)));
+        assert_eq!(live.due(-1.0), Some(Tick::Redraw(0)));
+        let mut plain = Countdown::new(false, 31.5);
+        let ticks: Vec<Tick> = (0..=64)
+            .rev()
+            .filter_map(|half| plain.due(half as f64 / 2.0))
+            .collect();
+        assert_eq!(
+            ticks,
+            [Tick::Reminder(30), Tick::Reminder(10), Tick::Reminder(5)]
+        );
+        let mut short = Countdown::new(false, 8.0);
+        assert_eq!(short.due(5.0), Some(Tick::Reminder(5)));
+    }
+
+    #[test]
+    fn the_clock_keeps_its_width() {
+        assert_eq!(time_left(60), "[ 60 s left]");
+        assert_eq!(time_left(1000), "[ 17 m left]");
+        assert_eq!(time_left(86_400), "[ 24 h left]");
+        for seconds in [0, 5, 999, 1000, 59_940, 59_941, 86_400] {
+            assert_eq!(time_left(seconds).len(), 12, "{seconds}");
+        }
+    }
 }

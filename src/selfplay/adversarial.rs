@@ -29,8 +29,10 @@ pub struct CaseResult {
 
 /// Runs the suite. An empty result means the guest never sent anything to mutate.
 pub fn run_suite(play: &SelfPlay) -> Result<Vec<CaseResult>, SelfPlayError> {
+    // Nobody decides for the suite's runs: their windows do not wait for a person.
     let quiet = SelfPlay {
         display: Arc::new(|_, _| {}),
+        think: None,
         ..play.clone()
     };
     let sent = Arc::new(Mutex::new(Vec::new()));
@@ -82,6 +84,7 @@ fn run_case(
     let injected = malformed.clone();
     let play = SelfPlay {
         timeout: play.timeout.min(Duration::from_secs(30)),
+        think: None,
         ..play.clone()
     };
     let (action, index) = (target.action.clone(), target.index);

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use crate::engine::{
-    self, ControlMode, DisplaySink, EngineConfig, EngineError, LocalInput, Outcome, ScriptStep,
-    ScriptedInput, SessionBinding,
+    self, ControlMode, DecisionSettings, DisplaySink, EngineConfig, EngineError, LocalInput,
+    Outcome, ScriptStep, ScriptedInput, SessionBinding,
 };
 use crate::hooks::interpreter;
 use crate::hooks::python_hooks::PythonHooks;
@@ -36,6 +36,9 @@ pub struct SelfPlay {
     /// Parent of the `host-<ms>` / `guest-<ms>` side dirs.
     pub state_base: PathBuf,
     pub control_mode: ControlMode,
+    /// `--think-seconds`: how long each side's decision windows wait for a person (`None`:
+    /// the defaults, under which a hybrid window nobody watches does not wait).
+    pub think: Option<Duration>,
     pub pace: Duration,
     /// How long both sides together may take.
     pub timeout: Duration,
@@ -137,7 +140,10 @@ impl SelfPlay {
                 pace: self.pace,
                 display: self.display.clone(),
                 local_input: free.then(|| chat_script(role)),
-                decisions: Default::default(),
+                decisions: DecisionSettings {
+                    think: self.think,
+                    ..DecisionSettings::default()
+                },
                 binding: SessionBinding::unbound(),
             };
             let (spec, done) = (self.spec.clone(), done_tx.clone());

@@ -133,7 +133,21 @@ fn read_record(root: &Path) -> SessionRecord {
         .unwrap_or_default()
 }
 
-/// Every session under a data dir, newest first, with its `session.json`.
+/// When a session dir was claimed, from its name `<role>-<unix ms>[-N]`: (ms, N). Names
+/// that do not follow it sort as the oldest.
+fn claimed_at(dir: &Path) -> (u128, u32) {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let mut parts = name.split('-').skip(1);
+    let stamp = parts.next().and_then(|ms| ms.parse().ok()).unwrap_or(0);
+    let suffix = parts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+    (stamp, suffix)
+}
+
+/// Every session under a data dir, newest first (by the time in its name, whatever its
+/// role), with its `session.json`.
 pub fn list_sessions(data_dir: &Path) -> Vec<(PathBuf, SessionRecord)> {
     let Ok(entries) = std::fs::read_dir(data_dir.join("sessions")) else {
         return Vec::new();
@@ -147,7 +161,7 @@ pub fn list_sessions(data_dir: &Path) -> Vec<(PathBuf, SessionRecord)> {
             (path, record)
         })
         .collect();
-    sessions.sort_by(|a, b| b.0.cmp(&a.0));
+    sessions.sort_by(|a, b| (claimed_at(&b.0), &b.0).cmp(&(claimed_at(&a.0), &a.0)));
     sessions
 }
 
@@ -183,6 +197,24 @@ mod tests {
                 .unwrap()
                 .to_string_lossy()
                 .starts_with("host-")
+        );
+    }
+
+    #[test]
+    fn the_newest_session_comes_first_whatever_its_role() {
+        let data = tempfile::tempdir().unwrap();
+        let sessions = data.path().join("sessions");
+        for name in ["host-1000", "guest-2000", "guest-2000-1", "guest-999"] {
+            std::fs::create_dir_all(sessions.join(name)).unwrap();
+            std::fs::write(sessions.join(name).join(SESSION_FILE), "{}").unwrap();
+        }
+        let names: Vec<String> = list_sessions(data.path())
+            .into_iter()
+            .map(|(dir, _)| dir.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            ["guest-2000-1", "guest-2000", "host-1000", "guest-999"]
         );
     }
 }

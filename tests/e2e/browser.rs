@@ -1,18 +1,23 @@
 //! The browser controller in headless Chromium (through chromedriver and WebDriver): a
 //! person plays a whole rock-paper-scissors match from the page of `join --web`, with a
-//! screenshot mid-game under target/; and the controller turns away requests without the
-//! token, with a wrong token, a foreign Origin or Host, or a `text/plain` body. Fails (never
-//! skips) when Chromium or chromedriver is missing.
+//! screenshot mid-game under target/, and from the page of `host --web` and `host --direct
+//! --web`; in hybrid control overrides the agent in one round and accepts its move with Enter
+//! in another; and the controller turns away requests without the token, with a wrong token,
+//! a foreign Origin or Host, or a `text/plain` body. Fails (never skips) when Chromium or
+//! chromedriver is missing.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 
 use fantoccini::Locator;
-use serde_json::json;
+use fantoccini::key::Key;
+use serde_json::{Value, json};
 
 use crate::support::browser::{Browser, browser_binaries, controller_url};
-use crate::support::net::{Net, SESSION_LIMIT};
+use crate::support::control::window_of;
+use crate::support::net::{Net, SESSION_LIMIT, SessionFiles, wait_until};
+use crate::support::process::Proc;
 
 /// One raw HTTP/1.1 request; returns the status code.
 fn status_of(port: u16, request: &str) -> u16 {
@@ -282,4 +287,281 @@ fn a_person_plays_briscola_from_the_browser() {
         "every card played was clicked in the hand"
     );
     assert!(plays >= 20, "a whole game of plays: {plays}");
+}
+
+/// A person at `url` plays `rounds` rounds of human-controlled rock-paper-scissors by
+/// clicking "paper" each time, and sees the game end.
+fn play_paper_from_the_page(url: &str, rounds: u64) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let browser = Browser::open(url).await;
+        for round in 0..rounds {
+            let turn = format!("Your move: round {round}");
+            browser.until(&turn, "#turn", &turn).await;
+            browser
+                .client
+                .find(Locator::XPath(
+                    "//div[@id='moves']/button[contains(., 'paper')]",
+                ))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
+            let played = format!("Played paper (round {round})");
+            browser.until("played", "#feedback", &played).await;
+        }
+        browser.until("the end", "#turn", "Game over").await;
+        browser.close().await;
+    });
+}
+
+/// The moves this side sent in its `reveal` messages, in order.
+fn revealed(files: &SessionFiles) -> Vec<Value> {
+    files
+        .events_of("protocol_message")
+        .into_iter()
+        .filter(|m| m["direction"] == "sent" && m["msg"]["action"] == "reveal")
+        .map(|m| m["msg"]["choice"].clone())
+        .collect()
+}
+
+/// Asserts that every window of a finished human side was decided from the page with
+/// paper, and that paper is what it played.
+fn assert_played_paper_from_the_page(files: &SessionFiles, rounds: usize) {
+    assert_eq!(files.status(), "closed", "{}", files.info);
+    let closed = files.events_of("decision_window_closed");
+    assert_eq!(closed.len(), rounds, "{closed:?}");
+    for window in &closed {
+        assert_eq!(
+            (
+                &window["outcome"],
+                &window["origin"],
+                &window["decision"]["choice"]
+            ),
+            (&json!("decided"), &json!("web"), &json!("paper")),
+            "{window}"
+        );
+    }
+    assert_eq!(revealed(files), vec![json!("paper"); rounds]);
+}
+
+/// The person is the host: `host --web` serves the page from the hosting process, and a
+/// whole match is played from it against an autonomous guest.
+#[test]
+fn a_hosting_person_plays_from_the_page_of_host_web() {
+    browser_binaries();
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let options = r#"{"best_of": 2, "termination": "fixed_rounds", "moves": "rock"}"#;
+    let (host, post_id) = alice.host(
+        "rock-paper-scissors",
+        &[
+            "--control-mode",
+            "human",
+            "--web",
+            "--no-prompt",
+            "--options",
+            options,
+        ],
+    );
+    let url = controller_url(&host);
+    let guest = bob.join(&post_id, &["--control-mode", "autonomous"]);
+    play_paper_from_the_page(&url, 2);
+    assert!(guest.finish(SESSION_LIMIT).status.success());
+    assert!(host.finish(SESSION_LIMIT).status.success());
+    let hosted = alice.session("host");
+    assert_played_paper_from_the_page(&hosted, 2);
+    assert_eq!(hosted.field("winner"), "host");
+    let kept = std::fs::read_to_string(hosted.dir.join("controller.url")).unwrap();
+    assert_eq!(kept, url);
+}
+
+/// `host --direct --web` serves the page too (no server, no invitation): a person plays the
+/// direct host from it against a direct guest (whose `--web` serves its own page).
+#[test]
+fn a_direct_host_serves_its_page_with_web() {
+    browser_binaries();
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let options = r#"{"best_of": 2, "termination": "fixed_rounds", "moves": "rock"}"#;
+    let host = Proc::spawn(
+        "host --direct",
+        alice.command(&[
+            "host",
+            "--direct",
+            "--protocol-dir",
+            "rock-paper-scissors",
+            "--options",
+            options,
+            "--control-mode",
+            "human",
+            "--web",
+            "--no-prompt",
+        ]),
+    );
+    let url = controller_url(&host);
+    let line = host.wait_for_line("ticket: ", SESSION_LIMIT);
+    let ticket = line.trim_start_matches("ticket: ").trim().to_string();
+    let guest = Proc::spawn(
+        "guest",
+        bob.command(&[
+            "guest",
+            "--protocol-dir",
+            "rock-paper-scissors",
+            "--options",
+            options,
+            "--iroh-ticket",
+            &ticket,
+            "--control-mode",
+            "autonomous",
+            "--web",
+        ]),
+    );
+    play_paper_from_the_page(&url, 2);
+    let guest = guest.finish(SESSION_LIMIT);
+    assert!(guest.status.success(), "{}", guest.stderr);
+    assert!(host.finish(SESSION_LIMIT).status.success());
+    let hosted = alice.session("host");
+    assert_eq!(hosted.field("mode"), "direct");
+    assert_played_paper_from_the_page(&hosted, 2);
+    let guest_url = std::fs::read_to_string(bob.session("guest").dir.join("controller.url"));
+    assert!(
+        guest
+            .stdout
+            .contains(&format!("controller: {}", guest_url.unwrap())),
+        "the direct guest serves its page too: {}",
+        guest.stdout
+    );
+}
+
+/// Hybrid control from the page: in round 0 the person clicks a move other than the agent's
+/// intended one (shown on the page) and that override is played; in round 1 Enter accepts
+/// the agent's move. Both windows close `decided` from the web, well before their 60 s.
+#[test]
+fn a_person_overrides_the_agent_and_accepts_its_move_from_the_page() {
+    browser_binaries();
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let options = r#"{"best_of": 2, "termination": "fixed_rounds", "moves": "rock"}"#;
+    let (host, post_id) = alice.host(
+        "rock-paper-scissors",
+        &["--control-mode", "autonomous", "--options", options],
+    );
+    let guest = bob.join(
+        &post_id,
+        &[
+            "--control-mode",
+            "hybrid",
+            "--think-seconds",
+            "60",
+            "--web",
+            "--no-prompt",
+        ],
+    );
+    let url = controller_url(&guest);
+    let dir = bob.session_dirs("guest").pop().unwrap();
+    let intended_in = |round: u64| {
+        wait_until(SESSION_LIMIT, || {
+            window_of(&dir).filter(|window| window.match_value == round)
+        })
+        .and_then(|window| window.intended)
+        .unwrap_or_else(|| panic!("round {round}: a hybrid window with the agent's move"))
+    };
+    let started = std::time::Instant::now();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let (overridden, intended, accepted) = runtime.block_on(async {
+        let browser = Browser::open(&url).await;
+        let intended = intended_in(0);
+        let shown = intended.as_str().unwrap();
+        browser
+            .until(
+                "the agent's move",
+                "#turn",
+                &format!("Your agent is about to play {shown} (round 0): override?"),
+            )
+            .await;
+        browser
+            .until(
+                "the intended move",
+                "#intended",
+                &format!("Agent's move: {shown}"),
+            )
+            .await;
+        let other = ["rock", "paper", "scissors"]
+            .into_iter()
+            .find(|value| *value != shown)
+            .unwrap();
+        browser
+            .client
+            .find(Locator::XPath(&format!(
+                "//div[@id='moves']/button[contains(., '{other}')]"
+            )))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        browser
+            .until(
+                "the override",
+                "#feedback",
+                &format!("Played {other} (round 0)"),
+            )
+            .await;
+        let accepted = intended_in(1);
+        let shown = accepted.as_str().unwrap();
+        browser
+            .until(
+                "round 1",
+                "#turn",
+                &format!("Your agent is about to play {shown} (round 1)"),
+            )
+            .await;
+        browser
+            .client
+            .find(Locator::Css("body"))
+            .await
+            .unwrap()
+            .send_keys(&Key::Enter.to_string())
+            .await
+            .unwrap();
+        browser
+            .until(
+                "accepted",
+                "#feedback",
+                &format!("Played {shown} (round 1)"),
+            )
+            .await;
+        browser.until("the end", "#turn", "Game over").await;
+        browser.close().await;
+        (Value::from(other), intended, accepted)
+    });
+    assert!(guest.finish(SESSION_LIMIT).status.success());
+    assert!(host.finish(SESSION_LIMIT).status.success());
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "no window waited for its deadline"
+    );
+    let files = bob.session("guest");
+    assert_eq!(files.status(), "closed", "{}", files.info);
+    let closed = files.events_of("decision_window_closed");
+    assert_eq!(closed.len(), 2, "{closed:?}");
+    for (window, played) in closed.iter().zip([&overridden, &accepted]) {
+        assert_eq!(
+            (
+                &window["outcome"],
+                &window["origin"],
+                &window["decision"]["choice"]
+            ),
+            (&json!("decided"), &json!("web"), played),
+            "{window}"
+        );
+    }
+    let opened = files.events_of("decision_window_opened");
+    assert_eq!(
+        (&opened[0]["intended"], &opened[1]["intended"]),
+        (&intended, &accepted)
+    );
+    assert_eq!(revealed(&files), vec![overridden, accepted]);
 }

@@ -62,6 +62,13 @@ fn killing_the_guest_mid_session_ends_the_host_with_peer_disconnected() {
     ]);
     let followed = Proc::spawn("events --follow", follow).succeed(SESSION_LIMIT);
     assert_eq!(followed.stdout.lines().count(), killed.events.len());
+    assert!(
+        followed
+            .stderr
+            .contains("is gone without recording an end (killed?); stopped following"),
+        "{}",
+        followed.stderr
+    );
 }
 
 #[test]

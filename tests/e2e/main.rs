@@ -14,4 +14,5 @@ mod daemon;
 mod fake_peer;
 mod hostile;
 mod killed_peer;
+mod session_commands;
 mod terminal;

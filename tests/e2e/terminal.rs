@@ -1,9 +1,7 @@
 //! The terminal that asks, driven through a pseudo-terminal: a human guest sees the legal
 //! moves numbered, gets a refusal for a bad one, plays by number; a hybrid guest sees its
-//! agent's move and lets it stand with Enter; a person plays a card game to its end, seeing
-//! the table and the hand at every turn.
-
-use std::time::Duration;
+//! agent's move and the time left ticking on the prompt line, and lets the move stand with
+//! Enter; a person plays a card game to its end, seeing the table and the hand at every turn.
 
 use rexpect::session::spawn_command;
 
@@ -55,7 +53,10 @@ fn a_hybrid_terminal_shows_the_agents_move_and_enter_plays_it() {
         .unwrap();
     let (_, intended) = pty.exp_regex("Agent's move: [a-z]+").unwrap();
     let intended = intended.trim_start_matches("Agent's move: ").to_string();
-    std::thread::sleep(Duration::from_millis(200));
+    pty.exp_string("s left] choice > ").unwrap();
+    // The clock on the prompt line is redrawn in place as the seconds pass.
+    pty.exp_regex(r"\x1b7\r\[ 5[0-9] s left\]\x1b8").unwrap();
+    pty.exp_regex(r"\x1b7\r\[ 5[0-9] s left\]\x1b8").unwrap();
     pty.send_line("").unwrap();
     pty.exp_string(&format!("-> {intended}")).unwrap();
     pty.exp_string("done").unwrap();

@@ -1,7 +1,7 @@
 //! The reference's own hooks that call the human and hybrid helpers (its Rock-Paper-Scissors
 //! and Guess Number) under our engine in all three control modes, human windows answered
-//! with `session decide`; and a reference guest in hybrid control playing our host, whose
-//! moves a person makes.
+//! with `session decide`, and a hybrid window of its RPS overridden the same way; and a
+//! reference guest in hybrid control playing our host, whose moves a person makes.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,8 +10,8 @@ use aigenora::records::Window;
 use serde_json::Value;
 
 use crate::support::cli::aigenora;
-use crate::support::control::{answer_windows, newest_dir, window_of};
-use crate::support::net::{SESSION_LIMIT, SessionFiles};
+use crate::support::control::{answer_windows, decide_in, newest_dir, window_of};
+use crate::support::net::{SESSION_LIMIT, SessionFiles, wait_until};
 use crate::support::process::Proc;
 use crate::support::reference::{
     REFERENCE_GUESS_NUMBER, REFERENCE_RPS, install_reference_protocol, library_dir,
@@ -89,6 +89,99 @@ fn reference_guess_number_hooks_run_in_every_control_mode() {
     for mode in ["autonomous", "hybrid", "human"] {
         self_play(REFERENCE_GUESS_NUMBER, mode);
     }
+}
+
+/// The reference RPS hooks in hybrid control with a person watching (`--think-seconds`):
+/// a move other than the agent's, sent with `session decide` while the guest's round-1
+/// window is open, is what the guest plays that round, and the decision is recorded as
+/// consumed in the reference's `consumed.jsonl`; the windows nobody answered play the
+/// agent's move when their time is up.
+#[test]
+fn reference_rock_paper_scissors_hybrid_takes_an_override() {
+    let dir = library_dir(&reference_package_dir(), REFERENCE_RPS);
+    let base = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let mut command = aigenora();
+    command
+        .args(["--data-dir"])
+        .arg(data.path())
+        .args(["protocol", "test"])
+        .arg(&dir)
+        .args([
+            "--options",
+            r#"{"best_of": 2, "termination": "fixed_rounds"}"#,
+        ])
+        .args(["--control-mode", "hybrid", "--think-seconds", "3", "--json"])
+        .arg("--state-base")
+        .arg(base.path());
+    let run = Proc::spawn("protocol test", command);
+    let (guest_dir, window) = wait_until(SESSION_LIMIT, || {
+        let dir = newest_dir(base.path(), "guest")?;
+        window_of(&dir)
+            .filter(|window| window.match_value == 1)
+            .map(|window| (dir, window))
+    })
+    .expect("the guest's round-1 window");
+    assert_eq!(window.mode, aigenora::records::WindowMode::Hybrid);
+    let intended = window.intended.clone().expect("the agent's move is shown");
+    let other = ["rock", "paper", "scissors"]
+        .into_iter()
+        .find(|value| intended != *value)
+        .unwrap();
+    let (taken, answer) = decide_in(&guest_dir, other);
+    assert!(taken, "{answer}");
+    assert_eq!(
+        (&answer["status"], &answer["match_value"]),
+        (&Value::from("played"), &Value::from(1))
+    );
+    let run = run.finish(SESSION_LIMIT);
+    assert!(run.status.success(), "{run:?}");
+    let guest = SessionFiles::read(&guest_dir);
+    let closed = guest.events_of("decision_window_closed");
+    assert_eq!(closed.len(), 2, "{closed:?}");
+    assert_eq!(closed[0]["outcome"], "agent_move", "{closed:?}");
+    assert_eq!(
+        (
+            &closed[1]["outcome"],
+            &closed[1]["origin"],
+            &closed[1]["decision"]["choice"]
+        ),
+        (
+            &Value::from("decided"),
+            &Value::from("cli"),
+            &Value::from(other)
+        ),
+        "{closed:?}"
+    );
+    let reveals: Vec<&Value> = guest
+        .events_of("protocol_message")
+        .into_iter()
+        .filter(|m| m["direction"] == "sent" && m["msg"]["action"] == "reveal")
+        .map(|m| &m["msg"]["choice"])
+        .collect();
+    assert_eq!(reveals[1], other, "{reveals:?}");
+    let engine = aigenora::control::Target::at(&guest_dir)
+        .unwrap()
+        .engine_dir()
+        .unwrap();
+    let consumed: Vec<Value> = std::fs::read_to_string(engine.join("decision/consumed.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(consumed.len(), 1, "{consumed:?}");
+    assert_eq!(
+        (
+            &consumed[0]["decision_id"],
+            &consumed[0]["match_value"],
+            &consumed[0]["reason"]
+        ),
+        (
+            &answer["decision_id"],
+            &Value::from(1),
+            &Value::from("consumed")
+        )
+    );
 }
 
 /// Our host under human control (moves from `session decide`) against a reference guest in

@@ -30,6 +30,7 @@ fn a_reveal_that_breaks_its_commitment_ends_the_match() {
         options: serde_json::Map::new(),
         state_base: data.path().join("sessions"),
         control_mode: ControlMode::Hybrid,
+        think: None,
         pace: Duration::ZERO,
         timeout: Duration::from_secs(30),
         display: Arc::new(|_, _| {}),

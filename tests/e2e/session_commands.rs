@@ -1,0 +1,198 @@
+//! Steering a running session from the command line without naming it: `session snapshot`
+//! (once, `--json`, `--follow`), `session strategy --merge/--set` and `session decide` act
+//! on the newest session of the data dir — newest by time, not by role — and `snapshot
+//! --follow` stops when the session ends or its process is killed.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use aigenora::control::Target;
+use aigenora::records::{SessionRecord, SessionStatus};
+use aigenora::session::SessionDir;
+use aigenora::spec::Role;
+use serde_json::{Value, json};
+
+use crate::control::open_window;
+use crate::support::control::run_decide;
+use crate::support::net::{Agent, Net, SESSION_LIMIT, wait_until};
+use crate::support::process::Proc;
+
+/// An earlier session of `agent` as a host, already over: its dir name (`host-…`) sorts
+/// after any `guest-…` one, so picking "the newest" by name would pick it.
+fn an_older_hosted_session(agent: &Agent) -> PathBuf {
+    let older = SessionDir::create(&agent.dir, Role::Host).unwrap();
+    older.record_start(Role::Host, SessionRecord::default());
+    older
+        .update(|record| record.status = Some(SessionStatus::Closed))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(5));
+    older.root().to_path_buf()
+}
+
+/// `aigenora session ARGS --json` in `agent`'s data dir, no `--state-dir`: its JSON answer.
+fn session_json(agent: &Agent, args: &[&str]) -> Value {
+    let mut full = vec!["session"];
+    full.extend_from_slice(args);
+    full.push("--json");
+    serde_json::from_str(agent.ok(&full).trim()).unwrap()
+}
+
+/// A view printed by `snapshot --json`, without its clock.
+fn without_clock(line: &str) -> Value {
+    let mut view: Value = serde_json::from_str(line).unwrap();
+    view.as_object_mut().unwrap().remove("now");
+    view
+}
+
+/// A human guest steered only through commands that find its session by themselves:
+/// the snapshot shows the open window with its legal moves and the score, strategy merges
+/// and replacements land in strategy.json and are logged, decisions are played, and a
+/// `snapshot --follow` started mid-game prints each change once and ends with the session.
+#[test]
+fn the_newest_session_is_steered_without_naming_it() {
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let older = an_older_hosted_session(&bob);
+    assert!(
+        older
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("host-")
+    );
+    let options = r#"{"best_of": 2, "termination": "fixed_rounds", "moves": "rock"}"#;
+    let (host, post_id) = alice.host(
+        "rock-paper-scissors",
+        &["--control-mode", "autonomous", "--options", options],
+    );
+    let guest = bob.join(&post_id, &["--control-mode", "human"]);
+    let (dir, _) = wait_until(SESSION_LIMIT, || open_window(&bob.dir, "guest")).expect("a window");
+    let follow = Proc::spawn(
+        "snapshot --follow",
+        bob.command(&["session", "snapshot", "--follow", "--json"]),
+    );
+
+    let view = session_json(&bob, &["snapshot"]);
+    assert_eq!(
+        (&view["role"], &view["status"], &view["control_mode"]),
+        (&json!("guest"), &json!("running"), &json!("human")),
+        "the newest session, not the older host one: {view}"
+    );
+    let window = &view["window"];
+    assert_eq!(
+        (
+            &window["match_key"],
+            &window["match_value"],
+            &window["value_field"]
+        ),
+        (&json!("round"), &json!(0), &json!("choice")),
+        "{view}"
+    );
+    assert_eq!(
+        window["choices"],
+        json!({"kind": "one_of", "values": ["rock", "paper", "scissors"]})
+    );
+    assert!(window["deadline_at"].as_f64().unwrap() > view["now"].as_f64().unwrap());
+    assert_eq!(view["snapshot"]["score"], json!({"host": 0, "guest": 0}));
+    let text = bob.ok(&["session", "snapshot"]);
+    assert!(
+        text.contains("status running  role guest  control human"),
+        "{text}"
+    );
+    assert!(
+        text.contains("waiting for a decision: round 0 (choice rock, paper or scissors,"),
+        "{text}"
+    );
+
+    let engine = Target::at(&dir).unwrap().engine_dir().unwrap();
+    let before = session_json(&bob, &["strategy"]);
+    let first = session_json(
+        &bob,
+        &["strategy", "--merge", r#"{"notes": {"a": 1, "b": 2}}"#],
+    );
+    assert_eq!(first["notes"], json!({"a": 1, "b": 2}));
+    let merged = session_json(&bob, &["strategy", "--merge", r#"{"notes": {"b": 3}}"#]);
+    let mut expected = before.clone();
+    expected["notes"] = json!({"a": 1, "b": 3});
+    assert_eq!(merged, expected, "a merge keeps what was there");
+    let set = session_json(&bob, &["strategy", "--set", r#"{"fixed": "scissors"}"#]);
+    assert_eq!(set, json!({"fixed": "scissors"}));
+    let on_disk: Value =
+        serde_json::from_str(&std::fs::read_to_string(engine.join("strategy.json")).unwrap())
+            .unwrap();
+    assert_eq!(on_disk, json!({"fixed": "scissors"}));
+    let logged: Vec<Value> = std::fs::read_to_string(engine.join("strategy_events.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let ops: Vec<&Value> = logged.iter().map(|line| &line["op"]).collect();
+    assert_eq!(ops, ["merge", "merge", "set"]);
+    assert_eq!(logged[0]["before"], before);
+    assert_eq!(logged[2]["before"], expected);
+    assert_eq!(logged[2]["after"], json!({"fixed": "scissors"}));
+
+    let decide = |value: &str| run_decide(bob.command(&["session", "decide", value, "--json"]));
+    let (taken, played) = decide("paper");
+    assert!(taken, "{played}");
+    assert_eq!(
+        (&played["status"], &played["match_value"]),
+        (&json!("played"), &json!(0))
+    );
+    wait_until(SESSION_LIMIT, || {
+        open_window(&bob.dir, "guest").filter(|(_, w)| w.match_value == 1)
+    })
+    .expect("the second window");
+    let (taken, played) = decide("scissors");
+    assert!(taken, "{played}");
+    assert_eq!(played["match_value"], 1);
+    assert!(guest.finish(SESSION_LIMIT).status.success());
+    assert!(host.finish(SESSION_LIMIT).status.success());
+
+    let followed = follow.succeed(Duration::from_secs(20)).stdout;
+    let views: Vec<Value> = followed.lines().map(without_clock).collect();
+    assert_eq!(views[0]["window"]["match_value"], 0, "{followed}");
+    assert!(
+        views.iter().any(|v| v["window"]["match_value"] == 1),
+        "{followed}"
+    );
+    let last = views.last().unwrap();
+    assert_eq!(last["status"], "closed", "{followed}");
+    assert_eq!(last["window"], Value::Null);
+    assert_eq!(last["snapshot"]["score"], json!({"host": 1, "guest": 1}));
+    assert!(
+        views.windows(2).all(|pair| pair[0] != pair[1]),
+        "each change printed once: {followed}"
+    );
+}
+
+/// `snapshot --follow` on a session whose process is killed (it records no end) stops
+/// within a second or so and says why, instead of following forever.
+#[test]
+fn snapshot_follow_stops_when_the_session_process_is_killed() {
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let (host, post_id) = alice.host("rock-paper-scissors", &["--control-mode", "autonomous"]);
+    let mut guest = bob.join(&post_id, &["--control-mode", "human"]);
+    wait_until(SESSION_LIMIT, || open_window(&bob.dir, "guest")).expect("a window");
+    let follow = Proc::spawn(
+        "snapshot --follow",
+        bob.command(&["session", "snapshot", "--follow"]),
+    );
+    follow.wait_for_line("waiting for a decision: round 0", SESSION_LIMIT);
+    guest.kill_and_reap();
+    let followed = follow.succeed(Duration::from_secs(10));
+    assert!(
+        followed
+            .stderr
+            .contains("is gone without recording an end (killed?); stopped following"),
+        "{}",
+        followed.stderr
+    );
+    assert!(
+        !followed.stdout.contains("status closed"),
+        "{}",
+        followed.stdout
+    );
+    let _ = host.finish(SESSION_LIMIT);
+}
