@@ -7,8 +7,10 @@ use crate::client::RestClient;
 use crate::records::{Event, SessionStatus, iso_now};
 use crate::terminal::escape_control;
 
-/// Reports status (`closed` when completed, else `failed`; the second reporter's 409 is
-/// expected) and, for a completed session with a winner, the result.
+/// Reports the end: status (`closed` when completed, else `failed`) and, for a completed
+/// session with a winner, that winner, in one request the server writes in one
+/// transaction. The second party to report finds the session ended (409 `session_ended`,
+/// expected) and then reports its winner alone.
 pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir: &SessionDir) {
     if end.session_id.is_empty() {
         return;
@@ -18,14 +20,6 @@ pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir:
     } else {
         ServerStatus::Failed
     };
-    if let Err(error) = client.set_session_status(&end.session_id, status).await
-        && error.status() != Some(409)
-    {
-        dir.events().emit(Event::SessionCloseFailed {
-            error: error.to_string(),
-        });
-        eprintln!("warning: {}", escape_control(&error.to_string()));
-    }
     let winner = end
         .result
         .as_ref()
@@ -33,7 +27,20 @@ pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir:
         .filter(|o| o.completed)
         .and_then(|o| o.winner.as_deref())
         .and_then(Winner::parse);
-    if let Some(winner) = winner
+    let ended = client
+        .set_session_status(&end.session_id, status, winner)
+        .await;
+    let second = matches!(&ended, Err(error) if error.code() == Some("session_ended"));
+    if let Err(error) = ended
+        && !second
+    {
+        dir.events().emit(Event::SessionCloseFailed {
+            error: error.to_string(),
+        });
+        eprintln!("warning: {}", escape_control(&error.to_string()));
+    }
+    if second
+        && let Some(winner) = winner
         && let Err(error) = client.report_result(&end.session_id, winner).await
     {
         dir.events().emit(Event::SessionResultFailed {

@@ -1,11 +1,13 @@
 //! Our host under attack on an open network, as real processes on loopback: dialers that
-//! stay silent or stall mid-handshake must not keep the real guest out, and an
+//! stay silent, stall mid-handshake or make the host ask the server about sessions nobody
+//! registered must not keep the real guest out or cost the invitation, and an
 //! authenticated peer that floods frames costs the host a bounded amount of memory.
 
 use std::path::Path;
 use std::time::Duration;
 
-use aigenora::identity::load_key_file;
+use aigenora::identity::{Identity, load_key_file, session_canonical, session_id};
+use aigenora::transport::Ticket;
 use serde_json::json;
 
 use crate::support::fake::FakeGuest;
@@ -38,6 +40,85 @@ fn silent_and_stalling_dialers_do_not_keep_the_real_guest_out() {
         end.events_of("peer_joined")[0]["peer_public_key"],
         bob.public_key()
     );
+}
+
+/// One dialer that completes the handshake with a `_session_ready` for a session it never
+/// registered (a fresh key, so nobody can): the host must ask the server, which has no such
+/// session. Returns the host's refusal reason.
+fn forged_ready(ticket: &Ticket, post_id: &str) -> String {
+    let fake = FakeGuest::new();
+    let mut wire = fake.dial_ticket(ticket);
+    let key = Identity::generate().public_key().to_string();
+    let nonce = "00112233445566778899aabbccddeeff";
+    let proof = wire.init(&key, nonce);
+    assert_eq!(proof["_session_proof"], true, "{proof}");
+    let text = |field: &str| proof[field].as_str().unwrap().to_string();
+    let canonical = session_canonical(
+        post_id,
+        &text("host_public_key"),
+        &key,
+        &text("protocol_id"),
+        nonce,
+    );
+    wire.send(&json!({"_session_ready": true, "session_id": session_id(&canonical)}));
+    let refusal = wire.next_frame();
+    assert_eq!(refusal["_session_error"], true, "{refusal}");
+    refusal["reason"].as_str().unwrap().to_string()
+}
+
+/// Thirty dialers with forged `_session_ready`s, three at a time, would make the host check
+/// thirty sessions with the server faster than the server's per-key rate (10/s, bursts of
+/// 20) allows. The host paces its checks and retries the server's 429s, so every forged
+/// dialer is refused for what it is (no such session), the invitation's renewals (every
+/// second here) go on meanwhile, and the real guest who joins next is confirmed and plays
+/// to the end.
+#[test]
+fn forged_ready_dialers_cost_neither_the_real_guest_nor_the_renewals() {
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let (host, post_id) = alice.host("guess-number", &["--renew-interval-seconds", "1"]);
+    let reader = net.server.client(&Identity::generate());
+    let ticket = FakeGuest::new().ticket(&reader, &post_id);
+    let attackers: Vec<_> = (0..3)
+        .map(|_| {
+            let (ticket, post_id) = (ticket.clone(), post_id.clone());
+            std::thread::spawn(move || {
+                (0..10)
+                    .map(|_| forged_ready(&ticket, &post_id))
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let reasons: Vec<String> = attackers
+        .into_iter()
+        .flat_map(|attacker| attacker.join().unwrap())
+        .collect();
+    assert_eq!(reasons.len(), 30);
+    for reason in &reasons {
+        assert!(reason.contains("has no session"), "{reason}");
+    }
+    let guest = bob.join(&post_id, &[]).succeed(SESSION_LIMIT);
+    let host = host.succeed(SESSION_LIMIT);
+    assert!(guest.stdout.contains("peer_joined: "), "{}", guest.stdout);
+    let end = alice.session("host");
+    assert_eq!(end.status(), "closed", "{}\n{}", end.info, host.stdout);
+    assert_eq!(
+        end.events_of("peer_joined")[0]["peer_public_key"],
+        bob.public_key()
+    );
+    assert_eq!(end.events_of("guest_refused").len(), 30);
+    assert!(
+        end.events_of("invitation_renewed").len() >= 3,
+        "{:?}",
+        end.events_of("invitation_renewed")
+    );
+    for failed in end.events_of("invitation_renew_failed") {
+        // Only the end of the offer (the real guest matched it) may stop a renewal.
+        assert!(
+            failed["error"].as_str().unwrap().contains("matched"),
+            "{failed}"
+        );
+    }
 }
 
 /// Kilobytes of resident memory (`VmRSS` or `VmHWM`) of a live process.

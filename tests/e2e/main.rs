@@ -13,5 +13,6 @@ mod controller_page;
 mod daemon;
 mod fake_peer;
 mod hostile;
+mod invitation_end;
 mod killed_peer;
 mod terminal;

@@ -493,8 +493,8 @@ async fn an_invitation_is_matched_once_and_its_session_ends_once_across_instance
     // Host (through A) and guest (through B) end it at once: one end wins.
     let via_b = b.client(guest_client.identity());
     let (by_host, by_guest) = tokio::join!(
-        host_client.set_session_status(&session_id, SessionStatus::Closed),
-        via_b.set_session_status(&session_id, SessionStatus::Failed),
+        host_client.set_session_status(&session_id, SessionStatus::Closed, None),
+        via_b.set_session_status(&session_id, SessionStatus::Failed, None),
     );
     let ended: Vec<_> = [&by_host, &by_guest]
         .into_iter()

@@ -102,7 +102,7 @@ async fn a_guest_matches_an_offer_and_both_end_it_once() {
 
     assert_eq!(
         outsider
-            .set_session_status(&created.session_id, SessionStatus::Closed)
+            .set_session_status(&created.session_id, SessionStatus::Closed, None)
             .await
             .unwrap_err()
             .status(),
@@ -110,13 +110,13 @@ async fn a_guest_matches_an_offer_and_both_end_it_once() {
     );
     let closed = m
         .host_client
-        .set_session_status(&created.session_id, SessionStatus::Closed)
+        .set_session_status(&created.session_id, SessionStatus::Closed, None)
         .await
         .unwrap();
     assert_eq!(closed.status, SessionStatus::Closed);
     let second = m
         .guest_client
-        .set_session_status(&created.session_id, SessionStatus::Closed)
+        .set_session_status(&created.session_id, SessionStatus::Closed, None)
         .await
         .unwrap_err();
     assert_eq!(second.status(), Some(409));
