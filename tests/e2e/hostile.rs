@@ -10,7 +10,7 @@ use aigenora::identity::{Identity, load_key_file, session_canonical, session_id}
 use aigenora::transport::Ticket;
 use serde_json::json;
 
-use crate::support::fake::FakeGuest;
+use crate::support::fake::{FakeGuest, Wire};
 use crate::support::net::{Net, SESSION_LIMIT, SessionFiles, wait_until};
 
 /// Silent dialers (a stream and nothing more) and a stalling one (init, then no ready) hold
@@ -153,11 +153,10 @@ fn slow_starting_guess_number(dir: &Path) -> String {
     protocol.to_str().unwrap().to_string()
 }
 
-/// An authenticated peer floods 64 MiB of frames built to swell when parsed (arrays of
-/// zeros take ~16 times their text as JSON values) at a host whose engine is not reading:
-/// the queue's byte and frame bounds hold the host's growth to a few tens of MB.
-#[test]
-fn a_frame_flood_costs_the_host_bounded_memory() {
+/// Runs `attack` from an authenticated peer against a host whose engine sits in
+/// `proto_init` (it reads nothing meanwhile) and returns how many KiB the host's peak
+/// resident memory grew by.
+fn host_growth_under(attack: impl FnOnce(&mut Wire)) -> u64 {
     let net = Net::start();
     let (alice, mallory) = (net.agent("alice"), net.agent("mallory"));
     let scratch = tempfile::tempdir().unwrap();
@@ -175,7 +174,17 @@ fn a_frame_flood_costs_the_host_bounded_memory() {
     })
     .expect("the host accepts the authenticated peer");
     let before = memory_kib(pid, "VmRSS");
+    attack(&mut wire);
+    let grown = memory_kib(pid, "VmHWM").saturating_sub(before);
+    drop(host);
+    grown
+}
 
+/// An authenticated peer floods 64 MiB of frames built to swell when parsed (arrays of
+/// zeros take ~16 times their text as JSON values) at a host whose engine is not reading:
+/// the queue's byte and frame bounds hold the host's growth to a few tens of MB.
+#[test]
+fn a_frame_flood_costs_the_host_bounded_memory() {
     let zeros = |values: usize| {
         let mut line = br#"{"action":"guess","pad":["#.to_vec();
         line.extend(b"0,".repeat(values - 1));
@@ -196,13 +205,32 @@ fn a_frame_flood_costs_the_host_bounded_memory() {
             strings(1 << 20)
         }
     });
-    let sent = wire.flood(lines, Duration::from_secs(6));
+    let mut sent = 0;
+    let grown_kib = host_growth_under(|wire| sent = wire.flood(lines, Duration::from_secs(6)));
     assert!(sent > 8 << 20, "the flood got only {sent} bytes out");
-
-    let grown_kib = memory_kib(pid, "VmHWM").saturating_sub(before);
     assert!(
         grown_kib < 64 * 1024,
         "the host grew by {grown_kib} KiB under a flood of {sent} bytes"
     );
-    drop(host);
+}
+
+/// An authenticated peer pings as fast as it can and never reads the pongs: the host keeps
+/// at most one unsent pong (the answer to the latest ping), so its memory stays flat
+/// however long the pings go on. (Queued, each ping's pong would cost the host more than
+/// the ping cost the peer: probe ids of non-ASCII characters come back escaped.)
+#[test]
+fn pings_that_are_never_read_cost_the_host_bounded_memory() {
+    let probe = "é".repeat(64);
+    let ping = format!("{{\"_sys\":\"ping\",\"probe_id\":\"{probe}\"}}\n").into_bytes();
+    let batch: Vec<u8> = ping.repeat(4096);
+    let mut sent = 0;
+    let grown_kib = host_growth_under(|wire| {
+        sent = wire.flood(std::iter::repeat_n(batch, 1 << 20), Duration::from_secs(8));
+    });
+    assert!(sent > 16 << 20, "the pings got only {sent} bytes out");
+    assert!(
+        grown_kib < 24 * 1024,
+        "the host grew by {grown_kib} KiB answering {} pings",
+        sent / ping.len()
+    );
 }
