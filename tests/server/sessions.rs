@@ -295,3 +295,65 @@ async fn an_expired_offer_cannot_be_matched() {
         .unwrap_err();
     assert_eq!(refused.status(), Some(410));
 }
+
+/// An end names its party's winner in the same request: both are written in one
+/// transaction, or (when the winner contradicts that party's earlier report) neither.
+#[tokio::test]
+async fn an_end_carries_its_winner_and_writes_both_or_neither() {
+    let server = TestServer::start(&[]);
+    let m = offered(&server).await;
+    let session = proof(&m, &identity::new_session_nonce());
+    let id = m
+        .guest_client
+        .create_session(&session)
+        .await
+        .unwrap()
+        .session_id;
+
+    m.guest_client
+        .report_result(&id, Winner::Guest)
+        .await
+        .unwrap();
+    let contradicted = m
+        .guest_client
+        .set_session_status(&id, SessionStatus::Closed, Some(Winner::Host))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        contradicted.code(),
+        Some("result_reported"),
+        "{contradicted}"
+    );
+    let untouched = m.host_client.session(&id).await.unwrap();
+    assert_eq!(untouched.status, SessionStatus::Matched);
+    assert_eq!(
+        m.host_client.invitation(&m.post_id).await.unwrap().status,
+        "matched"
+    );
+
+    let ended = m
+        .host_client
+        .set_session_status(&id, SessionStatus::Closed, Some(Winner::Host))
+        .await
+        .unwrap();
+    assert_eq!(ended.status, SessionStatus::Closed);
+    let result = ended.result.unwrap();
+    assert_eq!(
+        (
+            result.host_report,
+            result.guest_report,
+            result.outcome.as_str()
+        ),
+        (Some(Winner::Host), Some(Winner::Guest), "disputed")
+    );
+    assert_eq!(
+        m.host_client.invitation(&m.post_id).await.unwrap().status,
+        "closed"
+    );
+    let second = m
+        .guest_client
+        .set_session_status(&id, SessionStatus::Closed, Some(Winner::Guest))
+        .await
+        .unwrap_err();
+    assert_eq!(second.code(), Some("session_ended"), "{second}");
+}
