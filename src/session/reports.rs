@@ -157,8 +157,7 @@ mod tests {
             }),
         };
         report_to_server(&client, &end, &dir).await;
-        let seen = seen.lock().unwrap().clone();
-        seen
+        seen.lock().unwrap().clone()
     }
 
     #[tokio::test]
