@@ -12,6 +12,7 @@ use serde_json::json;
 
 use crate::support::fake::{FakeGuest, Wire};
 use crate::support::net::{Net, SESSION_LIMIT, SessionFiles, wait_until};
+use crate::support::process::memory_kib;
 
 /// Silent dialers (a stream and nothing more) and a stalling one (init, then no ready) hold
 /// handshake slots, yet the real guest who dials meanwhile gets its own and plays.
@@ -119,17 +120,6 @@ fn forged_ready_dialers_cost_neither_the_real_guest_nor_the_renewals() {
             "{failed}"
         );
     }
-}
-
-/// Kilobytes of resident memory (`VmRSS` or `VmHWM`) of a live process.
-fn memory_kib(pid: u64, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix(field))
-        .and_then(|rest| rest.trim_start_matches(':').split_whitespace().next())
-        .and_then(|kib| kib.parse().ok())
-        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
 }
 
 /// Guess-number whose host sits in `proto_init` for a while: its engine takes no frame from

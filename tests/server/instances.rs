@@ -15,9 +15,11 @@ use aigenora::identity::Identity;
 use crate::support::postgres::Backend;
 use crate::support::server::{TestServer, fake_ticket, raw, register_test_protocol};
 
-/// Flags for load from one address: no per-address limit, a cheap proof of work.
+/// Flags for load from one address: no per-address limits, a cheap proof of work.
 const BURSTY: &[&str] = &[
     "--address-rate",
+    "0",
+    "--connections-per-address",
     "0",
     "--key-rate",
     "0",
