@@ -9,6 +9,8 @@ mod invitations;
 mod protocols;
 mod retry;
 mod sessions;
+#[cfg(test)]
+pub(crate) mod stub;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -372,3 +372,166 @@ impl GuestSide<'_> {
         send(link, &ready).await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+    use crate::client::stub::{Answer, Stub};
+
+    const POST: &str = "post1";
+    const NONCE: &str = "00112233445566778899aabbccddeeff";
+
+    fn protocol_id() -> String {
+        "ab".repeat(32)
+    }
+
+    /// The host, the guest, and the handshake the host holds once `_session_ready` came.
+    fn parties() -> (Identity, Identity, HostHandshake) {
+        let (host, guest) = (Identity::generate(), Identity::generate());
+        let canonical = session_canonical(
+            POST,
+            host.public_key(),
+            guest.public_key(),
+            &protocol_id(),
+            NONCE,
+        );
+        let shake = HostHandshake {
+            session_id: identity::session_id(&canonical),
+            guest_public_key: guest.public_key().to_string(),
+            guest_control_mode: ControlMode::default(),
+            canonical,
+        };
+        (host, guest, shake)
+    }
+
+    /// The server's record of the handshake's session, as our server answers it.
+    fn record(host: &Identity, shake: &HostHandshake, status: &str, signature: Value) -> Value {
+        json!({"session_id": shake.session_id, "status": status, "protocol_id": protocol_id(),
+            "post_id": POST, "host_public_key": host.public_key(),
+            "guest_public_key": shake.guest_public_key, "session_nonce": NONCE,
+            "guest_signature": signature})
+    }
+
+    /// Runs the host's server check against a stub answering `answer`, with `budget`.
+    async fn confirm_with(
+        host: &Identity,
+        shake: &HostHandshake,
+        budget: Duration,
+        answer: impl Fn(usize) -> Answer + Send + Sync + 'static,
+    ) -> (Result<(), HandshakeError>, usize) {
+        let stub = Stub::start(move |_, before| answer(before)).await;
+        let server = RestClient::new(&stub.url, host.clone()).unwrap();
+        let protocol = protocol_id();
+        let side = HostSide {
+            identity: host,
+            post_id: POST,
+            protocol_id: &protocol,
+            control_mode: ControlMode::default(),
+        };
+        let confirmed = side.confirm(&server, shake, Instant::now() + budget).await;
+        (confirmed, stub.seen().len())
+    }
+
+    fn refusal(result: Result<(), HandshakeError>) -> String {
+        match result {
+            Err(HandshakeError::Refused(why)) => why,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_matched_session_signed_by_the_guest_is_confirmed() {
+        let (host, guest, shake) = parties();
+        let signed = json!(guest.sign_hex(shake.canonical.as_bytes()));
+        let answer = record(&host, &shake, "matched", signed);
+        let (confirmed, _) = confirm_with(&host, &shake, Duration::from_secs(5), move |_| {
+            (200, None, answer.clone())
+        })
+        .await;
+        confirmed.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_signature_by_another_key_or_none_at_all_is_refused() {
+        let (host, _, shake) = parties();
+        let forged = json!(Identity::generate().sign_hex(shake.canonical.as_bytes()));
+        for (signature, why) in [
+            (forged, "the guest's session signature"),
+            (Value::Null, "shows no guest signature"),
+        ] {
+            let answer = record(&host, &shake, "matched", signature);
+            let (confirmed, _) = confirm_with(&host, &shake, Duration::from_secs(5), move |_| {
+                (200, None, answer.clone())
+            })
+            .await;
+            let refused = refusal(confirmed);
+            assert!(refused.contains(why), "{refused}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_session_that_is_no_longer_matched_is_refused() {
+        let (host, guest, shake) = parties();
+        let signed = json!(guest.sign_hex(shake.canonical.as_bytes()));
+        let answer = record(&host, &shake, "failed", signed);
+        let (confirmed, _) = confirm_with(&host, &shake, Duration::from_secs(5), move |_| {
+            (200, None, answer.clone())
+        })
+        .await;
+        let refused = refusal(confirmed);
+        assert!(refused.contains("is failed, not matched"), "{refused}");
+    }
+
+    #[tokio::test]
+    async fn an_unknown_session_is_unregistered() {
+        let (host, _, shake) = parties();
+        let missing = json!({"error": "not_found", "message": "session not found"});
+        let (confirmed, asked) = confirm_with(&host, &shake, Duration::from_secs(5), move |_| {
+            (404, None, missing.clone())
+        })
+        .await;
+        assert_eq!(
+            confirmed,
+            Err(HandshakeError::Unregistered(shake.session_id.clone()))
+        );
+        assert_eq!(asked, 1);
+    }
+
+    /// The server's "later" is not the guest's fault: 429s are waited out as the server asks.
+    #[tokio::test]
+    async fn rate_limited_checks_are_retried_until_the_server_answers() {
+        let (host, guest, shake) = parties();
+        let signed = json!(guest.sign_hex(shake.canonical.as_bytes()));
+        let answer = record(&host, &shake, "matched", signed);
+        let limited = json!({"error": "rate_limited_key", "message": "too many requests"});
+        let (confirmed, asked) = confirm_with(&host, &shake, Duration::from_secs(10), move |n| {
+            if n < 2 {
+                (429, Some(1), limited.clone())
+            } else {
+                (200, None, answer.clone())
+            }
+        })
+        .await;
+        confirmed.unwrap();
+        assert_eq!(asked, 3);
+    }
+
+    #[tokio::test]
+    async fn a_server_unavailable_past_the_budget_is_the_hosts_trouble() {
+        let (host, _, shake) = parties();
+        let down = json!({"error": "unavailable", "message": "down"});
+        let started = Instant::now();
+        let (confirmed, asked) = confirm_with(&host, &shake, Duration::from_secs(2), move |_| {
+            (503, None, down.clone())
+        })
+        .await;
+        assert!(
+            matches!(confirmed, Err(HandshakeError::ServerUnavailable(_))),
+            "{confirmed:?}"
+        );
+        assert!(asked > 1, "retried");
+        assert!(started.elapsed() < Duration::from_secs(3));
+    }
+}

@@ -94,55 +94,28 @@ pub(crate) fn record_failed_start(dir: &SessionDir, error: &SessionError) {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::{Arc, Mutex};
-
-    use axum::body::Bytes;
-    use axum::http::{StatusCode, Uri};
     use serde_json::{Value, json};
 
     use super::*;
+    use crate::client::stub::{Answer, Stub};
     use crate::engine::Outcome;
     use crate::identity::Identity;
     use crate::spec::Role;
 
-    /// The requests a stub server received: target and JSON body.
-    type Seen = Arc<Mutex<Vec<(String, Value)>>>;
-
-    /// A stub community server that records every request and answers `/status` with
-    /// `status_answer` (the session, or a refusal) and `/result` with the session.
-    async fn stub_server(status_answer: (StatusCode, Value)) -> (String, Seen) {
-        let seen = Seen::default();
-        let recorded = seen.clone();
+    /// Reports a completed session won by the host, against a server answering `/status`
+    /// with `status_answer` and everything else with the session; returns what it received.
+    async fn report_a_win(status_answer: Answer) -> Vec<(String, Value)> {
         let session = json!({"session_id": "s1", "status": "closed", "protocol_id": "p",
             "post_id": "post", "host_public_key": "h", "guest_public_key": "g"});
-        let app = axum::Router::new().fallback(move |uri: Uri, body: Bytes| {
-            let (recorded, session, status_answer) =
-                (recorded.clone(), session.clone(), status_answer.clone());
-            async move {
-                let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
-                recorded
-                    .lock()
-                    .unwrap()
-                    .push((uri.path().to_string(), body));
-                let (status, answer) = if uri.path().ends_with("/status") {
-                    status_answer
-                } else {
-                    (StatusCode::OK, session)
-                };
-                (status, axum::Json(answer))
+        let stub = Stub::start(move |path, _| {
+            if path.ends_with("/status") {
+                status_answer.clone()
+            } else {
+                (200, None, session.clone())
             }
-        });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, app).await });
-        (url, seen)
-    }
-
-    /// Reports a completed session won by the host, against a server answering `/status`
-    /// with `status_answer`; returns what the server received.
-    async fn report_a_win(status_answer: (StatusCode, Value)) -> Vec<(String, Value)> {
-        let (url, seen) = stub_server(status_answer).await;
-        let client = RestClient::new(&url, Identity::generate()).unwrap();
+        })
+        .await;
+        let client = RestClient::new(&stub.url, Identity::generate()).unwrap();
         let scratch = tempfile::tempdir().unwrap();
         let dir = SessionDir::create_in(scratch.path(), Role::Host).unwrap();
         let end = SessionEnd {
@@ -157,18 +130,14 @@ mod tests {
             }),
         };
         report_to_server(&client, &end, &dir).await;
-        seen.lock().unwrap().clone()
+        stub.seen()
     }
 
     #[tokio::test]
     async fn the_first_to_report_sends_status_and_winner_in_one_request() {
-        let seen = report_a_win((
-            StatusCode::OK,
-            json!({"session_id": "s1", "status": "closed",
-            "protocol_id": "p", "post_id": "post", "host_public_key": "h",
-            "guest_public_key": "g"}),
-        ))
-        .await;
+        let session = json!({"session_id": "s1", "status": "closed", "protocol_id": "p",
+            "post_id": "post", "host_public_key": "h", "guest_public_key": "g"});
+        let seen = report_a_win((200, None, session)).await;
         assert_eq!(
             seen,
             [(
@@ -181,7 +150,7 @@ mod tests {
     #[tokio::test]
     async fn the_second_to_report_finds_the_session_ended_and_reports_its_winner_alone() {
         let ended = json!({"error": "session_ended", "message": "the session has already ended"});
-        let seen = report_a_win((StatusCode::CONFLICT, ended)).await;
+        let seen = report_a_win((409, None, ended)).await;
         assert_eq!(
             seen,
             [
