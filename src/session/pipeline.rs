@@ -251,14 +251,19 @@ async fn accept_guest(
                         return Ok((link, shaken));
                     }
                     Err(error) => {
-                        let reason = error.to_string();
+                        // The dialer is told why it is refused, not what it cost the host.
+                        let reason = match &error {
+                            SessionError::InvitationTaken { reason, .. } => reason.clone(),
+                            other => other.to_string(),
+                        };
                         events.emit(Event::GuestRefused { reason: reason.clone() });
-                        link.refuse(&refusal_frame(&reason));
                         if matches!(error, SessionError::InvitationTaken { .. }) {
                             knocks.close();
                             pending.abort_all();
+                            link.refuse_and_wait(&refusal_frame(&reason)).await;
                             return Err(error);
                         }
+                        link.refuse(&refusal_frame(&reason));
                     }
                 }
             }

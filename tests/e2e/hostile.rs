@@ -43,6 +43,43 @@ fn silent_and_stalling_dialers_do_not_keep_the_real_guest_out() {
     );
 }
 
+/// Twelve dialers that start a `_session_init` and never finish the line: four take the
+/// handshake slots, four wait in the queue, and the rest are turned away at once as busy
+/// (close code 1). Once they are gone, the real guest gets in and plays.
+#[test]
+fn dialers_beyond_the_handshake_cap_are_turned_away_and_the_real_guest_plays() {
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let (host, post_id) = alice.host("guess-number", &[]);
+    let reader = net.server.client(&Identity::generate());
+    let fake = FakeGuest::new();
+    let ticket = fake.ticket(&reader, &post_id);
+    let mut stalling: Vec<Wire> = (0..12)
+        .map(|_| {
+            let mut wire = fake.dial_ticket(&ticket);
+            wire.write_until_refused(br#"{"_session_init": true, "guest_public_key": "#);
+            wire
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(2));
+    let busy = stalling
+        .iter_mut()
+        .filter(|wire| wire.closed_within(Duration::from_millis(50)) == Some(1))
+        .count();
+    assert_eq!(busy, 4, "12 dialers, 4 handshaking, 4 queued");
+    drop(stalling);
+
+    let guest = bob.join(&post_id, &[]).succeed(SESSION_LIMIT);
+    let host = host.succeed(SESSION_LIMIT);
+    assert!(guest.stdout.contains("peer_joined: "), "{}", guest.stdout);
+    let end = alice.session("host");
+    assert_eq!(end.status(), "closed", "{}\n{}", end.info, host.stdout);
+    assert_eq!(
+        end.events_of("peer_joined")[0]["peer_public_key"],
+        bob.public_key()
+    );
+}
+
 /// One dialer that completes the handshake with a `_session_ready` for a session it never
 /// registered (a fresh key, so nobody can): the host must ask the server, which has no such
 /// session. Returns the host's refusal reason.

@@ -125,6 +125,19 @@ impl Wire<'_> {
         written
     }
 
+    /// The application close code, if the peer closes the connection within `limit`.
+    pub fn closed_within(&self, limit: Duration) -> Option<u64> {
+        let closed = self
+            .runtime
+            .block_on(async { tokio::time::timeout(limit, self.peer.connection.closed()).await });
+        match closed {
+            Ok(iroh::endpoint::ConnectionError::ApplicationClosed(close)) => {
+                Some(close.error_code.into_inner())
+            }
+            _ => None,
+        }
+    }
+
     /// Waits until the peer closes the connection (it gave up on us).
     pub fn wait_closed(&self) {
         let closed = self.runtime.block_on(async {
