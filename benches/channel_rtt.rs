@@ -50,7 +50,8 @@ fn main() {
                 protocol_id: PROTOCOL_ID,
                 control_mode: ControlMode::Autonomous,
             };
-            side.handshake(&mut host_link)
+            let shake = side.prove(&mut host_link).await.expect("host proof");
+            side.await_ready(&mut host_link, &shake)
                 .await
                 .expect("host handshake");
             host_link

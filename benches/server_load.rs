@@ -38,7 +38,7 @@ use common::cpu_seconds;
 
 /// The server flags that lift the limits meant for an open network (see the module docs).
 const UNLIMITED: &str = "--pow-difficulty 0 --key-rate 0 --address-rate 0 --challenges-per-address 100000 \
-     --max-connections 4096";
+     --max-connections 4096 --connections-per-address 0";
 
 /// Latencies of one phase, in microseconds, and how many calls failed.
 struct Samples {

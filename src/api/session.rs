@@ -157,7 +157,7 @@ pub struct Session {
     pub host_public_key: String,
     pub guest_public_key: String,
     /// The guest's nonce and signature over the session canonical, so a host can check the
-    /// guest's proof itself (our server includes them; other servers may not).
+    /// guest's proof itself (our server includes them; a host refuses a session without them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_nonce: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

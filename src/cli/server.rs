@@ -59,6 +59,10 @@ pub struct ServerArgs {
     /// Open connections at most (the server stops accepting while at the cap).
     #[arg(long, default_value_t = DEFAULT_MAX_CONNECTIONS, value_name = "N")]
     pub max_connections: usize,
+    /// Open connections one address (IPv6: one /64) may hold; more are closed at once
+    /// (0: no cap; behind a reverse proxy every client shares the proxy's address).
+    #[arg(long, default_value_t = DEFAULT_CONNECTIONS_PER_ADDRESS, value_name = "N")]
+    pub connections_per_address: usize,
     /// Seconds a request's headers may take to arrive; also how long an idle connection stays open.
     #[arg(long, default_value_t = DEFAULT_HEADER_TIMEOUT_SECS, value_name = "SECONDS", value_parser = seconds)]
     pub header_timeout: f64,
@@ -96,6 +100,7 @@ impl ServerArgs {
             body_timeout: Duration::from_secs_f64(self.body_timeout),
             io_timeout: Duration::from_secs_f64(self.io_timeout),
             max_connections: self.max_connections,
+            connections_per_address: self.connections_per_address,
             shutdown_grace: Duration::from_secs_f64(self.shutdown_grace),
         };
         config

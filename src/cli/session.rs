@@ -223,7 +223,8 @@ pub fn run(command: SessionCommand, global: &GlobalArgs) -> anyhow::Result<ExitC
                 .or(status_flag)
                 .ok_or_else(|| anyhow::anyhow!("a status is required"))?;
             let remote = Remote::connect(global)?;
-            let session = remote.run(remote.client.set_session_status(&session_id, status))?;
+            let session =
+                remote.run(remote.client.set_session_status(&session_id, status, None))?;
             if json {
                 print_json(&session);
             } else {

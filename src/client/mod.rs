@@ -7,10 +7,15 @@ mod agents;
 mod fetch;
 mod invitations;
 mod protocols;
+mod retry;
 mod sessions;
+#[cfg(test)]
+pub(crate) mod stub;
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use governor::{DefaultDirectRateLimiter, Quota};
 use reqwest::Method;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -21,6 +26,7 @@ use crate::identity::Identity;
 pub use agents::Registered;
 pub use fetch::{FetchError, FetchedProtocol, fetch_protocol};
 pub use protocols::ProtocolRegistered;
+pub use retry::retrying;
 
 /// How long one request may take, end to end.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -50,6 +56,8 @@ pub enum ClientError {
         /// The server's `error` code, when it sent the standard error body.
         code: Option<String>,
         reason: String,
+        /// How long the server asked us to wait (`Retry-After` in seconds).
+        retry_after: Option<Duration>,
     },
     #[error("{method} {target}: unexpected response: {reason}")]
     BadResponse {
@@ -75,6 +83,14 @@ impl ClientError {
             _ => None,
         }
     }
+
+    /// The server's `error` code of a refused call (e.g. `session_ended`).
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            ClientError::Status { code, .. } => code.as_deref(),
+            _ => None,
+        }
+    }
 }
 
 /// A response: status and raw body.
@@ -82,6 +98,7 @@ impl ClientError {
 pub(crate) struct Reply {
     status: u16,
     body: bytes::Bytes,
+    retry_after: Option<Duration>,
 }
 
 /// A signed client of one community server, acting as one identity.
@@ -90,6 +107,8 @@ pub struct RestClient {
     http: reqwest::Client,
     server: String,
     identity: Identity,
+    /// Requests wait here first, when the client paces itself ([`RestClient::paced`]).
+    pace: Option<Arc<DefaultDirectRateLimiter>>,
 }
 
 impl RestClient {
@@ -114,7 +133,21 @@ impl RestClient {
             http,
             server,
             identity,
+            pace: None,
         })
+    }
+
+    /// This client (and its clones) sending at most `per_second` requests a second, in
+    /// bursts of as many: requests over the rate wait their turn instead of being sent.
+    /// A host paces itself below the server's per-key rate, so that dialers who make it ask
+    /// the server about them cannot earn it 429s.
+    pub fn paced(&self, per_second: std::num::NonZeroU32) -> RestClient {
+        RestClient {
+            pace: Some(Arc::new(governor::RateLimiter::direct(Quota::per_second(
+                per_second,
+            )))),
+            ..self.clone()
+        }
     }
 
     /// A client of the same server acting as another identity (connections are shared).
@@ -123,6 +156,7 @@ impl RestClient {
             http: self.http.clone(),
             server: self.server.clone(),
             identity,
+            pace: self.pace.clone(),
         }
     }
 
@@ -142,6 +176,9 @@ impl RestClient {
         body: Vec<u8>,
     ) -> Result<Reply, ClientError> {
         debug_assert!(target.starts_with(API_PREFIX), "targets are API paths");
+        if let Some(pace) = &self.pace {
+            pace.until_ready().await;
+        }
         let signed = self.identity.sign_request(method.as_str(), target, &body);
         let mut request = self
             .http
@@ -161,6 +198,12 @@ impl RestClient {
         };
         let mut response = request.send().await.map_err(unreachable)?;
         let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|seconds| seconds.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
         let too_large = || ClientError::TooLarge {
             method: method.clone(),
             url: format!("{}{target}", self.server),
@@ -182,6 +225,7 @@ impl RestClient {
         Ok(Reply {
             status,
             body: body.freeze(),
+            retry_after,
         })
     }
 
@@ -217,6 +261,7 @@ impl RestClient {
             status: reply.status,
             code,
             reason,
+            retry_after: reply.retry_after,
         })
     }
 }

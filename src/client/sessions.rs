@@ -41,19 +41,18 @@ impl RestClient {
             .json(Method::GET, &target)
     }
 
-    /// `POST /sessions/{id}/status` (a participant ends a matched session). A session that
-    /// has already ended answers HTTP 409 (`ClientError::status() == Some(409)`), which
-    /// host and join treat as success.
+    /// `POST /sessions/{id}/status` (a participant ends a matched session), with this
+    /// participant's `winner` when it names one: the server writes both in one
+    /// transaction. A session that has already ended answers HTTP 409
+    /// (`ClientError::status() == Some(409)`, code `session_ended`).
     pub async fn set_session_status(
         &self,
         session_id: &str,
         status: SessionStatus,
+        winner: Option<Winner>,
     ) -> Result<Session, ClientError> {
         let target = session_target(session_id, "/status")?;
-        let body = StatusUpdate {
-            status,
-            winner: None,
-        };
+        let body = StatusUpdate { status, winner };
         self.call(Method::POST, &target, Some(&body), &[200])
             .await?
             .json(Method::POST, &target)

@@ -35,7 +35,9 @@ pub enum Event {
         post_id: String,
         expires_at: String,
     },
-    /// The server refused a renewal (matched, cancelled or expired): renewing stops.
+    /// The server refused a renewal for good (matched, cancelled or expired), or kept
+    /// answering "later" until the invitation expired: renewing stops, and the host stops
+    /// waiting once no handshake is under way.
     InvitationRenewFailed {
         post_id: String,
         error: String,

@@ -40,6 +40,13 @@ pub const DEFAULT_IO_TIMEOUT_SECS: f64 = 30.0;
 pub const DEFAULT_SHUTDOWN_GRACE_SECS: f64 = 5.0;
 /// Open connections at most.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+/// Open connections one address (IPv6: one /64) may hold; more are closed at once. With
+/// the body limit this bounds what one address can make the server hold before any
+/// signature is verified (32 bodies of at most 1 MiB).
+pub const DEFAULT_CONNECTIONS_PER_ADDRESS: usize = 32;
+/// Largest body of a registration request (`/api/v1/auth/*`): a nickname, a bio of at
+/// most 280 characters, a nonce, a proof and a signature.
+pub const MAX_AUTH_BODY_BYTES: usize = 8 * 1024;
 /// PostgreSQL connections one instance opens for requests (plus half as many for request
 /// ids and rate counts): several instances share the database's `max_connections`.
 pub const DEFAULT_DATABASE_CONNECTIONS: u32 = 16;
@@ -115,6 +122,9 @@ pub struct HttpLimits {
     pub io_timeout: Duration,
     /// Open connections at most; the server stops accepting while at the cap.
     pub max_connections: usize,
+    /// Open connections one address (IPv6: one /64) may hold; more are closed as soon as
+    /// they are accepted (0: no cap).
+    pub connections_per_address: usize,
     /// On SIGTERM/SIGINT, in-flight requests get this long before their connections are
     /// dropped and the database is closed.
     pub shutdown_grace: Duration,
@@ -127,6 +137,7 @@ impl Default for HttpLimits {
             body_timeout: Duration::from_secs_f64(DEFAULT_BODY_TIMEOUT_SECS),
             io_timeout: Duration::from_secs_f64(DEFAULT_IO_TIMEOUT_SECS),
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            connections_per_address: DEFAULT_CONNECTIONS_PER_ADDRESS,
             shutdown_grace: Duration::from_secs_f64(DEFAULT_SHUTDOWN_GRACE_SECS),
         }
     }

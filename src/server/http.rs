@@ -1,12 +1,13 @@
 //! Serving HTTP/1.1 on a bound listener with the limits an open network needs, from hyper
-//! and tokio: a cap on open connections (the server stops accepting while at it), a
-//! deadline for each request's headers (which also closes idle keep-alive connections),
+//! and tokio: a cap on open connections (the server stops accepting while at it) and on
+//! those of one address (more are closed at once), a deadline for each request's headers (which also closes idle keep-alive connections),
 //! a read/write timeout on every connection (a client that stops reading its answer, or
 //! stalls mid-body, is dropped), bounded header sizes, and a graceful shutdown with a
 //! deadline after which connections still open are dropped.
 
+use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
@@ -21,7 +22,7 @@ use tokio_io_timeout::TimeoutStream;
 use tower::ServiceExt;
 
 use super::config::HttpLimits;
-use super::rate_limit::ClientAddr;
+use super::rate_limit::{AddressKey, ClientAddr};
 
 /// Largest request head (request line and headers) accepted.
 const MAX_HEAD_BYTES: usize = 64 * 1024;
@@ -39,6 +40,7 @@ pub async fn serve(
     stop: impl Future<Output = ()>,
 ) {
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let per_address = OpenPerAddress::new(limits.connections_per_address);
     let graceful = GracefulShutdown::new();
     let mut connections = JoinSet::new();
     let mut http1 = hyper::server::conn::http1::Builder::new();
@@ -65,6 +67,10 @@ pub async fn serve(
             () = &mut stop => break,
         };
         while connections.try_join_next().is_some() {}
+        let Some(held) = per_address.open(AddressKey::of(addr.ip())) else {
+            tracing::debug!(%addr, "connection closed: its address is at its connection cap");
+            continue;
+        };
         let _ = stream.set_nodelay(true);
         let mut stream = TimeoutStream::new(stream);
         stream.set_read_timeout(Some(limits.io_timeout));
@@ -80,7 +86,7 @@ pub async fn serve(
             if let Err(error) = connection.await {
                 tracing::debug!(%addr, %error, "connection closed with an error");
             }
-            drop(permit);
+            drop((permit, held));
         });
     }
     drop(listener);
@@ -96,4 +102,57 @@ pub async fn serve(
         );
     }
     connections.shutdown().await;
+}
+
+/// How many connections each address holds open, against a cap.
+#[derive(Clone)]
+struct OpenPerAddress {
+    cap: usize,
+    open: Arc<Mutex<HashMap<AddressKey, usize>>>,
+}
+
+/// One open connection of an address; dropping it closes the count.
+struct HeldConnection {
+    address: AddressKey,
+    counts: OpenPerAddress,
+}
+
+impl OpenPerAddress {
+    /// `cap` connections per address (0: no cap).
+    fn new(cap: usize) -> OpenPerAddress {
+        OpenPerAddress {
+            cap,
+            open: Arc::default(),
+        }
+    }
+
+    /// Counts a new connection of `address`, unless it is at the cap.
+    fn open(&self, address: AddressKey) -> Option<HeldConnection> {
+        let mut open = self.open.lock().expect("the count is never poisoned");
+        let count = open.entry(address).or_default();
+        if self.cap > 0 && *count >= self.cap {
+            return None;
+        }
+        *count += 1;
+        Some(HeldConnection {
+            address,
+            counts: self.clone(),
+        })
+    }
+}
+
+impl Drop for HeldConnection {
+    fn drop(&mut self) {
+        let mut open = self
+            .counts
+            .open
+            .lock()
+            .expect("the count is never poisoned");
+        if let Some(count) = open.get_mut(&self.address) {
+            *count -= 1;
+            if *count == 0 {
+                open.remove(&self.address);
+            }
+        }
+    }
 }

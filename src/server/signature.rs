@@ -1,6 +1,7 @@
 //! The gate in front of every signed endpoint. Cheap checks come before the body is read:
 //! the signature headers are present and well-formed, the timestamp is fresh, the declared
-//! body length is within the limit, and a write's key is registered. Only then is the body
+//! body length is within the request's limit (none for reads and deletes, a few KiB for
+//! registration), and a write's key is registered. Only then is the body
 //! read (size-limited, with a deadline), the signature verified over the canonical bytes
 //! rebuilt from the raw request target and body, the key's rate limit counted and the
 //! request id checked against the (persistent) replay guard. The handler gets the caller's
@@ -19,6 +20,7 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 
 use super::AppState;
 use super::clock::now_ms;
+use super::config::MAX_AUTH_BODY_BYTES;
 use super::error::ApiError;
 use super::page_cache::AdmittedVersion;
 use super::rate_limit::{AddressKey, ClientAddr};
@@ -123,7 +125,7 @@ async fn admit(
     let now = now_ms();
     let claimed = claimed_headers(&parts, state.limits.signature_window_secs, now)
         .map_err(ApiError::closing)?;
-    let limit = state.limits.max_body_bytes;
+    let limit = body_limit(&parts, state.limits.max_body_bytes);
     if declared_length(&parts).is_some_and(|length| length > limit) {
         return Err(too_large(limit).closing());
     }
@@ -187,6 +189,17 @@ async fn admit(
         parts.extensions.insert(receipt.clone());
     }
     Ok((Request::from_parts(parts, Body::from(bytes)), receipt))
+}
+
+/// The most body bytes a request may carry: none for reads and deletes (nothing the API
+/// reads or deletes takes a body), a few KiB for registration (which needs no registered
+/// key, so anyone may send it), `writes` for every other write.
+fn body_limit(parts: &Parts, writes: usize) -> usize {
+    match parts.method {
+        Method::GET | Method::HEAD | Method::DELETE => 0,
+        _ if parts.uri.path().starts_with("/api/v1/auth/") => MAX_AUTH_BODY_BYTES.min(writes),
+        _ => writes,
+    }
 }
 
 /// Whether a request changes data, and whether that needs a registered key (everything
@@ -301,11 +314,11 @@ async fn read_body(
 }
 
 fn too_large(limit: usize) -> ApiError {
-    ApiError::new(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        "body_too_large",
-        format!("the request body exceeds {limit} bytes"),
-    )
+    let message = match limit {
+        0 => "this request takes no body".to_string(),
+        _ => format!("the request body exceeds {limit} bytes"),
+    };
+    ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", message)
 }
 
 /// Decimal digits only (what the reference sends), as a number.

@@ -28,7 +28,7 @@ pub async fn host(
         }
         let connect = Connect::Accept {
             endpoint,
-            renewal: None,
+            lease: None,
         };
         let play = Play::new(Role::Host, protocol, options, settings, &session_dir);
         run_side(play, connect, Handshake::Skip, None, String::new()).await

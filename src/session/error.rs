@@ -33,6 +33,17 @@ pub enum SessionError {
     SessionRegistration(#[source] ClientError),
     #[error("invitation {post_id}: {reason}")]
     Invitation { post_id: String, reason: String },
+    /// A dialer registered a session for the host's invitation (so the server offers it to
+    /// nobody else) and then failed the handshake.
+    #[error(
+        "invitation {post_id}: taken by session {session_id}, whose guest then failed the \
+         handshake ({reason}); the session is reported failed"
+    )]
+    InvitationTaken {
+        post_id: String,
+        session_id: String,
+        reason: String,
+    },
     #[error("invitation {post_id}: {error}")]
     Ticket {
         post_id: String,

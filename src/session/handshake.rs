@@ -6,12 +6,12 @@
 //! frames are held to the small pre-authentication size limit until it succeeds (see
 //! `docs/p2p-wire.md#handshake` and `docs/SECURITY.md`).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use crate::api::session::SessionStatus;
-use crate::client::RestClient;
+use crate::client::{RestClient, retrying};
 use crate::engine::ControlMode;
 use crate::identity::{self, Identity, session_canonical};
 use crate::spec::fields::is_lower_hex;
@@ -37,15 +37,20 @@ pub enum HandshakeError {
     },
     #[error("handshake failed: {0}")]
     Refused(String),
-    /// The host could not ask the server about the session (the guest is not refused for
-    /// a fault of the host's own connection, but the session cannot start either).
+    /// The host could not ask the server about the session before the handshake's time ran
+    /// out (it retried the server's temporary refusals until then).
     #[error("handshake failed: cannot confirm the session with the server: {0}")]
     ServerUnavailable(String),
+    /// The server has no session by the id the dialer's `_session_ready` named.
+    #[error("handshake failed: the server has no session {0}: the guest did not register it")]
+    Unregistered(String),
 }
 
-/// What the host learned from a completed handshake.
+/// What the host learned from a dialer's `_session_init`, and (once `_session_ready` came
+/// and the server confirmed it) from a completed handshake.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostHandshake {
+    /// The id of the only session this dialer can register: the hash of the canonical.
     pub session_id: String,
     pub guest_public_key: String,
     pub guest_control_mode: ControlMode,
@@ -100,10 +105,9 @@ pub fn refusal_frame(reason: &str) -> Value {
 }
 
 impl HostSide<'_> {
-    /// Runs the host's half: proof for a valid `_session_init`, then `_session_ready` whose
-    /// session id must be the one both signatures cover. A dialer that skips the handshake
-    /// is refused: a published invitation is only played after it.
-    pub async fn handshake(&self, link: &mut PeerLink) -> Result<HostHandshake, HandshakeError> {
+    /// The host's first half: a valid `_session_init` gets the signed proof. A dialer that
+    /// skips the handshake is refused: a published invitation is only played after it.
+    pub async fn prove(&self, link: &mut PeerLink) -> Result<HostHandshake, HandshakeError> {
         let init = receive(link, "_session_init", INIT_TIMEOUT).await?;
         if !flag(&init, "_session_init") {
             return Err(HandshakeError::Refused(
@@ -149,6 +153,21 @@ impl HostSide<'_> {
             "host_control_mode": self.control_mode.as_str(),
         });
         send(link, &proof).await?;
+        Ok(HostHandshake {
+            session_id: identity::session_id(&canonical),
+            guest_public_key: guest_key,
+            guest_control_mode: text("guest_control_mode").parse().unwrap_or_default(),
+            canonical,
+        })
+    }
+
+    /// The second half on the link: `_session_ready` must name exactly the session id both
+    /// signatures cover.
+    pub async fn await_ready(
+        &self,
+        link: &mut PeerLink,
+        shake: &HostHandshake,
+    ) -> Result<(), HandshakeError> {
         let ready = receive(link, "_session_ready", HANDSHAKE_TIMEOUT).await?;
         if !flag(&ready, "_session_ready") {
             return Err(HandshakeError::Refused(
@@ -159,37 +178,33 @@ impl HostSide<'_> {
             .get("session_id")
             .and_then(Value::as_str)
             .unwrap_or("");
-        let expected = identity::session_id(&canonical);
-        if session_id != expected {
+        if session_id != shake.session_id {
             return Err(HandshakeError::Refused(format!(
-                "_session_ready names session {session_id:?}, expected {expected}"
+                "_session_ready names session {session_id:?}, expected {}",
+                shake.session_id
             )));
         }
-        Ok(HostHandshake {
-            session_id: expected,
-            guest_public_key: guest_key,
-            guest_control_mode: text("guest_control_mode").parse().unwrap_or_default(),
-            canonical,
-        })
+        Ok(())
     }
 
     /// Confirms through the server what the guest claimed: the session it registered
     /// exists, is still matched, names this post, this host, this protocol and the key the
-    /// guest presented, and (when the server shows it) the guest's signature over the
-    /// canonical verifies. Only then is the guest who it says it is.
+    /// guest presented, and the guest's signature over the canonical verifies (an answer
+    /// without it confirms nothing). Only then is the guest who it says it is. The
+    /// server's temporary refusals (429, 503, unreachable) are retried until `deadline`:
+    /// the guest is not refused for the host's own trouble with the server while time is
+    /// left.
     pub async fn confirm(
         &self,
         server: &RestClient,
         shake: &HostHandshake,
+        deadline: Instant,
     ) -> Result<(), HandshakeError> {
         let refused = |why: String| Err(HandshakeError::Refused(why));
-        let session = match server.session(&shake.session_id).await {
+        let session = match retrying(deadline, || server.session(&shake.session_id)).await {
             Ok(session) => session,
             Err(error) if error.status() == Some(404) => {
-                return refused(format!(
-                    "the server has no session {}: the guest did not register it",
-                    shake.session_id
-                ));
+                return Err(HandshakeError::Unregistered(shake.session_id.clone()));
             }
             Err(error) => return Err(HandshakeError::ServerUnavailable(error.to_string())),
         };
@@ -222,17 +237,42 @@ impl HostSide<'_> {
                 session.status.as_str()
             ));
         }
-        if let Some(signature) = &session.guest_signature {
-            identity::verify_hex(
-                &shake.guest_public_key,
-                shake.canonical.as_bytes(),
-                signature,
-            )
-            .map_err(|error| {
-                HandshakeError::Refused(format!("the guest's session signature: {error}"))
-            })?;
-        }
+        let Some(signature) = &session.guest_signature else {
+            return refused(format!(
+                "the server's session {} shows no guest signature to verify",
+                shake.session_id
+            ));
+        };
+        identity::verify_hex(
+            &shake.guest_public_key,
+            shake.canonical.as_bytes(),
+            signature,
+        )
+        .map_err(|error| {
+            HandshakeError::Refused(format!("the guest's session signature: {error}"))
+        })?;
         Ok(())
+    }
+
+    /// After a dialer failed past its proof: whether it registered its session anyway.
+    /// Then the server has matched the invitation to it and offers it to nobody else; a
+    /// session still `matched` is reported failed, which closes it and the invitation.
+    pub async fn registered_then_failed(
+        &self,
+        server: &RestClient,
+        shake: &HostHandshake,
+        deadline: Instant,
+    ) -> bool {
+        let session = match retrying(deadline, || server.session(&shake.session_id)).await {
+            Ok(session) if session.post_id == self.post_id => session,
+            _ => return false,
+        };
+        if session.status == SessionStatus::Matched {
+            let failed =
+                || server.set_session_status(&shake.session_id, SessionStatus::Failed, None);
+            let _ = retrying(deadline, failed).await;
+        }
+        true
     }
 }
 
@@ -330,5 +370,168 @@ impl GuestSide<'_> {
     ) -> Result<(), HandshakeError> {
         let ready = json!({"_session_ready": true, "session_id": session_id});
         send(link, &ready).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+    use crate::client::stub::{Answer, Stub};
+
+    const POST: &str = "post1";
+    const NONCE: &str = "00112233445566778899aabbccddeeff";
+
+    fn protocol_id() -> String {
+        "ab".repeat(32)
+    }
+
+    /// The host, the guest, and the handshake the host holds once `_session_ready` came.
+    fn parties() -> (Identity, Identity, HostHandshake) {
+        let (host, guest) = (Identity::generate(), Identity::generate());
+        let canonical = session_canonical(
+            POST,
+            host.public_key(),
+            guest.public_key(),
+            &protocol_id(),
+            NONCE,
+        );
+        let shake = HostHandshake {
+            session_id: identity::session_id(&canonical),
+            guest_public_key: guest.public_key().to_string(),
+            guest_control_mode: ControlMode::default(),
+            canonical,
+        };
+        (host, guest, shake)
+    }
+
+    /// The server's record of the handshake's session, as our server answers it.
+    fn record(host: &Identity, shake: &HostHandshake, status: &str, signature: Value) -> Value {
+        json!({"session_id": shake.session_id, "status": status, "protocol_id": protocol_id(),
+            "post_id": POST, "host_public_key": host.public_key(),
+            "guest_public_key": shake.guest_public_key, "session_nonce": NONCE,
+            "guest_signature": signature})
+    }
+
+    /// Runs the host's server check against a stub answering `answer`, with `budget`.
+    async fn confirm_with(
+        host: &Identity,
+        shake: &HostHandshake,
+        budget: Duration,
+        answer: impl Fn(usize) -> Answer + Send + Sync + 'static,
+    ) -> (Result<(), HandshakeError>, usize) {
+        let stub = Stub::start(move |_, before| answer(before)).await;
+        let server = RestClient::new(&stub.url, host.clone()).unwrap();
+        let protocol = protocol_id();
+        let side = HostSide {
+            identity: host,
+            post_id: POST,
+            protocol_id: &protocol,
+            control_mode: ControlMode::default(),
+        };
+        let confirmed = side.confirm(&server, shake, Instant::now() + budget).await;
+        (confirmed, stub.seen().len())
+    }
+
+    fn refusal(result: Result<(), HandshakeError>) -> String {
+        match result {
+            Err(HandshakeError::Refused(why)) => why,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_matched_session_signed_by_the_guest_is_confirmed() {
+        let (host, guest, shake) = parties();
+        let signed = json!(guest.sign_hex(shake.canonical.as_bytes()));
+        let answer = record(&host, &shake, "matched", signed);
+        let (confirmed, _) = confirm_with(&host, &shake, Duration::from_secs(5), move |_| {
+            (200, None, answer.clone())
+        })
+        .await;
+        confirmed.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_signature_by_another_key_or_none_at_all_is_refused() {
+        let (host, _, shake) = parties();
+        let forged = json!(Identity::generate().sign_hex(shake.canonical.as_bytes()));
+        for (signature, why) in [
+            (forged, "the guest's session signature"),
+            (Value::Null, "shows no guest signature"),
+        ] {
+            let answer = record(&host, &shake, "matched", signature);
+            let (confirmed, _) = confirm_with(&host, &shake, Duration::from_secs(5), move |_| {
+                (200, None, answer.clone())
+            })
+            .await;
+            let refused = refusal(confirmed);
+            assert!(refused.contains(why), "{refused}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_session_that_is_no_longer_matched_is_refused() {
+        let (host, guest, shake) = parties();
+        let signed = json!(guest.sign_hex(shake.canonical.as_bytes()));
+        let answer = record(&host, &shake, "failed", signed);
+        let (confirmed, _) = confirm_with(&host, &shake, Duration::from_secs(5), move |_| {
+            (200, None, answer.clone())
+        })
+        .await;
+        let refused = refusal(confirmed);
+        assert!(refused.contains("is failed, not matched"), "{refused}");
+    }
+
+    #[tokio::test]
+    async fn an_unknown_session_is_unregistered() {
+        let (host, _, shake) = parties();
+        let missing = json!({"error": "not_found", "message": "session not found"});
+        let (confirmed, asked) = confirm_with(&host, &shake, Duration::from_secs(5), move |_| {
+            (404, None, missing.clone())
+        })
+        .await;
+        assert_eq!(
+            confirmed,
+            Err(HandshakeError::Unregistered(shake.session_id.clone()))
+        );
+        assert_eq!(asked, 1);
+    }
+
+    /// The server's "later" is not the guest's fault: 429s are waited out as the server asks.
+    #[tokio::test]
+    async fn rate_limited_checks_are_retried_until_the_server_answers() {
+        let (host, guest, shake) = parties();
+        let signed = json!(guest.sign_hex(shake.canonical.as_bytes()));
+        let answer = record(&host, &shake, "matched", signed);
+        let limited = json!({"error": "rate_limited_key", "message": "too many requests"});
+        let (confirmed, asked) = confirm_with(&host, &shake, Duration::from_secs(10), move |n| {
+            if n < 2 {
+                (429, Some(1), limited.clone())
+            } else {
+                (200, None, answer.clone())
+            }
+        })
+        .await;
+        confirmed.unwrap();
+        assert_eq!(asked, 3);
+    }
+
+    #[tokio::test]
+    async fn a_server_unavailable_past_the_budget_is_the_hosts_trouble() {
+        let (host, _, shake) = parties();
+        let down = json!({"error": "unavailable", "message": "down"});
+        let started = Instant::now();
+        let (confirmed, asked) = confirm_with(&host, &shake, Duration::from_secs(2), move |_| {
+            (503, None, down.clone())
+        })
+        .await;
+        assert!(
+            matches!(confirmed, Err(HandshakeError::ServerUnavailable(_))),
+            "{confirmed:?}"
+        );
+        assert!(asked > 1, "retried");
+        assert!(started.elapsed() < Duration::from_secs(3));
     }
 }

@@ -1,11 +1,13 @@
 //! `aigenora host`: publish a signed invitation, keep it alive, serve the first guest that
 //! completes the handshake, play, and report the end.
 
-use std::time::{Duration, Instant};
+use std::num::NonZeroU32;
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
+use super::lease::{Lease, Renewal};
 use super::pipeline::{Connect, Handshake, Play, run_side};
 use super::reports::record_failed_start;
 use super::{PlaySettings, Protocol, ProtocolSource, SessionDir, SessionEnd, SessionError};
@@ -13,12 +15,17 @@ use crate::api::invitation::{InvitationType, NewInvitation};
 use crate::client::RestClient;
 use crate::hooks::python_hooks::PythonHooks;
 use crate::hooks::{Hooks, HostMetadata, InitContext};
-use crate::records::{Event, EventLog, SessionRecord, SessionStatus};
+use crate::records::{Event, SessionRecord, SessionStatus};
 use crate::spec::{self, Role};
 use crate::transport::SessionEndpoint;
 
 /// The reference renews every 120 s; invitations live 300 s on the server.
 pub const RENEW_EVERY: Duration = Duration::from_secs(120);
+/// The most sessions a second a host asks its server about while it checks dialers (in
+/// bursts of as many): half the server's default per-key rate, so that checks queue on the
+/// host instead of earning it 429s, and the invitation's renewals and the session's end
+/// (which are not paced) always find room.
+pub const HOST_CHECKS_PER_SECOND: NonZeroU32 = NonZeroU32::new(5).unwrap();
 
 /// Everything `host` needs.
 pub struct HostRequest {
@@ -112,24 +119,22 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, SessionError>
     if let Some(invited) = on_invited {
         let _ = invited.send(post_id.clone());
     }
-    let renewal = renew_for.map(|total| {
-        tokio::spawn(keep_renewing(
-            client.clone(),
-            post_id.clone(),
-            events.clone(),
-            total,
-            renew_every,
-        ))
-        .abort_handle()
-    });
+    let renewal = Renewal {
+        renew_for,
+        every: renew_every,
+    };
+    let lease = Lease::keep(client.clone(), &lease, events.clone(), renewal);
     let handshake = Handshake::Host {
-        server: client.clone(),
+        server: client.paced(HOST_CHECKS_PER_SECOND),
         post_id: post_id.clone(),
         protocol_id,
         control_mode: settings.control_mode,
     };
     let play = Play::new(Role::Host, protocol, options, settings, &session_dir);
-    let connect = Connect::Accept { endpoint, renewal };
+    let connect = Connect::Accept {
+        endpoint,
+        lease: Some(lease),
+    };
     let played = run_side(play, connect, handshake, Some(&client), post_id.clone()).await;
     if played.is_err() {
         let _ = client.cancel_invitation(&post_id).await;
@@ -167,39 +172,4 @@ fn probe_metadata(
     };
     hooks.init(&context)?;
     Ok(hooks.host_metadata()?)
-}
-
-/// Renews every `every` until `total` has passed or a renewal fails (the invitation was
-/// matched, cancelled or expired).
-async fn keep_renewing(
-    client: RestClient,
-    post_id: String,
-    events: EventLog,
-    total: Duration,
-    every: Duration,
-) {
-    let started = Instant::now();
-    loop {
-        tokio::time::sleep(every).await;
-        if started.elapsed() >= total {
-            events.emit(Event::InvitationRenewStopped {
-                post_id,
-                reason: "invitation TTL reached".into(),
-            });
-            return;
-        }
-        match client.renew_invitation(&post_id).await {
-            Ok(lease) => events.emit(Event::InvitationRenewed {
-                post_id: post_id.clone(),
-                expires_at: lease.expires_at,
-            }),
-            Err(error) => {
-                events.emit(Event::InvitationRenewFailed {
-                    post_id,
-                    error: error.to_string(),
-                });
-                return;
-            }
-        }
-    }
 }

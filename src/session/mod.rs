@@ -11,6 +11,7 @@ mod error;
 pub mod handshake;
 pub mod host;
 pub mod join;
+mod lease;
 mod pipeline;
 mod prepare;
 mod reports;

@@ -8,9 +8,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 use tokio::runtime::Handle;
-use tokio::task::{AbortHandle, JoinHandle, JoinSet};
+use tokio::task::{JoinHandle, JoinSet};
 
 use super::handshake::{GuestSide, HandshakeError, HostSide, refusal_frame};
+use super::lease::Lease;
 use super::reports::{record_end, report_to_server};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, SessionError, chat_input};
 use crate::api::session::NewSession;
@@ -29,10 +30,10 @@ use crate::transport::{
 /// How this side reaches its peer.
 pub(crate) enum Connect {
     /// Wait for guests on an endpoint whose ticket is published, until one completes the
-    /// handshake; `renewal` (the invitation's keep-alive) stops then.
+    /// handshake or the invitation (`lease`, whose keeping stops then) ends.
     Accept {
         endpoint: SessionEndpoint,
-        renewal: Option<AbortHandle>,
+        lease: Option<Lease>,
     },
     /// Dial the host's ticket from a fresh endpoint.
     Dial(Ticket),
@@ -69,6 +70,9 @@ pub(crate) enum Handshake {
 const MAX_PENDING_GUESTS: usize = 4;
 /// Everything one dialer's handshake may take, server confirmation included.
 const GUEST_HANDSHAKE_BUDGET: Duration = Duration::from_secs(50);
+/// The part of that budget kept back from asking the server (its temporary refusals are
+/// retried until then), so that the budget's own deadline never cuts a check short.
+const SERVER_CHECK_RESERVE: Duration = Duration::from_secs(5);
 
 /// Who the peer proved to be.
 struct Peer {
@@ -139,12 +143,9 @@ pub(crate) async fn run_side(
     let (endpoint, link, shaken) = match connect {
         Connect::Accept {
             mut endpoint,
-            renewal,
+            lease,
         } => {
-            let accepted = accept_guest(&mut endpoint, handshake, &events).await;
-            if let Some(renewal) = renewal {
-                renewal.abort();
-            }
+            let accepted = accept_guest(&mut endpoint, handshake, lease, &events).await;
             match accepted {
                 Ok((link, shaken)) => (endpoint, link, shaken),
                 Err(error) => {
@@ -158,7 +159,7 @@ pub(crate) async fn run_side(
             let dialing = Instant::now();
             let mut link = endpoint.dial(&ticket, DEFAULT_CONNECT_TIMEOUT).await?;
             announce_connection(&events, &endpoint, &link, Some(dialing.elapsed()));
-            match handshake.run(&mut link).await {
+            match handshake.run(&mut link, Instant::now()).await {
                 Ok(shaken) => (endpoint, link, shaken),
                 Err(error) => {
                     drop(link);
@@ -201,28 +202,44 @@ pub(crate) async fn run_side(
 
 /// Serves dialers until one completes the handshake: each gets its own bounded handshake
 /// (a few at once), and one that fails is told why, recorded, and dropped, while the host
-/// keeps waiting. Only the endpoint closing ends the wait without a guest.
+/// keeps waiting. The wait ends without a guest when the endpoint closes, or when the
+/// invitation ends: at once when a dialer took it and failed, else (it expired, was
+/// cancelled or matched) once the handshakes under way have finished.
 async fn accept_guest(
     endpoint: &mut SessionEndpoint,
     handshake: Handshake,
+    mut lease: Option<Lease>,
     events: &EventLog,
 ) -> Result<(PeerLink, Handshaken), SessionError> {
     let mut knocks = endpoint.knocks(MAX_PENDING_GUESTS)?;
     let mut pending = JoinSet::new();
+    let mut ended: Option<SessionError> = None;
     loop {
+        if let Some(error) = ended.take_if(|_| pending.is_empty()) {
+            return Err(error);
+        }
         tokio::select! {
-            knock = knocks.next(), if pending.len() < MAX_PENDING_GUESTS => {
+            knock = knocks.next(), if ended.is_none() && pending.len() < MAX_PENDING_GUESTS => {
                 let mut link = knock?;
                 announce_connection(events, endpoint, &link, None);
                 let handshake = handshake.clone();
                 pending.spawn(async move {
-                    let shaken = tokio::time::timeout(GUEST_HANDSHAKE_BUDGET, handshake.run(&mut link))
+                    let deadline = Instant::now() + GUEST_HANDSHAKE_BUDGET - SERVER_CHECK_RESERVE;
+                    let shaken = tokio::time::timeout(GUEST_HANDSHAKE_BUDGET, handshake.run(&mut link, deadline))
                         .await
                         .unwrap_or(Err(SessionError::Handshake(HandshakeError::Timeout {
                             what: "completed handshake",
                             within: GUEST_HANDSHAKE_BUDGET,
                         })));
                     (link, shaken)
+                });
+            }
+            reason = async { lease.as_mut()?.ended().await }, if ended.is_none() && lease.is_some() => {
+                lease = None;
+                knocks.close();
+                ended = Some(SessionError::Invitation {
+                    post_id: handshake.post_id().to_string(),
+                    reason: reason.unwrap_or_else(|| "the invitation's keeper stopped".into()),
                 });
             }
             Some(done) = pending.join_next() => {
@@ -234,8 +251,18 @@ async fn accept_guest(
                         return Ok((link, shaken));
                     }
                     Err(error) => {
-                        let reason = error.to_string();
+                        // The dialer is told why it is refused, not what it cost the host.
+                        let reason = match &error {
+                            SessionError::InvitationTaken { reason, .. } => reason.clone(),
+                            other => other.to_string(),
+                        };
                         events.emit(Event::GuestRefused { reason: reason.clone() });
+                        if matches!(error, SessionError::InvitationTaken { .. }) {
+                            knocks.close();
+                            pending.abort_all();
+                            link.refuse_and_wait(&refusal_frame(&reason)).await;
+                            return Err(error);
+                        }
                         link.refuse(&refusal_frame(&reason));
                     }
                 }
@@ -255,7 +282,20 @@ impl Handshake {
         }
     }
 
-    async fn run(&self, link: &mut PeerLink) -> Result<Handshaken, SessionError> {
+    /// The post a host serves (empty for other sides).
+    fn post_id(&self) -> &str {
+        match self {
+            Handshake::Host { post_id, .. } | Handshake::Guest { post_id, .. } => post_id,
+            Handshake::Skip => "",
+        }
+    }
+
+    /// Runs this side's half; a host asks the server about its dialer until `deadline`.
+    async fn run(
+        &self,
+        link: &mut PeerLink,
+        deadline: Instant,
+    ) -> Result<Handshaken, SessionError> {
         match self {
             Handshake::Host {
                 server,
@@ -269,8 +309,27 @@ impl Handshake {
                     protocol_id,
                     control_mode: *control_mode,
                 };
-                let shake = side.handshake(link).await?;
-                side.confirm(server, &shake).await?;
+                let shake = side.prove(link).await?;
+                let checked = match side.await_ready(link, &shake).await {
+                    Ok(()) => side.confirm(server, &shake, deadline).await,
+                    Err(error) => Err(error),
+                };
+                if let Err(error) = checked {
+                    // Whether the dialer registered its session (and so took the invitation)
+                    // is unknown unless the server said it has none or could not be asked.
+                    let unknown = !matches!(
+                        error,
+                        HandshakeError::Unregistered(_) | HandshakeError::ServerUnavailable(_)
+                    );
+                    if unknown && side.registered_then_failed(server, &shake, deadline).await {
+                        return Err(SessionError::InvitationTaken {
+                            post_id: post_id.clone(),
+                            session_id: shake.session_id,
+                            reason: error.to_string(),
+                        });
+                    }
+                    return Err(error.into());
+                }
                 Ok(Handshaken {
                     peer: Some(Peer {
                         session_id: shake.session_id,

@@ -7,8 +7,10 @@ use crate::client::RestClient;
 use crate::records::{Event, SessionStatus, iso_now};
 use crate::terminal::escape_control;
 
-/// Reports status (`closed` when completed, else `failed`; the second reporter's 409 is
-/// expected) and, for a completed session with a winner, the result.
+/// Reports the end: status (`closed` when completed, else `failed`) and, for a completed
+/// session with a winner, that winner, in one request the server writes in one
+/// transaction. The second party to report finds the session ended (409 `session_ended`,
+/// expected) and then reports its winner alone.
 pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir: &SessionDir) {
     if end.session_id.is_empty() {
         return;
@@ -18,14 +20,6 @@ pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir:
     } else {
         ServerStatus::Failed
     };
-    if let Err(error) = client.set_session_status(&end.session_id, status).await
-        && error.status() != Some(409)
-    {
-        dir.events().emit(Event::SessionCloseFailed {
-            error: error.to_string(),
-        });
-        eprintln!("warning: {}", escape_control(&error.to_string()));
-    }
     let winner = end
         .result
         .as_ref()
@@ -33,7 +27,20 @@ pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir:
         .filter(|o| o.completed)
         .and_then(|o| o.winner.as_deref())
         .and_then(Winner::parse);
-    if let Some(winner) = winner
+    let ended = client
+        .set_session_status(&end.session_id, status, winner)
+        .await;
+    let second = matches!(&ended, Err(error) if error.code() == Some("session_ended"));
+    if let Err(error) = ended
+        && !second
+    {
+        dir.events().emit(Event::SessionCloseFailed {
+            error: error.to_string(),
+        });
+        eprintln!("warning: {}", escape_control(&error.to_string()));
+    }
+    if second
+        && let Some(winner) = winner
         && let Err(error) = client.report_result(&end.session_id, winner).await
     {
         dir.events().emit(Event::SessionResultFailed {
@@ -83,4 +90,79 @@ pub(crate) fn record_failed_start(dir: &SessionDir, error: &SessionError) {
         record.end_reason = Some(text);
         record.ended_at = Some(iso_now());
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::client::stub::{Answer, Stub};
+    use crate::engine::Outcome;
+    use crate::identity::Identity;
+    use crate::spec::Role;
+
+    /// Reports a completed session won by the host, against a server answering `/status`
+    /// with `status_answer` and everything else with the session; returns what it received.
+    async fn report_a_win(status_answer: Answer) -> Vec<(String, Value)> {
+        let session = json!({"session_id": "s1", "status": "closed", "protocol_id": "p",
+            "post_id": "post", "host_public_key": "h", "guest_public_key": "g"});
+        let stub = Stub::start(move |path, _| {
+            if path.ends_with("/status") {
+                status_answer.clone()
+            } else {
+                (200, None, session.clone())
+            }
+        })
+        .await;
+        let client = RestClient::new(&stub.url, Identity::generate()).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = SessionDir::create_in(scratch.path(), Role::Host).unwrap();
+        let end = SessionEnd {
+            session_dir: dir.root().to_path_buf(),
+            session_id: "s1".into(),
+            post_id: "post".into(),
+            result: Ok(Outcome {
+                completed: true,
+                winner: Some("host".into()),
+                reason: None,
+                metadata: None,
+            }),
+        };
+        report_to_server(&client, &end, &dir).await;
+        stub.seen()
+    }
+
+    #[tokio::test]
+    async fn the_first_to_report_sends_status_and_winner_in_one_request() {
+        let session = json!({"session_id": "s1", "status": "closed", "protocol_id": "p",
+            "post_id": "post", "host_public_key": "h", "guest_public_key": "g"});
+        let seen = report_a_win((200, None, session)).await;
+        assert_eq!(
+            seen,
+            [(
+                "/api/v1/sessions/s1/status".to_string(),
+                json!({"status": "closed", "winner": "host"})
+            )]
+        );
+    }
+
+    #[tokio::test]
+    async fn the_second_to_report_finds_the_session_ended_and_reports_its_winner_alone() {
+        let ended = json!({"error": "session_ended", "message": "the session has already ended"});
+        let seen = report_a_win((409, None, ended)).await;
+        assert_eq!(
+            seen,
+            [
+                (
+                    "/api/v1/sessions/s1/status".to_string(),
+                    json!({"status": "closed", "winner": "host"})
+                ),
+                (
+                    "/api/v1/sessions/s1/result".to_string(),
+                    json!({"winner": "host"})
+                ),
+            ]
+        );
+    }
 }

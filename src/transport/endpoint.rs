@@ -129,9 +129,15 @@ impl PeerLink {
     /// Turns this peer away with a last frame saying why: the frame is written and the
     /// stream finished in the background, then the connection is closed (after at most
     /// [`REFUSAL_LINGER`], whether or not the peer read it).
-    pub fn refuse(mut self, frame: &Value) {
+    pub fn refuse(self, frame: &Value) {
+        tokio::spawn(self.refuse_and_wait(frame));
+    }
+
+    /// [`refuse`](Self::refuse), done before it returns: for a process about to close its
+    /// endpoint, which would cut the frame off.
+    pub fn refuse_and_wait(mut self, frame: &Value) -> impl Future<Output = ()> + use<> {
         let line = encode_line(frame).unwrap_or_default();
-        tokio::spawn(async move {
+        async move {
             let deliver = async {
                 let _ = self.send.write_all(&line).await;
                 let _ = self.send.finish();
@@ -140,7 +146,7 @@ impl PeerLink {
             let _ = tokio::time::timeout(REFUSAL_LINGER, deliver).await;
             self.connection
                 .close(VarInt::from_u32(REFUSED_CODE), b"session refused");
-        });
+        }
     }
 
     /// Writes one frame.

@@ -47,10 +47,17 @@ const CLOSE_ABANDONED: u32 = 2;
 
 type Reply = SyncSender<Result<(), ChannelError>>;
 
+/// The answer to the peer's latest ping, waiting for the writer: at most one is ever
+/// pending (a newer ping replaces it), so a peer that pings without reading our answers
+/// cannot make them pile up.
+type PendingPong = Arc<std::sync::Mutex<Option<Vec<u8>>>>;
+
 /// Work for the writer task.
 enum Outgoing {
     /// One encoded line; the engine waits for `done`, `_sys` frames pass `None`.
     Line { bytes: Vec<u8>, done: Option<Reply> },
+    /// Write the [`PendingPong`], if it is still there.
+    Pong,
     /// Finish the stream and end the connection cleanly.
     Finish { grace: Duration, done: Reply },
 }
@@ -93,6 +100,7 @@ impl IrohChannel {
         let credits = Arc::new(Semaphore::new(RECEIVE_QUEUE_FRAMES));
         let byte_credits = Arc::new(Semaphore::new(RECEIVE_QUEUE_BYTES));
         let sys = Arc::new(SysLayer::new());
+        let pong = PendingPong::default();
         let reader = Reader {
             lines,
             sys: sys.clone(),
@@ -100,10 +108,17 @@ impl IrohChannel {
             credits: credits.clone(),
             byte_credits: byte_credits.clone(),
             outgoing: outgoing.clone(),
+            pong: pong.clone(),
         };
         // The writer is not aborted on drop: it flushes and finishes the stream, and ends
         // by itself once every sender of its queue is gone.
-        runtime.spawn(run_writer(send, connection.clone(), queue, Some(peer)));
+        let writer = Writer {
+            send,
+            connection: connection.clone(),
+            pong,
+            broken: None,
+        };
+        runtime.spawn(writer.run(queue, Some(peer)));
         let io_tasks = vec![
             runtime.spawn(reader.run(peer_done_tx)).abort_handle(),
             runtime
@@ -333,6 +348,7 @@ struct Reader {
     credits: Arc<Semaphore>,
     byte_credits: Arc<Semaphore>,
     outgoing: mpsc::UnboundedSender<Outgoing>,
+    pong: PendingPong,
 }
 
 impl Reader {
@@ -350,7 +366,10 @@ impl Reader {
                         Received::Business(frame) => Line::Frame(frame),
                         Received::Reply(answer) => {
                             if let Ok(bytes) = encode_line(&answer) {
-                                let _ = self.outgoing.send(Outgoing::Line { bytes, done: None });
+                                let replaced = self.pong.lock().unwrap().replace(bytes);
+                                if replaced.is_none() {
+                                    let _ = self.outgoing.send(Outgoing::Pong);
+                                }
                             }
                             continue;
                         }
@@ -389,37 +408,59 @@ fn permits(bytes: usize) -> u32 {
 }
 
 /// The writer task: the only owner of the send stream.
-async fn run_writer(
-    mut send: SendStream,
+struct Writer {
+    send: SendStream,
     connection: Connection,
-    mut queue: mpsc::UnboundedReceiver<Outgoing>,
-    mut peer: Option<PeerProgress>,
-) {
-    let mut broken: Option<ChannelError> = None;
-    while let Some(work) = queue.recv().await {
-        match work {
-            Outgoing::Line { bytes, done } => {
-                let result = match &broken {
-                    Some(error) => Err(error.clone()),
-                    None => send
-                        .write_all(&bytes)
-                        .await
-                        .map_err(|e| ChannelError::Closed(describe_write_error(&e))),
-                };
-                if let Err(error) = &result {
-                    broken.get_or_insert_with(|| error.clone());
+    pong: PendingPong,
+    /// Why writing failed, once it has: every later line fails the same way.
+    broken: Option<ChannelError>,
+}
+
+impl Writer {
+    async fn run(
+        mut self,
+        mut queue: mpsc::UnboundedReceiver<Outgoing>,
+        mut peer: Option<PeerProgress>,
+    ) {
+        while let Some(work) = queue.recv().await {
+            match work {
+                Outgoing::Line { bytes, done } => {
+                    let result = self.write(&bytes).await;
+                    if let Some(done) = done {
+                        let _ = done.send(result);
+                    }
                 }
-                if let Some(done) = done {
-                    let _ = done.send(result);
+                Outgoing::Pong => {
+                    let pong = self.pong.lock().unwrap().take();
+                    if let Some(bytes) = pong {
+                        let _ = self.write(&bytes).await;
+                    }
                 }
-            }
-            Outgoing::Finish { grace, done } => {
-                broken = Some(ChannelError::Closed("channel closed locally".into()));
-                if let Some(peer) = peer.take() {
-                    let _ = done.send(close_cleanly(&mut send, &connection, peer, grace).await);
+                Outgoing::Finish { grace, done } => {
+                    self.broken = Some(ChannelError::Closed("channel closed locally".into()));
+                    if let Some(peer) = peer.take() {
+                        let closed =
+                            close_cleanly(&mut self.send, &self.connection, peer, grace).await;
+                        let _ = done.send(closed);
+                    }
                 }
             }
         }
+    }
+
+    async fn write(&mut self, bytes: &[u8]) -> Result<(), ChannelError> {
+        if let Some(error) = &self.broken {
+            return Err(error.clone());
+        }
+        let result = self
+            .send
+            .write_all(bytes)
+            .await
+            .map_err(|e| ChannelError::Closed(describe_write_error(&e)));
+        if let Err(error) = &result {
+            self.broken = Some(error.clone());
+        }
+        result
     }
 }
 

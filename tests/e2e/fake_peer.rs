@@ -3,12 +3,13 @@
 //! impersonation. A guest must stop cleanly with the reason on disk and register nothing it
 //! should not; a host refuses the bad dialer and keeps its invitation for the real guest.
 
-use aigenora::api::session::NewSession;
+use aigenora::api::session::{NewSession, SessionStatus};
 use aigenora::identity::load_key_file;
 use serde_json::{Value, json};
 
 use crate::support::fake::{FakeGuest, FakeHost, Wire};
-use crate::support::net::{Net, SESSION_LIMIT, SessionFiles, wait_until};
+use crate::support::net::{Agent, Net, SESSION_LIMIT, SessionFiles, wait_until};
+use crate::support::process::Proc;
 use crate::support::server::signed;
 
 fn guess_number() -> String {
@@ -268,9 +269,10 @@ fn an_oversized_session_init_is_refused_and_the_host_keeps_hosting() {
 }
 
 /// A dialer that skips the handshake (a direct guest) gets the reason in a refusal frame,
-/// not a game: a published invitation is only played after the session handshake.
+/// not a game: a published invitation is only played after the session handshake. The
+/// real guest plays next.
 #[test]
-fn a_direct_guest_is_refused_by_a_published_invitation() {
+fn a_direct_guest_is_refused_by_a_published_invitation_and_the_real_guest_plays() {
     let net = Net::start();
     let alice = net.agent("alice");
     let (host, post_id) = alice.host("guess-number", &[]);
@@ -291,14 +293,30 @@ fn a_direct_guest_is_refused_by_a_published_invitation() {
     let end = SessionFiles::read(&alice.session_dirs("host")[0]);
     assert_eq!(end.status(), "hosting", "{}", end.info);
     assert!(end.events_of("protocol_message").is_empty());
-    drop(host);
+    real_guest_plays(&net, host, &alice, &post_id);
+}
+
+/// After a refused dialer, the real guest joins the same invitation and plays it to the
+/// end; the host recorded exactly one refusal.
+fn real_guest_plays(net: &Net, host: Proc, alice: &Agent, post_id: &str) {
+    let bob = net.agent("bob");
+    let guest = bob.join(post_id, &[]).succeed(SESSION_LIMIT);
+    let host = host.succeed(SESSION_LIMIT);
+    assert!(guest.stdout.contains("peer_joined: "), "{}", guest.stdout);
+    let end = alice.session("host");
+    assert_eq!(end.status(), "closed", "{}\n{}", end.info, host.stdout);
+    assert_eq!(end.events_of("guest_refused").len(), 1, "{}", end.info);
+    assert_eq!(
+        end.events_of("peer_joined")[0]["peer_public_key"],
+        bob.public_key()
+    );
 }
 
 /// A dialer that presents another agent's key and computes `_session_ready` itself gets a
 /// valid proof but no game: the server has no such session, so the host refuses it and
 /// keeps the invitation for the real guest.
 #[test]
-fn an_impersonated_guest_is_refused_after_the_server_check() {
+fn an_impersonated_guest_is_refused_after_the_server_check_and_the_real_guest_plays() {
     let net = Net::start();
     let (alice, victim) = (net.agent("alice"), net.agent("victim"));
     let (host, post_id) = alice.host("guess-number", &[]);
@@ -334,5 +352,69 @@ fn an_impersonated_guest_is_refused_after_the_server_check() {
     assert_eq!(end.status(), "hosting", "{}", end.info);
     assert!(end.events_of("peer_joined").is_empty(), "{}", end.info);
     assert_eq!(end.events_of("guest_refused").len(), 1);
-    drop(host);
+    real_guest_plays(&net, host, &alice, &post_id);
+}
+
+/// A `_session_ready` that names another session than the one both signatures cover is
+/// refused with its reason, without asking the server; the real guest plays next.
+#[test]
+fn a_ready_naming_another_session_is_refused() {
+    let net = Net::start();
+    let alice = net.agent("alice");
+    let (host, post_id) = alice.host("guess-number", &[]);
+    let client = net.server.client(&load_key_file(&alice.dir).unwrap());
+    let fake = FakeGuest::new();
+    let mut wire = fake.dial(&client, &post_id);
+    let key = aigenora::identity::Identity::generate();
+    let proof = wire.init(key.public_key(), "0123456789abcdef");
+    assert_eq!(proof["_session_proof"], true, "{proof}");
+    wire.send(&json!({"_session_ready": true, "session_id": "f".repeat(64)}));
+    let refusal = wire.next_frame();
+    let reason = refusal["reason"].as_str().unwrap();
+    assert!(
+        reason.contains(&format!(
+            "_session_ready names session \"{}\", expected",
+            "f".repeat(64)
+        )),
+        "{refusal}"
+    );
+    wire.wait_closed();
+    real_guest_plays(&net, host, &alice, &post_id);
+}
+
+/// A registered dialer whose session has already ended by the time it says ready (it ended
+/// the session itself) is refused: the server's session is not `matched`. The session
+/// closed the invitation, so the host, which can have no other guest now, ends.
+#[test]
+fn a_session_ended_before_ready_is_refused_and_ends_the_host() {
+    let net = Net::start();
+    let (alice, mallory) = (net.agent("alice"), net.agent("mallory"));
+    let (host, post_id) = alice.host("guess-number", &[]);
+    let client = net.server.client(&load_key_file(&alice.dir).unwrap());
+    let fake = FakeGuest::new();
+    let mut wire = fake.dial(&client, &post_id);
+    let mallory_key = load_key_file(&mallory.dir).unwrap();
+    let session_id = wire.register(net.url(), &mallory_key, &post_id);
+    let mallory_client = net.server.client(&mallory_key);
+    fake.block_on(mallory_client.set_session_status(&session_id, SessionStatus::Failed, None))
+        .unwrap();
+    wire.send(&json!({"_session_ready": true, "session_id": session_id}));
+    let refusal = wire.next_frame();
+    assert!(
+        refusal["reason"]
+            .as_str()
+            .unwrap()
+            .contains("is failed, not matched"),
+        "{refusal}"
+    );
+    let ended = host.finish(SESSION_LIMIT);
+    assert!(!ended.status.success());
+    assert!(
+        ended.stderr.starts_with(&format!(
+            "error: invitation {post_id}: taken by session {session_id}"
+        )),
+        "{}",
+        ended.stderr
+    );
+    assert_eq!(alice.session("host").status(), "failed");
 }

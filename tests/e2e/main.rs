@@ -13,6 +13,7 @@ mod controller_page;
 mod daemon;
 mod fake_peer;
 mod hostile;
+mod invitation_end;
 mod killed_peer;
 mod session_commands;
 mod terminal;

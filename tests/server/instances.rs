@@ -15,9 +15,11 @@ use aigenora::identity::Identity;
 use crate::support::postgres::Backend;
 use crate::support::server::{TestServer, fake_ticket, raw, register_test_protocol};
 
-/// Flags for load from one address: no per-address limit, a cheap proof of work.
+/// Flags for load from one address: no per-address limits, a cheap proof of work.
 const BURSTY: &[&str] = &[
     "--address-rate",
+    "0",
+    "--connections-per-address",
     "0",
     "--key-rate",
     "0",
@@ -493,8 +495,8 @@ async fn an_invitation_is_matched_once_and_its_session_ends_once_across_instance
     // Host (through A) and guest (through B) end it at once: one end wins.
     let via_b = b.client(guest_client.identity());
     let (by_host, by_guest) = tokio::join!(
-        host_client.set_session_status(&session_id, SessionStatus::Closed),
-        via_b.set_session_status(&session_id, SessionStatus::Failed),
+        host_client.set_session_status(&session_id, SessionStatus::Closed, None),
+        via_b.set_session_status(&session_id, SessionStatus::Failed, None),
     );
     let ended: Vec<_> = [&by_host, &by_guest]
         .into_iter()

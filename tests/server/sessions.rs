@@ -102,7 +102,7 @@ async fn a_guest_matches_an_offer_and_both_end_it_once() {
 
     assert_eq!(
         outsider
-            .set_session_status(&created.session_id, SessionStatus::Closed)
+            .set_session_status(&created.session_id, SessionStatus::Closed, None)
             .await
             .unwrap_err()
             .status(),
@@ -110,13 +110,13 @@ async fn a_guest_matches_an_offer_and_both_end_it_once() {
     );
     let closed = m
         .host_client
-        .set_session_status(&created.session_id, SessionStatus::Closed)
+        .set_session_status(&created.session_id, SessionStatus::Closed, None)
         .await
         .unwrap();
     assert_eq!(closed.status, SessionStatus::Closed);
     let second = m
         .guest_client
-        .set_session_status(&created.session_id, SessionStatus::Closed)
+        .set_session_status(&created.session_id, SessionStatus::Closed, None)
         .await
         .unwrap_err();
     assert_eq!(second.status(), Some(409));
@@ -294,4 +294,66 @@ async fn an_expired_offer_cannot_be_matched() {
         .await
         .unwrap_err();
     assert_eq!(refused.status(), Some(410));
+}
+
+/// An end names its party's winner in the same request: both are written in one
+/// transaction, or (when the winner contradicts that party's earlier report) neither.
+#[tokio::test]
+async fn an_end_carries_its_winner_and_writes_both_or_neither() {
+    let server = TestServer::start(&[]);
+    let m = offered(&server).await;
+    let session = proof(&m, &identity::new_session_nonce());
+    let id = m
+        .guest_client
+        .create_session(&session)
+        .await
+        .unwrap()
+        .session_id;
+
+    m.guest_client
+        .report_result(&id, Winner::Guest)
+        .await
+        .unwrap();
+    let contradicted = m
+        .guest_client
+        .set_session_status(&id, SessionStatus::Closed, Some(Winner::Host))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        contradicted.code(),
+        Some("result_reported"),
+        "{contradicted}"
+    );
+    let untouched = m.host_client.session(&id).await.unwrap();
+    assert_eq!(untouched.status, SessionStatus::Matched);
+    assert_eq!(
+        m.host_client.invitation(&m.post_id).await.unwrap().status,
+        "matched"
+    );
+
+    let ended = m
+        .host_client
+        .set_session_status(&id, SessionStatus::Closed, Some(Winner::Host))
+        .await
+        .unwrap();
+    assert_eq!(ended.status, SessionStatus::Closed);
+    let result = ended.result.unwrap();
+    assert_eq!(
+        (
+            result.host_report,
+            result.guest_report,
+            result.outcome.as_str()
+        ),
+        (Some(Winner::Host), Some(Winner::Guest), "disputed")
+    );
+    assert_eq!(
+        m.host_client.invitation(&m.post_id).await.unwrap().status,
+        "closed"
+    );
+    let second = m
+        .guest_client
+        .set_session_status(&id, SessionStatus::Closed, Some(Winner::Guest))
+        .await
+        .unwrap_err();
+    assert_eq!(second.code(), Some("session_ended"), "{second}");
 }

@@ -67,6 +67,15 @@ impl Wire<'_> {
     /// identity): init, check nothing, register the session with the server at `server`,
     /// ready. Returns the session id.
     pub fn authenticate(&mut self, server: &str, guest: &Identity, post_id: &str) -> String {
+        let session_id = self.register(server, guest, post_id);
+        self.send(&json!({"_session_ready": true, "session_id": session_id}));
+        session_id
+    }
+
+    /// The guest's half up to its registration with the server (which matches the
+    /// invitation), without telling the host: init, proof, `POST /sessions`. Returns the
+    /// session id.
+    pub fn register(&mut self, server: &str, guest: &Identity, post_id: &str) -> String {
         let nonce = "00112233445566778899aabbccddeeff";
         self.send(
             &json!({"_session_init": true, "guest_public_key": guest.public_key(),
@@ -88,9 +97,14 @@ impl Wire<'_> {
             self.runtime
                 .block_on(signed(server, guest, "POST", "/api/v1/sessions", &body));
         assert_eq!(created.status, 201, "{:?}", created.body);
-        let session_id = session.session_id();
-        self.send(&json!({"_session_ready": true, "session_id": session_id}));
-        session_id
+        session.session_id()
+    }
+
+    /// Sends `_session_init` for `key` and returns the host's answer.
+    pub fn init(&mut self, key: &str, nonce: &str) -> Value {
+        self.send(&json!({"_session_init": true, "guest_public_key": key,
+            "session_nonce": nonce, "guest_control_mode": "autonomous"}));
+        self.next_frame()
     }
 
     /// Writes `lines` one after another for at most `budget` (a peer that stops reading
@@ -109,6 +123,19 @@ impl Wire<'_> {
             }
         }
         written
+    }
+
+    /// The application close code, if the peer closes the connection within `limit`.
+    pub fn closed_within(&self, limit: Duration) -> Option<u64> {
+        let closed = self
+            .runtime
+            .block_on(async { tokio::time::timeout(limit, self.peer.connection.closed()).await });
+        match closed {
+            Ok(iroh::endpoint::ConnectionError::ApplicationClosed(close)) => {
+                Some(close.error_code.into_inner())
+            }
+            _ => None,
+        }
     }
 
     /// Waits until the peer closes the connection (it gave up on us).
@@ -222,15 +249,30 @@ impl FakeGuest {
         FakeGuest { runtime: runtime() }
     }
 
+    /// Runs a future on this guest's runtime (REST calls from the test body).
+    pub fn block_on<F: std::future::Future>(&self, future: F) -> F::Output {
+        self.runtime.block_on(future)
+    }
+
     /// Dials the host of `post_id` as published on the server.
     pub fn dial(&self, client: &RestClient, post_id: &str) -> Wire<'_> {
+        let ticket = self.ticket(client, post_id);
+        self.dial_ticket(&ticket)
+    }
+
+    /// The ticket of `post_id`, read from the server.
+    pub fn ticket(&self, client: &RestClient, post_id: &str) -> Ticket {
         let invitation = self
             .runtime
             .block_on(client.invitation(post_id))
             .expect("the invitation");
-        let ticket: Ticket = invitation.verified_ticket().unwrap().parse().unwrap();
+        invitation.verified_ticket().unwrap().parse().unwrap()
+    }
+
+    /// Dials a host's ticket.
+    pub fn dial_ticket(&self, ticket: &Ticket) -> Wire<'_> {
         let peer = self.runtime.block_on(async {
-            tokio::time::timeout(Duration::from_secs(30), raw_guest(&ticket))
+            tokio::time::timeout(Duration::from_secs(30), raw_guest(ticket))
                 .await
                 .expect("the host answers")
         });

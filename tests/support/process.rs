@@ -160,3 +160,14 @@ impl Drop for Proc {
         }
     }
 }
+
+/// Kilobytes of resident memory (`VmRSS`, or the peak `VmHWM`) of a live process.
+pub fn memory_kib(pid: u64, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field))
+        .and_then(|rest| rest.trim_start_matches(':').split_whitespace().next())
+        .and_then(|kib| kib.parse().ok())
+        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
+}

@@ -99,6 +99,11 @@ impl TestServer {
         }
     }
 
+    /// The server process's id.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("the server is running").id()
+    }
+
     /// Stops the server with SIGTERM (a graceful shutdown) and waits for it to exit.
     pub fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
