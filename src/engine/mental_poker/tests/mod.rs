@@ -9,4 +9,5 @@ mod game;
 mod honest;
 mod known_answers;
 mod replay;
+mod strictness;
 mod tampering;

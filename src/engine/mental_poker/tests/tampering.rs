@@ -10,7 +10,10 @@ use super::game::{CardHooks, Ended, Side, Strategy, Tamper, deck, play, spec, sp
 use crate::hooks::DealPlan;
 
 /// A side with these hooks that rewrites what it sends with `tamper`.
-fn tampering(hooks: CardHooks, tamper: impl FnMut(&mut Value) -> bool + Send + 'static) -> Side {
+pub(super) fn tampering(
+    hooks: CardHooks,
+    tamper: impl FnMut(&mut Value) -> bool + Send + 'static,
+) -> Side {
     let tamper: Tamper = Box::new(tamper);
     Side {
         hooks,
@@ -19,12 +22,12 @@ fn tampering(hooks: CardHooks, tamper: impl FnMut(&mut Value) -> bool + Send + '
     }
 }
 
-fn hooks(strategy: Strategy) -> CardHooks {
+pub(super) fn hooks(strategy: Strategy) -> CardHooks {
     CardHooks::new(deck(12), DealPlan { host: 3, guest: 3 }, strategy)
 }
 
 /// Runs the game and checks that `catcher` stopped with `reason` (told to the other side).
-fn caught(host: Side, guest: Side, catcher: &str, reason: &str) -> (Ended, Ended) {
+pub(super) fn caught(host: Side, guest: Side, catcher: &str, reason: &str) -> (Ended, Ended) {
     let dir = tempfile::tempdir().unwrap();
     let (host, guest) = play(&spec(), host, guest, dir.path());
     let (catching, other) = if catcher == "host" {
@@ -48,7 +51,7 @@ fn caught(host: Side, guest: Side, catcher: &str, reason: &str) -> (Ended, Ended
 }
 
 /// Applies `change` to the first frame with `action` (and to no other).
-fn first(
+pub(super) fn first(
     action: &'static str,
     mut change: impl FnMut(&mut Value) + Send + 'static,
 ) -> impl FnMut(&mut Value) -> bool + Send {
