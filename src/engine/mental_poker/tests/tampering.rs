@@ -89,6 +89,48 @@ fn a_tampered_host_layer_does_not_open_for_the_guest() {
 }
 
 #[test]
+fn one_tampered_blob_never_dealt_is_found_by_the_audit() {
+    // Nothing is dealt, so no transfer opens the blob: only the audit sees it. The host's
+    // audit cannot map the guest's wrapping of it back to a blob it made; the guest's (which
+    // holds the tampered blob) cannot open it.
+    let nothing_dealt = || CardHooks::new(deck(8), DealPlan { host: 0, guest: 0 }, Strategy::Pass);
+    let host = tampering(
+        nothing_dealt(),
+        first("mp_setup_a", |frame| {
+            let blob = frame["blobs"][5].as_str().unwrap();
+            frame["blobs"][5] = flip_hex(blob, 40).into();
+        }),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (host, guest) = play(&spec(), host, Side::honest(nothing_dealt()), dir.path());
+    assert_eq!(
+        host.reason(),
+        Some("derive_id_map_failed"),
+        "{:?}",
+        host.result
+    );
+    assert!(
+        matches!(
+            guest.reason(),
+            Some("inner_open_failed" | "peer_error: derive_id_map_failed")
+        ),
+        "{:?}",
+        guest.result
+    );
+    for side in [&host, &guest] {
+        assert_eq!(side.signed_hash(), None, "no receipt after a failed audit");
+    }
+    let count = |action: &str| {
+        host.events_named("protocol_message")
+            .into_iter()
+            .filter(|m| m["msg"]["action"] == action)
+            .count()
+    };
+    assert_eq!(count("mp_ot_request"), 0, "no card was dealt");
+    assert_eq!(count("mp_opening"), 2, "both sides opened");
+}
+
+#[test]
 fn a_tampered_guest_layer_does_not_open_for_the_host() {
     let guest = tampering(hooks(Strategy::Pass), first("mp_setup_b", flip_every_blob));
     caught(
