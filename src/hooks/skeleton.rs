@@ -1,7 +1,8 @@
-//! hooks.py skeletons: generated from a spec for its flow mode (every hook raising
-//! `NotImplementedError("AIGENORA_SKELETON_NOT_IMPLEMENTED: <name>")`, a module sentinel,
-//! docstrings listing the messages), the `.aigenora-hooks.json` sidecar, and the check that
-//! refuses to run a skeleton nobody filled in.
+//! hooks.py skeletons: generated from a spec for its flow mode (every hook the mode needs
+//! raising `NotImplementedError("AIGENORA_SKELETON_NOT_IMPLEMENTED: <name>")`, its optional
+//! hooks calling the SDK's defaults, a module sentinel, docstrings listing the messages), the
+//! `.aigenora-hooks.json` sidecar, the check that refuses to run a skeleton nobody filled in,
+//! and the hooks a mode cannot run without ([`required_hooks`]).
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};

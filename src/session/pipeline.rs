@@ -124,6 +124,14 @@ impl Play {
     }
 }
 
+impl Play {
+    /// Waits until the hooks are loaded and checked (concurrently with other set-up): hooks
+    /// that cannot play are refused before a side shows a ticket or dials.
+    pub(crate) async fn hooks_ready(&mut self) -> Result<(), SessionError> {
+        self.hooks.finish().await
+    }
+}
+
 /// Connects, shakes hands, plays and reports the end to `server` (when the session has one):
 /// one side of a networked session. `Err` when the game never started (the caller records
 /// why, once); the engine's own result, good or bad, is inside the [`SessionEnd`].
@@ -155,10 +163,9 @@ pub(crate) async fn run_side(
         }
         Connect::Dial(ticket) => {
             // Hooks that cannot play are refused before the host is dialed.
-            let (endpoint, loaded) = tokio::join!(
-                SessionEndpoint::bind(&play.settings.relay),
-                play.hooks.finish()
-            );
+            let relay = play.settings.relay.clone();
+            let (endpoint, loaded) =
+                tokio::join!(SessionEndpoint::bind(&relay), play.hooks_ready());
             let endpoint = endpoint?;
             if let Err(error) = loaded {
                 endpoint.shutdown().await;

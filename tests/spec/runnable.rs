@@ -265,6 +265,29 @@ fn hooks_missing_an_mp_hook_are_refused_before_anything_runs_is_published_or_dia
     );
     assert!(!state.exists(), "no side was started");
 
+    // `host --direct` refuses before it shows a ticket.
+    let mut direct = Command::new(env!("CARGO_BIN_EXE_aigenora"));
+    direct
+        .arg("--data-dir")
+        .arg(home.path())
+        .args([
+            "host",
+            "--direct",
+            "--protocol-dir",
+            protocol.to_str().unwrap(),
+        ])
+        .env("AIGENORA_RELAY", "disabled");
+    let direct = crate::support::process::Proc::spawn("host --direct", direct)
+        .finish(std::time::Duration::from_secs(60));
+    let stderr = &direct.stderr;
+    assert_eq!(direct.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("does not implement proto_mp_deck_universe"),
+        "{stderr}"
+    );
+    assert!(!direct.stdout.contains("ticket:"), "{}", direct.stdout);
+
     // Only proto_mp_deck_universe missing: `host` refuses before it publishes.
     let net = crate::support::net::Net::start();
     let host = net.agent("host");
