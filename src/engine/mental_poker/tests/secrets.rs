@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crypto_bigint::U2048;
+use crypto_bigint::{NonZero, U2048};
 use serde_json::Value;
 
 use super::game::{Ended, Side, Strategy, play, spec};
@@ -42,20 +42,24 @@ fn leaks(dir: &Path, secrets: &[String]) -> Vec<(String, String)> {
     found
 }
 
-/// The test sides' RSA key (both use the vectors' key): p, q and d, each in lowercase and
-/// upper-case hex (as given and zero-padded to 512 digits) and in decimal.
+/// The test sides' RSA key (both use the vectors' key): p, q, d and the CRT exponents
+/// d mod (p-1), d mod (q-1), each in lowercase and upper-case hex (as is and zero-padded to
+/// 512 digits) and in decimal.
 fn rsa_secrets() -> Vec<String> {
     let rsa = &primitives()["rsa"];
+    let number =
+        |name: &str| U2048::from_str_radix_vartime(rsa[name].as_str().unwrap(), 16).unwrap();
+    let (p, q, d) = (number("p"), number("q"), number("d"));
+    let crt = |prime: U2048| d.rem_vartime(&NonZero::new(prime.wrapping_sub(&U2048::ONE)).unwrap());
     let mut secrets = Vec::new();
-    for name in ["p", "q", "d"] {
-        let hex = rsa[name].as_str().unwrap().trim_start_matches('0');
-        let value = U2048::from_str_radix_vartime(hex, 16).unwrap();
-        let padded = format!("{hex:0>512}");
+    for value in [p, q, d, crt(p), crt(q)] {
+        let padded = hex::encode(value.to_be_bytes());
+        let hex = padded.trim_start_matches('0').to_string();
         secrets.extend([
-            hex.to_string(),
             hex.to_uppercase(),
-            padded.clone(),
+            hex,
             padded.to_uppercase(),
+            padded,
             value.to_string_radix_vartime(10),
         ]);
     }
