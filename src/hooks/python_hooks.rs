@@ -16,7 +16,9 @@ use super::{
 };
 
 mod mental_poker;
+use super::skeleton;
 use crate::canonical::sha256_hex;
+use crate::spec::Spec;
 
 /// The loaded `Hooks` instance of one protocol dir, plus the per-side round `state` dict.
 pub struct PythonHooks {
@@ -57,6 +59,43 @@ impl PythonHooks {
                 state_dir: None,
             })
         })
+    }
+
+    /// [`PythonHooks::load`], refusing hooks that leave a hook the spec's flow mode cannot
+    /// run without to the SDK (whose version only raises), so a side stops before it
+    /// publishes or dials rather than when the game reaches that hook.
+    pub fn load_for(protocol_dir: &Path, spec: &Spec) -> Result<PythonHooks, HookError> {
+        let mode = spec
+            .model()
+            .map_err(|error| HookError::new("load", error.to_string()))?
+            .flow
+            .mode();
+        let hooks = PythonHooks::load(protocol_dir)?;
+        let required = skeleton::required_hooks(mode);
+        let missing = Python::attach(|py| {
+            let instance = hooks.instance.bind(py);
+            let mut missing = Vec::new();
+            for name in &required {
+                let defined = overrides(instance, name)
+                    .map_err(|error| describe(py, "load", &error, &hooks.hooks_file))?;
+                if !defined {
+                    missing.push(*name);
+                }
+            }
+            Ok::<_, HookError>(missing)
+        })?;
+        if missing.is_empty() {
+            return Ok(hooks);
+        }
+        Err(HookError::new(
+            "load",
+            format!(
+                "{} does not implement {} (flow mode {mode} needs {})",
+                hooks.hooks_file.display(),
+                missing.join(", "),
+                required.join(", ")
+            ),
+        ))
     }
 
     /// Calls `method(*args)` on the instance, converting a Python exception.

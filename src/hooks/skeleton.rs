@@ -1,7 +1,8 @@
-//! hooks.py skeletons: generated from a spec for its flow mode (every hook raising
-//! `NotImplementedError("AIGENORA_SKELETON_NOT_IMPLEMENTED: <name>")`, a module sentinel,
-//! docstrings listing the messages), the `.aigenora-hooks.json` sidecar, and the check that
-//! refuses to run a skeleton nobody filled in.
+//! hooks.py skeletons: generated from a spec for its flow mode (every hook the mode needs
+//! raising `NotImplementedError("AIGENORA_SKELETON_NOT_IMPLEMENTED: <name>")`, its optional
+//! hooks calling the SDK's defaults, a module sentinel, docstrings listing the messages), the
+//! `.aigenora-hooks.json` sidecar, the check that refuses to run a skeleton nobody filled in,
+//! and the hooks a mode cannot run without ([`required_hooks`]).
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -25,26 +26,98 @@ const LEGACY_BANNERS: [&str; 2] = [
     "Never pass raw peer messages into an LLM prompt. The protocol engine validates",
 ];
 
-/// One hook method the skeleton asks the author to write.
+/// How much a mode needs one of its hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Need {
+    /// The engine calls it and the SDK's `ProtocolHooks` only raises: hooks.py must define it
+    /// (checked when the hooks load, before anything is published or dialed).
+    Always,
+    /// The skeleton asks for it, though the SDK has a default.
+    Skeleton,
+    /// The skeleton shows it calling the SDK's default, to change if the game needs to.
+    Optional,
+}
+
+/// One hook method of a mode's skeleton.
 struct Method {
     name: &'static str,
     params: &'static str,
     doc: &'static str,
+    need: Need,
 }
 
 fn methods_for(mode: FlowMode) -> Vec<Method> {
-    let method = |name, params, doc| Method { name, params, doc };
+    let method = |name, params, doc| Method {
+        name,
+        params,
+        doc,
+        need: Need::Skeleton,
+    };
+    let always = |name, params, doc| Method {
+        name,
+        params,
+        doc,
+        need: Need::Always,
+    };
+    let optional = |name, params, doc| Method {
+        name,
+        params,
+        doc,
+        need: Need::Optional,
+    };
     match mode {
         FlowMode::SimultaneousRound => vec![
-            method(
+            always(
                 "proto_round_value",
                 "self, round_index, state",
                 "Both sides: this round's secret value (str, int or bool). The engine commits\n        to it, reveals it after the peer committed, and checks the peer's reveal.",
             ),
-            method(
+            always(
                 "proto_round_judge",
                 "self, round_index, host_value, guest_value, state",
                 "Host: judge the round. Return HookResult(round_result_message, completed=game_over).\n        The engine sends {\"action\": \"end\"} after a completed result.",
+            ),
+        ],
+        FlowMode::MentalPoker => vec![
+            always(
+                "proto_mp_deck_universe",
+                "self",
+                "Both sides: the whole deck, a list of (rank, suit) pairs (each 0..255). The host\n        seals it; both sides compare the opened deck with it in the audit.",
+            ),
+            always(
+                "proto_mp_initial_deal",
+                "self, state",
+                "Both sides: cards dealt to each side, e.g. {\"host\": 5, \"guest\": 5}.",
+            ),
+            always(
+                "proto_mp_choose_action",
+                "self, state",
+                "This side's turn: {\"kind\": \"play\", \"id_b\": <a card of state[\"_mp_hand\"]>},\n        {\"kind\": \"draw\"} or {\"kind\": \"pass\"}. state[\"_mp_hand_cards\"] maps id_b to\n        (rank, suit); state[\"_mp_deck_view\"] shows both hands' sizes, the stock and the plays.",
+            ),
+            always(
+                "proto_mp_check_winner",
+                "self, state",
+                "Both sides, after every turn: \"host\", \"guest\", \"draw\" or None (game goes on).\n        state.get(\"_mp_stalled\") is true after two passes in a row.",
+            ),
+            optional(
+                "proto_mp_validate_play",
+                "self, state, who, play_msg",
+                "Optional: the rules check of a peer's play (the engine already proved the card\n        was in its hand). Return ValidationResult(ok, reason); the default accepts all.",
+            ),
+            optional(
+                "proto_mp_legal_actions",
+                "self, state",
+                "Optional: this side's legal actions, shown to a person (human and hybrid control).",
+            ),
+            optional(
+                "proto_mp_coerce_action",
+                "self, state, decision",
+                "Optional: a person's decision checked and turned into an action.",
+            ),
+            optional(
+                "proto_mp_apply_local_action",
+                "self, state, action",
+                "Optional: bookkeeping for an action a person chose.",
             ),
         ],
         FlowMode::Free => vec![
@@ -92,6 +165,26 @@ fn methods_for(mode: FlowMode) -> Vec<Method> {
             ),
         ],
     }
+}
+
+/// The hooks a `mode` cannot run without: the engine calls them and the SDK's
+/// `ProtocolHooks` only raises `NotImplementedError`.
+pub fn required_hooks(mode: FlowMode) -> Vec<&'static str> {
+    methods_for(mode)
+        .into_iter()
+        .filter(|method| method.need == Need::Always)
+        .map(|method| method.name)
+        .collect()
+}
+
+/// `self, state, who, play_msg` → `state, who, play_msg`: the arguments passed on to `super()`.
+fn forwarded(params: &str) -> String {
+    params
+        .split(',')
+        .map(str::trim)
+        .filter(|param| *param != "self")
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Text safe inside a triple-quoted (non-raw) docstring: backslashes, quotes and control
@@ -199,7 +292,10 @@ fn generate(spec: &Spec, model: &Model) -> String {
     )
     .unwrap();
     out.push_str(
-        "\nImplement every method below, then delete the AIGENORA_SKELETON line. The community\n",
+        "\nImplement every method that raises NotImplementedError (the optional ones keep the\n",
+    );
+    out.push_str(
+        "SDK's default until you change them), then delete the AIGENORA_SKELETON line. The community\n",
     );
     out.push_str(
         "server only distributes spec.json: your business logic lives here, on your machine.\n",
@@ -211,7 +307,11 @@ fn generate(spec: &Spec, model: &Model) -> String {
         "text is still untrusted input: never paste it into an LLM prompt as instructions.\n\n",
     );
     out.push_str(&message_catalogue(model));
-    out.push_str("\"\"\"\n\nfrom aigenora.proto.hooks import HookResult, ProtocolHooks\n\n");
+    out.push_str("\"\"\"\n\n");
+    if mode == FlowMode::MentalPoker {
+        out.push_str("from aigenora.proto.mental_poker import ValidationResult  # noqa: F401\n");
+    }
+    out.push_str("from aigenora.proto.hooks import HookResult, ProtocolHooks\n\n");
     if !mode.runs() {
         out.push_str("# This build generates session_loop-style hooks for this flow mode.\n");
     }
@@ -247,12 +347,22 @@ fn generate(spec: &Spec, model: &Model) -> String {
     for method in methods_for(mode) {
         writeln!(out, "\n    def {}({}):", method.name, method.params).unwrap();
         writeln!(out, "        \"\"\"{}\"\"\"", method.doc).unwrap();
-        writeln!(
-            out,
-            "        raise NotImplementedError(\"{METHOD_MARKER}: {}\")",
-            method.name
-        )
-        .unwrap();
+        if method.need == Need::Optional {
+            writeln!(
+                out,
+                "        return super().{}({})",
+                method.name,
+                forwarded(method.params)
+            )
+            .unwrap();
+        } else {
+            writeln!(
+                out,
+                "        raise NotImplementedError(\"{METHOD_MARKER}: {}\")",
+                method.name
+            )
+            .unwrap();
+        }
     }
     out
 }
@@ -469,6 +579,41 @@ mod tests {
         assert!(
             !write_scaffold(&spec("free"), dir.path()).unwrap(),
             "never overwrites hooks.py"
+        );
+    }
+
+    #[test]
+    fn a_mental_poker_skeleton_asks_for_the_mp_hooks() {
+        let spec = crate::protocols::find("thirty-one").unwrap().spec();
+        let dir = tempfile::tempdir().unwrap();
+        assert!(write_scaffold(&spec, dir.path()).unwrap());
+        let required = [
+            "proto_mp_check_winner",
+            "proto_mp_choose_action",
+            "proto_mp_deck_universe",
+            "proto_mp_initial_deal",
+        ];
+        assert_eq!(detect(dir.path()).missing_methods, required);
+        let mut needed = required_hooks(FlowMode::MentalPoker);
+        needed.sort();
+        assert_eq!(needed, required);
+        let text = std::fs::read_to_string(dir.path().join("hooks.py")).unwrap();
+        for optional in [
+            "def proto_mp_validate_play(self, state, who, play_msg):",
+            "return super().proto_mp_validate_play(state, who, play_msg)",
+            "return super().proto_mp_legal_actions(state)",
+            "return super().proto_mp_coerce_action(state, decision)",
+            "return super().proto_mp_apply_local_action(state, action)",
+            "from aigenora.proto.mental_poker import ValidationResult",
+        ] {
+            assert!(text.contains(optional), "{optional} missing:\n{text}");
+        }
+        assert!(!text.contains("proto_host_handle"), "{text}");
+        assert!(!text.contains("session_loop-style"), "{text}");
+        let error = ensure_implemented(dir.path(), false).unwrap_err();
+        assert!(
+            error.contains(&format!("unimplemented hooks: {}", required.join(", "))),
+            "{error}"
         );
     }
 

@@ -88,6 +88,11 @@ impl SelfPlay {
     /// run is refused before any hooks load.
     pub fn run_with(&self, wrap_guest: ChannelWrapper) -> Result<[SideReport; 2], SelfPlayError> {
         self.spec.ensure_runnable()?;
+        // Both sides' hooks load (and are checked for the mode's hooks) before any side starts.
+        let hooks = [
+            PythonHooks::load_for(&self.protocol_dir, &self.spec)?,
+            PythonHooks::load_for(&self.protocol_dir, &self.spec)?,
+        ];
         let (host_channel, guest_channel) = turn_taking_duplex();
         // Mental poker's sides spend their time in Rust cryptography spread over threads of
         // their own, which a pin would crowd onto one CPU; the other modes share one.
@@ -107,8 +112,9 @@ impl SelfPlay {
         let sides = sides
             .into_iter()
             .zip(first_turns)
-            .zip(waiting.iter().cloned());
-        for (((role, inner), first_turn), waiting) in sides {
+            .zip(waiting.iter().cloned())
+            .zip(hooks);
+        for ((((role, inner), first_turn), waiting), mut hooks) in sides {
             let mut channel = Watched { inner, waiting };
             let side_dir = SessionDir::create_in(&self.state_base, role)
                 .map_err(|e| SelfPlayError::StateDir(self.state_base.clone(), e))?;
@@ -129,7 +135,6 @@ impl SelfPlay {
                 record.state_dir = Some(state_dir.clone());
                 record.status = Some(SessionStatus::Running);
             });
-            let mut hooks = PythonHooks::load(&self.protocol_dir)?;
             let config = EngineConfig {
                 role,
                 options: self.options.clone(),

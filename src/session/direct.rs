@@ -20,17 +20,25 @@ pub async fn host(
 ) -> Result<SessionEnd, SessionError> {
     let played = async {
         start(Role::Host, &protocol, &options, &settings, &session_dir)?;
-        let endpoint = SessionEndpoint::bind(&settings.relay).await?;
+        let relay = settings.relay.clone();
+        let display = settings.display.clone();
+        let mut play = Play::new(Role::Host, protocol, options, settings, &session_dir);
+        // Hooks that cannot play are refused before the ticket is shown.
+        let (endpoint, ready) = tokio::join!(SessionEndpoint::bind(&relay), play.hooks_ready());
+        let endpoint = endpoint?;
+        if let Err(error) = ready {
+            endpoint.shutdown().await;
+            return Err(error);
+        }
         let ticket = endpoint.ticket().await?;
         let _ = session_dir.update(|record| record.status = Some(SessionStatus::Hosting));
         for line in [format!("ticket: {ticket}"), "waiting_for_peer: true".into()] {
-            (settings.display)(Role::Host, &line);
+            display(Role::Host, &line);
         }
         let connect = Connect::Accept {
             endpoint,
             lease: None,
         };
-        let play = Play::new(Role::Host, protocol, options, settings, &session_dir);
         run_side(play, connect, Handshake::Skip, None, String::new()).await
     };
     played

@@ -153,14 +153,15 @@ fn advertised_options(user: Map<String, Value>, metadata: &HostMetadata) -> Map<
 }
 
 /// `proto_init` + `proto_host_metadata` on a throw-away state dir, as the reference does
-/// before publishing (display name, tags, invitation type, default options).
+/// before publishing (display name, tags, invitation type, default options). Hooks missing
+/// one the flow mode needs are refused here, before anything is published.
 fn probe_metadata(
     protocol: &Protocol,
     options: &Map<String, Value>,
 ) -> Result<HostMetadata, SessionError> {
     let scratch =
         tempfile::tempdir().map_err(|e| SessionError::io("cannot create a scratch dir", e))?;
-    let mut hooks = PythonHooks::load(&protocol.dir)?;
+    let mut hooks = PythonHooks::load_for(&protocol.dir, &protocol.spec)?;
     let context = InitContext {
         options,
         role: Role::Host,

@@ -128,11 +128,19 @@ impl Play {
     }
 }
 
+impl Play {
+    /// Waits until the hooks are loaded and checked (concurrently with other set-up): hooks
+    /// that cannot play are refused before a side shows a ticket or dials.
+    pub(crate) async fn hooks_ready(&mut self) -> Result<(), SessionError> {
+        self.hooks.finish().await
+    }
+}
+
 /// Connects, shakes hands, plays and reports the end to `server` (when the session has one):
 /// one side of a networked session. `Err` when the game never started (the caller records
 /// why, once); the engine's own result, good or bad, is inside the [`SessionEnd`].
 pub(crate) async fn run_side(
-    play: Play,
+    mut play: Play,
     connect: Connect,
     handshake: Handshake,
     server: Option<&RestClient>,
@@ -155,7 +163,15 @@ pub(crate) async fn run_side(
             }
         }
         Connect::Dial(ticket) => {
-            let endpoint = SessionEndpoint::bind(&play.settings.relay).await?;
+            // Hooks that cannot play are refused before the host is dialed.
+            let relay = play.settings.relay.clone();
+            let (endpoint, loaded) =
+                tokio::join!(SessionEndpoint::bind(&relay), play.hooks_ready());
+            let endpoint = endpoint?;
+            if let Err(error) = loaded {
+                endpoint.shutdown().await;
+                return Err(error);
+            }
             let dialing = Instant::now();
             let mut link = endpoint.dial(&ticket, DEFAULT_CONNECT_TIMEOUT).await?;
             announce_connection(&events, &endpoint, &link, Some(dialing.elapsed()));
@@ -459,29 +475,51 @@ fn heartbeat_applies(protocol: &Protocol) -> bool {
 /// A protocol's hooks loading on a blocking thread. Started before dialing or while waiting
 /// for a guest, it takes the embedded interpreter's start and the SDK and hooks.py imports
 /// (tens of milliseconds when cold) off the way to the first engine frame.
-struct PreloadedHooks {
-    loading: JoinHandle<Result<PythonHooks, SessionError>>,
-    runtime: Handle,
+enum PreloadedHooks {
+    Loading {
+        task: JoinHandle<Result<PythonHooks, SessionError>>,
+        runtime: Handle,
+    },
+    Loaded(PythonHooks),
 }
 
 impl PreloadedHooks {
-    /// Starts loading `protocol`'s hooks; call from the runtime.
+    /// Starts loading `protocol`'s hooks (checked for the hooks its flow mode needs); call
+    /// from the runtime.
     fn start(protocol: &Protocol) -> PreloadedHooks {
-        let dir = protocol.dir.clone();
-        PreloadedHooks {
-            loading: tokio::task::spawn_blocking(move || Ok(PythonHooks::load(&dir)?)),
+        let protocol = protocol.clone();
+        PreloadedHooks::Loading {
+            task: tokio::task::spawn_blocking(move || {
+                Ok(PythonHooks::load_for(&protocol.dir, &protocol.spec)?)
+            }),
             runtime: Handle::current(),
         }
     }
 
+    /// Waits on the runtime until the hooks are loaded, or why they cannot be.
+    async fn finish(&mut self) -> Result<(), SessionError> {
+        if let PreloadedHooks::Loading { task, .. } = self {
+            let hooks = task.await.map_err(loading_stopped)??;
+            *self = PreloadedHooks::Loaded(hooks);
+        }
+        Ok(())
+    }
+
     /// The loaded hooks; blocks a non-runtime thread (the session thread) until they are.
     fn wait(self) -> Result<PythonHooks, SessionError> {
-        self.runtime
-            .block_on(self.loading)
-            .map_err(|e| SessionError::Stopped {
-                what: "loading the hooks",
-                detail: e.to_string(),
-            })?
+        match self {
+            PreloadedHooks::Loading { task, runtime } => {
+                runtime.block_on(task).map_err(loading_stopped)?
+            }
+            PreloadedHooks::Loaded(hooks) => Ok(hooks),
+        }
+    }
+}
+
+fn loading_stopped(error: tokio::task::JoinError) -> SessionError {
+    SessionError::Stopped {
+        what: "loading the hooks",
+        detail: error.to_string(),
     }
 }
 

@@ -200,6 +200,50 @@ class ThirtyOne(unittest.TestCase):
         self.show([], played=("3",))
         self.assertEqual(self.hooks.proto_mp_check_winner(self.state), "host")
 
+    def init(self, options: dict, role: str = "host"):
+        self.hooks = driver.load_hooks(harness.OUR_PROTOCOLS / "thirty-one")
+        self.hooks.proto_init(dict(options, hand_size=3), role, [], harness.scratch_dir(self))
+
+    def test_strategy_lowest_sheds_the_lowest_legal_card(self):
+        hand = [("0", 9), ("1", 5), ("2", 2), ("3", 7)]  # worth 10, 6, 3, 8
+        # count 0: all four legal; count 22: 10 would pass 31, so 6, 3 and 8 are.
+        for strategy, count, expected in (("lowest", 0, "2"), ("lowest", 22, "2"),
+                                          ("highest", 0, "0"), ("highest", 22, "3")):
+            self.init({"strategy": strategy})
+            self.hooks.count = count
+            self.show(hand)
+            self.assertEqual(self.hooks.proto_mp_choose_action(self.state),
+                             {"kind": "play", "id_b": expected}, (strategy, count))
+        with self.assertRaisesRegex(ValueError, "strategy: 'biggest'"):
+            self.init({"strategy": "biggest"})
+
+    def test_a_moves_script_is_played_when_legal(self):
+        self.init({"moves": "6c, 10C draw", "guest_moves": "pass", "strategy": "lowest"})
+        self.assertEqual(self.hooks.script, ["6c", "10c", "draw"])
+        hand = [("0", 9), ("1", 5), ("2", 2)]  # 10C, 6C, 3C
+        self.show(hand)
+        # The script's 6C, where the automatic (lowest) choice is 3C.
+        self.assertEqual(self.hooks.proto_mp_choose_action(self.state), {"kind": "play", "id_b": "1"})
+        self.assertIsNone(self.hooks.proto_mp_check_winner(self.state))  # the host's turn ends
+        self.assertIsNone(self.hooks.proto_mp_check_winner(self.state))  # and the guest's
+        self.hooks.count = 25  # the script's 10C would pass 31: the automatic choice instead
+        self.show([hand[0], hand[2]], played=("1",))
+        self.assertEqual(self.hooks.proto_mp_choose_action(self.state), {"kind": "play", "id_b": "2"})
+        self.hooks.proto_mp_check_winner(self.state)
+        self.hooks.proto_mp_check_winner(self.state)
+        self.hooks.count = 5  # the script's draw is not legal while 10C can be played
+        self.show(hand[:1], played=("1", "2"))
+        self.assertEqual(self.hooks.proto_mp_choose_action(self.state), {"kind": "play", "id_b": "0"})
+        self.hooks.proto_mp_check_winner(self.state)
+        self.hooks.proto_mp_check_winner(self.state)
+        self.hooks.count = 25  # the script starts over: 6C is not in hand, so nothing to play
+        self.show([("4", 9)], played=("1", "2", "0"))
+        self.assertEqual(self.hooks.proto_mp_choose_action(self.state), {"kind": "draw"})
+        self.init({"moves": "3c", "guest_moves": "10C"}, role="guest")
+        self.assertEqual(self.hooks.script, ["10c"])
+        with self.assertRaisesRegex(ValueError, "moves: unknown move"):
+            self.init({"moves": "3c, 11c"})
+
     def test_human_decisions_are_checked_against_the_rules(self):
         self.show([("0", 9)], stock=())
         self.hooks.count = 25

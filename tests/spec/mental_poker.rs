@@ -198,3 +198,25 @@ fn thirty_one_refuses_every_malformed_guest_frame() {
         );
     }
 }
+
+/// Thirty-One's `moves` script (per side) and `strategy: lowest` in a whole dealt game (their
+/// choices turn by turn are checked in `tests/python/test_builtin_protocols.py`); a script
+/// naming no card of the deck is refused with the hook's reason.
+#[test]
+fn thirty_one_takes_a_moves_script_and_the_lowest_strategy() {
+    let options = r#"{"hand_size": 3, "strategy": "lowest", "host_moves": "10S, 1C, draw", "guest_moves": "5H pass"}"#;
+    let (code, report, _state) = protocol_test_json("thirty-one", &["--options", options]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["passed"], true, "{report}");
+    assert_eq!(report["host"]["winner"], report["guest"]["winner"]);
+
+    let bad = r#"{"moves": "10S, 11S"}"#;
+    let (code, report, _state) = protocol_test_json("thirty-one", &["--options", bad]);
+    assert_eq!(code, 1, "{report}");
+    assert!(
+        report["host"]["error"]
+            .as_str()
+            .is_some_and(|error| error.contains("moves: unknown move(s) 11s")),
+        "{report}"
+    );
+}

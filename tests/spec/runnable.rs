@@ -1,6 +1,8 @@
 //! The run gate for mental_poker: a spec whose messages do not declare the fields the engine
 //! sends fails `validate`, and `protocol test`, `host` and `guest` refuse it with one line
-//! before any hook loads and before anything is published or dialed.
+//! before any hook loads and before anything is published or dialed; hooks without the
+//! mode's `proto_mp_*` hooks are refused as they load, still before anything is published or
+//! dialed; and the mode's skeleton asks for those hooks.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -118,4 +120,223 @@ fn a_mental_poker_spec_without_the_engines_fields_is_refused_before_loading_hook
             "{args:?} started a session"
         );
     }
+}
+
+/// Hooks for a mental_poker spec written from a session_loop skeleton (what `protocol
+/// scaffold` generated for this mode before it had its own), plus `mp_hooks` of the mode's own.
+fn hooks_without_mp(mp_hooks: &[&str]) -> String {
+    let mut text = String::from(
+        "from aigenora.proto.hooks import HookResult, ProtocolHooks\n\n\
+         class Hooks(ProtocolHooks):\n\
+         \x20   def proto_host_handle_join(self, msg):\n\
+         \x20       return HookResult({'action': 'ready'})\n\n\
+         \x20   def proto_guest_join_message(self):\n\
+         \x20       return {'action': 'join'}\n",
+    );
+    for hook in mp_hooks {
+        text.push_str(&format!(
+            "\n    def {hook}(self, state):\n        return None\n"
+        ));
+    }
+    text
+}
+
+/// Thirty-One's spec with a rule of its own (so it is no built-in) in `dir`, with `hooks`.
+fn thirty_one_copy(dir: &Path, hooks: &str) -> String {
+    let mut spec: Value =
+        serde_json::from_str(aigenora::protocols::find("thirty-one").unwrap().spec_json).unwrap();
+    spec["rules"]["copy"] = json!("A copy of the built-in, to be no built-in.");
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("spec.json"), spec.to_string()).unwrap();
+    std::fs::write(dir.join("hooks.py"), hooks).unwrap();
+    aigenora::spec::Spec::from_value(spec)
+        .unwrap()
+        .protocol_id()
+}
+
+#[test]
+fn scaffolding_a_mental_poker_spec_asks_for_the_mp_hooks() {
+    let home = tempfile::tempdir().unwrap();
+    let spec = home.path().join("spec.json");
+    std::fs::write(
+        &spec,
+        aigenora::protocols::find("thirty-one").unwrap().spec_json,
+    )
+    .unwrap();
+    let protocol = home.path().join("poker");
+    let scaffold = aigenora(
+        home.path(),
+        &[
+            "protocol",
+            "scaffold",
+            spec.to_str().unwrap(),
+            protocol.to_str().unwrap(),
+        ],
+    );
+    assert!(scaffold.status.success(), "{scaffold:?}");
+    let hooks = std::fs::read_to_string(protocol.join("hooks.py")).unwrap();
+    assert!(!hooks.contains("proto_host_handle"), "{hooks}");
+    assert!(
+        hooks.contains("return super().proto_mp_validate_play(state, who, play_msg)"),
+        "{hooks}"
+    );
+    let tested = aigenora(
+        home.path(),
+        &["protocol", "test", protocol.to_str().unwrap()],
+    );
+    let stderr = String::from_utf8_lossy(&tested.stderr);
+    assert_eq!(tested.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "unimplemented hooks: proto_mp_check_winner, proto_mp_choose_action, \
+             proto_mp_deck_universe, proto_mp_initial_deal"
+        ),
+        "{stderr}"
+    );
+    // Filled in, the skeleton's hooks are all the engine needs (its optional hooks keep the
+    // SDK's defaults): a whole game of its own deck plays and both audits pass.
+    let filled = hooks
+        .lines()
+        .filter(|line| !line.starts_with("AIGENORA_SKELETON"))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .replace(
+            "raise NotImplementedError(\"AIGENORA_SKELETON_NOT_IMPLEMENTED: proto_mp_deck_universe\")",
+            "return [(rank, suit) for rank in range(10) for suit in range(4)]",
+        )
+        .replace(
+            "raise NotImplementedError(\"AIGENORA_SKELETON_NOT_IMPLEMENTED: proto_mp_initial_deal\")",
+            "return {'host': 2, 'guest': 2}",
+        )
+        .replace(
+            "raise NotImplementedError(\"AIGENORA_SKELETON_NOT_IMPLEMENTED: proto_mp_choose_action\")",
+            "hand = sorted(state['_mp_hand'])\n        return {'kind': 'play', 'id_b': hand[0]} if hand else {'kind': 'pass'}",
+        )
+        .replace(
+            "raise NotImplementedError(\"AIGENORA_SKELETON_NOT_IMPLEMENTED: proto_mp_check_winner\")",
+            "view = state['_mp_deck_view']\n        \
+             return next((who for who in ('host', 'guest') if not view.hand_of(who)), None)",
+        );
+    std::fs::write(protocol.join("hooks.py"), filled).unwrap();
+    let state = home.path().join("state");
+    let played = aigenora(
+        home.path(),
+        &[
+            "protocol",
+            "test",
+            protocol.to_str().unwrap(),
+            "--json",
+            "--state-base",
+            state.to_str().unwrap(),
+        ],
+    );
+    let report: Value = serde_json::from_slice(&played.stdout).unwrap_or_else(|_| {
+        panic!("{}", String::from_utf8_lossy(&played.stderr));
+    });
+    assert_eq!(report["passed"], true, "{report}");
+    assert_eq!(report["host"]["winner"], "host", "{report}");
+}
+
+#[test]
+fn hooks_missing_an_mp_hook_are_refused_before_anything_runs_is_published_or_dialed() {
+    let home = tempfile::tempdir().unwrap();
+    let protocol = home.path().join("poker");
+    thirty_one_copy(&protocol, &hooks_without_mp(&[]));
+    let state = home.path().join("state");
+    let tested = aigenora(
+        home.path(),
+        &[
+            "protocol",
+            "test",
+            protocol.to_str().unwrap(),
+            "--state-base",
+            state.to_str().unwrap(),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&tested.stderr);
+    assert_eq!(tested.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(
+            "does not implement proto_mp_deck_universe, proto_mp_initial_deal, \
+             proto_mp_choose_action, proto_mp_check_winner (flow mode mental_poker needs"
+        ),
+        "{stderr}"
+    );
+    assert!(!state.exists(), "no side was started");
+
+    // `host --direct` refuses before it shows a ticket.
+    let mut direct = Command::new(env!("CARGO_BIN_EXE_aigenora"));
+    direct
+        .arg("--data-dir")
+        .arg(home.path())
+        .args([
+            "host",
+            "--direct",
+            "--protocol-dir",
+            protocol.to_str().unwrap(),
+        ])
+        .env("AIGENORA_RELAY", "disabled");
+    let direct = crate::support::process::Proc::spawn("host --direct", direct)
+        .finish(std::time::Duration::from_secs(60));
+    let stderr = &direct.stderr;
+    assert_eq!(direct.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("does not implement proto_mp_deck_universe"),
+        "{stderr}"
+    );
+    assert!(!direct.stdout.contains("ticket:"), "{}", direct.stdout);
+
+    // Only proto_mp_deck_universe missing: `host` refuses before it publishes.
+    let net = crate::support::net::Net::start();
+    let host = net.agent("host");
+    let bad = hooks_without_mp(&[
+        "proto_mp_initial_deal",
+        "proto_mp_choose_action",
+        "proto_mp_check_winner",
+    ]);
+    let bad_dir = host.dir.join("bad-poker");
+    thirty_one_copy(&bad_dir, &bad);
+    let spec = bad_dir.join("spec.json");
+    host.ok(&["protocol", "register", spec.to_str().unwrap()]);
+    let refused = host
+        .command(&["host", "--protocol-dir", bad_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("does not implement proto_mp_deck_universe (flow mode mental_poker"),
+        "{stderr}"
+    );
+    assert_eq!(
+        host.ok(&["browse", "--oneline"]),
+        "",
+        "nothing was published"
+    );
+
+    // `join` with such hooks in its library refuses before it dials a good host.
+    let good_dir = host.dir.join("good-poker");
+    let good = aigenora::protocols::find("thirty-one").unwrap().hooks_py;
+    let protocol_id = thirty_one_copy(&good_dir, good);
+    let (mut hosting, post_id) = host.host(good_dir.to_str().unwrap(), &[]);
+    let guest = net.agent("guest");
+    let library = aigenora::data_dir::DataDir::new(&guest.dir).protocol_dir(&protocol_id);
+    assert_eq!(thirty_one_copy(&library, &bad), protocol_id);
+    let joined = guest.command(&["join", &post_id]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&joined.stderr);
+    assert_eq!(joined.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("does not implement proto_mp_deck_universe (flow mode mental_poker"),
+        "{stderr}"
+    );
+    let hosted = crate::support::net::SessionFiles::read(host.session_dirs("host").last().unwrap());
+    assert!(
+        hosted.events_of("peer_connected").is_empty(),
+        "the guest dialed the host"
+    );
+    hosting.kill_and_reap();
 }

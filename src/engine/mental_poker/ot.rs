@@ -287,6 +287,14 @@ pub(crate) struct Request {
     pub z: U2048,
 }
 
+/// `r` stays secret until the witnesses are opened, and `r^-1` forever: both are wiped.
+impl Drop for Request {
+    fn drop(&mut self) {
+        self.r.zeroize();
+        self.r_inverse.zeroize();
+    }
+}
+
 impl Request {
     pub fn new(binding: &OtBinding, key: &OtPublicKey, label: Label) -> Request {
         let h = fdh(&binding.context(label), key);

@@ -180,9 +180,11 @@ impl OtPrivateKey {
         if !public.in_range(z) {
             return Err(PrivateOpError::OutOfRange);
         }
-        let (blind, unblind) = public.random_unit();
+        let (mut blind, mut unblind) = public.random_unit();
         let root = self.root_on_two_cpus(&public.mul(z, &public.pow_e(&blind)));
         let root = public.mul(&root, &unblind);
+        blind.zeroize();
+        unblind.zeroize();
         if public.pow_e(&root) != *z {
             return Err(PrivateOpError::Fault);
         }

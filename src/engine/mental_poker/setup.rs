@@ -39,6 +39,12 @@ enum Early {
 }
 
 /// This side's RSA key, generated in the background.
+#[cfg(test)]
+fn spy_layer_keys(keys: &[super::deck::LayerKey]) {
+    let keys = keys.iter().map(super::deck::LayerKey::to_hex).collect();
+    super::tests::cheats::spy(|spy| spy.layer_keys = Some(keys));
+}
+
 fn generate_key() -> Background<OtPrivateKey> {
     #[cfg(test)]
     if super::tests::cheats::active(super::tests::cheats::Cheat::FixedKey) {
@@ -126,6 +132,8 @@ fn host(session: &mut Session, binding: OtBinding) -> Result<(Table, Own), Stop>
         key,
         table: sender,
     } = sealing.wait().map_err(rsa_fault)?;
+    #[cfg(test)]
+    spy_layer_keys(&keys);
     let blobs: Vec<BlobA> = deck
         .iter()
         .zip(&keys)
@@ -182,6 +190,8 @@ fn guest(session: &mut Session, binding: OtBinding) -> Result<(Table, Own), Stop
     rng::shuffle(&mut order);
     #[cfg(test)]
     super::tests::cheats::spy(|spy| spy.guest_order = Some(order.clone()));
+    #[cfg(test)]
+    spy_layer_keys(&keys);
     let blobs: Vec<BlobB> = order
         .iter()
         .zip(&keys)

@@ -5,7 +5,10 @@ audited at the end); these hooks keep the rules: the count, the penalty after a 
 plays are legal, and who won. Both sides keep the same count from the same public events:
 their own plays, the peer's checked plays, and after each turn whether a card was played.
 
-Automatic play follows `strategy` (shed the highest or the lowest legal card first). In human
+Automatic play follows `moves` when set (this side's labels in order, one per turn, repeated
+when exhausted: a card such as "7H" or "10S", "draw" or "pass", each taken when it is legal at
+that turn and the automatic choice taken otherwise; `host_moves`/`guest_moves` script one side
+only), else `strategy` (shed the highest or the lowest legal card first). In human
 control every turn waits for a decision `{"action_seq": n, "kind": "play", "id_b": "..."}`
 (or `draw` / `pass`) and refuses one that breaks the rules; hybrid control plays a submitted
 decision when there is one and the automatic choice otherwise."""
@@ -17,11 +20,12 @@ if TYPE_CHECKING:
 
 from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.mental_poker import ValidationResult
-from aigenora.proto.options import option
+from aigenora.proto.options import option, script_option
 
 RANKS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]
 SUITS = ["C", "D", "H", "S"]
 TARGET = 31
+STRATEGIES = ("highest", "lowest")
 
 
 def value(rank: int) -> int:
@@ -31,6 +35,11 @@ def value(rank: int) -> int:
 
 def card_name(rank: int, suit: int) -> str:
     return f"{RANKS[rank]}{SUITS[suit]}"
+
+
+# What a `moves` script may name (lower case, as script_option reads it).
+SCRIPT_TOKENS = [card_name(rank, suit).lower() for rank in range(len(RANKS))
+                 for suit in range(len(SUITS))] + ["draw", "pass"]
 
 
 class Hooks(ProtocolHooks):
@@ -50,6 +59,10 @@ class Hooks(ProtocolHooks):
         super().proto_init(options, role, args, state_dir, decision_config)
         self.hand_size = option(options, "hand_size", 5, int)
         self.strategy = option(options, "strategy", "highest")
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"strategy: {self.strategy!r} is not one of {', '.join(STRATEGIES)}")
+        self.script = script_option(options, "moves", SCRIPT_TOKENS, role=role)
+        self.own_turns = 0
         self.count = 0
         # The side that must draw a penalty card on its next turn, if any.
         self.penalty_for: str | None = None
@@ -101,12 +114,27 @@ class Hooks(ProtocolHooks):
             return plays
         return [{"kind": "draw" if deck and deck.stock else "pass"}]
 
+    def _scripted(self, legal: list[dict]) -> dict | None:
+        """The legal action this turn's `moves` label names, if any."""
+        if not self.script:
+            return None
+        wanted = self.script[self.own_turns % len(self.script)]
+        for item in legal:
+            label = item["kind"] if item["kind"] != "play" else card_name(item["rank"], item["suit"])
+            if label.lower() == wanted:
+                return item
+        return None
+
     def proto_mp_choose_action(self, state):
         legal = self.proto_mp_legal_actions(state)
-        if legal[0]["kind"] != "play":
-            return {"kind": legal[0]["kind"]}
-        pick = max if self.strategy == "highest" else min
-        choice = pick(legal, key=lambda play: (play["value"], play["suit"], play["id_b"]))
+        choice = self._scripted(legal)
+        if choice is None and legal[0]["kind"] == "play":
+            pick = max if self.strategy == "highest" else min
+            choice = pick(legal, key=lambda play: (play["value"], play["suit"], play["id_b"]))
+        elif choice is None:
+            choice = legal[0]
+        if choice["kind"] != "play":
+            return {"kind": choice["kind"]}
         self._played(state.get("_mp_role"), choice["rank"], choice["suit"], state)
         return {"kind": "play", "id_b": choice["id_b"]}
 
@@ -142,6 +170,8 @@ class Hooks(ProtocolHooks):
         deck = state.get("_mp_deck_view")
         actor = "host" if self.turn % 2 == 0 else "guest"
         self.turn += 1
+        if actor == self.role:
+            self.own_turns += 1
         played = len(deck.played) if deck else 0
         if played == self.plays_seen:
             # A draw or a pass: the count starts over, and a penalty is paid.

@@ -59,6 +59,8 @@ pub(crate) struct Spy {
     pub guest_order: Option<Vec<usize>>,
     /// The host's deck in id-A order.
     pub host_deck: Option<Vec<Card>>,
+    /// This side's layer keys, in hex.
+    pub layer_keys: Option<Vec<String>>,
 }
 
 thread_local! {

@@ -9,4 +9,6 @@ mod game;
 mod honest;
 mod known_answers;
 mod replay;
+mod secrets;
+mod strictness;
 mod tampering;

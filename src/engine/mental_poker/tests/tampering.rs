@@ -10,7 +10,10 @@ use super::game::{CardHooks, Ended, Side, Strategy, Tamper, deck, play, spec, sp
 use crate::hooks::DealPlan;
 
 /// A side with these hooks that rewrites what it sends with `tamper`.
-fn tampering(hooks: CardHooks, tamper: impl FnMut(&mut Value) -> bool + Send + 'static) -> Side {
+pub(super) fn tampering(
+    hooks: CardHooks,
+    tamper: impl FnMut(&mut Value) -> bool + Send + 'static,
+) -> Side {
     let tamper: Tamper = Box::new(tamper);
     Side {
         hooks,
@@ -19,12 +22,12 @@ fn tampering(hooks: CardHooks, tamper: impl FnMut(&mut Value) -> bool + Send + '
     }
 }
 
-fn hooks(strategy: Strategy) -> CardHooks {
+pub(super) fn hooks(strategy: Strategy) -> CardHooks {
     CardHooks::new(deck(12), DealPlan { host: 3, guest: 3 }, strategy)
 }
 
 /// Runs the game and checks that `catcher` stopped with `reason` (told to the other side).
-fn caught(host: Side, guest: Side, catcher: &str, reason: &str) -> (Ended, Ended) {
+pub(super) fn caught(host: Side, guest: Side, catcher: &str, reason: &str) -> (Ended, Ended) {
     let dir = tempfile::tempdir().unwrap();
     let (host, guest) = play(&spec(), host, guest, dir.path());
     let (catching, other) = if catcher == "host" {
@@ -48,7 +51,7 @@ fn caught(host: Side, guest: Side, catcher: &str, reason: &str) -> (Ended, Ended
 }
 
 /// Applies `change` to the first frame with `action` (and to no other).
-fn first(
+pub(super) fn first(
     action: &'static str,
     mut change: impl FnMut(&mut Value) + Send + 'static,
 ) -> impl FnMut(&mut Value) -> bool + Send {
@@ -83,6 +86,48 @@ fn a_tampered_host_layer_does_not_open_for_the_guest() {
         "guest",
         "card_open_failed",
     );
+}
+
+#[test]
+fn one_tampered_blob_never_dealt_is_found_by_the_audit() {
+    // Nothing is dealt, so no transfer opens the blob: only the audit sees it. The host's
+    // audit cannot map the guest's wrapping of it back to a blob it made; the guest's (which
+    // holds the tampered blob) cannot open it.
+    let nothing_dealt = || CardHooks::new(deck(8), DealPlan { host: 0, guest: 0 }, Strategy::Pass);
+    let host = tampering(
+        nothing_dealt(),
+        first("mp_setup_a", |frame| {
+            let blob = frame["blobs"][5].as_str().unwrap();
+            frame["blobs"][5] = flip_hex(blob, 40).into();
+        }),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (host, guest) = play(&spec(), host, Side::honest(nothing_dealt()), dir.path());
+    assert_eq!(
+        host.reason(),
+        Some("derive_id_map_failed"),
+        "{:?}",
+        host.result
+    );
+    assert!(
+        matches!(
+            guest.reason(),
+            Some("inner_open_failed" | "peer_error: derive_id_map_failed")
+        ),
+        "{:?}",
+        guest.result
+    );
+    for side in [&host, &guest] {
+        assert_eq!(side.signed_hash(), None, "no receipt after a failed audit");
+    }
+    let count = |action: &str| {
+        host.events_named("protocol_message")
+            .into_iter()
+            .filter(|m| m["msg"]["action"] == action)
+            .count()
+    };
+    assert_eq!(count("mp_ot_request"), 0, "no card was dealt");
+    assert_eq!(count("mp_opening"), 2, "both sides opened");
 }
 
 #[test]
