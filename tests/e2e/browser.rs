@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use crate::support::browser::{Browser, browser_binaries, controller_url};
 use crate::support::control::window_of;
-use crate::support::net::{Net, SESSION_LIMIT, SessionFiles, wait_until};
+use crate::support::net::{Agent, Net, SESSION_LIMIT, SessionFiles, wait_until};
 use crate::support::process::Proc;
 
 /// One raw HTTP/1.1 request; returns the status code.
@@ -47,21 +47,33 @@ fn get(port: u16, host: &str, path: &str, headers: &str) -> u16 {
     )
 }
 
-#[test]
-fn a_person_plays_a_match_from_the_browser_and_strangers_are_refused() {
+/// `alice` hosts `rounds` rounds of rock-paper-scissors, autonomous and always rock; `bob`
+/// joins with `guest_flags`, serving the browser controller. The two processes and the
+/// controller's URL.
+fn rock_host_and_web_guest(
+    alice: &Agent,
+    bob: &Agent,
+    rounds: u32,
+    guest_flags: &[&str],
+) -> (Proc, Proc, String) {
     browser_binaries();
-    let net = Net::start();
-    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
-    let options = r#"{"best_of": 3, "termination": "fixed_rounds", "moves": "rock"}"#;
+    let options =
+        format!(r#"{{"best_of": {rounds}, "termination": "fixed_rounds", "moves": "rock"}}"#);
     let (host, post_id) = alice.host(
         "rock-paper-scissors",
-        &["--control-mode", "autonomous", "--options", options],
+        &["--control-mode", "autonomous", "--options", &options],
     );
-    let guest = bob.join(
-        &post_id,
-        &["--control-mode", "human", "--web", "--no-prompt"],
-    );
+    let flags = [guest_flags, &["--web", "--no-prompt"]].concat();
+    let guest = bob.join(&post_id, &flags);
     let url = controller_url(&guest);
+    (host, guest, url)
+}
+
+#[test]
+fn a_person_plays_a_match_from_the_browser_and_strangers_are_refused() {
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let (host, guest, url) = rock_host_and_web_guest(&alice, &bob, 3, &["--control-mode", "human"]);
     let port: u16 = url
         .trim_start_matches("http://127.0.0.1:")
         .split('/')
@@ -440,26 +452,10 @@ fn a_direct_host_serves_its_page_with_web() {
 /// the agent's move. Both windows close `decided` from the web, well before their 60 s.
 #[test]
 fn a_person_overrides_the_agent_and_accepts_its_move_from_the_page() {
-    browser_binaries();
     let net = Net::start();
     let (alice, bob) = (net.agent("alice"), net.agent("bob"));
-    let options = r#"{"best_of": 2, "termination": "fixed_rounds", "moves": "rock"}"#;
-    let (host, post_id) = alice.host(
-        "rock-paper-scissors",
-        &["--control-mode", "autonomous", "--options", options],
-    );
-    let guest = bob.join(
-        &post_id,
-        &[
-            "--control-mode",
-            "hybrid",
-            "--think-seconds",
-            "60",
-            "--web",
-            "--no-prompt",
-        ],
-    );
-    let url = controller_url(&guest);
+    let hybrid = ["--control-mode", "hybrid", "--think-seconds", "60"];
+    let (host, guest, url) = rock_host_and_web_guest(&alice, &bob, 2, &hybrid);
     let dir = bob.session_dirs("guest").pop().unwrap();
     let intended_in = |round: u64| {
         wait_until(SESSION_LIMIT, || {

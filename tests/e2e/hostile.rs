@@ -11,7 +11,7 @@ use aigenora::transport::Ticket;
 use serde_json::json;
 
 use crate::support::fake::{FakeGuest, Wire};
-use crate::support::net::{Net, SESSION_LIMIT, SessionFiles, wait_until};
+use crate::support::net::{Net, SESSION_LIMIT, SessionFiles, real_guest_plays, wait_until};
 use crate::support::process::memory_kib;
 
 /// Silent dialers (a stream and nothing more) and a stalling one (init, then no ready) hold
@@ -31,16 +31,7 @@ fn silent_and_stalling_dialers_do_not_keep_the_real_guest_out() {
     );
     assert_eq!(stalling.next_frame()["_session_proof"], true);
 
-    let guest = bob.join(&post_id, &[]).succeed(SESSION_LIMIT);
-    let host = host.succeed(SESSION_LIMIT);
-    assert!(guest.stdout.contains("peer_joined: "), "{}", guest.stdout);
-    let end = alice.session("host");
-    assert_eq!(end.status(), "closed", "{}\n{}", end.info, host.stdout);
-    assert_eq!(end.events_of("peer_joined").len(), 1);
-    assert_eq!(
-        end.events_of("peer_joined")[0]["peer_public_key"],
-        bob.public_key()
-    );
+    real_guest_plays(host, &alice, &bob, &post_id);
 }
 
 /// Twelve dialers that start a `_session_init` and never finish the line: four take the
@@ -69,15 +60,7 @@ fn dialers_beyond_the_handshake_cap_are_turned_away_and_the_real_guest_plays() {
     assert_eq!(busy, 4, "12 dialers, 4 handshaking, 4 queued");
     drop(stalling);
 
-    let guest = bob.join(&post_id, &[]).succeed(SESSION_LIMIT);
-    let host = host.succeed(SESSION_LIMIT);
-    assert!(guest.stdout.contains("peer_joined: "), "{}", guest.stdout);
-    let end = alice.session("host");
-    assert_eq!(end.status(), "closed", "{}\n{}", end.info, host.stdout);
-    assert_eq!(
-        end.events_of("peer_joined")[0]["peer_public_key"],
-        bob.public_key()
-    );
+    real_guest_plays(host, &alice, &bob, &post_id);
 }
 
 /// One dialer that completes the handshake with a `_session_ready` for a session it never
@@ -135,15 +118,7 @@ fn forged_ready_dialers_cost_neither_the_real_guest_nor_the_renewals() {
     for reason in &reasons {
         assert!(reason.contains("has no session"), "{reason}");
     }
-    let guest = bob.join(&post_id, &[]).succeed(SESSION_LIMIT);
-    let host = host.succeed(SESSION_LIMIT);
-    assert!(guest.stdout.contains("peer_joined: "), "{}", guest.stdout);
-    let end = alice.session("host");
-    assert_eq!(end.status(), "closed", "{}\n{}", end.info, host.stdout);
-    assert_eq!(
-        end.events_of("peer_joined")[0]["peer_public_key"],
-        bob.public_key()
-    );
+    let end = real_guest_plays(host, &alice, &bob, &post_id);
     assert_eq!(end.events_of("guest_refused").len(), 30);
     assert!(
         end.events_of("invitation_renewed").len() >= 3,

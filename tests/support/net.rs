@@ -346,3 +346,17 @@ pub fn assert_server_session(record: &Value, status: &str, winner: Option<&str>)
         None => assert_eq!(record["result"]["winner"], Value::Null, "{record}"),
     }
 }
+
+/// After whatever the host went through, the real guest joins `post_id` and both play to the
+/// end; the host's only peer was that guest. Returns the host's ended session.
+pub fn real_guest_plays(host: Proc, hosting: &Agent, guest: &Agent, post_id: &str) -> SessionFiles {
+    let joined = guest.join(post_id, &[]).succeed(SESSION_LIMIT);
+    let host = host.succeed(SESSION_LIMIT);
+    assert!(joined.stdout.contains("peer_joined: "), "{}", joined.stdout);
+    let end = hosting.session("host");
+    assert_eq!(end.status(), "closed", "{}\n{}", end.info, host.stdout);
+    let peers = end.events_of("peer_joined");
+    assert_eq!(peers.len(), 1, "{}", end.info);
+    assert_eq!(peers[0]["peer_public_key"], guest.public_key());
+    end
+}
