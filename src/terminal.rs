@@ -62,9 +62,10 @@ pub fn json_pretty(value: &impl Serialize) -> String {
     escape_json(serde_json::to_string_pretty(value).expect("output always serializes"))
 }
 
-/// Escapes DEL, C1 and bidi controls; serde_json already escapes C0 characters inside
-/// strings, and outside strings the only ones are an indented document's newlines.
-fn escape_json(json: String) -> String {
+/// JSON text that serde_json wrote (a `.jsonl` file's lines, say) with DEL, C1 and bidi
+/// controls escaped; serde_json already escapes C0 characters inside strings, and outside
+/// strings the only ones are newlines.
+pub fn escape_json(json: String) -> String {
     let unsafe_in_json = |c: char| is_unsafe(c) && u32::from(c) >= 0x7f;
     if !json.chars().any(unsafe_in_json) {
         return json;

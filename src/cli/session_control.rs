@@ -45,7 +45,7 @@ pub fn decide(
         wait,
     );
     if as_json {
-        println!("{}", serde_json::to_value(&answer)?);
+        println!("{}", crate::terminal::json_line(&answer));
     } else {
         println!("{}", describe(&answer));
     }
@@ -94,7 +94,7 @@ pub fn snapshot(target: &Target, as_json: bool, follow: bool) -> anyhow::Result<
                 object.insert("now".into(), now);
             }
             if as_json {
-                println!("{view}");
+                println!("{}", crate::terminal::json_line(&view));
             } else {
                 print_snapshot(&view);
             }

@@ -25,7 +25,7 @@ pub fn list(data_dir: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
                 Value::Object(row)
             })
             .collect();
-        println!("{}", Value::Array(rows));
+        println!("{}", crate::terminal::json_line(&rows));
         return Ok(ExitCode::SUCCESS);
     }
     for (dir, record) in &sessions {
@@ -70,7 +70,8 @@ pub fn events(state_dir: &Path, follow: bool, as_json: bool) -> anyhow::Result<E
             let complete = text.rfind('\n').map_or(0, |end| end + 1);
             offset += complete as u64;
             if as_json {
-                stdout.write_all(&text.as_bytes()[..complete])?;
+                text.truncate(complete);
+                stdout.write_all(crate::terminal::escape_json(text).as_bytes())?;
             } else {
                 for line in text[..complete].lines() {
                     writeln!(stdout, "{}", event_line(line))?;

@@ -1,7 +1,8 @@
 //! Steering a running session from the command line without naming it: `session snapshot`
 //! (once, `--json`, `--follow`), `session strategy --merge/--set` and `session decide` act
 //! on the newest session of the data dir — newest by time, not by role — and `snapshot
-//! --follow` stops when the session ends or its process is killed.
+//! --follow` stops when the session ends or its process is killed. Their `--json` output
+//! escapes what a terminal would obey.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -195,4 +196,46 @@ fn snapshot_follow_stops_when_the_session_process_is_killed() {
         followed.stdout
     );
     let _ = host.finish(SESSION_LIMIT);
+}
+
+/// What `session list|events|snapshot --json` print is exact JSON with nothing a terminal
+/// would obey: a peer's chat line or a post id carrying a C1 control or a bidi override comes
+/// out as `\uXXXX` (C0 controls serde_json escapes already).
+#[test]
+fn session_json_output_escapes_what_a_terminal_would_obey() {
+    let net = Net::start();
+    let bob = net.agent("bob");
+    let hostile = "rock\u{202e}kcor\u{9b}2J\u{7f}";
+    let dir = SessionDir::create(&bob.dir, Role::Guest).unwrap();
+    dir.record_start(
+        Role::Guest,
+        SessionRecord {
+            post_id: Some(hostile.to_string()),
+            ..SessionRecord::default()
+        },
+    );
+    let event = json!({"ts": "2026-12-01T12:00:00+00:00", "type": "protocol_message",
+        "summary": hostile, "data": {"msg": {"text": hostile}}});
+    std::fs::write(dir.root().join("events.jsonl"), format!("{event}\n")).unwrap();
+    let outputs = [
+        bob.ok(&["session", "list", "--json"]),
+        bob.ok(&["session", "events", "--json"]),
+        bob.ok(&["session", "snapshot", "--json"]),
+        bob.ok(&["session", "events"]),
+    ];
+    for output in &outputs {
+        assert!(
+            !output.contains(['\u{202e}', '\u{9b}', '\u{7f}']),
+            "raw controls in {output:?}"
+        );
+    }
+    let listed: Value = serde_json::from_str(outputs[0].trim()).unwrap();
+    assert_eq!(listed[0]["post_id"], hostile, "the JSON means the same");
+    let recorded: Value = serde_json::from_str(outputs[1].trim()).unwrap();
+    assert_eq!(recorded["data"]["msg"]["text"], hostile);
+    assert!(
+        outputs[3].contains("rock\\u{202e}kcor\\u{9b}2J\\x7f"),
+        "{}",
+        outputs[3]
+    );
 }
