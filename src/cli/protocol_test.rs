@@ -108,7 +108,7 @@ pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
             "guest": side_json(&guest),
             "adversarial": cases.iter().map(|c| json!({"case": c.label, "rejected": c.rejected, "detail": c.detail})).collect::<Vec<_>>(),
         });
-        println!("{report}");
+        println!("{}", crate::terminal::json_line(&report));
         return Ok(if passed {
             ExitCode::SUCCESS
         } else {

@@ -60,13 +60,15 @@ fn lint(args: &ValidateArgs, spec: &Spec) -> anyhow::Result<ExitCode> {
             "warnings": warnings,
             "diagnostics": diagnostics,
         });
-        println!("{report}");
+        println!("{}", crate::terminal::json_line(&report));
     } else {
         for diagnostic in &diagnostics {
             let severity = match diagnostic.severity {
                 Severity::Error => "error",
                 Severity::Warning => "warning",
             };
+            // Paths and messages quote the spec, which may come from anyone.
+            let diagnostic = crate::terminal::escape_control(&diagnostic.to_string()).into_owned();
             println!("{file}: {severity}: {diagnostic}");
         }
         if !args.quiet || errors > 0 {
@@ -119,7 +121,8 @@ fn validate_message(args: &ValidateArgs, spec: &Spec, text: &str) -> anyhow::Res
     );
     if args.json {
         let error = outcome.as_ref().err().map(ToString::to_string);
-        println!("{}", json!({"valid": outcome.is_ok(), "error": error}));
+        let answer = json!({"valid": outcome.is_ok(), "error": error});
+        println!("{}", crate::terminal::json_line(&answer));
         return Ok(if outcome.is_ok() {
             ExitCode::SUCCESS
         } else {

@@ -56,6 +56,36 @@ fn lint_reports_every_problem_with_its_path_and_exits_1() {
     }
 }
 
+/// A spec can come from anyone (fetched from a community server): what the linter quotes of
+/// it (a field's name here) reaches the terminal escaped, in text and in JSON.
+#[test]
+fn diagnostics_quoting_the_spec_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = demo_spec();
+    spec["messages"][2]["fields"]["n\u{1b}]0;owned\u{7}\u{9b}"] = json!({"type": "number"});
+    let path = write_spec(dir.path(), &spec);
+    for json_flag in [false, true] {
+        let mut command = aigenora();
+        command.arg("validate").arg(&path);
+        if json_flag {
+            command.arg("--json");
+        }
+        let out = command.output().unwrap();
+        let report = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{report}");
+        assert!(
+            !report.contains(['\u{1b}', '\u{7}', '\u{9b}']),
+            "{report:?}"
+        );
+        let quoted = if json_flag {
+            "n\\u001b]0;owned\\u0007\\u009b"
+        } else {
+            "n\\x1b]0;owned\\x07\\u{9b}"
+        };
+        assert!(report.contains(quoted), "{report}");
+    }
+}
+
 #[test]
 fn clean_spec_exits_0_and_json_is_machine_readable() {
     let dir = tempfile::tempdir().unwrap();
