@@ -108,8 +108,12 @@ impl Keeper {
     }
 }
 
+/// The longest an invitation is believed to be offered without a renewal, whatever the
+/// server says.
+const LONGEST_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+
 /// The moment an ISO 8601 expiry from the server falls on this machine's clock (the
-/// server's default TTL from now when it cannot be read).
+/// server's default TTL from now when it cannot be read; at most [`LONGEST_TTL`] away).
 fn local_expiry(expires_at: &str) -> Instant {
     let left = match chrono::DateTime::parse_from_rfc3339(expires_at) {
         Ok(at) => (at.with_timezone(&chrono::Utc) - chrono::Utc::now())
@@ -117,5 +121,28 @@ fn local_expiry(expires_at: &str) -> Instant {
             .unwrap_or(Duration::ZERO),
         Err(_) => DEFAULT_TTL,
     };
-    Instant::now() + left
+    Instant::now() + left.min(LONGEST_TTL)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expiries_are_read_on_this_clock_and_bounded() {
+        let soon = (chrono::Utc::now() + chrono::Duration::seconds(60)).to_rfc3339();
+        let left = local_expiry(&soon) - Instant::now();
+        assert!(
+            left > Duration::from_secs(55) && left <= Duration::from_secs(60),
+            "{left:?}"
+        );
+        assert!(local_expiry("2001-01-01T00:00:00Z") <= Instant::now());
+        let unreadable = local_expiry("soon") - Instant::now();
+        assert!(
+            unreadable > DEFAULT_TTL - Duration::from_secs(5),
+            "{unreadable:?}"
+        );
+        let far = local_expiry("9999-12-31T23:59:59Z") - Instant::now();
+        assert!(far <= LONGEST_TTL, "{far:?}");
+    }
 }
