@@ -1,5 +1,7 @@
 //! `aigenora host`: publish a signed invitation, keep it alive, serve the first guest that
-//! completes the handshake, play, and report the end.
+//! completes the handshake, play, and report the end. A dialer that takes the invitation
+//! (registers its session) and then fails the handshake costs the host that invitation
+//! only: it offers a fresh one.
 
 use std::num::NonZeroU32;
 use std::time::Duration;
@@ -89,57 +91,110 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, SessionError>
     let options = advertised_options(options, &metadata);
     spec::validate_options(protocol.spec.value(), &options).map_err(SessionError::Options)?;
 
-    let endpoint = SessionEndpoint::bind(&settings.relay).await?;
-    let ticket = endpoint.ticket().await?.to_string();
-    let mut invitation = NewInvitation::signed(client.identity(), &protocol_id, &ticket);
-    invitation.message = metadata.name.clone();
-    invitation.tags = metadata.tags.clone();
-    invitation.invitation_type = InvitationType::parse(&metadata.invite_type).unwrap_or_default();
-    invitation.host_control_mode = settings.control_mode;
-    invitation.options = options.clone();
-    let lease = client.create_invitation(&invitation).await?;
-    let post_id = lease.post_id.clone();
-    let _ = session_dir.update(|record| {
-        record.post_id = Some(post_id.clone());
-        record.status = Some(SessionStatus::Hosting);
-    });
-    let events = session_dir.events().clone();
-    events.emit(Event::InviteCreated {
-        post_id: post_id.clone(),
-        protocol_id: protocol_id.clone(),
-        expires_at: lease.expires_at.clone(),
-    });
-    for line in [
-        "invite_created: true".to_string(),
-        format!("post_id: {post_id}"),
-        "waiting_for_peer: true".to_string(),
-    ] {
-        (settings.display)(Role::Host, &line);
-    }
-    if let Some(invited) = on_invited {
-        let _ = invited.send(post_id.clone());
-    }
-    let renewal = Renewal {
-        renew_for,
-        every: renew_every,
+    let offer = Offer {
+        client: &client,
+        protocol: &protocol,
+        options: &options,
+        settings: &settings,
+        session_dir: &session_dir,
+        metadata: &metadata,
+        renewal: Renewal {
+            renew_for,
+            every: renew_every,
+        },
     };
-    let lease = Lease::keep(client.clone(), &lease, events.clone(), renewal);
-    let handshake = Handshake::Host {
-        server: client.paced(HOST_CHECKS_PER_SECOND),
-        post_id: post_id.clone(),
-        protocol_id,
-        control_mode: settings.control_mode,
-    };
-    let play = Play::new(Role::Host, protocol, options, settings, &session_dir);
-    let connect = Connect::Accept {
-        endpoint,
-        lease: Some(lease),
-    };
-    let played = run_side(play, connect, handshake, Some(&client), post_id.clone()).await;
-    if played.is_err() {
-        let _ = client.cancel_invitation(&post_id).await;
+    let mut on_invited = on_invited;
+    let mut reoffers = 0;
+    loop {
+        let (connect, post_id) = offer.publish().await?;
+        if let Some(invited) = on_invited.take() {
+            let _ = invited.send(post_id.clone());
+        }
+        let handshake = Handshake::Host {
+            server: client.paced(HOST_CHECKS_PER_SECOND),
+            post_id: post_id.clone(),
+            protocol_id: protocol_id.clone(),
+            control_mode: settings.control_mode,
+        };
+        let play = Play::new(
+            Role::Host,
+            protocol.clone(),
+            options.clone(),
+            settings.clone(),
+            &session_dir,
+        );
+        let played = run_side(play, connect, handshake, Some(&client), post_id.clone()).await;
+        match played {
+            // The dialer's session is reported failed, which closed this invitation: offer
+            // a fresh one, so a bad dialer costs the host one invitation, never its game.
+            Err(taken @ SessionError::InvitationTaken { .. }) if reoffers < MAX_REOFFERS => {
+                reoffers += 1;
+                (settings.display)(Role::Host, &format!("invitation_taken: {taken}"));
+            }
+            Err(error) => {
+                let _ = client.cancel_invitation(&post_id).await;
+                return Err(error);
+            }
+            ended => return ended,
+        }
     }
-    played
+}
+
+/// How many fresh invitations a host offers after dialers took one and failed their
+/// handshake, before it gives up with that failure.
+pub const MAX_REOFFERS: u32 = 10;
+
+/// What publishing an invitation takes; one host may publish several in turn.
+struct Offer<'a> {
+    client: &'a RestClient,
+    protocol: &'a Protocol,
+    options: &'a Map<String, Value>,
+    settings: &'a PlaySettings,
+    session_dir: &'a SessionDir,
+    metadata: &'a HostMetadata,
+    renewal: Renewal,
+}
+
+impl Offer<'_> {
+    /// Binds an endpoint, publishes a signed invitation for its ticket, records and shows
+    /// its post id, and starts keeping it: how the host will accept, and the post id.
+    async fn publish(&self) -> Result<(Connect, String), SessionError> {
+        let protocol_id = self.protocol.spec.protocol_id();
+        let endpoint = SessionEndpoint::bind(&self.settings.relay).await?;
+        let ticket = endpoint.ticket().await?.to_string();
+        let mut invitation = NewInvitation::signed(self.client.identity(), &protocol_id, &ticket);
+        invitation.message = self.metadata.name.clone();
+        invitation.tags = self.metadata.tags.clone();
+        invitation.invitation_type =
+            InvitationType::parse(&self.metadata.invite_type).unwrap_or_default();
+        invitation.host_control_mode = self.settings.control_mode;
+        invitation.options = self.options.clone();
+        let lease = self.client.create_invitation(&invitation).await?;
+        let post_id = lease.post_id.clone();
+        let _ = self.session_dir.update(|record| {
+            record.post_id = Some(post_id.clone());
+            record.status = Some(SessionStatus::Hosting);
+        });
+        let events = self.session_dir.events().clone();
+        events.emit(Event::InviteCreated {
+            post_id: post_id.clone(),
+            protocol_id,
+            expires_at: lease.expires_at.clone(),
+        });
+        for line in [
+            "invite_created: true".to_string(),
+            format!("post_id: {post_id}"),
+            "waiting_for_peer: true".to_string(),
+        ] {
+            (self.settings.display)(Role::Host, &line);
+        }
+        let lease = Lease::keep(self.client.clone(), &lease, events, self.renewal);
+        let connect = Connect::Accept {
+            endpoint,
+            lease: Some(lease),
+        };
+        Ok((connect, post_id))
+    }
 }
 
 /// What the invitation advertises and both engines use: the user's options, completed by

@@ -1,19 +1,23 @@
-//! A host whose invitation ends without a game does not wait forever: it expired, or a
-//! dialer registered a session for it (so the server offers it to nobody else) and then
-//! failed the handshake, or someone matched it behind the host's back. The host ends with
-//! one clear line, a non-zero exit and a final `failed` session.
+//! A host whose invitation ends without a game does not wait forever. A dialer that
+//! registered a session for it (so the server offers it to nobody else) and then failed the
+//! handshake costs the host that invitation: it offers a fresh one, and the real guest plays
+//! (up to `MAX_REOFFERS` times). An invitation that expired, or that someone matched behind
+//! the host's back, ends the host with one clear line, a non-zero exit and a final `failed`
+//! session.
 
 use std::time::{Duration, Instant};
 
 use aigenora::identity::load_key_file;
+use aigenora::session::host::MAX_REOFFERS;
 use serde_json::Value;
 
-use crate::support::fake::FakeGuest;
-use crate::support::net::{Agent, Net, SESSION_LIMIT, SessionFiles, wait_until};
+use crate::support::fake::{FakeGuest, Wire};
+use crate::support::net::{Agent, Net, SESSION_LIMIT, SessionFiles, real_guest_plays, wait_until};
+use crate::support::process::Proc;
 use crate::support::server::TestServer;
 
 /// How the host ended: its one error line, and what it left on disk.
-fn host_failed(host: crate::support::process::Proc, alice: &Agent) -> (String, SessionFiles) {
+fn host_failed(host: Proc, alice: &Agent) -> (String, SessionFiles) {
     let ended = host.finish(SESSION_LIMIT);
     assert!(!ended.status.success(), "{}", ended.stdout);
     assert_eq!(ended.stderr.lines().count(), 1, "{}", ended.stderr);
@@ -31,12 +35,27 @@ fn server_invitation(net: &Net, creator: &Agent, post_id: &str) -> Value {
     serde_json::to_value(invitation.expect("the invitation")).unwrap()
 }
 
+/// The post id of the fresh invitation `host` offered after `taken`.
+fn offered_after(host: &Proc, taken: &str) -> String {
+    wait_until(SESSION_LIMIT, || {
+        let stdout = host.stdout();
+        let mut offered = stdout
+            .lines()
+            .filter_map(|line| line.strip_prefix("post_id: "))
+            .map(str::trim);
+        offered.find(|post_id| *post_id == taken)?;
+        offered.next().map(String::from)
+    })
+    .unwrap_or_else(|| panic!("no fresh invitation after {taken}\n{}", host.stdout()))
+}
+
 /// A registered dialer gets the proof, registers its session (the invitation is matched
 /// now) and then, instead of `_session_ready`, does `misbehave`. The host refuses it,
-/// reports that session failed (which closes the invitation on the server) and ends.
-fn registered_dialer_then(misbehave: impl FnOnce(&mut crate::support::fake::Wire), why: &str) {
+/// reports that session failed (which closes the invitation on the server), offers a fresh
+/// invitation, and the real guest joins that one and plays.
+fn registered_dialer_then(misbehave: impl FnOnce(&mut Wire), why: &str) {
     let net = Net::start();
-    let (alice, mallory) = (net.agent("alice"), net.agent("mallory"));
+    let (alice, bob, mallory) = (net.agent("alice"), net.agent("bob"), net.agent("mallory"));
     let (host, post_id) = alice.host("guess-number", &[]);
     let client = net.server.client(&load_key_file(&alice.dir).unwrap());
     let fake = FakeGuest::new();
@@ -47,25 +66,28 @@ fn registered_dialer_then(misbehave: impl FnOnce(&mut crate::support::fake::Wire
     let refusal = wire.next_frame();
     assert_eq!(refusal["_session_error"], true, "{refusal}");
 
-    let (error, end) = host_failed(host, &alice);
+    let taken = host.wait_for_line("invitation_taken: ", SESSION_LIMIT);
     assert!(
-        error.starts_with(&format!(
-            "error: invitation {post_id}: taken by session {session_id}, whose guest then \
-             failed the handshake"
-        )) && error.contains(why),
-        "{error}"
+        taken.contains(&format!(
+            "invitation {post_id}: taken by session {session_id}, whose guest then failed the \
+             handshake"
+        )) && taken.contains(why),
+        "{taken}"
     );
-    assert_eq!(end.events_of("guest_refused").len(), 1, "{}", end.info);
-    assert!(end.events_of("peer_joined").is_empty());
+    let fresh = offered_after(&host, &post_id);
     assert_eq!(mallory.server_session(&session_id)["status"], "failed");
     assert_eq!(
         server_invitation(&net, &alice, &post_id)["status"],
         "closed"
     );
+    let end = real_guest_plays(host, &alice, &bob, &fresh);
+    assert_eq!(end.field("post_id"), fresh.as_str(), "{}", end.info);
+    assert_eq!(end.events_of("guest_refused").len(), 1, "{}", end.info);
+    assert_eq!(end.events_of("invite_created").len(), 2, "{}", end.info);
 }
 
 #[test]
-fn a_registered_dialer_sending_garbage_instead_of_ready_ends_the_host() {
+fn a_registered_dialer_sending_garbage_instead_of_ready_costs_one_invitation() {
     registered_dialer_then(
         |wire| wire.write_until_refused(b"not json\n"),
         "malformed _session_ready",
@@ -73,10 +95,46 @@ fn a_registered_dialer_sending_garbage_instead_of_ready_ends_the_host() {
 }
 
 #[test]
-fn a_registered_dialer_that_goes_silent_ends_the_host_after_the_handshake_timeout() {
+fn a_registered_dialer_that_goes_silent_costs_one_invitation_after_the_handshake_timeout() {
     let started = Instant::now();
     registered_dialer_then(|_| {}, "no _session_ready within 30 s");
     assert!(started.elapsed() >= Duration::from_secs(30));
+}
+
+/// Dialers that keep taking invitations and failing end the host after
+/// `MAX_REOFFERS` fresh ones, with the last one's reason.
+#[test]
+fn a_host_gives_up_after_its_fresh_invitations_are_taken_too() {
+    let net = Net::start();
+    let (alice, mallory) = (net.agent("alice"), net.agent("mallory"));
+    let (host, mut post_id) = alice.host("guess-number", &[]);
+    let client = net.server.client(&load_key_file(&alice.dir).unwrap());
+    let mallory_key = load_key_file(&mallory.dir).unwrap();
+    let fake = FakeGuest::new();
+    let offers = MAX_REOFFERS + 1;
+    for offer in 1..=offers {
+        let mut wire = fake.dial(&client, &post_id);
+        wire.register(net.url(), &mallory_key, &post_id);
+        wire.write_until_refused(b"not json\n");
+        if offer < offers {
+            post_id = offered_after(&host, &post_id);
+        }
+    }
+    let (error, end) = host_failed(host, &alice);
+    assert!(
+        error.starts_with(&format!("error: invitation {post_id}: taken by session ")),
+        "{error}"
+    );
+    assert_eq!(
+        end.events_of("invite_created").len(),
+        offers as usize,
+        "{}",
+        end.info
+    );
+    assert_eq!(
+        server_invitation(&net, &alice, &post_id)["status"],
+        "closed"
+    );
 }
 
 /// An invitation that is not renewed ends when the server stops offering it.
