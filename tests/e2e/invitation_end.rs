@@ -12,7 +12,9 @@ use aigenora::session::host::MAX_REOFFERS;
 use serde_json::Value;
 
 use crate::support::fake::{FakeGuest, Wire};
-use crate::support::net::{Agent, Net, SESSION_LIMIT, SessionFiles, real_guest_plays, wait_until};
+use crate::support::net::{
+    Agent, Net, SESSION_LIMIT, SessionFiles, offered_after, real_guest_plays, wait_until,
+};
 use crate::support::process::Proc;
 use crate::support::server::TestServer;
 
@@ -33,20 +35,6 @@ fn server_invitation(net: &Net, creator: &Agent, post_id: &str) -> Value {
     let fake = FakeGuest::new();
     let invitation = fake.block_on(reader.invitation(post_id));
     serde_json::to_value(invitation.expect("the invitation")).unwrap()
-}
-
-/// The post id of the fresh invitation `host` offered after `taken`.
-fn offered_after(host: &Proc, taken: &str) -> String {
-    wait_until(SESSION_LIMIT, || {
-        let stdout = host.stdout();
-        let mut offered = stdout
-            .lines()
-            .filter_map(|line| line.strip_prefix("post_id: "))
-            .map(str::trim);
-        offered.find(|post_id| *post_id == taken)?;
-        offered.next().map(String::from)
-    })
-    .unwrap_or_else(|| panic!("no fresh invitation after {taken}\n{}", host.stdout()))
 }
 
 /// A registered dialer gets the proof, registers its session (the invitation is matched

@@ -360,3 +360,17 @@ pub fn real_guest_plays(host: Proc, hosting: &Agent, guest: &Agent, post_id: &st
     assert_eq!(peers[0]["peer_public_key"], guest.public_key());
     end
 }
+
+/// The post id of the fresh invitation `host` offered after `taken`.
+pub fn offered_after(host: &Proc, taken: &str) -> String {
+    wait_until(SESSION_LIMIT, || {
+        let stdout = host.stdout();
+        let mut offered = stdout
+            .lines()
+            .filter_map(|line| line.strip_prefix("post_id: "))
+            .map(str::trim);
+        offered.find(|post_id| *post_id == taken)?;
+        offered.next().map(String::from)
+    })
+    .unwrap_or_else(|| panic!("no fresh invitation after {taken}\n{}", host.stdout()))
+}
