@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::api::session::SessionStatus;
+use crate::api::session::{Session, SessionStatus};
 use crate::client::{RestClient, retrying};
 use crate::engine::ControlMode;
 use crate::identity::{self, Identity, session_canonical};
@@ -187,27 +187,30 @@ impl HostSide<'_> {
         Ok(())
     }
 
-    /// Confirms through the server what the guest claimed: the session it registered
-    /// exists, is still matched, names this post, this host, this protocol and the key the
-    /// guest presented, and the guest's signature over the canonical verifies (an answer
-    /// without it confirms nothing). Only then is the guest who it says it is. The
-    /// server's temporary refusals (429, 503, unreachable) are retried until `deadline`:
-    /// the guest is not refused for the host's own trouble with the server while time is
-    /// left.
-    pub async fn confirm(
+    /// The server's record of the session the dialer's handshake covers. The server's
+    /// temporary refusals (429, 503, unreachable) are retried until `deadline`: a guest is
+    /// not refused for the host's own trouble with the server while time is left.
+    pub async fn lookup(
         &self,
         server: &RestClient,
         shake: &HostHandshake,
         deadline: Instant,
-    ) -> Result<(), HandshakeError> {
-        let refused = |why: String| Err(HandshakeError::Refused(why));
-        let session = match retrying(deadline, || server.session(&shake.session_id)).await {
-            Ok(session) => session,
+    ) -> Result<Session, HandshakeError> {
+        match retrying(deadline, || server.session(&shake.session_id)).await {
+            Ok(session) => Ok(session),
             Err(error) if error.status() == Some(404) => {
-                return Err(HandshakeError::Unregistered(shake.session_id.clone()));
+                Err(HandshakeError::Unregistered(shake.session_id.clone()))
             }
-            Err(error) => return Err(HandshakeError::ServerUnavailable(error.to_string())),
-        };
+            Err(error) => Err(HandshakeError::ServerUnavailable(error.to_string())),
+        }
+    }
+
+    /// Confirms from the server's record what the guest claimed: the session exists, is
+    /// still matched, names this post, this host, this protocol and the key the guest
+    /// presented, and the guest's signature over the canonical verifies (a record without
+    /// it confirms nothing). Only then is the guest who it says it is.
+    pub fn check(&self, shake: &HostHandshake, session: &Session) -> Result<(), HandshakeError> {
+        let refused = |why: String| Err(HandshakeError::Refused(why));
         let checks = [
             ("post", session.post_id.as_str(), self.post_id),
             (
@@ -254,25 +257,21 @@ impl HostSide<'_> {
         Ok(())
     }
 
-    /// After a dialer failed past its proof: whether it registered its session anyway.
-    /// Then the server has matched the invitation to it and offers it to nobody else; a
-    /// session still `matched` is reported failed, which closes it and the invitation.
-    pub async fn registered_then_failed(
+    /// A dialer that failed past its proof but registered its session (`session`, a record
+    /// for this post) took the invitation: the server offers it to nobody else. A session
+    /// still `matched` is reported failed, which closes it and the invitation.
+    pub async fn release_taken(
         &self,
         server: &RestClient,
         shake: &HostHandshake,
+        session: &Session,
         deadline: Instant,
-    ) -> bool {
-        let session = match retrying(deadline, || server.session(&shake.session_id)).await {
-            Ok(session) if session.post_id == self.post_id => session,
-            _ => return false,
-        };
+    ) {
         if session.status == SessionStatus::Matched {
             let failed =
                 || server.set_session_status(&shake.session_id, SessionStatus::Failed, None);
             let _ = retrying(deadline, failed).await;
         }
-        true
     }
 }
 
@@ -430,7 +429,11 @@ mod tests {
             protocol_id: &protocol,
             control_mode: ControlMode::default(),
         };
-        let confirmed = side.confirm(&server, shake, Instant::now() + budget).await;
+        let deadline = Instant::now() + budget;
+        let confirmed = match side.lookup(&server, shake, deadline).await {
+            Ok(session) => side.check(shake, &session),
+            Err(error) => Err(error),
+        };
         (confirmed, stub.seen().len())
     }
 

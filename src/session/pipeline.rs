@@ -326,25 +326,25 @@ impl Handshake {
                     control_mode: *control_mode,
                 };
                 let shake = side.prove(link).await?;
-                let checked = match side.await_ready(link, &shake).await {
-                    Ok(()) => side.confirm(server, &shake, deadline).await,
-                    Err(error) => Err(error),
-                };
-                if let Err(error) = checked {
-                    // Whether the dialer registered its session (and so took the invitation)
-                    // is unknown unless the server said it has none or could not be asked.
-                    let unknown = !matches!(
-                        error,
-                        HandshakeError::Unregistered(_) | HandshakeError::ServerUnavailable(_)
-                    );
-                    if unknown && side.registered_then_failed(server, &shake, deadline).await {
-                        return Err(SessionError::InvitationTaken {
-                            post_id: post_id.clone(),
-                            session_id: shake.session_id,
-                            reason: error.to_string(),
-                        });
+                let ready = side.await_ready(link, &shake).await;
+                // One look at the server whether the dialer said ready or failed: it
+                // confirms a guest, and shows whether a failed dialer registered its
+                // session (and so took the invitation).
+                match side.lookup(server, &shake, deadline).await {
+                    Ok(session) => {
+                        if let Err(error) = ready.and_then(|()| side.check(&shake, &session)) {
+                            if session.post_id != *post_id {
+                                return Err(error.into());
+                            }
+                            side.release_taken(server, &shake, &session, deadline).await;
+                            return Err(SessionError::InvitationTaken {
+                                post_id: post_id.clone(),
+                                session_id: shake.session_id,
+                                reason: error.to_string(),
+                            });
+                        }
                     }
-                    return Err(error.into());
+                    Err(unknown) => return Err(ready.err().unwrap_or(unknown).into()),
                 }
                 Ok(Handshaken {
                     peer: Some(Peer {
