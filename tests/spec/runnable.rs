@@ -4,7 +4,7 @@
 //! mode's `proto_mp_*` hooks are refused as they load, still before anything is published or
 //! dialed; and the mode's skeleton asks for those hooks.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
@@ -49,6 +49,20 @@ fn aigenora(data_dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `protocol test PROTOCOL EXTRA` with its state under `home/state`: the run and that dir.
+fn protocol_test(home: &Path, protocol: &Path, extra: &[&str]) -> (Output, PathBuf) {
+    let state = home.join("state");
+    let mut args = vec![
+        "protocol",
+        "test",
+        protocol.to_str().unwrap(),
+        "--state-base",
+        state.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    (aigenora(home, &args), state)
+}
+
 #[test]
 fn a_mental_poker_spec_without_the_engines_fields_is_refused_before_loading_hooks() {
     let home = tempfile::tempdir().unwrap();
@@ -76,17 +90,7 @@ fn a_mental_poker_spec_without_the_engines_fields_is_refused_before_loading_hook
         "{report}"
     );
 
-    let state = home.path().join("state");
-    let tested = aigenora(
-        home.path(),
-        &[
-            "protocol",
-            "test",
-            protocol.to_str().unwrap(),
-            "--state-base",
-            state.to_str().unwrap(),
-        ],
-    );
+    let (tested, state) = protocol_test(home.path(), &protocol, &[]);
     let stderr = String::from_utf8_lossy(&tested.stderr);
     assert_eq!(tested.status.code(), Some(1), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
@@ -218,18 +222,7 @@ fn scaffolding_a_mental_poker_spec_asks_for_the_mp_hooks() {
              return next((who for who in ('host', 'guest') if not view.hand_of(who)), None)",
         );
     std::fs::write(protocol.join("hooks.py"), filled).unwrap();
-    let state = home.path().join("state");
-    let played = aigenora(
-        home.path(),
-        &[
-            "protocol",
-            "test",
-            protocol.to_str().unwrap(),
-            "--json",
-            "--state-base",
-            state.to_str().unwrap(),
-        ],
-    );
+    let (played, _) = protocol_test(home.path(), &protocol, &["--json"]);
     let report: Value = serde_json::from_slice(&played.stdout).unwrap_or_else(|_| {
         panic!("{}", String::from_utf8_lossy(&played.stderr));
     });
@@ -242,17 +235,7 @@ fn hooks_missing_an_mp_hook_are_refused_before_anything_runs_is_published_or_dia
     let home = tempfile::tempdir().unwrap();
     let protocol = home.path().join("poker");
     thirty_one_copy(&protocol, &hooks_without_mp(&[]));
-    let state = home.path().join("state");
-    let tested = aigenora(
-        home.path(),
-        &[
-            "protocol",
-            "test",
-            protocol.to_str().unwrap(),
-            "--state-base",
-            state.to_str().unwrap(),
-        ],
-    );
+    let (tested, state) = protocol_test(home.path(), &protocol, &[]);
     let stderr = String::from_utf8_lossy(&tested.stderr);
     assert_eq!(tested.status.code(), Some(1), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
