@@ -173,15 +173,7 @@ fn a_person_plays_a_match_from_the_browser_and_strangers_are_refused() {
                 std::fs::write(&shot, png).unwrap();
             }
             if round == 0 {
-                client
-                    .find(Locator::XPath(
-                        "//div[@id='moves']/button[contains(., 'paper')]",
-                    ))
-                    .await
-                    .unwrap()
-                    .click()
-                    .await
-                    .unwrap();
+                browser.click_move("paper").await;
             } else {
                 client
                     .find(Locator::Css("body"))
@@ -310,16 +302,7 @@ fn play_paper_from_the_page(url: &str, rounds: u64) {
         for round in 0..rounds {
             let turn = format!("Your move: round {round}");
             browser.until(&turn, "#turn", &turn).await;
-            browser
-                .client
-                .find(Locator::XPath(
-                    "//div[@id='moves']/button[contains(., 'paper')]",
-                ))
-                .await
-                .unwrap()
-                .click()
-                .await
-                .unwrap();
+            browser.click_move("paper").await;
             let played = format!("Played paper (round {round})");
             browser.until("played", "#feedback", &played).await;
         }
@@ -488,16 +471,7 @@ fn a_person_overrides_the_agent_and_accepts_its_move_from_the_page() {
             .into_iter()
             .find(|value| *value != shown)
             .unwrap();
-        browser
-            .client
-            .find(Locator::XPath(&format!(
-                "//div[@id='moves']/button[contains(., '{other}')]"
-            )))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        browser.click_move(other).await;
         browser
             .until(
                 "the override",

@@ -154,6 +154,18 @@ impl Browser {
             .unwrap_or_else(|e| panic!("cannot click {selector}: {e}"));
     }
 
+    /// Clicks the move button whose label contains `label`.
+    pub async fn click_move(&self, label: &str) {
+        let path = format!("//div[@id='moves']/button[contains(., '{label}')]");
+        self.client
+            .find(Locator::XPath(&path))
+            .await
+            .unwrap_or_else(|e| panic!("no move {label}: {e}"))
+            .click()
+            .await
+            .unwrap_or_else(|e| panic!("cannot click move {label}: {e}"));
+    }
+
     pub async fn close(self) {
         self.client.close().await.unwrap();
     }
