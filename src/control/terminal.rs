@@ -186,7 +186,7 @@ fn show(desk: &Desk, window: &Window) {
 fn prompt(window: &Window, left: f64) {
     print!(
         "{} {} > ",
-        time_left(left.ceil().max(0.0) as u64),
+        time_left(whole_seconds(left)),
         escape_display(&window.value_field)
     );
     let _ = std::io::stdout().flush();

@@ -1,9 +1,10 @@
 //! Serving HTTP/1.1 on a bound listener with the limits an open network needs, from hyper
 //! and tokio: a cap on open connections (the server stops accepting while at it) and on
-//! those of one address (more are closed at once), a deadline for each request's headers (which also closes idle keep-alive connections),
-//! a read/write timeout on every connection (a client that stops reading its answer, or
-//! stalls mid-body, is dropped), bounded header sizes, and a graceful shutdown with a
-//! deadline after which connections still open are dropped.
+//! those of one address (more are closed at once), a deadline for each request's headers
+//! (which also closes idle keep-alive connections), a read/write timeout on every
+//! connection (a client that stops reading its answer, or stalls mid-body, is dropped),
+//! bounded header sizes, and a graceful shutdown with a deadline after which connections
+//! still open are dropped.
 
 use std::collections::HashMap;
 use std::future::Future;
