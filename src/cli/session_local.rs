@@ -105,6 +105,20 @@ fn event_line(line: &str) -> String {
     escape_display(&format!("[{time}] {}: {detail}", event.name)).into_owned()
 }
 
+/// Whether process `pid` exists (signal 0 checks without sending anything; a process of
+/// another user exists too). Asked on every poll of a follow, so no `kill` subprocess.
+fn process_exists(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false; // 0 would ask about our own process group
+    }
+    // SAFETY: kill with signal 0 sends nothing; it only reports whether `pid` exists.
+    let result = unsafe { libc::kill(pid, 0) };
+    result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
 /// Why following a session (`events --follow`, `snapshot --follow`) stops.
 pub(super) enum FollowEnd {
     /// session.json shows a final status (written after the session's last event).
@@ -122,12 +136,7 @@ impl FollowEnd {
             return Some(FollowEnd::Recorded);
         }
         let pid = record.pid?;
-        let alive = std::process::Command::new("kill")
-            .args(["-0", &pid.to_string()])
-            .stderr(std::process::Stdio::null())
-            .status()
-            .map_or(true, |status| status.success());
-        (!alive).then_some(FollowEnd::ProcessGone(pid))
+        (!process_exists(pid)).then_some(FollowEnd::ProcessGone(pid))
     }
 
     /// Says on stderr why following stopped when the session did not record its end.
@@ -178,4 +187,20 @@ pub fn abort(state_dir: &PathBuf, as_json: bool) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_running_process_exists_and_a_reaped_one_does_not() {
+        assert!(process_exists(std::process::id()));
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        assert!(!process_exists(pid));
+        assert!(!process_exists(0));
+        assert!(!process_exists(u32::MAX));
+    }
 }
