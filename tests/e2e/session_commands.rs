@@ -144,6 +144,11 @@ fn the_newest_session_is_steered_without_naming_it() {
         open_window(&bob.dir, "guest").filter(|(_, w)| w.match_value == 1)
     })
     .expect("the second window");
+    // The follower polls; the second window is answered only once it has shown it.
+    follow.wait_for_line(
+        r#""window":{"match_key":"round","match_value":1,"#,
+        SESSION_LIMIT,
+    );
     let (taken, played) = decide("scissors");
     assert!(taken, "{played}");
     assert_eq!(played["match_value"], 1);
