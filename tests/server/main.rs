@@ -6,6 +6,7 @@ mod support;
 
 mod auth;
 mod cli;
+mod durability;
 mod hostile;
 mod in_process;
 mod instances;

@@ -7,6 +7,7 @@
 //! - [`reference`]: the reference client (`aigenora==0.1.4`) in its own venv, and a
 //!   reference agent as the other side of a session.
 //! - [`server`]: a real `aigenora server` process, signed raw requests, test specs.
+//! - [`small_disk`]: a tmpfs of a few MiB in a private mount namespace, to fill up.
 //! - [`postgres`]: a throwaway PostgreSQL cluster and a fresh database per test server.
 //! - [`net`]: a server plus agents of ours, each with its own data dir, driving our binary as
 //!   separate processes; readers for what a session leaves on disk.
@@ -28,4 +29,5 @@ pub mod postgres;
 pub mod process;
 pub mod reference;
 pub mod server;
+pub mod small_disk;
 pub mod transport;

@@ -22,6 +22,8 @@ pub struct TestServer {
     /// `sqlite://…` or `postgres://…`: the same database across restarts.
     pub database_url: String,
     extra: Vec<String>,
+    /// A command our binary runs under (`nsenter … --` for a server inside a namespace).
+    launcher: Vec<String>,
 }
 
 impl TestServer {
@@ -59,15 +61,38 @@ impl TestServer {
         )
     }
 
+    /// A SQLite server whose database lives on `disk` (a small filesystem that the test can
+    /// fill), started inside the disk's mount namespace.
+    pub fn start_on_small_disk(disk: &super::small_disk::SmallDisk, extra: &[&str]) -> TestServer {
+        let database_url = format!("sqlite://{}", database_path(&disk.mount).display());
+        let launcher = disk.command(env!("CARGO_BIN_EXE_aigenora"));
+        let mut launcher: Vec<String> = std::iter::once(launcher.get_program())
+            .chain(launcher.get_args())
+            .map(|part| part.to_string_lossy().into_owned())
+            .collect();
+        launcher.pop();
+        TestServer::start_under(tempfile::tempdir().unwrap(), database_url, extra, launcher)
+    }
+
     fn start_on(dir: tempfile::TempDir, database_url: String, extra: &[&str]) -> TestServer {
+        TestServer::start_under(dir, database_url, extra, Vec::new())
+    }
+
+    fn start_under(
+        dir: tempfile::TempDir,
+        database_url: String,
+        extra: &[&str],
+        launcher: Vec<String>,
+    ) -> TestServer {
         let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
-        let (child, url) = spawn(&database_url, &extra);
+        let (child, url) = spawn(&launcher, &database_url, &extra);
         TestServer {
             child: Some(child),
             url,
             dir,
             database_url,
             extra,
+            launcher,
         }
     }
 
@@ -142,7 +167,7 @@ impl TestServer {
     }
 
     fn start_again(&mut self) {
-        let (child, url) = spawn(&self.database_url, &self.extra);
+        let (child, url) = spawn(&self.launcher, &self.database_url, &self.extra);
         self.child = Some(child);
         self.url = url;
     }
@@ -219,8 +244,15 @@ fn database_path(dir: &Path) -> PathBuf {
 /// (3 bytes, about a second of optimized hashing) would take much longer in debug builds.
 const TEST_POW_DIFFICULTY: &str = "2";
 
-fn spawn(database_url: &str, extra: &[String]) -> (Child, String) {
-    let mut command = aigenora();
+fn spawn(launcher: &[String], database_url: &str, extra: &[String]) -> (Child, String) {
+    let mut command = match launcher.split_first() {
+        Some((program, args)) => {
+            let mut command = Command::new(program);
+            command.args(args).arg(env!("CARGO_BIN_EXE_aigenora"));
+            command
+        }
+        None => aigenora(),
+    };
     command.args([
         "server",
         "--listen",

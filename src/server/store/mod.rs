@@ -49,13 +49,18 @@ pub enum StoreError {
         url: String,
         source: sqlx::migrate::MigrateError,
     },
+    #[error(
+        "the database {url} is damaged ({first_problem}); restore it from a backup or move it aside"
+    )]
+    Corrupt { url: String, first_problem: String },
     #[error("database error: {0}")]
     Query(#[from] sqlx::Error),
 }
 
 impl StoreError {
     /// True when the database could not be reached (connection lost or refused, pool
-    /// exhausted or closed, server shutting down): the request may succeed later (503).
+    /// exhausted or closed, server shutting down) or could not store the write (a full disk,
+    /// an I/O error): nothing was committed, and the request may succeed later (503).
     pub fn is_unavailable(&self) -> bool {
         let StoreError::Query(error) = self else {
             return true;
@@ -67,14 +72,41 @@ impl StoreError {
             | sqlx::Error::PoolTimedOut
             | sqlx::Error::PoolClosed
             | sqlx::Error::WorkerCrashed => true,
+            sqlx::Error::Database(db)
+                if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() =>
+            {
+                db.code().is_some_and(|code| is_transient_sqlite(&code))
+            }
             // SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown, cannot
-            // connect now), 53300 (too many connections).
+            // connect now), 53300 (too many connections), 53100 (disk full).
             sqlx::Error::Database(db) => db.code().is_some_and(|code| {
-                code.starts_with("08") || code.starts_with("57P") || code == "53300"
+                code.starts_with("08")
+                    || code.starts_with("57P")
+                    || code == "53300"
+                    || code == "53100"
             }),
             _ => false,
         }
     }
+}
+
+/// True for SQLite result codes (extended codes, as decimal text) of a storage problem that
+/// may go away: busy or locked, out of memory, read-only, an I/O error, a full disk, a file
+/// that cannot be opened. The write did not commit; the client may retry later (503).
+fn is_transient_sqlite(code: &str) -> bool {
+    const BUSY: i64 = 5;
+    const LOCKED: i64 = 6;
+    const NOMEM: i64 = 7;
+    const READONLY: i64 = 8;
+    const IOERR: i64 = 10;
+    const FULL: i64 = 13;
+    const CANTOPEN: i64 = 14;
+    code.parse::<i64>().is_ok_and(|extended| {
+        matches!(
+            extended & 0xff,
+            BUSY | LOCKED | NOMEM | READONLY | IOERR | FULL | CANTOPEN
+        )
+    })
 }
 
 /// How long the health check waits for the database (load balancers time out their checks
@@ -189,6 +221,8 @@ impl Store {
 
     /// Closes every connection; on SQLite first moves the whole WAL into the database file
     /// and truncates it (`PRAGMA wal_checkpoint(TRUNCATE)`; idle readers hold no snapshot).
+    /// A checkpoint that fails (a disk still full) loses nothing: the WAL stays beside the
+    /// database, and SQLite applies it at the next start.
     pub async fn close(&self) -> Result<(), StoreError> {
         match &self.pools {
             Pools::Sqlite { reader, writer } => {
@@ -197,7 +231,9 @@ impl Store {
                     .await;
                 reader.close().await;
                 writer.close().await;
-                checkpoint?;
+                if let Err(error) = checkpoint {
+                    tracing::warn!(%error, "the WAL could not be checkpointed; it is applied at the next start");
+                }
             }
             Pools::Postgres { pool, relaxed } => {
                 relaxed.close().await;
@@ -351,5 +387,17 @@ mod tests {
                 .is_unavailable()
         );
         assert!(!StoreError::Query(sqlx::Error::RowNotFound).is_unavailable());
+    }
+
+    #[test]
+    fn storage_trouble_is_transient_and_a_broken_constraint_is_not() {
+        // SQLITE_FULL, SQLITE_IOERR_WRITE (778), SQLITE_BUSY, SQLITE_READONLY_DBMOVED (1032).
+        for code in ["13", "778", "5", "1032"] {
+            assert!(is_transient_sqlite(code), "{code}");
+        }
+        // SQLITE_CONSTRAINT_UNIQUE (2067), SQLITE_CORRUPT (11), SQLITE_ERROR (1).
+        for code in ["2067", "11", "1", "x"] {
+            assert!(!is_transient_sqlite(code), "{code}");
+        }
     }
 }

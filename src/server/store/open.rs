@@ -9,7 +9,7 @@ use std::time::Duration;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{ConnectOptions, Connection, SqlSafeStr};
+use sqlx::{ConnectOptions, Connection, SqlSafeStr, SqliteConnection};
 
 use super::{Pools, Store, StoreError};
 
@@ -79,9 +79,15 @@ impl Store {
 }
 
 async fn open_sqlite(url: &str, lowered: &str) -> Result<Store, StoreError> {
-    let open = |source| StoreError::Open {
-        url: url.to_string(),
-        source,
+    let open = |source: sqlx::Error| match damage(&source) {
+        Some(first_problem) => StoreError::Corrupt {
+            url: url.to_string(),
+            first_problem,
+        },
+        None => StoreError::Open {
+            url: url.to_string(),
+            source,
+        },
     };
     let options = SqliteConnectOptions::from_str(url)
         .map_err(open)?
@@ -104,9 +110,11 @@ async fn open_sqlite(url: &str, lowered: &str) -> Result<Store, StoreError> {
     let writer = SqlitePoolOptions::new()
         .max_connections(1)
         .min_connections(1)
+        .before_acquire(|conn, _| Box::pin(outside_any_transaction(conn)))
         .connect_with(options.clone())
         .await
         .map_err(open)?;
+    check_integrity(&writer, url).await?;
     migrator(true)
         .run(&writer)
         .await
@@ -127,6 +135,68 @@ async fn open_sqlite(url: &str, lowered: &str) -> Result<Store, StoreError> {
         pools: Pools::Sqlite { reader, writer },
         offered_version: Default::default(),
     })
+}
+
+/// Whether the writer connection is outside any transaction, both as the driver counts them
+/// and as SQLite itself knows it. A storage error (a full disk, an I/O error) can make SQLite
+/// roll a transaction back on its own; the driver then still counts it as open, and every
+/// later BEGIN on that connection would become a savepoint, every COMMIT its release, and
+/// nothing would commit while each write looked successful. A connection in that state is
+/// closed here (`Ok(false)`), and the pool opens a fresh one for the write.
+async fn outside_any_transaction(conn: &mut SqliteConnection) -> Result<bool, sqlx::Error> {
+    let counted_open = conn.is_in_transaction();
+    let mut handle = conn.lock_handle().await?;
+    // SAFETY: the handle is locked for this call, so no other statement runs on it, and
+    // sqlite3_get_autocommit only reads the connection's flag.
+    let autocommit =
+        unsafe { libsqlite3_sys::sqlite3_get_autocommit(handle.as_raw_handle().as_ptr()) };
+    if counted_open || autocommit == 0 {
+        tracing::warn!(
+            counted_open,
+            sqlite_open = autocommit == 0,
+            "the database writer was left inside a transaction; reopening it"
+        );
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// Refuses a database whose pages are damaged (`PRAGMA quick_check`), with one line, before
+/// the server answers anything: such a database would start and then fail every write.
+async fn check_integrity(writer: &sqlx::SqlitePool, url: &str) -> Result<(), StoreError> {
+    let damaged = |first_problem: String| StoreError::Corrupt {
+        url: url.to_string(),
+        first_problem,
+    };
+    let problems: Vec<(String,)> = sqlx::query_as("PRAGMA quick_check(5)")
+        .fetch_all(writer)
+        .await
+        .map_err(|source| match damage(&source) {
+            Some(problem) => damaged(problem),
+            None => StoreError::Open {
+                url: url.to_string(),
+                source,
+            },
+        })?;
+    match problems.as_slice() {
+        [(ok,)] if ok == "ok" => Ok(()),
+        _ => Err(damaged(
+            problems.first().map(|(p,)| p.clone()).unwrap_or_default(),
+        )),
+    }
+}
+
+/// SQLite's message when `error` says the file is damaged or not a database at all
+/// (SQLITE_CORRUPT, SQLITE_NOTADB), which opening it or checking it may report instead of
+/// rows.
+fn damage(error: &sqlx::Error) -> Option<String> {
+    const CORRUPT: i64 = 11;
+    const NOTADB: i64 = 26;
+    let sqlx::Error::Database(db) = error else {
+        return None;
+    };
+    let code = db.code()?.parse::<i64>().ok()?;
+    matches!(code & 0xff, CORRUPT | NOTADB).then(|| db.message().to_string())
 }
 
 fn reader_connections() -> u32 {
