@@ -13,6 +13,7 @@ pub mod data_dir;
 pub mod engine;
 pub mod hooks;
 pub mod identity;
+pub mod layout;
 pub mod protocols;
 pub mod records;
 pub mod selfplay;

@@ -114,7 +114,7 @@ pub fn start(dir: &SessionDir, waiting: Waiting) -> anyhow::Result<ExitCode> {
         .collect();
     arguments.push("--internal-session-dir".into());
     arguments.push(dir.root().display().to_string());
-    let log = |name: &str| std::fs::File::create(dir.root().join(name));
+    let log = |name: &str| crate::layout::create_private_file(&dir.root().join(name));
     let mut child = std::process::Command::new(executable)
         .args(&arguments)
         .stdin(Stdio::null())

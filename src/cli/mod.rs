@@ -85,8 +85,24 @@ impl GlobalArgs {
     }
 }
 
+impl Command {
+    /// Whether the command writes into a directory the user chose for their own files (a
+    /// scaffold into their project), where their umask decides the files' mode.
+    fn writes_user_files(&self) -> bool {
+        matches!(
+            self,
+            Command::Protocol(protocol::ProtocolCommand::Scaffold { .. })
+        )
+    }
+}
+
 /// Runs a parsed command line and turns its outcome into the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
+    if !cli.command.writes_user_files() {
+        // Whatever this process creates (in the data dir, and what hooks.py writes into its
+        // state dir) is for this user only.
+        crate::layout::keep_new_files_private();
+    }
     let outcome = match cli.command {
         Command::Init(args) => identity::init(args, &cli.global),
         Command::Register(args) => identity::register(args, &cli.global),

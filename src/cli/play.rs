@@ -1,5 +1,6 @@
 //! `aigenora host`, `aigenora join` and `aigenora guest`: play a session over iroh.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -309,17 +310,19 @@ fn start_web(play: &PlayArgs, dir: &SessionDir) -> anyhow::Result<()> {
     }
     let url = crate::control::web::serve_in_background(dir.root().to_path_buf())
         .context("starting the browser controller")?;
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(dir.root().join(crate::control::web::URL_FILE))
-        .and_then(|mut file| file.write_all(url.as_bytes()))
-        .context("writing controller.url")?;
-    println!("controller: {url}");
+    let url_file = dir.root().join(crate::control::web::URL_FILE);
+    crate::layout::write_atomic(&url_file, url.as_bytes()).context("writing controller.url")?;
+    // The token is a secret: only a person's terminal sees it, never a log (a daemon's
+    // stdout is daemon.out.log).
+    if std::io::stdout().is_terminal() {
+        println!("controller: {url}");
+    } else {
+        let address = url.split('#').next().unwrap_or_default();
+        println!(
+            "controller: {address} (its token is in {}, readable by you only)",
+            url_file.display()
+        );
+    }
     Ok(())
 }
 

@@ -163,6 +163,9 @@ pub fn strategy(
 ) -> anyhow::Result<ExitCode> {
     let engine_dir = started_engine_dir(target)?;
     let path = engine_dir.join("strategy.json");
+    // One change at a time: concurrent merges each see the one before.
+    let _lock =
+        crate::layout::lock_beside(&path).with_context(|| format!("locking {}", path.display()))?;
     let before: Map<String, Value> = std::fs::read_to_string(&path)
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
@@ -196,9 +199,7 @@ pub fn strategy(
 
 fn write_json(path: &Path, value: &Value) -> anyhow::Result<()> {
     let text = serde_json::to_string_pretty(value)?;
-    let temporary = path.with_extension("tmp");
-    std::fs::write(&temporary, text).with_context(|| temporary.display().to_string())?;
-    std::fs::rename(&temporary, path).with_context(|| path.display().to_string())
+    crate::layout::write_atomic(path, text.as_bytes()).with_context(|| path.display().to_string())
 }
 
 /// Merges `patch` into `base`: objects key by key, anything else replaced.

@@ -1,8 +1,7 @@
 //! `key.json`: `{"public_key":"<64 hex>","private_key":"<64 hex seed>"}`, compact, mode 0600.
 //! `peer_id` is accepted as an alias of `public_key` when reading (as the reference does).
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -62,30 +61,16 @@ pub fn create_key_file(data_dir: &Path, force: bool) -> Result<(Identity, bool),
         path: path.display().to_string(),
         source,
     };
-    std::fs::create_dir_all(data_dir).map_err(|e| io("create the directory of", e))?;
+    crate::layout::ensure_private_data_dir(data_dir)
+        .map_err(|e| io("create the directory of", e))?;
     let identity = Identity::generate();
     let text = format!(
         r#"{{"public_key":"{}","private_key":"{}"}}"#,
         identity.public_key(),
         identity.seed_hex()
     );
-    write_private(&path, text.as_bytes()).map_err(|e| io("write", e))?;
+    crate::layout::write_atomic_synced(&path, text.as_bytes()).map_err(|e| io("write", e))?;
     Ok((identity, true))
-}
-
-/// Writes a file readable only by its owner, atomically (temp file + rename).
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let temporary: PathBuf = path.with_extension("json.tmp");
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options.open(&temporary)?;
-    #[cfg(unix)]
-    file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    std::fs::rename(&temporary, path)
 }
 
 #[cfg(test)]

@@ -86,26 +86,19 @@ impl EventLog {
             return;
         }
         sink.sealed = last;
-        if sink.file.is_none() {
-            match open_append(path) {
-                Ok(opened) => sink.file = Some(opened),
-                Err(error) => return warn(&event, path, &error),
-            }
-        }
-        if let Some(Err(error)) = sink.file.as_mut().map(|f| f.write_all(&line)) {
+        let written = match sink.file.as_mut() {
+            Some(file) => file.write_all(&line),
+            // The first event also mends a line an earlier writer left torn.
+            None => crate::layout::open_append(path).and_then(|mut file| {
+                crate::layout::append_line(&mut file, line.strip_suffix(b"\n").unwrap_or(&line))?;
+                sink.file = Some(file);
+                Ok(())
+            }),
+        };
+        if let Err(error) = written {
             warn(&event, path, &error);
         }
     }
-}
-
-fn open_append(path: &Path) -> std::io::Result<File> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
 }
 
 fn warn(event: &str, path: &Path, error: &std::io::Error) {

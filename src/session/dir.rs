@@ -19,11 +19,12 @@ pub struct SessionDir {
     events: EventLog,
 }
 
-/// Claims a fresh `<base>/<role>-<unix ms>/` (suffixed `-N` when that name is taken):
-/// `create_dir` is atomic, so two sides or processes starting in the same millisecond never
-/// share a directory.
+/// Claims a fresh `<base>/<role>-<unix ms>/` (suffixed `-N` when that name is taken), mode
+/// 0700 inside a base that is 0700 too: `create_dir` is atomic, so two sides or processes
+/// starting in the same millisecond never share a directory.
 fn claim_role_dir(base: &Path, role: Role) -> std::io::Result<PathBuf> {
-    std::fs::create_dir_all(base)?;
+    use std::os::unix::fs::DirBuilderExt;
+    crate::layout::ensure_private_data_dir(base)?;
     let stamp = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default()
@@ -35,7 +36,10 @@ fn claim_role_dir(base: &Path, role: Role) -> std::io::Result<PathBuf> {
             format!("{role}-{stamp}-{attempt}")
         };
         let dir = base.join(name);
-        match std::fs::create_dir(&dir) {
+        match std::fs::DirBuilder::new()
+            .mode(crate::layout::files::PRIVATE_DIR)
+            .create(&dir)
+        {
             Ok(()) => return Ok(dir),
             Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(error) => return Err(error),
@@ -47,6 +51,7 @@ fn claim_role_dir(base: &Path, role: Role) -> std::io::Result<PathBuf> {
 impl SessionDir {
     /// Creates a fresh `<data>/sessions/<role>-<ms>/`.
     pub fn create(data_dir: &Path, role: Role) -> std::io::Result<SessionDir> {
+        crate::layout::ensure_private_data_dir(data_dir)?;
         SessionDir::create_in(&data_dir.join("sessions"), role)
     }
 
@@ -121,9 +126,10 @@ impl SessionDir {
     pub fn update(&self, change: impl FnOnce(&mut SessionRecord)) -> std::io::Result<()> {
         let mut record = self.read();
         change(&mut record);
-        let temporary = self.root.join(".session.json.tmp");
-        std::fs::write(&temporary, record.to_json_pretty())?;
-        std::fs::rename(temporary, self.root.join(SESSION_FILE))
+        crate::layout::write_atomic(
+            &self.root.join(SESSION_FILE),
+            record.to_json_pretty().as_bytes(),
+        )
     }
 }
 

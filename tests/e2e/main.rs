@@ -15,5 +15,6 @@ mod fake_peer;
 mod hostile;
 mod invitation_end;
 mod killed_peer;
+mod privacy;
 mod session_commands;
 mod terminal;

@@ -76,15 +76,19 @@ pub fn session_token(root: &Path) -> std::io::Result<String> {
             return Ok(token.to_string());
         }
     }
+    // The first maker wins, so two pages opened at once get the same token.
     let token = random_token();
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&path)?;
-    file.write_all(token.as_bytes())?;
-    Ok(token)
+    match crate::layout::files::create_new_private(&path, token.as_bytes()) {
+        Ok(()) => Ok(token),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+            let token = std::fs::read_to_string(&path)?.trim().to_string();
+            if token.len() < 32 {
+                return Err(std::io::Error::other(
+                    "controller.token is unusable; delete it",
+                ));
+            }
+            Ok(token)
+        }
+        Err(error) => Err(error),
+    }
 }

@@ -146,7 +146,7 @@ fn exchange_receipts(player: &mut Player) -> Result<(), Stop> {
         "audit_status": "passed",
     });
     let path = player.session.config.state_dir.join(RECEIPT_FILE);
-    std::fs::write(&path, file.to_string()).map_err(|error| {
+    crate::layout::write_atomic(&path, file.to_string().as_bytes()).map_err(|error| {
         EngineError::Protocol(format!("cannot write {}: {error}", path.display()))
     })?;
     Ok(())

@@ -63,13 +63,11 @@ class DecisionBus:
         require_explicit: bool = False,
     ):
         self.dir = Path(state_dir) / "decision"
-        self.dir.mkdir(parents=True, exist_ok=True)
+        self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.state_file = self.dir / "state.json"
         self.decisions_file = self.dir / "decisions.jsonl"
         self.consumed_file = self.dir / "consumed.jsonl"
-        self._state_tmp = self.state_file.with_suffix(".tmp")
         self._finalized = self.dir / "finalized.json"
-        self._finalized_tmp = self._finalized.with_suffix(".tmp")
         self.timeout = timeout
         self.timeout_action = timeout_action
         self.fallback_value = fallback_value
@@ -86,7 +84,7 @@ class DecisionBus:
 
     def publish_state(self, state_dict: dict) -> None:
         """Announce the open window in state.json (what a submitter should match)."""
-        store_json(self.state_file, state_dict, tmp=self._state_tmp)
+        store_json(self.state_file, state_dict)
 
     def finalize_window(self, match_key: str, match_value: Any, reason: str = "consumed") -> None:
         self._write_finalized(match_key, match_value, reason)
@@ -112,7 +110,7 @@ class DecisionBus:
             closed[f"{match_key}:{match_value}"] = entry
             return closed
 
-        update_json(self._finalized, close, tmp=self._finalized_tmp)
+        update_json(self._finalized, close)
 
     # -- reading submissions -------------------------------------------------------------
 

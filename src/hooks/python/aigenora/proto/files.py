@@ -119,24 +119,51 @@ def _replace(source: Path, target: Path) -> None:
             delay *= 2
 
 
-def _write_replacing(path: Path, staging: Path, text: str, create_dirs: bool) -> None:
+# Files and directories the SDK creates are for their owner only (a state dir holds hidden
+# hands); O_NOFOLLOW keeps a symlink planted in a state dir from redirecting a write.
+_PRIVATE_FILE, _PRIVATE_DIR = 0o600, 0o700
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _create_staging(path: Path) -> tuple[int, Path]:
+    """A new file of a unique name beside `path`, created exclusively (never an existing file
+    or a symlink someone left there)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW
+    while True:
+        staging = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(staging, flags, _PRIVATE_FILE), staging
+        except FileExistsError:
+            continue
+
+
+def _write_replacing(path: Path, text: str, create_dirs: bool) -> None:
     try:
-        staging.write_text(text, encoding="utf-8")
+        fd, staging = _create_staging(path)
     except FileNotFoundError:
         if not create_dirs:
             raise
-        path.parent.mkdir(parents=True, exist_ok=True)
-        staging.write_text(text, encoding="utf-8")
+        path.parent.mkdir(mode=_PRIVATE_DIR, parents=True, exist_ok=True)
+        fd, staging = _create_staging(path)
+    try:
+        data = text.encode("utf-8")
+        while data:
+            data = data[os.write(fd, data):]
+    except BaseException:
+        os.close(fd)
+        os.unlink(staging)
+        raise
+    os.close(fd)
     _replace(staging, path)
 
 
 def write_json_atomic(path: Path, obj: Any, tmp: Path | None = None) -> None:
     """Write `obj` now as indented JSON through a temporary sibling, then rename it into place
-    (for files other processes write too, such as strategy.json)."""
+    (for files other processes write too, such as strategy.json). `tmp` is accepted for
+    compatibility and ignored: the temporary file always gets a fresh, unique name."""
     import json  # not a per-round path
 
-    staging = tmp if tmp is not None else path.with_name(path.name + ".tmp")
-    _write_replacing(path, staging, json.dumps(obj, ensure_ascii=False, indent=2), True)
+    _write_replacing(path, json.dumps(obj, ensure_ascii=False, indent=2), True)
 
 
 # -- documents the SDK owns: in memory, written behind ---------------------------------------
@@ -191,10 +218,10 @@ class _Document:
     """One owned JSON file: its latest value (private: never handed out, copied in and out),
     whether that value is not on disk yet, and when it last was written."""
 
-    __slots__ = ("path", "staging", "value", "dirty", "written_at", "io_lock")
+    __slots__ = ("path", "value", "dirty", "written_at", "io_lock")
 
-    def __init__(self, path: Path, staging: Path, value: Any):
-        self.path, self.staging, self.value = path, staging, value
+    def __init__(self, path: Path, value: Any):
+        self.path, self.value = path, value
         self.dirty = False
         self.written_at = float("-inf")
         self.io_lock = _thread.allocate_lock()
@@ -216,13 +243,13 @@ def update_json(path: Path, change: Callable[[Any], Any], tmp: Path | None = Non
     no reference to it, and must copy anything the caller still holds.
 
     The file is written at once if it was not written in the last WRITE_BEHIND_SECONDS, else
-    by the flusher when that time is up; reads in this process see the new value at once."""
+    by the flusher when that time is up; reads in this process see the new value at once.
+    `tmp` is accepted for compatibility and ignored (see write_json_atomic)."""
     key = _key(path)
     with _lock:
         document = _documents.get(key)
         if document is None:
-            staging = tmp if tmp is not None else path.with_name(path.name + ".tmp")
-            document = _documents[key] = _Document(path, staging, _read_file(path, None))
+            document = _documents[key] = _Document(path, _read_file(path, None))
         document.value = change(document.value)
         if document.dirty:
             return  # a pending or starting write will take the new value
@@ -283,7 +310,7 @@ def _write(document: _Document, create_dirs: bool) -> None:
             document.written_at = time.monotonic()
             _pending.discard(document)
         indented = pretty(text)
-        _write_replacing(document.path, document.staging, indented, create_dirs)
+        _write_replacing(document.path, indented, create_dirs)
 
 
 def write_now(path: str | Path) -> None:
@@ -340,12 +367,17 @@ _appenders: dict[str, int] = {}
 
 
 def _open_append(path: Path) -> int:
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW
     try:
-        return os.open(path, flags, 0o666)
+        fd = os.open(path, flags, _PRIVATE_FILE)
     except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return os.open(path, flags, 0o666)
+        path.parent.mkdir(mode=_PRIVATE_DIR, parents=True, exist_ok=True)
+        fd = os.open(path, flags, _PRIVATE_FILE)
+    # A line an earlier writer left torn (it died mid-write) stays a line of its own.
+    size = os.fstat(fd).st_size
+    if size and os.pread(fd, 1, size - 1) != b"\n":
+        os.write(fd, b"\n")
+    return fd
 
 
 def append_jsonl(path: Path, record: Any) -> None:
@@ -362,26 +394,37 @@ def append_jsonl(path: Path, record: Any) -> None:
 
 
 def read_jsonl(path: Path) -> list[Any]:
-    """Every parseable record of a JSON-lines file, skipping blank and broken lines."""
+    """Every parseable record of a JSON-lines file, skipping blank lines and lines that are
+    not UTF-8 or not JSON (one bad line never hides the ones after it)."""
     try:
-        text = read_text(path)
+        if _native is not None:
+            data = _native.read_if_present(path)
+        else:
+            with open(path, "rb") as file:
+                data = file.read()
+    except FileNotFoundError:
+        return []
     except OSError:
         return []
-    if text is None:
+    if not data:
         return []
     import json
 
-    lines = text.splitlines()
     records = []
-    for line in lines:
+    for line in data.split(b"\n"):
         line = line.strip()
         if not line:
             continue
         try:
-            records.append(json.loads(line))
-        except ValueError:
+            records.append(json.loads(line.decode("utf-8")))
+        except ValueError:  # UnicodeDecodeError and JSONDecodeError both are
             continue
     return records
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Replace a small text file atomically (a fresh temporary file, then a rename)."""
+    _write_replacing(Path(path), text, True)
 
 
 def flush_all(release_under: str | Path | None = None) -> None:

@@ -22,6 +22,7 @@ from aigenora.proto.files import (
     update_json,
     utc_now,
     write_json_atomic,
+    write_text_atomic,
 )
 
 
@@ -30,10 +31,10 @@ class StateStore:
 
     def __init__(self, state_dir: str | Path):
         self.path = Path(state_dir)
-        self.path.mkdir(parents=True, exist_ok=True)
+        self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
 
     def write(self, key: str, value: str | int) -> None:
-        (self.path / key).write_text(str(value), encoding="utf-8")
+        write_text_atomic(self.path / key, str(value))
 
     def read(self, key: str, default: str | None = None) -> str | None:
         target = self.path / key
@@ -123,7 +124,7 @@ class StrategyStore:
 
     def __init__(self, state_dir: str | Path, default: dict | None = None):
         root = Path(state_dir)
-        root.mkdir(parents=True, exist_ok=True)
+        root.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.path = root / "strategy.json"
         self.events_path = root / "strategy_events.jsonl"
         self._lock = _thread.allocate_lock()
