@@ -12,6 +12,7 @@ pub mod control;
 pub mod data_dir;
 pub mod engine;
 pub mod hooks;
+pub mod http_server;
 pub mod identity;
 pub mod layout;
 pub mod protocols;

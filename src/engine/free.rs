@@ -112,11 +112,7 @@ pub(crate) fn run(
             crate::spec::validate_message(session.spec.value(), &frame, Some(Direction::Both), None)
         {
             eprintln!("[aigenora] free-mode receiver dropped invalid message: {error}");
-            session.emit(Event::MessageRejected {
-                direction: "both".into(),
-                error: error.0,
-                msg: frame,
-            });
+            session.emit(Event::message_rejected("both", &error.0, &frame));
             continue;
         }
         session.emit(Event::ProtocolMessage {

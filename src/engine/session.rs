@@ -337,11 +337,11 @@ impl<'a> Session<'a> {
             direction,
         } = error
         {
-            self.emit(Event::MessageRejected {
-                direction: direction.as_str().to_string(),
-                error: reason.0.clone(),
-                msg: frame.clone(),
-            });
+            self.emit(Event::message_rejected(
+                direction.as_str(),
+                &reason.0,
+                frame,
+            ));
         }
         let short: String = text.chars().take(200).collect();
         self.emit(Event::SessionEnded {

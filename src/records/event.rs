@@ -213,7 +213,33 @@ pub enum Event {
     },
 }
 
+/// Largest rejected frame an event keeps whole (compact JSON bytes); a larger one is kept as
+/// its size and the start of its text, so a peer cannot grow events.jsonl by megabytes per
+/// refused frame.
+pub const MAX_REJECTED_FRAME_BYTES: usize = 4096;
+
 impl Event {
+    /// `message_rejected` for `frame`, kept whole when it is small, else summarised as
+    /// `{"_truncated": true, "bytes": N, "start": "…"}`.
+    pub fn message_rejected(direction: &str, error: &str, frame: &Value) -> Event {
+        let text = frame.to_string();
+        let msg = if text.len() <= MAX_REJECTED_FRAME_BYTES {
+            frame.clone()
+        } else {
+            let mut end = 1024;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            serde_json::json!({"_truncated": true, "bytes": text.len(), "start": &text[..end]})
+        };
+        let error: String = error.chars().take(1000).collect();
+        Event::MessageRejected {
+            direction: direction.to_string(),
+            error,
+            msg,
+        }
+    }
+
     /// `session_ended` with only `completed` and `reason`, the engine's usual end.
     pub fn ended(completed: bool, reason: &str) -> Event {
         Event::SessionEnded {

@@ -6,6 +6,8 @@ use std::net::SocketAddr;
 use std::num::NonZeroU32;
 use std::time::Duration;
 
+pub use crate::http_server::HttpLimits;
+
 /// Where `aigenora server` listens unless told otherwise.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:41000";
 /// Leading zero bytes the registration proof of work needs: 3 bytes is 2^24 hashes on
@@ -33,7 +35,7 @@ pub const DEFAULT_PROTOCOLS_PER_KEY: u32 = 100;
 pub const DEFAULT_PROTOCOL_BYTES_PER_KEY: u64 = 4 * 1024 * 1024;
 /// Outstanding registration challenges per address.
 pub const DEFAULT_CHALLENGES_PER_ADDRESS: u32 = 8;
-/// Default [`HttpLimits`], in seconds: header, body, read/write, shutdown grace.
+/// Default [`HttpLimits`] of the community server, in seconds: header, body, read/write, shutdown grace.
 pub const DEFAULT_HEADER_TIMEOUT_SECS: f64 = 10.0;
 pub const DEFAULT_BODY_TIMEOUT_SECS: f64 = 10.0;
 pub const DEFAULT_IO_TIMEOUT_SECS: f64 = 30.0;
@@ -109,37 +111,15 @@ impl Default for Quotas {
     }
 }
 
-/// Connection-level limits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HttpLimits {
-    /// A request's headers must arrive within this time; it also bounds how long an idle
-    /// keep-alive connection stays open.
-    pub header_timeout: Duration,
-    /// A request's whole body must arrive within this time.
-    pub body_timeout: Duration,
-    /// A read or write that makes no progress for this long closes the connection (a
-    /// client that stops reading its response, a stalled body).
-    pub io_timeout: Duration,
-    /// Open connections at most; the server stops accepting while at the cap.
-    pub max_connections: usize,
-    /// Open connections one address (IPv6: one /64) may hold; more are closed as soon as
-    /// they are accepted (0: no cap).
-    pub connections_per_address: usize,
-    /// On SIGTERM/SIGINT, in-flight requests get this long before their connections are
-    /// dropped and the database is closed.
-    pub shutdown_grace: Duration,
-}
-
-impl Default for HttpLimits {
-    fn default() -> HttpLimits {
-        HttpLimits {
-            header_timeout: Duration::from_secs_f64(DEFAULT_HEADER_TIMEOUT_SECS),
-            body_timeout: Duration::from_secs_f64(DEFAULT_BODY_TIMEOUT_SECS),
-            io_timeout: Duration::from_secs_f64(DEFAULT_IO_TIMEOUT_SECS),
-            max_connections: DEFAULT_MAX_CONNECTIONS,
-            connections_per_address: DEFAULT_CONNECTIONS_PER_ADDRESS,
-            shutdown_grace: Duration::from_secs_f64(DEFAULT_SHUTDOWN_GRACE_SECS),
-        }
+/// The community server's connection limits by default.
+pub fn default_http_limits() -> HttpLimits {
+    HttpLimits {
+        header_timeout: Duration::from_secs_f64(DEFAULT_HEADER_TIMEOUT_SECS),
+        body_timeout: Duration::from_secs_f64(DEFAULT_BODY_TIMEOUT_SECS),
+        io_timeout: Duration::from_secs_f64(DEFAULT_IO_TIMEOUT_SECS),
+        max_connections: DEFAULT_MAX_CONNECTIONS,
+        connections_per_address: DEFAULT_CONNECTIONS_PER_ADDRESS,
+        shutdown_grace: Duration::from_secs_f64(DEFAULT_SHUTDOWN_GRACE_SECS),
     }
 }
 
@@ -174,7 +154,7 @@ impl ServerConfig {
             max_body_bytes: MAX_BODY_BYTES,
             rates: RateLimits::default(),
             quotas: Quotas::default(),
-            http: HttpLimits::default(),
+            http: default_http_limits(),
         }
     }
 }

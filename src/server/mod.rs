@@ -7,7 +7,6 @@ pub mod clock;
 pub mod config;
 mod cursor;
 mod error;
-mod http;
 mod page_cache;
 mod rate_limit;
 mod replay;
@@ -140,7 +139,7 @@ pub async fn serve(config: ServerConfig) -> Result<ServerHandle, ServerError> {
     let (stop, stopped) = oneshot::channel::<()>();
     let http_limits = config.http;
     let task = tokio::spawn(async move {
-        http::serve(listener, app, http_limits, async move {
+        crate::http_server::serve(listener, app, http_limits, async move {
             let _ = stopped.await;
         })
         .await;

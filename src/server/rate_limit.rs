@@ -3,7 +3,6 @@
 //! JSON 429 with `Retry-After`. On a database several instances share (PostgreSQL) the
 //! same GCRA runs in the database instead, so the limits hold for the instances together.
 
-use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
@@ -13,38 +12,7 @@ use super::config::{Rate, RateLimits};
 use super::error::ApiError;
 use super::store::{RateWindow, Store};
 
-/// The peer address of the connection a request came in on (set by the accept loop).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClientAddr(pub SocketAddr);
-
-/// Who an address-based limit counts: an IPv4 address, or an IPv6 address's /64 (one
-/// host usually owns a whole /64, so counting single IPv6 addresses would limit nothing).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct AddressKey(IpAddr);
-
-impl AddressKey {
-    pub fn of(addr: IpAddr) -> AddressKey {
-        match addr {
-            IpAddr::V4(v4) => AddressKey(IpAddr::V4(v4)),
-            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-                Some(v4) => AddressKey(IpAddr::V4(v4)),
-                None => {
-                    let prefix = u128::from(v6) & !((1u128 << 64) - 1);
-                    AddressKey(IpAddr::V6(Ipv6Addr::from(prefix)))
-                }
-            },
-        }
-    }
-}
-
-impl std::fmt::Display for AddressKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            IpAddr::V4(v4) => write!(f, "{v4}"),
-            IpAddr::V6(v6) => write!(f, "{v6}/64"),
-        }
-    }
-}
+pub use crate::http_server::{AddressKey, ClientAddr};
 
 /// The server's limiters: in this process, or (on a database several instances share) in
 /// the database. An absent rate does not limit.
@@ -200,18 +168,6 @@ pub fn retry_after_secs(wait: Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ipv6_addresses_count_by_their_64_prefix() {
-        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
-        let b: IpAddr = "2001:db8:1:2:bbbb::9".parse().unwrap();
-        let c: IpAddr = "2001:db8:1:3::1".parse().unwrap();
-        assert_eq!(AddressKey::of(a), AddressKey::of(b));
-        assert_ne!(AddressKey::of(a), AddressKey::of(c));
-        assert_eq!(AddressKey::of(a).to_string(), "2001:db8:1:2::/64");
-        let mapped: IpAddr = "::ffff:192.0.2.7".parse().unwrap();
-        assert_eq!(AddressKey::of(mapped).to_string(), "192.0.2.7");
-    }
 
     #[tokio::test]
     async fn a_burst_is_allowed_then_refused_with_a_wait() {

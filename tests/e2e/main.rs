@@ -9,6 +9,7 @@ mod browser;
 mod builtins;
 mod clean_end;
 mod control;
+mod controller_load;
 mod controller_page;
 mod daemon;
 mod fake_peer;

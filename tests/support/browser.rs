@@ -44,7 +44,18 @@ fn free_port() -> u16 {
 /// The controller URL a `--web` session prints (`controller: URL`).
 pub fn controller_url(session: &Proc) -> String {
     let line = session.wait_for_line("controller: ", SESSION_LIMIT);
-    line.trim_start_matches("controller: ").trim().to_string()
+    let shown = line.trim_start_matches("controller: ").trim();
+    // Not a terminal: the token is not printed, only where it is kept.
+    match shown
+        .split_once(" (its token is in ")
+        .and_then(|(_, rest)| rest.strip_suffix(", readable by you only)"))
+    {
+        Some(url_file) => std::fs::read_to_string(url_file)
+            .unwrap()
+            .trim()
+            .to_string(),
+        None => shown.to_string(),
+    }
 }
 
 /// Headless Chromium with its own profile, through a chromedriver of its own.

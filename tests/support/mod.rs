@@ -13,6 +13,7 @@
 //!   separate processes; readers for what a session leaves on disk.
 //! - [`process`]: a child process with collected output, bounded waits, SIGKILL on drop.
 //! - [`transport`]: offline iroh endpoints, connected pairs, raw peers writing exact bytes.
+//! - [`http`]: raw HTTP/1.1 requests, byte for byte.
 //! - [`fake`]: misbehaving hosts and guests built from the library over raw iroh streams.
 // Each test crate uses its own part of these helpers (the server tests run no reference
 // agent, the spec tests open no iroh stream, ...), so an item here is always unused in some
@@ -24,6 +25,7 @@ pub mod browser;
 pub mod cli;
 pub mod control;
 pub mod fake;
+pub mod http;
 pub mod net;
 pub mod postgres;
 pub mod process;

@@ -1,4 +1,4 @@
-//! The checks every request passes before a handler sees it: the Host header names this
+//! The checks every request passes before a handler sees it: one Host header, naming this
 //! server (no DNS rebinding), an Origin header, when sent, is this server's own (no
 //! cross-site requests), and a POST carries `application/json` (no form or `text/plain`
 //! "simple requests"). Tokens are compared in constant time.
@@ -21,6 +21,9 @@ pub async fn same_origin(
     let ours =
         |value: &str| value == format!("127.0.0.1:{port}") || value == format!("localhost:{port}");
     let headers = request.headers();
+    if headers.get_all(header::HOST).iter().count() > 1 {
+        return refuse(StatusCode::BAD_REQUEST, "one_host_header");
+    }
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
     if !host.is_some_and(ours) {
         return refuse(StatusCode::MISDIRECTED_REQUEST, "wrong_host");

@@ -5,7 +5,8 @@
 //! POSTs must be `application/json`. The page follows a session through a server-sent event
 //! stream fed from the session's files (events, snapshot, the open decision window) within
 //! milliseconds, and answers decision windows through the same checked submission as
-//! `session decide`.
+//! `session decide`. Connections are capped and timed like the community server's
+//! ([`LIMITS`]); tokens are checked before any body is read; event streams are capped.
 
 mod guard;
 mod routes;
@@ -57,8 +58,24 @@ pub async fn bind(
         addr: listener.local_addr()?,
     });
     let app = routes::router(controller.clone());
-    Ok((controller, async move { axum::serve(listener, app).await }))
+    let serving = crate::http_server::serve(listener, app, LIMITS, std::future::pending());
+    Ok((controller, async move {
+        serving.await;
+        Ok(())
+    }))
 }
+
+/// The controller's connection limits: a person's page needs a handful of connections (the
+/// list, the stream, a decision), so anything beyond a few dozen, or idle or slow for
+/// seconds, is someone else's and is dropped.
+pub const LIMITS: crate::http_server::HttpLimits = crate::http_server::HttpLimits {
+    header_timeout: std::time::Duration::from_secs(5),
+    body_timeout: std::time::Duration::from_secs(5),
+    io_timeout: std::time::Duration::from_secs(30),
+    max_connections: 64,
+    connections_per_address: 0,
+    shutdown_grace: std::time::Duration::from_secs(1),
+};
 
 /// Serves one session from a thread of its own (`host|join --web`); returns the page's
 /// address once it listens.

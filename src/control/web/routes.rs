@@ -122,29 +122,42 @@ async fn stream(
         Ok(target) => target,
         Err(refusal) => return refusal.into_response(),
     };
+    let Some(open) = super::stream::Open::try_new() else {
+        return refuse(StatusCode::TOO_MANY_REQUESTS, "too_many_streams");
+    };
     let last_id = headers
         .get("last-event-id")
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse().ok());
-    Sse::new(super::stream::follow(target, last_id))
+    Sse::new(super::stream::follow(open, target, last_id))
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response()
 }
 
+/// Largest decision body the page sends (a move and the window it answers).
+const MAX_DECIDE_BODY: usize = 64 * 1024;
+
 /// A decision from the page: `{"move": value}` for the open window, or `{"decision":
 /// {...}}`; answered like `session decide` (200 played or queued, 422 refused, 409 too
-/// late).
+/// late). The token is checked before a byte of the body is read, and the body is read
+/// within a size and a time limit.
 async fn decide(
     State(controller): State<Arc<Controller>>,
     Path(id): Path<String>,
     headers: HeaderMap,
-    body: Result<Json<Value>, axum::extract::rejection::JsonRejection>,
+    body: axum::body::Body,
 ) -> Response {
     let target = match authorized(&controller, &id, header_token(&headers)) {
         Ok(target) => target,
         Err(refusal) => return refusal.into_response(),
     };
-    let Ok(Json(body)) = body else {
+    let read = axum::body::to_bytes(body, MAX_DECIDE_BODY);
+    let bytes = match tokio::time::timeout(super::LIMITS.body_timeout, read).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(_)) => return refuse(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large"),
+        Err(_) => return refuse(StatusCode::REQUEST_TIMEOUT, "body_timeout"),
+    };
+    let Ok(body) = serde_json::from_slice::<Value>(&bytes) else {
         return refuse(StatusCode::BAD_REQUEST, "invalid_json");
     };
     let input = match (body.get("move"), body.get("decision")) {

@@ -1,12 +1,13 @@
 //! The push stream of one session (server-sent events): `state` (the whole session view)
 //! on connect and whenever the snapshot, the decision window or the status changes, and
-//! `event` for every events.jsonl line, with the line number as its id so a reconnecting page
-//! resumes where it left off (Last-Event-ID) instead of replaying everything. The files are
-//! looked at every 10 ms; a session that ended gets one last `state` and the stream ends.
+//! `event` for every events.jsonl line, with the byte offset of the line's end as its id so a
+//! reconnecting page resumes where it left off (Last-Event-ID) instead of replaying
+//! everything. A fresh page gets only the recent events (a bounded tail of the file, however
+//! long the session's log has grown). The files are looked at every 10 ms; a session that
+//! ended gets one last `state` and the stream ends. At most [`MAX_STREAMS`] are open at once.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
@@ -16,12 +17,19 @@ use futures_util::Stream;
 
 use crate::control::Target;
 use crate::control::view::session_view;
+use crate::layout::jsonl::{Tail, TailLine, recent_start};
 use crate::records::DecisionFiles;
 use crate::session::{EVENTS_FILE, SESSION_FILE};
 
 const POLL: Duration = Duration::from_millis(10);
-/// Events sent to a fresh page (no Last-Event-ID): the latest ones only.
+/// Events sent to a fresh page (no Last-Event-ID): the latest ones only, found within the
+/// last [`HISTORY_BYTES`] of the file.
 const HISTORY: usize = 200;
+const HISTORY_BYTES: u64 = 256 * 1024;
+/// Longest events.jsonl line a page is sent (longer ones are left out).
+const MAX_EVENT_LINE: usize = 256 * 1024;
+/// Streams one controller serves at once (a page needs one).
+pub const MAX_STREAMS: usize = 16;
 
 /// A file's change stamp: its length and modification time.
 type Stamp = Option<(u64, SystemTime)>;
@@ -35,12 +43,17 @@ fn stamp(path: &std::path::Path) -> Stamp {
 static OPEN_STREAMS: AtomicUsize = AtomicUsize::new(0);
 
 /// Counts a stream as open for as long as it lives.
-struct Open;
+pub struct Open;
 
 impl Open {
-    fn new() -> Open {
-        OPEN_STREAMS.fetch_add(1, Ordering::SeqCst);
-        Open
+    /// A place for one more stream, unless [`MAX_STREAMS`] are open.
+    pub fn try_new() -> Option<Open> {
+        OPEN_STREAMS
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |open| {
+                (open < MAX_STREAMS).then_some(open + 1)
+            })
+            .ok()
+            .map(|_| Open)
     }
 }
 
@@ -62,12 +75,9 @@ pub fn linger(limit: Duration) {
 struct Follow {
     _open: Open,
     target: Target,
-    events: PathBuf,
-    offset: u64,
-    /// Lines of events.jsonl read so far (event ids are 1-based line numbers).
-    line: u64,
-    /// Resume after this line.
-    skip_to: Option<u64>,
+    events: Tail,
+    /// A fresh page: only the last [`HISTORY`] events of the first look are sent.
+    fresh: bool,
     stamps: Vec<Stamp>,
     queue: VecDeque<Event>,
     first: bool,
@@ -90,10 +100,23 @@ impl Follow {
     /// Queues what changed since the last look.
     fn look(&mut self) {
         let stamps: Vec<Stamp> = self.watched().iter().map(|p| stamp(p)).collect();
-        let mut fresh = Vec::new();
-        self.read_events(&mut fresh);
-        if self.first && self.skip_to.is_none() {
+        let mut fresh: Vec<Event> = self
+            .events
+            .read()
+            .into_iter()
+            .filter_map(|line| match line {
+                TailLine::Text { text, end } => Some(
+                    Event::default()
+                        .event("event")
+                        .id(end.to_string())
+                        .data(text.replace('\r', "")),
+                ),
+                TailLine::Skipped { .. } => None,
+            })
+            .collect();
+        if self.fresh {
             fresh.drain(..fresh.len().saturating_sub(HISTORY));
+            self.fresh = false;
         }
         // Events first: a page that sees the final state may stop listening.
         self.queue.extend(fresh);
@@ -109,50 +132,26 @@ impl Follow {
         }
         self.first = false;
     }
-
-    fn read_events(&mut self, into: &mut Vec<Event>) {
-        let Ok(mut file) = std::fs::File::open(&self.events) else {
-            return;
-        };
-        if file.metadata().map(|m| m.len()).unwrap_or(0) <= self.offset {
-            return;
-        }
-        let mut text = String::new();
-        if file.seek(SeekFrom::Start(self.offset)).is_err()
-            || file.read_to_string(&mut text).is_err()
-        {
-            return;
-        }
-        let complete = text.rfind('\n').map_or(0, |end| end + 1);
-        self.offset += complete as u64;
-        for line in text[..complete].lines() {
-            self.line += 1;
-            if self.skip_to.is_some_and(|after| self.line <= after) {
-                continue;
-            }
-            into.push(
-                Event::default()
-                    .event("event")
-                    .id(self.line.to_string())
-                    // A stray carriage return (a foreign writer) cannot travel in SSE.
-                    .data(line.replace('\r', "")),
-            );
-        }
-    }
 }
 
-/// The stream of one session, resuming after event `last_id` when given.
+/// The stream of one session (holding `open`, its place among the open streams), resuming
+/// after the event whose id was `last_id` when given.
 pub fn follow(
+    open: Open,
     target: Target,
     last_id: Option<u64>,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
+    let path = target.root.join(EVENTS_FILE);
+    let length = std::fs::metadata(&path).map_or(0, |m| m.len());
+    let (offset, fresh) = match last_id.filter(|&id| id <= length) {
+        Some(id) => (id, false),
+        None => (recent_start(&path, HISTORY_BYTES), true),
+    };
     let state = Follow {
-        _open: Open::new(),
-        events: target.root.join(EVENTS_FILE),
+        _open: open,
+        events: Tail::from_offset(path, MAX_EVENT_LINE, offset),
+        fresh,
         target,
-        offset: 0,
-        line: 0,
-        skip_to: last_id,
         stamps: Vec::new(),
         queue: VecDeque::new(),
         first: true,

@@ -66,11 +66,11 @@ pub(crate) fn receive(session: &mut Session, actions: &[&str]) -> Result<Value, 
             error,
             frame,
         }) => {
-            session.emit(Event::MessageRejected {
-                direction: direction.as_str().to_string(),
-                error: error.0.clone(),
-                msg: frame,
-            });
+            session.emit(Event::message_rejected(
+                direction.as_str(),
+                &error.0,
+                &frame,
+            ));
             return Err(Abort::new(Reason::InvalidFrame, error.0).into());
         }
         Err(other) => return Err(other.into()),

@@ -1,5 +1,6 @@
-//! Serving HTTP/1.1 on a bound listener with the limits an open network needs, from hyper
-//! and tokio: a cap on open connections (the server stops accepting while at it) and on
+//! The one accept loop behind every HTTP server of this binary (the community server, the
+//! browser controller): HTTP/1.1 on a bound listener with the limits an open network needs,
+//! from hyper and tokio: a cap on open connections (the server stops accepting while at it) and on
 //! those of one address (more are closed at once), a deadline for each request's headers
 //! (which also closes idle keep-alive connections), a read/write timeout on every
 //! connection (a client that stops reading its answer, or stalls mid-body, is dropped),
@@ -22,8 +23,61 @@ use tokio::task::JoinSet;
 use tokio_io_timeout::TimeoutStream;
 use tower::ServiceExt;
 
-use super::config::HttpLimits;
-use super::rate_limit::{AddressKey, ClientAddr};
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+
+/// Connection-level limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpLimits {
+    /// A request's headers must arrive within this time; it also bounds how long an idle
+    /// keep-alive connection stays open.
+    pub header_timeout: Duration,
+    /// A request's whole body must arrive within this time.
+    pub body_timeout: Duration,
+    /// A read or write that makes no progress for this long closes the connection (a
+    /// client that stops reading its response, a stalled body).
+    pub io_timeout: Duration,
+    /// Open connections at most; the server stops accepting while at the cap.
+    pub max_connections: usize,
+    /// Open connections one address (IPv6: one /64) may hold; more are closed as soon as
+    /// they are accepted (0: no cap).
+    pub connections_per_address: usize,
+    /// On SIGTERM/SIGINT, in-flight requests get this long before their connections are
+    /// dropped and the database is closed.
+    pub shutdown_grace: Duration,
+}
+
+/// The peer address of the connection a request came in on (set by the accept loop).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientAddr(pub SocketAddr);
+
+/// Who an address-based limit counts: an IPv4 address, or an IPv6 address's /64 (one
+/// host usually owns a whole /64, so counting single IPv6 addresses would limit nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AddressKey(IpAddr);
+
+impl AddressKey {
+    pub fn of(addr: IpAddr) -> AddressKey {
+        match addr {
+            IpAddr::V4(v4) => AddressKey(IpAddr::V4(v4)),
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => AddressKey(IpAddr::V4(v4)),
+                None => {
+                    let prefix = u128::from(v6) & !((1u128 << 64) - 1);
+                    AddressKey(IpAddr::V6(Ipv6Addr::from(prefix)))
+                }
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for AddressKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            IpAddr::V4(v4) => write!(f, "{v4}"),
+            IpAddr::V6(v6) => write!(f, "{v6}/64"),
+        }
+    }
+}
 
 /// Largest request head (request line and headers) accepted.
 const MAX_HEAD_BYTES: usize = 64 * 1024;
@@ -155,5 +209,22 @@ impl Drop for HeldConnection {
                 open.remove(&self.address);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ipv6_addresses_count_by_their_64_prefix() {
+        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:bbbb::9".parse().unwrap();
+        let c: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert_eq!(AddressKey::of(a), AddressKey::of(b));
+        assert_ne!(AddressKey::of(a), AddressKey::of(c));
+        assert_eq!(AddressKey::of(a).to_string(), "2001:db8:1:2::/64");
+        let mapped: IpAddr = "::ffff:192.0.2.7".parse().unwrap();
+        assert_eq!(AddressKey::of(mapped).to_string(), "192.0.2.7");
     }
 }
