@@ -77,6 +77,10 @@ pub enum SessionCommand {
         /// Seconds to wait for the engine to take the decision.
         #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
         wait: f64,
+        /// The window you answer (its `seq`, as `session snapshot` shows it): refused as too
+        /// late unless that window is still open. Without it, the window open now.
+        #[arg(long, value_name = "SEQ")]
+        window: Option<u64>,
         #[arg(long)]
         json: bool,
     },
@@ -158,6 +162,7 @@ pub fn run(command: SessionCommand, global: &GlobalArgs) -> anyhow::Result<ExitC
             agent_id,
             idempotency_key,
             wait,
+            window,
             json,
         } => {
             let Some(wait) = Duration::try_from_secs_f64(wait)
@@ -170,6 +175,7 @@ pub fn run(command: SessionCommand, global: &GlobalArgs) -> anyhow::Result<ExitC
                 origin: "cli".into(),
                 agent_id,
                 idempotency_key,
+                answering: window,
             };
             let text = value.or(decision).unwrap_or_default();
             session_control::decide(&which.target(global)?, &text, submitter, wait, json)

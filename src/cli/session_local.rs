@@ -1,6 +1,6 @@
 //! `aigenora session list|events|abort`: this machine's session directories.
 
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -8,7 +8,9 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
+use crate::layout::jsonl::{Tail, TailLine};
 use crate::records::{RecordedEvent, SessionStatus};
+use crate::session::process::SessionProcess;
 use crate::session::{EVENTS_FILE, SESSION_FILE, SessionDir, list_sessions};
 use crate::spec::Role;
 use crate::terminal::escape_display;
@@ -48,6 +50,10 @@ pub fn list(data_dir: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Longest events.jsonl line printed (longer ones are someone else's; see
+/// [`crate::records::Event::message_rejected`]).
+const MAX_EVENT_LINE: usize = 16 << 20;
+
 /// Prints a session's events; with `follow`, keeps printing new ones until the session is
 /// over: session.json shows a final status (written after the last event), or the process
 /// that ran it is gone without writing one (killed).
@@ -56,29 +62,26 @@ pub fn events(state_dir: &Path, follow: bool, as_json: bool) -> anyhow::Result<E
     if !state_dir.is_dir() {
         bail!("no session directory at {}", state_dir.display());
     }
-    let mut offset = 0u64;
+    let mut events = Tail::new(&path, MAX_EVENT_LINE);
     let mut stdout = std::io::stdout();
     loop {
         // Looked at before reading, so every event written before the end gets printed.
         let over = FollowEnd::of(state_dir);
-        if let Ok(mut file) = std::fs::File::open(&path) {
-            file.seek(SeekFrom::Start(offset))
-                .with_context(|| path.display().to_string())?;
-            let mut text = String::new();
-            file.read_to_string(&mut text)
-                .with_context(|| path.display().to_string())?;
-            let complete = text.rfind('\n').map_or(0, |end| end + 1);
-            offset += complete as u64;
-            if as_json {
-                text.truncate(complete);
-                stdout.write_all(crate::terminal::escape_json(text).as_bytes())?;
-            } else {
-                for line in text[..complete].lines() {
-                    writeln!(stdout, "{}", event_line(line))?;
+        for line in events.read_to_end() {
+            match line {
+                TailLine::Text { text, .. } if as_json => {
+                    writeln!(stdout, "{}", crate::terminal::escape_json(text))?
+                }
+                TailLine::Text { text, .. } => writeln!(stdout, "{}", event_line(&text))?,
+                TailLine::Skipped { reason, end } => {
+                    eprintln!(
+                        "warning: {} at byte {end}: {reason}; skipped",
+                        path.display()
+                    )
                 }
             }
-            stdout.flush()?;
         }
+        stdout.flush()?;
         if !follow {
             return Ok(ExitCode::SUCCESS);
         }
@@ -105,25 +108,12 @@ fn event_line(line: &str) -> String {
     escape_display(&format!("[{time}] {}: {detail}", event.name)).into_owned()
 }
 
-/// Whether process `pid` exists (signal 0 checks without sending anything; a process of
-/// another user exists too). Asked on every poll of a follow, so no `kill` subprocess.
-fn process_exists(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    if pid <= 0 {
-        return false; // 0 would ask about our own process group
-    }
-    // SAFETY: kill with signal 0 sends nothing; it only reports whether `pid` exists.
-    let result = unsafe { libc::kill(pid, 0) };
-    result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
-
 /// Why following a session (`events --follow`, `snapshot --follow`) stops.
 pub(super) enum FollowEnd {
     /// session.json shows a final status (written after the session's last event).
     Recorded,
-    /// The process that ran the session is gone without recording an end (killed).
+    /// The process that ran the session is gone without recording an end (killed; its
+    /// pid may be another process's by now).
     ProcessGone(u32),
 }
 
@@ -135,8 +125,12 @@ impl FollowEnd {
         if record.is_final() {
             return Some(FollowEnd::Recorded);
         }
-        let pid = record.pid?;
-        (!process_exists(pid)).then_some(FollowEnd::ProcessGone(pid))
+        match SessionProcess::of(&record) {
+            SessionProcess::Gone(pid) | SessionProcess::Reused(pid) => {
+                Some(FollowEnd::ProcessGone(pid))
+            }
+            SessionProcess::Running(_) | SessionProcess::Unknown => None,
+        }
     }
 
     /// Says on stderr why following stopped when the session did not record its end.
@@ -162,16 +156,25 @@ pub fn abort(state_dir: &PathBuf, as_json: bool) -> anyhow::Result<ExitCode> {
             state_dir.display()
         );
     }
-    let Some(pid) = record.pid else {
-        bail!("session.json in {} records no pid", state_dir.display());
-    };
-    let status = std::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .context("running kill")?;
-    if !status.success() {
-        bail!(
+    let pid = match SessionProcess::of(&record) {
+        SessionProcess::Running(pid) => pid,
+        SessionProcess::Unknown => bail!("session.json in {} records no pid", state_dir.display()),
+        SessionProcess::Gone(pid) => bail!(
             "process {pid} is not running; the session in {} is stale",
+            state_dir.display()
+        ),
+        SessionProcess::Reused(pid) => bail!(
+            "pid {pid} now belongs to another process (it started after this session); the \
+             session's own process is gone and nothing was signalled ({})",
+            state_dir.display()
+        ),
+    };
+    let pid_t = libc::pid_t::try_from(pid).context("a pid out of range")?;
+    // SAFETY: kill only sends SIGTERM to the session's process, checked just above.
+    if unsafe { libc::kill(pid_t, libc::SIGTERM) } != 0 {
+        bail!(
+            "cannot signal process {pid}: {} ({})",
+            std::io::Error::last_os_error(),
             state_dir.display()
         );
     }
@@ -187,20 +190,4 @@ pub fn abort(state_dir: &PathBuf, as_json: bool) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_running_process_exists_and_a_reaped_one_does_not() {
-        assert!(process_exists(std::process::id()));
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let pid = child.id();
-        child.wait().unwrap();
-        assert!(!process_exists(pid));
-        assert!(!process_exists(0));
-        assert!(!process_exists(u32::MAX));
-    }
 }

@@ -6,7 +6,6 @@
 //! the window's legal values as it arrives; a bad one is refused with a reason and the window
 //! stays open. Each window has an absolute deadline; no window opens once the game is over.
 
-use std::io::{Read, Seek, SeekFrom};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -14,6 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::files::{append_line, epoch_now, write_atomic};
 use super::legal::{HooksChoices, choices_for};
+use crate::layout::jsonl::{Tail, TailLine};
 use crate::records::{
     Choices, DecisionFiles, DecisionMeta, DecisionOutcome, DecisionRecord, DecisionStatus, Event,
     EventLog, TimeoutAction, Window, WindowMode, WindowOutcome, iso_now,
@@ -23,6 +23,10 @@ use crate::spec::{Role, Spec};
 /// How often a waiting window looks at `decisions.jsonl` (in-process submissions wake it at
 /// once).
 const POLL: Duration = Duration::from_millis(10);
+/// Longest line of decisions.jsonl taken (a decision is a move and a few names).
+pub const MAX_DECISION_LINE: usize = 64 * 1024;
+/// Decisions held for windows that are not open yet; more are refused.
+pub const MAX_QUEUED: usize = 64;
 
 /// How long this side's windows last.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -98,13 +102,14 @@ pub struct Desk {
     view: tokio::sync::watch::Sender<Option<Window>>,
 }
 
-#[derive(Default)]
 struct Inner {
-    /// Bytes of decisions.jsonl already read.
-    offset: u64,
+    /// decisions.jsonl, read so far.
+    decisions: Tail,
     /// Decisions read and not used yet, in file order.
     pending: Vec<DecisionRecord>,
     open: Option<Window>,
+    /// Windows opened so far (the open one's, or the last one's, `seq`).
+    opened: u64,
     stop: Option<WindowStop>,
     cancelled: Option<String>,
     /// The game is over: no more windows.
@@ -121,14 +126,24 @@ impl Desk {
         events: EventLog,
     ) -> Arc<Desk> {
         let files = DecisionFiles::of(state_dir);
-        let _ = std::fs::create_dir_all(files.dir());
+        let _ = crate::layout::create_private_dir(files.dir());
+        let inner = Inner {
+            decisions: Tail::new(files.decisions(), MAX_DECISION_LINE),
+            pending: Vec::new(),
+            open: None,
+            opened: 0,
+            stop: None,
+            cancelled: None,
+            finished: false,
+            announced: false,
+        };
         Arc::new(Desk {
             files,
             spec,
             role,
             times,
             events,
-            inner: Mutex::default(),
+            inner: Mutex::new(inner),
             wake: Condvar::new(),
             view: tokio::sync::watch::Sender::new(None),
         })
@@ -202,7 +217,9 @@ impl Desk {
             WindowMode::Hybrid => self.times.hybrid,
         };
         let now = epoch_now();
+        inner.opened += 1;
         let window = Window {
+            seq: inner.opened,
             match_key: request.match_key,
             match_value: request.match_value,
             mode: request.mode,
@@ -324,57 +341,83 @@ impl Desk {
         WindowResult::TimedOut(action)
     }
 
-    /// Reads what was appended to decisions.jsonl since the last look.
+    /// Reads what was appended to decisions.jsonl since the last look. A line that cannot
+    /// be read is skipped with an event saying why; the lines after it count as usual.
     fn ingest(&self, inner: &mut Inner) {
-        let path = self.files.decisions();
-        let Ok(mut file) = std::fs::File::open(&path) else {
-            return;
-        };
-        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-        if size <= inner.offset {
-            return;
-        }
-        let mut text = String::new();
-        if file.seek(SeekFrom::Start(inner.offset)).is_err()
-            || file.read_to_string(&mut text).is_err()
-        {
-            return;
-        }
-        let complete = text.rfind('\n').map_or(0, |end| end + 1);
-        inner.offset += complete as u64;
-        for line in text[..complete].lines() {
-            if let Ok(mut record) = serde_json::from_str::<DecisionRecord>(line) {
-                if record_window(&record).0.is_empty() {
-                    // No window named (the reference's gateway leaves the key it inferred out
-                    // of the record): it answers the window open now, or none.
-                    match &inner.open {
-                        Some(open) => {
-                            record
-                                .body
-                                .insert(open.match_key.clone(), open.match_value.clone());
-                        }
-                        None => {
-                            self.answer(
-                                &record,
-                                &(String::new(), Value::Null),
-                                DecisionStatus::Late,
-                                None,
-                            );
-                            continue;
-                        }
+        for line in inner.decisions.read() {
+            let text = match line {
+                TailLine::Text { text, .. } => text,
+                TailLine::Skipped { reason, .. } => {
+                    self.skipped(reason.to_string());
+                    continue;
+                }
+            };
+            if text.trim().is_empty() {
+                continue;
+            }
+            let Ok(mut record) = serde_json::from_str::<DecisionRecord>(&text) else {
+                self.skipped("a line is not a decision (a JSON object)".into());
+                continue;
+            };
+            if record_window(&record).0.is_empty() {
+                // No window named (the reference's gateway leaves the key it inferred out
+                // of the record): it answers the window open now, or none.
+                match &inner.open {
+                    Some(open) => {
+                        record
+                            .body
+                            .insert(open.match_key.clone(), open.match_value.clone());
+                    }
+                    None => {
+                        self.answer(
+                            &record,
+                            &(String::new(), Value::Null),
+                            DecisionStatus::Late,
+                            None,
+                        );
+                        continue;
                     }
                 }
-                if self.is_closed_for(inner, &record) {
-                    self.answer(&record, &record_window(&record), DecisionStatus::Late, None);
-                } else {
-                    inner.pending.push(record);
-                }
+            }
+            if self.is_closed_for(inner, &record) {
+                self.answer(&record, &record_window(&record), DecisionStatus::Late, None);
+            } else if inner.pending.len() >= MAX_QUEUED {
+                let reason = format!(
+                    "too_many_queued: {MAX_QUEUED} decisions already wait for windows that are not open"
+                );
+                self.answer(
+                    &record,
+                    &record_window(&record),
+                    DecisionStatus::Refused,
+                    Some(&reason),
+                );
+                let (match_key, match_value) = record_window(&record);
+                self.events.emit(Event::DecisionRefused {
+                    match_key,
+                    match_value,
+                    decision_id: record.meta.decision_id.clone(),
+                    reason,
+                });
+            } else {
+                inner.pending.push(record);
             }
         }
     }
 
-    /// Whether a decision names a window that is already over.
+    fn skipped(&self, reason: String) {
+        self.events.emit(Event::DecisionLineSkipped { reason });
+    }
+
+    /// Whether a decision names a window that is already over (by its number, or by its
+    /// key in finalized.json).
     fn is_closed_for(&self, inner: &Inner, record: &DecisionRecord) -> bool {
+        let open_seq = inner.open.as_ref().map(|w| w.seq);
+        if let Some(seq) = record.meta.window_seq
+            && (seq < open_seq.unwrap_or(inner.opened + 1)
+                || (open_seq.is_none() && seq <= inner.opened))
+        {
+            return true;
+        }
         let (key, value) = record_window(record);
         let open = inner.open.as_ref().is_some_and(|w| w.names(&record.body));
         !open
@@ -394,6 +437,14 @@ impl Desk {
             }
             candidates.push(record.clone());
             false
+        });
+        // An answer to another window of the same name (one that closed before) is late.
+        candidates.retain(|record| match record.meta.window_seq {
+            Some(seq) if seq != window.seq => {
+                self.answer(record, &window_of(window), DecisionStatus::Late, None);
+                false
+            }
+            _ => true,
         });
         let mut best: Option<DecisionRecord> = None;
         for record in candidates {
@@ -532,11 +583,12 @@ impl Desk {
         }
     }
 
-    /// An in-process submission (the terminal): checked against the open window now, then
-    /// appended to decisions.jsonl like any other, and the waiting window woken.
-    pub fn submit(&self, value: Value, origin: &str) -> Submitted {
+    /// An in-process submission (the terminal) for window `seq`: checked against the open
+    /// window now (`NoWindow` when `seq` is not the open one any more), then appended to
+    /// decisions.jsonl like any other, and the waiting window woken.
+    pub fn submit(&self, seq: u64, value: Value, origin: &str) -> Submitted {
         let window = { self.lock().open.clone() };
-        let Some(window) = window else {
+        let Some(window) = window.filter(|window| window.seq == seq) else {
             return Submitted::NoWindow;
         };
         if let Err(reason) = window.choices.check(&window.value_field, Some(&value)) {
@@ -551,6 +603,7 @@ impl Desk {
                 decision_id: Some(id.clone()),
                 origin: Some(origin.to_string()),
                 request_ts: Some(iso_now()),
+                window_seq: Some(seq),
                 ..DecisionMeta::default()
             },
             body,
@@ -564,6 +617,7 @@ impl Desk {
     /// the contract): remembered so the engine ends cleanly.
     pub fn rejected(&self, match_key: &str, match_value: &Value, reason: &str) {
         let window = Window {
+            seq: self.lock().opened,
             match_key: match_key.to_string(),
             match_value: match_value.clone(),
             mode: WindowMode::Human,

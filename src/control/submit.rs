@@ -47,13 +47,16 @@ impl DecisionInput {
     }
 }
 
-/// Who submits (kept in the decision's `_meta`).
+/// Who submits (kept in the decision's `_meta`), and which window they answer.
 #[derive(Debug, Clone, Default)]
 pub struct Submitter {
     /// `cli`, `web`, ...
     pub origin: String,
     pub agent_id: Option<String>,
     pub idempotency_key: Option<String>,
+    /// The window ([`Window::seq`]) the person answered, when they say: refused as too late
+    /// unless it is the open one. Without it, the decision is for the window open now.
+    pub answering: Option<u64>,
 }
 
 /// What happened to a submission.
@@ -121,6 +124,19 @@ pub fn submit(
     }
     let files = DecisionFiles::of(engine_dir);
     let open = files.window().filter(|window| window.open);
+    if let Some(seq) = submitter.answering
+        && open.as_ref().is_none_or(|window| window.seq != seq)
+    {
+        let (match_key, match_value) = open
+            .as_ref()
+            .map(|w| (w.match_key.clone(), w.match_value.clone()))
+            .unwrap_or_default();
+        return Answer::Closed {
+            reason: format!("window_closed: window {seq} is no longer open; nothing was played"),
+            match_key,
+            match_value,
+        };
+    }
     let body = match body_for(input, open.as_ref()) {
         Ok(body) => body,
         Err(reason) => return Answer::refused(reason),
@@ -163,6 +179,8 @@ pub fn submit(
             agent_id: submitter.agent_id.clone(),
             idempotency_key: submitter.idempotency_key.clone(),
             request_ts: Some(iso_now()),
+            // Bound to the open window it was checked against: it can never count for the next.
+            window_seq: for_open.map(|window| window.seq).filter(|&seq| seq > 0),
             other: Map::new(),
         },
         body: body.clone(),

@@ -95,7 +95,7 @@ fn ask(
             prompt(window, window.seconds_left(epoch_now()));
             continue;
         };
-        match desk.submit(value.clone(), "terminal") {
+        match desk.submit(window.seq, value.clone(), "terminal") {
             Submitted::Accepted(_) => {
                 say(&format!(
                     "  -> {} (waiting for the opponent)",

@@ -198,6 +198,11 @@ pub fn plain_text(value: &Value) -> String {
 /// a keyless decision belongs to. Times are Unix seconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Window {
+    /// This window's number among the side's windows (1, 2, ...): what a person's answer
+    /// names, so an answer meant for a window that has closed is never taken for the next
+    /// one. 0 in files written by other tools.
+    #[serde(default)]
+    pub seq: u64,
     pub match_key: String,
     pub match_value: Value,
     pub mode: WindowMode,
@@ -253,6 +258,10 @@ pub struct DecisionMeta {
     pub idempotency_key: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_ts: Option<String>,
+    /// The window ([`Window::seq`]) the decision answers, when the submitter saw it: the
+    /// decision counts for that window only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_seq: Option<u64>,
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }
@@ -367,15 +376,16 @@ impl DecisionFiles {
     }
 }
 
-/// Every parseable line of a JSON-lines file (nothing when it does not exist).
+/// Longest line of a decision file that is read.
+const MAX_LINE: usize = 1 << 20;
+
+/// Every parseable line of a JSON-lines file (nothing when it does not exist); lines that
+/// are not UTF-8, not JSON of this shape, or over 1 MiB are left out.
 pub fn read_lines<T: serde::de::DeserializeOwned>(path: &Path) -> Vec<T> {
-    std::fs::read_to_string(path)
-        .map(|text| {
-            text.lines()
-                .filter_map(|line| serde_json::from_str(line).ok())
-                .collect()
-        })
-        .unwrap_or_default()
+    crate::layout::jsonl::read_lines(path, MAX_LINE)
+        .iter()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
 }
 
 #[cfg(test)]

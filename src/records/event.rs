@@ -112,6 +112,11 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         intended: Option<Value>,
     },
+    /// A line of decisions.jsonl could not be read (not UTF-8, not a decision, too long);
+    /// the lines after it are read as usual.
+    DecisionLineSkipped {
+        reason: String,
+    },
     /// A submitted decision was refused (`reason`); the window stays open.
     DecisionRefused {
         match_key: String,
@@ -323,11 +328,17 @@ impl RecordedEvent {
     }
 }
 
-/// Every readable line of an events file, in order (nothing when it does not exist).
+/// Longest events.jsonl line that is read (a rejected frame is kept small, see
+/// [`Event::message_rejected`]; a line this long is someone else's).
+const MAX_EVENT_LINE: usize = 16 << 20;
+
+/// Every readable line of an events file, in order (nothing when it does not exist; a line
+/// that is not UTF-8 or not an event is left out, never the ones after it).
 pub fn read_events(path: &Path) -> Vec<RecordedEvent> {
-    std::fs::read_to_string(path)
-        .map(|text| text.lines().filter_map(RecordedEvent::parse).collect())
-        .unwrap_or_default()
+    crate::layout::jsonl::read_lines(path, MAX_EVENT_LINE)
+        .iter()
+        .filter_map(|line| RecordedEvent::parse(line))
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,13 +1,15 @@
 //! Free-mode input for a networked session: lines typed on stdin and records appended to
 //! the engine dir's `inbox.jsonl` (`{"text": ...}` per line, as a web UI writes them).
 
-use std::io::{BufRead, Read, Seek, SeekFrom};
+use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::mpsc::{Sender, channel};
 use std::time::Duration;
 
 use crate::engine::{LineInput, LocalInput};
 
+/// Longest inbox line taken (a chat line, with room to spare).
+const MAX_INBOX_LINE: usize = 1 << 20;
 /// How often the inbox file is looked at.
 const INBOX_POLL: Duration = Duration::from_millis(100);
 
@@ -29,32 +31,27 @@ pub fn start(engine_state_dir: PathBuf, read_stdin: bool) -> Box<dyn LocalInput>
     Box::new(LineInput(input))
 }
 
-/// Forwards complete inbox records; a half-written last line is retried on the next poll.
+/// Forwards complete inbox records; a half-written last line is retried on the next poll,
+/// and a line that is not UTF-8, not a record or too long is skipped.
 fn watch_inbox(path: PathBuf, lines: Sender<String>) {
-    let mut offset = 0u64;
+    let mut inbox = crate::layout::Tail::new(path, MAX_INBOX_LINE);
     loop {
-        if let Ok(mut file) = std::fs::File::open(&path)
-            && file.seek(SeekFrom::Start(offset)).is_ok()
-        {
-            let mut text = String::new();
-            if file.read_to_string(&mut text).is_ok() {
-                let complete = text.rfind('\n').map_or(0, |end| end + 1);
-                offset += complete as u64;
-                for record in text[..complete].lines() {
-                    let Ok(value) = serde_json::from_str::<serde_json::Value>(record) else {
-                        continue;
-                    };
-                    let Some(line) = value
-                        .get("text")
-                        .and_then(|t| t.as_str())
-                        .filter(|t| !t.is_empty())
-                    else {
-                        continue;
-                    };
-                    if lines.send(line.to_string()).is_err() {
-                        return;
-                    }
-                }
+        for line in inbox.read() {
+            let crate::layout::TailLine::Text { text, .. } = line else {
+                continue;
+            };
+            let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
+                continue;
+            };
+            let Some(line) = value
+                .get("text")
+                .and_then(|t| t.as_str())
+                .filter(|t| !t.is_empty())
+            else {
+                continue;
+            };
+            if lines.send(line.to_string()).is_err() {
+                return;
             }
         }
         std::thread::sleep(INBOX_POLL);

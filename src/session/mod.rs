@@ -14,6 +14,7 @@ pub mod join;
 mod lease;
 mod pipeline;
 mod prepare;
+pub mod process;
 mod reports;
 
 use std::path::PathBuf;

@@ -244,21 +244,48 @@ impl Spec {
     }
 }
 
-/// Reads a file, refusing anything larger than [`MAX_INPUT_BYTES`] before loading it.
+/// Reads a spec file: a regular file only (a FIFO, a device such as /dev/zero or a socket is
+/// refused before a byte is read; opening never waits for a FIFO's writer), and never more
+/// than [`MAX_INPUT_BYTES`] (checked on the size first, and again while reading, for a file
+/// that grows).
 pub fn read_limited(path: &Path) -> Result<Vec<u8>, SpecError> {
-    let metadata = std::fs::metadata(path).map_err(|e| SpecError::Io(e.to_string()))?;
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let io = |e: std::io::Error| SpecError::Io(e.to_string());
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(io)?;
+    let metadata = file.metadata().map_err(io)?;
     if metadata.is_dir() {
         return Err(SpecError::Io(
             "is a directory, expected a spec.json file".into(),
         ));
     }
-    if metadata.len() > MAX_INPUT_BYTES as u64 {
-        return Err(SpecError::Json(JsonError::TooLarge {
-            size: metadata.len() as usize,
-            limit: MAX_INPUT_BYTES,
-        }));
+    if !metadata.is_file() {
+        return Err(SpecError::Io(
+            "is not a regular file (a FIFO, a device or a socket), expected a spec.json file"
+                .into(),
+        ));
     }
-    std::fs::read(path).map_err(|e| SpecError::Io(e.to_string()))
+    let too_large = |size: u64| {
+        SpecError::Json(JsonError::TooLarge {
+            size: usize::try_from(size).unwrap_or(usize::MAX),
+            limit: MAX_INPUT_BYTES,
+        })
+    };
+    if metadata.len() > MAX_INPUT_BYTES as u64 {
+        return Err(too_large(metadata.len()));
+    }
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
+    file.take(MAX_INPUT_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() > MAX_INPUT_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(bytes)
 }
 
 /// "an array", "a string", ... for messages about the wrong kind of JSON value.

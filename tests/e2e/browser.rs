@@ -507,3 +507,50 @@ fn a_person_overrides_the_agent_and_accepts_its_move_from_the_page() {
     );
     assert_eq!(revealed(&files), vec![overridden, accepted]);
 }
+
+/// A double click plays one round, never the next: the second click, 100 ms after the
+/// first, finds its window answered (or the next window only just drawn), and an answer that
+/// names a window that has closed is refused by the controller itself.
+#[test]
+fn a_double_click_answers_one_window_only() {
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let (host, guest, url) = rock_host_and_web_guest(&alice, &bob, 2, &["--control-mode", "human"]);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let browser = Browser::open(&url).await;
+        browser.until("round 0", "#turn", "Your move: round 0").await;
+        let double_click = r#"
+            const paper = () => [...document.querySelectorAll('#moves button')]
+                .find((b) => b.textContent.includes('paper'));
+            window.secondClickDone = false;
+            paper().click();
+            setTimeout(() => { const b = paper(); if (b) b.click(); window.secondClickDone = true; }, 100);
+        "#;
+        browser.client.execute(double_click, vec![]).await.unwrap();
+        browser.until("round 1", "#turn", "Your move: round 1").await;
+        let started = std::time::Instant::now();
+        while browser
+            .client
+            .execute("return window.secondClickDone", vec![])
+            .await
+            .unwrap()
+            != json!(true)
+        {
+            assert!(started.elapsed() < SESSION_LIMIT);
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        // Whatever the second click sent has been answered by now (the page awaits it).
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let dir = bob.session_dirs("guest").pop().unwrap();
+        let open = window_of(&dir).expect("round 1 still waits for the person");
+        assert_eq!(open.match_value, json!(1));
+        browser.click_move("rock").await;
+        browser.until("the end", "#turn", "Game over").await;
+        browser.close().await;
+    });
+    guest.succeed(SESSION_LIMIT);
+    host.succeed(SESSION_LIMIT);
+    let files = bob.session("guest");
+    assert_eq!(revealed(&files), vec![json!("paper"), json!("rock")]);
+}

@@ -305,3 +305,53 @@ fn a_flood_of_idle_connections_costs_a_playing_side_neither_descriptors_nor_the_
     guest.succeed(SESSION_LIMIT);
     host.succeed(SESSION_LIMIT);
 }
+
+#[test]
+fn an_answer_naming_a_window_that_closed_is_refused_as_too_late() {
+    let served = serve_a_session("");
+    let engine = served.session.join("guest-1700000000001");
+    let files = aigenora::records::DecisionFiles::of(&engine);
+    std::fs::create_dir_all(files.dir()).unwrap();
+    let now = aigenora::control::epoch_now();
+    let window = aigenora::records::Window {
+        seq: 3,
+        match_key: "round".into(),
+        match_value: json!(2),
+        mode: aigenora::records::WindowMode::Human,
+        value_field: "choice".into(),
+        choices: aigenora::records::Choices::OneOf {
+            values: vec![json!("rock"), json!("paper")],
+        },
+        open: true,
+        waiting_for: "decision".into(),
+        opened_at: now,
+        deadline_at: now + 600.0,
+        intended: None,
+        timeout_action: Default::default(),
+    };
+    std::fs::write(files.state(), serde_json::to_string(&window).unwrap()).unwrap();
+    let port = served.port;
+    let body = json!({"move": "rock", "window": 2}).to_string();
+    let answer = http_body(
+        port,
+        &format!(
+            "POST /api/sessions/{}/decide HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nX-Aigenora-Token: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            served.id,
+            served.token,
+            body.len()
+        ),
+    );
+    let answer: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(answer["status"], "closed", "{answer}");
+    assert!(
+        answer["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("window_closed"),
+        "{answer}"
+    );
+    assert!(
+        !files.decisions().exists(),
+        "nothing was written for the open window"
+    );
+}

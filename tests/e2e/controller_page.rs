@@ -30,6 +30,7 @@ fn write_window(
 ) {
     let now = epoch_now();
     let window = Window {
+        seq: 1,
         match_key: key.into(),
         match_value: value,
         mode: if intended.is_some() {

@@ -244,3 +244,93 @@ fn session_json_output_escapes_what_a_terminal_would_obey() {
         outputs[3]
     );
 }
+
+/// A session whose process died long ago, its pid since taken by an unrelated process:
+/// `abort` signals nothing and says why; `events --follow` ends at once.
+#[test]
+fn a_dead_sessions_reused_pid_is_never_signalled() {
+    let data = tempfile::tempdir().unwrap();
+    let dir = SessionDir::create(data.path(), Role::Host).unwrap();
+    // The unrelated process starts after the session did.
+    let an_hour_ago = (chrono::Utc::now() - chrono::Duration::hours(1)).to_rfc3339();
+    let mut bystander = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    dir.update(|record| {
+        record.role = Some(Role::Host);
+        record.status = Some(SessionStatus::Running);
+        record.pid = Some(bystander.id());
+        record.started_at = Some(an_hour_ago);
+    })
+    .unwrap();
+    let state_dir = dir.root().to_str().unwrap();
+    let output = crate::support::cli::aigenora()
+        .args(["session", "abort", "--state-dir", state_dir])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("now belongs to another process"),
+        "{stderr}"
+    );
+    assert!(
+        bystander.try_wait().unwrap().is_none(),
+        "the unrelated process was not signalled"
+    );
+    let mut events = crate::support::cli::aigenora();
+    events.args(["session", "events", "--state-dir", state_dir, "--follow"]);
+    let follow = Proc::spawn("events --follow", events);
+    let ended = follow.finish(SESSION_LIMIT);
+    assert!(ended.status.success());
+    assert!(
+        ended.stderr.contains("is gone without recording an end"),
+        "{}",
+        ended.stderr
+    );
+    bystander.kill().unwrap();
+    bystander.wait().unwrap();
+}
+
+/// Concurrent `session strategy --merge` calls each see the one before: no key is lost.
+#[test]
+fn concurrent_strategy_merges_keep_every_key() {
+    let data = tempfile::tempdir().unwrap();
+    let dir = SessionDir::create(data.path(), Role::Guest).unwrap();
+    let engine = dir.engine_state_dir(Role::Guest).unwrap();
+    std::fs::write(engine.join("snapshot.json"), "{}").unwrap();
+    dir.update(|record| {
+        record.role = Some(Role::Guest);
+        record.status = Some(SessionStatus::Running);
+        record.state_dir = Some(engine.clone());
+    })
+    .unwrap();
+    let state_dir = dir.root().to_str().unwrap().to_string();
+    let merges: Vec<_> = (0..24)
+        .map(|n| {
+            let patch = json!({ format!("key{n}"): n }).to_string();
+            crate::support::cli::aigenora()
+                .args([
+                    "session",
+                    "strategy",
+                    "--state-dir",
+                    &state_dir,
+                    "--merge",
+                    &patch,
+                ])
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut merge in merges {
+        assert!(merge.wait().unwrap().success());
+    }
+    let strategy: Value =
+        serde_json::from_str(&std::fs::read_to_string(engine.join("strategy.json")).unwrap())
+            .unwrap();
+    assert_eq!(strategy.as_object().unwrap().len(), 24, "{strategy}");
+    let audited = std::fs::read_to_string(engine.join("strategy_events.jsonl")).unwrap();
+    assert_eq!(audited.lines().count(), 24);
+}

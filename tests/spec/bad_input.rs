@@ -107,3 +107,23 @@ fn missing_file_and_directory() {
     assert_eq!(code, 1);
     assert!(stderr.contains("is a directory"), "{stderr}");
 }
+
+/// Files that are not regular files are refused before they are read: `/dev/zero` would be
+/// read until memory runs out, and a FIFO with no writer would never answer.
+#[test]
+fn devices_and_fifos_are_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("spec.json");
+    let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    for file in [Path::new("/dev/zero"), fifo.as_path()] {
+        for args in [&["protocol", "hash"][..], &["validate"][..]] {
+            let started = std::time::Instant::now();
+            let (code, stderr) = run(args, file);
+            assert_eq!(code, 1, "{args:?} {}: {stderr}", file.display());
+            assert!(stderr.contains("is not a regular file"), "{stderr}");
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+            assert!(started.elapsed() < std::time::Duration::from_secs(30));
+        }
+    }
+}

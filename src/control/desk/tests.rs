@@ -55,7 +55,7 @@ fn a_human_window_refuses_a_bad_move_and_plays_a_good_one() {
     let written = desk.files().window().unwrap();
     assert_eq!((written.key(), written.open), (window.key(), true));
     assert_eq!(
-        desk.submit(json!("banana"), "test"),
+        desk.submit(window.seq, json!("banana"), "test"),
         Submitted::Refused("choice must be rock, paper or scissors".into())
     );
     append(
@@ -68,7 +68,7 @@ fn a_human_window_refuses_a_bad_move_and_plays_a_good_one() {
     };
     std::thread::sleep(Duration::from_millis(60));
     assert!(matches!(
-        desk.submit(json!("paper"), "test"),
+        desk.submit(window.seq, json!("paper"), "test"),
         Submitted::Accepted(_)
     ));
     let WindowResult::Decided(played) = waiter.join().unwrap() else {
@@ -196,4 +196,101 @@ fn a_window_keyed_by_any_field_takes_a_submitted_move() {
         (played["task_id"].clone(), played["summary"].clone()),
         (json!("t1"), json!("done it"))
     );
+}
+
+#[test]
+fn unreadable_lines_are_skipped_with_an_event_and_never_silence_later_decisions() {
+    let dir = tempfile::tempdir().unwrap();
+    let events = dir.path().join("events.jsonl");
+    let desk = rps_desk(dir.path(), times(5_000, 0, TimeoutAction::Abort));
+    let window = open(&desk, WindowMode::Human, 0, None);
+    let decisions = dir.path().join("decision/decisions.jsonl");
+    let mut bytes = b"{\"round\": 0, \"choice\": \"\xff\xfe\"}\n[1, 2]\nnot json\n".to_vec();
+    bytes.extend_from_slice(&vec![b'x'; super::MAX_DECISION_LINE + 1]);
+    bytes.extend_from_slice(b"\n{\"round\": 0, \"choice\": \"pap");
+    std::fs::write(&decisions, bytes).unwrap();
+    // The torn last line is left torn: the next decision is a line of its own.
+    append(
+        dir.path(),
+        json!({"round": 0, "choice": "paper", "_meta": {"decision_id": "dec_ok", "window_seq": window.seq}}),
+    );
+    let WindowResult::Decided(played) = desk.wait() else {
+        panic!("decided")
+    };
+    assert_eq!(played["choice"], "paper");
+    let skipped = crate::records::read_events(&events)
+        .into_iter()
+        .filter(|e| e.name == "decision_line_skipped")
+        .count();
+    assert_eq!(
+        skipped, 5,
+        "not UTF-8, not an object, not JSON, too long, torn"
+    );
+}
+
+#[test]
+fn an_answer_to_a_closed_window_is_too_late_never_played_in_the_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let desk = rps_desk(dir.path(), times(5_000, 0, TimeoutAction::Abort));
+    let first = open(&desk, WindowMode::Human, 0, None);
+    assert!(matches!(
+        desk.submit(first.seq, json!("rock"), "test"),
+        Submitted::Accepted(_)
+    ));
+    assert!(matches!(desk.wait(), WindowResult::Decided(_)));
+    // A window with the same name opens again (hooks may reuse a key).
+    let second = open(&desk, WindowMode::Human, 0, None);
+    assert_eq!(second.seq, first.seq + 1);
+    assert_eq!(
+        desk.submit(first.seq, json!("paper"), "test"),
+        Submitted::NoWindow
+    );
+    append(
+        dir.path(),
+        json!({"round": 0, "choice": "scissors", "_meta": {"decision_id": "dec_stale", "window_seq": first.seq}}),
+    );
+    append(
+        dir.path(),
+        json!({"round": 0, "choice": "paper", "_meta": {"decision_id": "dec_now", "window_seq": second.seq}}),
+    );
+    let WindowResult::Decided(played) = desk.wait() else {
+        panic!("decided")
+    };
+    assert_eq!(played["choice"], "paper");
+    let outcomes: Vec<crate::records::DecisionOutcome> = read_lines(&desk.files().outcomes());
+    let status = |id: &str| {
+        outcomes
+            .iter()
+            .find(|o| o.decision_id == id)
+            .unwrap()
+            .status
+    };
+    assert_eq!(status("dec_stale"), DecisionStatus::Late);
+    assert_eq!(status("dec_now"), DecisionStatus::Played);
+}
+
+#[test]
+fn decisions_waiting_for_future_windows_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let desk = rps_desk(dir.path(), times(5_000, 0, TimeoutAction::Abort));
+    for round in 1..=100 {
+        append(
+            dir.path(),
+            json!({"round": round, "choice": "rock", "_meta": {"decision_id": format!("dec_{round}")}}),
+        );
+    }
+    let _ = open(&desk, WindowMode::Human, 0, None);
+    desk.cancel("test over");
+    assert_eq!(desk.wait(), WindowResult::Cancelled);
+    let outcomes: Vec<crate::records::DecisionOutcome> = read_lines(&desk.files().outcomes());
+    let refused = outcomes
+        .iter()
+        .filter(|o| o.status == DecisionStatus::Refused)
+        .count();
+    assert_eq!(refused, 100 - super::MAX_QUEUED);
+    assert!(outcomes.iter().all(|o| {
+        o.reason
+            .as_deref()
+            .is_some_and(|r| r.starts_with("too_many_queued"))
+    }));
 }

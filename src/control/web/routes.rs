@@ -137,8 +137,8 @@ async fn stream(
 /// Largest decision body the page sends (a move and the window it answers).
 const MAX_DECIDE_BODY: usize = 64 * 1024;
 
-/// A decision from the page: `{"move": value}` for the open window, or `{"decision":
-/// {...}}`; answered like `session decide` (200 played or queued, 422 refused, 409 too
+/// A decision from the page: `{"move": value, "window": seq}` for the window the person saw,
+/// or `{"decision": {...}}`; answered like `session decide` (200 played or queued, 422 refused, 409 too
 /// late). The token is checked before a byte of the body is read, and the body is read
 /// within a size and a time limit.
 async fn decide(
@@ -180,6 +180,7 @@ async fn decide(
             .get("idempotency_key")
             .and_then(Value::as_str)
             .map(str::to_string),
+        answering: body.get("window").and_then(Value::as_u64),
     };
     let mode = target.record.local_control_mode;
     let answer = tokio::task::spawn_blocking(move || {

@@ -15,6 +15,11 @@ let source = null;
 let lastTurn = "";
 let listed = [];
 let windowKey = "";
+// The window (its seq) the page answered last, and when: one answer per window, and none
+// within a moment of the one before (a double click, or a key held down, is one answer).
+let answered = null;
+let answeredAt = 0;
+const SETTLE_MS = 250;
 // The legal values the board and the hand offer (they get no button of their own).
 let drawn = [];
 // What the board and the hand were last drawn from, and the legal values each offered: an
@@ -136,6 +141,7 @@ function render() {
     windowKey = key;
     renderMoves(over ? null : window_);
   }
+
   tick();
 }
 
@@ -324,10 +330,17 @@ function readInput(input, choices) {
 
 async function decide(value) {
   if (!current || !view || !view.window) return;
+  const window_ = view.window;
+  if (answered === window_.seq || Date.now() - answeredAt < SETTLE_MS) return;
+  answered = window_.seq;
+  answeredAt = Date.now();
   const feedback = $("feedback");
-  const where = `${view.window.match_key} ${text(view.window.match_value)}`;
-  const answer = await api(`/api/sessions/${encodeURIComponent(current.id)}/decide`, current.token, { move: value });
+  const where = `${window_.match_key} ${text(window_.match_value)}`;
+  // The answer names the window the person saw: if it closed meanwhile, it is refused as
+  // too late instead of counting for the next one.
+  const answer = await api(`/api/sessions/${encodeURIComponent(current.id)}/decide`, current.token, { move: value, window: window_.seq });
   const data = answer.data || {};
+  if (data.status === "refused") answered = null; // the window stays open: try again
   feedback.classList.toggle("refused", !answer.ok);
   if (data.status === "played") feedback.textContent = `Played ${text(value)} (${where}).`;
   else if (data.status === "queued") feedback.textContent = `Sent ${text(value)}; it counts when its window opens.`;
