@@ -178,5 +178,6 @@ fn settings(name: &'static str) -> PlaySettings {
         think: None,
         terminal_prompt: false,
         web: false,
+        peer_timeout: crate::engine::DEFAULT_PEER_TIMEOUT,
     }
 }

@@ -61,6 +61,10 @@ pub struct PlayArgs {
     /// token, is printed as `controller: URL` and kept in the session dir).
     #[arg(long)]
     pub web: bool,
+    /// The longest this side waits for the peer's next frame: the spec's think time plus a
+    /// margin, never more than this (a silent peer then ends the session, `peer_timeout`).
+    #[arg(long, default_value_t = crate::engine::DEFAULT_PEER_TIMEOUT.as_secs_f64(), value_name = "SECONDS")]
+    pub peer_timeout: f64,
 }
 
 impl PlayArgs {
@@ -81,6 +85,9 @@ impl PlayArgs {
             Some(seconds) => Some(Duration::from_secs_f64(seconds)),
             None => None,
         };
+        if !(1.0..=86_400.0).contains(&self.peer_timeout) {
+            bail!("--peer-timeout must be between 1 and 86400 seconds");
+        }
         use std::io::IsTerminal;
         let terminal_prompt = self.control_mode != ControlMode::Autonomous
             && !self.no_prompt
@@ -98,6 +105,7 @@ impl PlayArgs {
             relay: self.relay.clone(),
             display: Arc::new(|_, text| println!("{}", crate::terminal::escape_display(text))),
             chat_from_stdin: true,
+            peer_timeout: Duration::from_secs_f64(self.peer_timeout),
         })
     }
 }

@@ -89,12 +89,18 @@ pub(crate) fn run(
     let mut input = input;
     let mut sent = 0u64;
     let mut received = 0usize;
+    // A chat has no turns: it ends when neither side has said anything for the peer wait.
+    let mut last_said = std::time::Instant::now();
     loop {
+        if last_said.elapsed() >= session.peer_wait {
+            return Err(EngineError::PeerTimeout(session.peer_wait));
+        }
         while let Some(local) = input.as_mut() {
             match local.poll(received) {
                 InputPoll::Line(text) if text.trim() == "/quit" => return end_locally(session),
                 InputPoll::Line(text) => {
                     sent += 1;
+                    last_said = std::time::Instant::now();
                     let message = json!({"action": "chat", "text": text, "seq": sent});
                     session.send_as("the chat input", &message, Direction::Both)?;
                     if let Err(error) = session.hooks.on_send(&message) {
@@ -125,6 +131,7 @@ pub(crate) fn run(
             return Ok(Outcome::ended(true, None));
         }
         received += 1;
+        last_said = std::time::Instant::now();
         report(session.hooks.on_message(&frame), "proto_on_message");
     }
 }

@@ -20,7 +20,7 @@ use serde_json::{Map, Value, json};
 pub use control::ControlMode;
 pub use free::{InputPoll, LineInput, LocalInput, ScriptStep, ScriptedInput};
 pub use simultaneous_round::commit_hash;
-pub use windows::DecisionSettings;
+pub use windows::{DEFAULT_PEER_TIMEOUT, DecisionSettings, peer_wait};
 
 use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, InitContext};
 use crate::identity::Identity;
@@ -50,6 +50,9 @@ pub struct EngineConfig {
     pub local_input: Option<Box<dyn LocalInput>>,
     /// How this side's decision windows behave (human and hybrid control).
     pub decisions: DecisionSettings,
+    /// The longest this side waits for the peer's next frame, whatever the spec lets the
+    /// peer think (see [`peer_wait`]); `--peer-timeout`.
+    pub peer_timeout: Duration,
     /// Who this side is to its peer.
     pub binding: SessionBinding,
 }
@@ -131,6 +134,10 @@ pub enum EngineError {
     Channel(ChannelError),
     #[error("{0}")]
     Spec(String),
+    /// No frame came from the peer within this side's deadline (the connection may still
+    /// be up: a silent peer).
+    #[error("the peer sent nothing for {} s", .0.as_secs())]
+    PeerTimeout(Duration),
 }
 
 /// Runs one side to the end; a spec this build cannot run ([`Spec::ensure_runnable`]) is
@@ -181,6 +188,7 @@ pub fn run(
     }
     let result = match result {
         Err(EngineError::Channel(ChannelError::Closed(_))) => Ok(session.peer_disconnected()),
+        Err(EngineError::PeerTimeout(waited)) => Ok(session.peer_timed_out(waited)),
         Err(error) => {
             session.record_failure(&error);
             Err(error)

@@ -21,6 +21,8 @@ pub(crate) struct Session<'a> {
     pub config: &'a EngineConfig,
     /// This side's decision windows (human and hybrid control).
     pub desk: Option<Arc<Desk>>,
+    /// How long the peer's next frame may take ([`super::peer_wait`]).
+    pub peer_wait: Duration,
 }
 
 impl<'a> Session<'a> {
@@ -34,8 +36,9 @@ impl<'a> Session<'a> {
             spec,
             hooks,
             channel,
-            config,
             desk: None,
+            peer_wait: super::peer_wait(spec, &config.options, config.peer_timeout),
+            config,
         }
     }
 
@@ -129,16 +132,18 @@ impl<'a> Session<'a> {
         self.channel.send(frame).map_err(EngineError::Channel)
     }
 
-    /// Receives the next frame without validating it.
+    /// Receives the next frame without validating it, waiting at most [`Session::peer_wait`].
     pub fn recv_raw(&mut self) -> Result<Value, EngineError> {
-        self.channel.recv().map_err(|error| match error {
-            ChannelError::Malformed(reason) => EngineError::InvalidInbound {
+        match self.channel.recv_timeout(self.peer_wait) {
+            Ok(Some(frame)) => Ok(frame),
+            Ok(None) => Err(EngineError::PeerTimeout(self.peer_wait)),
+            Err(ChannelError::Malformed(reason)) => Err(EngineError::InvalidInbound {
                 direction: self.inbound(),
                 error: crate::spec::MessageError(reason),
                 frame: Value::Null,
-            },
-            other => EngineError::Channel(other),
-        })
+            }),
+            Err(other) => Err(EngineError::Channel(other)),
+        }
     }
 
     pub fn recv_raw_timeout(&mut self, timeout: Duration) -> Result<Option<Value>, EngineError> {
@@ -308,6 +313,32 @@ impl<'a> Session<'a> {
             json!({"reason": "peer_disconnected"}),
         );
         Outcome::ended(false, Some("peer_disconnected"))
+    }
+
+    /// The peer sent nothing for `waited`: it is told why we stop with the first `error`
+    /// frame the spec accepts (none: it only sees us leave), and the end is recorded.
+    pub fn peer_timed_out(&mut self, waited: Duration) -> Outcome {
+        let detail = format!("the peer sent nothing for {} s", waited.as_secs());
+        for frame in [
+            json!({"action": "error", "round": 0, "reason": "peer_timeout"}),
+            json!({"action": "error", "reason": "peer_timeout"}),
+        ] {
+            if crate::spec::validate_message(self.spec.value(), &frame, Some(self.outbound()), None)
+                .is_ok()
+            {
+                let _ = self.send_as("the engine (error)", &frame, self.outbound());
+                break;
+            }
+        }
+        self.emit(Event::SessionEnded {
+            completed: Some(false),
+            reason: Some("peer_timeout".into()),
+            peer_reason: None,
+            error: None,
+            detail: Some(detail.clone()),
+        });
+        let _ = self.phase("aborted", &detail, json!({"reason": "peer_timeout"}));
+        Outcome::ended(false, Some("peer_timeout"))
     }
 
     /// The last `error` frame the peer managed to send before its channel closed.

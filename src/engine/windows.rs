@@ -19,6 +19,46 @@ const HUMAN_THINK_DEFAULT: Duration = Duration::from_secs(60);
 /// browser) and nothing else sets it.
 const HYBRID_GRACE_ATTENDED: Duration = Duration::from_secs(10);
 
+/// How long this side waits for the peer's next frame at most unless `--peer-timeout` says
+/// otherwise: however long the spec or the options let the peer think, a silent peer costs
+/// at most this.
+pub const DEFAULT_PEER_TIMEOUT: Duration = Duration::from_secs(300);
+/// What the peer's think time gets on top before its silence ends the session (the network,
+/// its engine, its hooks).
+const PEER_MARGIN: Duration = Duration::from_secs(30);
+/// The peer's think time when the spec sets none: the reference's own decision default.
+const PEER_THINK_DEFAULT: Duration = Duration::from_secs(120);
+
+/// How long this side waits for the peer's next frame: the longest the contract lets a
+/// person on the other side think — the spec's `decision.timeout_seconds` (120 s when it
+/// sets none), its `timing.max_think_seconds`, the options' `max_think_seconds` — plus a
+/// margin, never more than `cap`. Nothing the peer announces (its control mode, its own
+/// think time) moves it. A chat (free mode) has no turns: it waits `cap` for the next line
+/// either side says.
+pub fn peer_wait(spec: &Spec, options: &Map<String, Value>, cap: Duration) -> Duration {
+    if spec.flow_mode() == Ok(FlowMode::Free) {
+        return cap;
+    }
+    let seconds = |value: Option<&Value>| {
+        value
+            .and_then(Value::as_f64)
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .and_then(|s| Duration::try_from_secs_f64(s.min(86_400.0)).ok())
+    };
+    let section = |name: &str| spec.value().get(name).and_then(Value::as_object);
+    let think = [
+        seconds(section("decision").and_then(|d| d.get("timeout_seconds")))
+            .or(Some(PEER_THINK_DEFAULT)),
+        seconds(section("timing").and_then(|t| t.get("max_think_seconds"))),
+        seconds(options.get("max_think_seconds")),
+    ]
+    .into_iter()
+    .flatten()
+    .max()
+    .unwrap_or(PEER_THINK_DEFAULT);
+    (think + PEER_MARGIN).min(cap)
+}
+
 /// How this side's windows behave, chosen locally.
 #[derive(Default)]
 pub struct DecisionSettings {
@@ -157,6 +197,22 @@ mod tests {
         .unwrap();
         value["decision"] = decision;
         Spec::from_bytes(value.to_string().as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn the_peer_gets_the_contracts_think_time_and_a_margin_within_our_cap() {
+        let cap = DEFAULT_PEER_TIMEOUT;
+        let bare = spec_with(json!({"mode": "auto"}));
+        assert_eq!(peer_wait(&bare, &Map::new(), cap), Duration::from_secs(150));
+        let quick = spec_with(json!({"timeout_seconds": 10}));
+        assert_eq!(peer_wait(&quick, &Map::new(), cap), Duration::from_secs(40));
+        // A host's options may ask for a day per move: our cap still holds.
+        let day = json!({"max_think_seconds": 86_400});
+        assert_eq!(peer_wait(&quick, day.as_object().unwrap(), cap), cap);
+        assert_eq!(
+            peer_wait(&quick, day.as_object().unwrap(), Duration::from_secs(60)),
+            Duration::from_secs(60)
+        );
     }
 
     #[test]

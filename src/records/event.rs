@@ -176,6 +176,13 @@ pub enum Event {
         transcript_hash: String,
         peer_signature_ok: bool,
     },
+    /// Our audit passed and our receipt went out, but the peer's never came: the game's
+    /// result stands without its signature.
+    MpTerminalReceiptMissing {
+        transcript_hash: String,
+        /// `peer_timeout` or `peer_disconnected`.
+        reason: String,
+    },
     /// A mental-poker game ended early: one structured reason, and what exactly happened.
     MentalPokerAborted {
         reason: String,

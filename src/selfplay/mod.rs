@@ -150,6 +150,8 @@ impl SelfPlay {
                     ..DecisionSettings::default()
                 },
                 binding: SessionBinding::unbound(),
+                // Both sides are ours; only a pace longer than the usual wait stretches it.
+                peer_timeout: engine::DEFAULT_PEER_TIMEOUT.max(self.pace * 4),
             };
             let (spec, done) = (self.spec.clone(), done_tx.clone());
             std::thread::Builder::new()

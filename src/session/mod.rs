@@ -48,6 +48,8 @@ pub struct PlaySettings {
     pub terminal_prompt: bool,
     /// A browser controller serves this side.
     pub web: bool,
+    /// The longest this side waits for the peer's next frame (`--peer-timeout`).
+    pub peer_timeout: Duration,
 }
 
 impl PlaySettings {

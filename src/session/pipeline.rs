@@ -454,6 +454,7 @@ fn play_on_thread(
         display: settings.display.clone(),
         decisions: settings.decisions(desk),
         binding,
+        peer_timeout: settings.peer_timeout,
     };
     let outcome = interpreter::with_thread_state(|| {
         engine::run(&protocol.spec, &mut hooks, &mut channel, config)

@@ -18,4 +18,5 @@ mod invitation_end;
 mod killed_peer;
 mod privacy;
 mod session_commands;
+mod silent_peer;
 mod terminal;

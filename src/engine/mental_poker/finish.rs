@@ -9,7 +9,7 @@ use super::abort::{Abort, Reason};
 use super::audit::audit;
 use super::ot::Layer;
 use super::player::{Player, Stop};
-use super::wire::{Opening, Receipt, Witness, parse_witnesses, sorted, witness_frame};
+use super::wire::{self, Opening, Witness, parse_witnesses, sorted, witness_frame};
 use crate::engine::{EngineError, Outcome};
 use crate::identity::verify_hex;
 use crate::records::Event;
@@ -55,18 +55,25 @@ pub(crate) fn run(player: &mut Player, winner: Option<String>) -> Result<Outcome
         return Err(Abort::new(failure.reason, failure.evidence.to_string()).into());
     }
     player.session.emit(Event::AuditPassed {});
-    exchange_receipts(player)?;
+    let receipt = exchange_receipts(player)?;
     player.session.emit(Event::GameOver {
         outcome: winner.clone(),
         audit_status: "passed".into(),
     });
-    player.session.finish(
-        true,
-        "completed",
-        "game_over",
-        "Mental poker session completed",
-    )?;
-    let mut outcome = Outcome::ended(true, None);
+    let (ended, reason, summary) = match receipt {
+        Receipt::Exchanged => (
+            "completed",
+            None,
+            "Mental poker session completed".to_string(),
+        ),
+        Receipt::Missing(why) => (
+            why,
+            Some(format!("{why}: the peer never sent its terminal receipt")),
+            "Mental poker session completed; the peer's receipt never came".to_string(),
+        ),
+    };
+    player.session.finish(true, ended, "game_over", &summary)?;
+    let mut outcome = Outcome::ended(true, reason.as_deref());
     outcome.winner = winner.filter(|w| matches!(w.as_str(), "host" | "guest" | "draw"));
     Ok(outcome)
 }
@@ -89,12 +96,22 @@ fn receive_final(player: &mut Player, action: &str) -> Result<serde_json::Value,
     })
 }
 
+/// How the receipts went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Receipt {
+    /// Both signed; the peer's verified.
+    Exchanged,
+    /// Ours went out; the peer's never came: it stayed silent past our deadline
+    /// (`peer_timeout`) or left (`peer_disconnected`).
+    Missing(&'static str),
+}
+
 /// Signs our root, sends it, and checks the peer's receipt; writes both to the state dir.
-fn exchange_receipts(player: &mut Player) -> Result<(), Stop> {
+fn exchange_receipts(player: &mut Player) -> Result<Receipt, Stop> {
     let root = player.table.root();
     let hash = hex::encode(root);
     let binding = &player.session.config.binding;
-    let mine = Receipt {
+    let mine = wire::Receipt {
         transcript_hash: hash.clone(),
         signature: binding.identity.sign_hex(&root),
         audit_status: "passed".into(),
@@ -107,8 +124,26 @@ fn exchange_receipts(player: &mut Player) -> Result<(), Stop> {
     player.session.emit(Event::MpTerminalReceiptSigned {
         transcript_hash: hash.clone(),
     });
-    let theirs = Receipt::parse(&receive_final(player, "mp_terminal_receipt")?);
-    let refused = |reason: Reason, detail: &str| -> Result<(), Stop> {
+    let frame = match receive_final(player, "mp_terminal_receipt") {
+        Ok(frame) => frame,
+        Err(Stop::Engine(error)) => {
+            let why = match *error {
+                EngineError::PeerTimeout(_) => "peer_timeout",
+                EngineError::Channel(crate::transport::ChannelError::Closed(_)) => {
+                    "peer_disconnected"
+                }
+                other => return Err(other.into()),
+            };
+            player.session.emit(Event::MpTerminalReceiptMissing {
+                transcript_hash: hash,
+                reason: why.into(),
+            });
+            return Ok(Receipt::Missing(why));
+        }
+        Err(stop) => return Err(stop),
+    };
+    let theirs = wire::Receipt::parse(&frame);
+    let refused = |reason: Reason, detail: &str| -> Result<Receipt, Stop> {
         Err(Abort::new(reason, detail.to_string()).into())
     };
     if theirs.transcript_hash != hash {
@@ -149,5 +184,5 @@ fn exchange_receipts(player: &mut Player) -> Result<(), Stop> {
     crate::layout::write_atomic(&path, file.to_string().as_bytes()).map_err(|error| {
         EngineError::Protocol(format!("cannot write {}: {error}", path.display()))
     })?;
-    Ok(())
+    Ok(Receipt::Exchanged)
 }

@@ -195,6 +195,7 @@ fn config(role: Role, dir: &std::path::Path) -> EngineConfig {
         local_input: None,
         decisions: Default::default(),
         binding: SessionBinding::unbound(),
+        peer_timeout: crate::engine::DEFAULT_PEER_TIMEOUT,
     }
 }
 

@@ -20,9 +20,8 @@ fn quiet() -> CardHooks {
 
 fn cheating(hooks: CardHooks, cheats: Vec<Cheat>) -> Side {
     Side {
-        hooks,
         cheats,
-        tamper: None,
+        ..Side::honest(hooks)
     }
 }
 

@@ -71,9 +71,8 @@ fn guess_hands(games: usize, host_cheats: Vec<Cheat>) -> (usize, usize, usize) {
             )
         };
         let host = Side {
-            hooks: hooks(),
             cheats: host_cheats.clone(),
-            tamper: None,
+            ..Side::honest(hooks())
         };
         let (host, guest) = play(&spec(), host, Side::honest(hooks()), dir.path());
         assert!(host.result.as_ref().unwrap().completed);

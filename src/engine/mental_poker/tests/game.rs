@@ -254,10 +254,12 @@ impl Hooks for CardHooks {
 /// Rewrites (or drops, by returning false) what a side sends.
 pub(crate) type Tamper = Box<dyn FnMut(&mut Value) -> bool + Send>;
 
-/// A side's channel end, tampering with what it sends.
+/// A side's channel end, tampering with what it sends (and, holding it open, never closing
+/// it: a peer that stays connected).
 struct Tampered {
     inner: MemoryChannel,
     tamper: Tamper,
+    hold_open: bool,
 }
 
 impl Channel for Tampered {
@@ -275,6 +277,9 @@ impl Channel for Tampered {
         self.inner.recv_timeout(timeout)
     }
     fn close(&mut self) -> Result<(), ChannelError> {
+        if self.hold_open {
+            return Ok(());
+        }
         self.inner.close()
     }
 }
@@ -284,6 +289,10 @@ pub(crate) struct Side {
     pub hooks: CardHooks,
     pub cheats: Vec<Cheat>,
     pub tamper: Option<Tamper>,
+    /// How long this side waits for the other's next frame.
+    pub peer_timeout: Duration,
+    /// Its connection stays up after it ends (a silent peer rather than one that left).
+    pub hold_open: bool,
 }
 
 impl Side {
@@ -292,6 +301,8 @@ impl Side {
             hooks,
             cheats: vec![],
             tamper: None,
+            peer_timeout: crate::engine::DEFAULT_PEER_TIMEOUT,
+            hold_open: false,
         }
     }
 }
@@ -385,12 +396,21 @@ fn run_side(
         local_input: None,
         binding,
         decisions: Default::default(),
+        peer_timeout: side.peer_timeout,
     };
     let mut channel: Box<dyn Channel> = match side.tamper {
-        Some(tamper) => Box::new(Tampered { inner: end, tamper }),
+        Some(tamper) => Box::new(Tampered {
+            inner: end,
+            tamper,
+            hold_open: side.hold_open,
+        }),
         None => Box::new(end),
     };
     let result = run(spec, &mut hooks, channel.as_mut(), config);
+    if side.hold_open {
+        // Never dropped, so never closed: the other side hears nothing, not a departure.
+        std::mem::forget(channel);
+    }
     Ended {
         result,
         events: read_events(&events_file),

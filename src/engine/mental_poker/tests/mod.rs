@@ -10,5 +10,6 @@ mod honest;
 mod known_answers;
 mod replay;
 mod secrets;
+mod silence;
 mod strictness;
 mod tampering;

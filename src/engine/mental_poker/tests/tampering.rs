@@ -16,9 +16,8 @@ pub(super) fn tampering(
 ) -> Side {
     let tamper: Tamper = Box::new(tamper);
     Side {
-        hooks,
-        cheats: vec![],
         tamper: Some(tamper),
+        ..Side::honest(hooks)
     }
 }
 
