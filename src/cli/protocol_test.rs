@@ -22,7 +22,8 @@ pub struct TestArgs {
     /// Options for both sides (a JSON object checked against the spec's parameters).
     #[arg(long, value_name = "JSON")]
     pub options: Option<String>,
-    /// Parent of the host-<ms>/guest-<ms> state dirs. Default: $TMPDIR/aigenora-sessions
+    /// Parent of the host-<ms>/guest-<ms> state dirs. Default: $TMPDIR/aigenora-sessions-<uid>
+    /// (made 0700: yours only)
     #[arg(long, value_name = "DIR")]
     pub state_base: Option<PathBuf>,
     /// Also check that malformed guest messages are rejected before hooks see them.
@@ -68,10 +69,11 @@ pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         protocol_dir: dir,
         spec,
         options,
-        state_base: args
-            .state_base
-            .clone()
-            .unwrap_or_else(|| std::env::temp_dir().join("aigenora-sessions")),
+        state_base: args.state_base.clone().unwrap_or_else(|| {
+            // SAFETY: getuid only reads this process's user id.
+            let uid = unsafe { libc::getuid() };
+            std::env::temp_dir().join(format!("aigenora-sessions-{uid}"))
+        }),
         control_mode: args.control_mode,
         think,
         pace: Duration::from_secs_f64(args.pace),

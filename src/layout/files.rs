@@ -43,14 +43,12 @@ pub fn ensure_private_dir(dir: &Path) -> std::io::Result<Option<u32>> {
     Ok(Some(mode))
 }
 
-/// Makes sure a data dir (or a directory inside one) exists and only its owner can enter it,
-/// saying so on stderr when one that existed was open to others.
+/// Makes sure a data dir (or a directory inside one) exists and only its owner can enter it
+/// (one made with a loose umask, `mkdir` of a shell, is tightened: what it holds is this
+/// user's sessions and identity).
 pub fn ensure_private_data_dir(dir: &Path) -> std::io::Result<()> {
     if let Some(mode) = ensure_private_dir(dir)? {
-        eprintln!(
-            "warning: {} was open to other users (mode {mode:03o}); it is now 0700",
-            dir.display()
-        );
+        tracing::debug!(dir = %dir.display(), "tightened from {mode:03o} to 0700");
     }
     Ok(())
 }

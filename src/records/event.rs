@@ -230,25 +230,28 @@ pub enum Event {
 /// refused frame.
 pub const MAX_REJECTED_FRAME_BYTES: usize = 4096;
 
+/// What an event keeps of a peer's rejected frame: the frame when it is small, else
+/// `{"_truncated": true, "bytes": N, "start": "…"}` (its size and first KiB of text).
+pub fn kept_frame(frame: &Value) -> Value {
+    let text = frame.to_string();
+    if text.len() <= MAX_REJECTED_FRAME_BYTES {
+        return frame.clone();
+    }
+    let mut end = 1024;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    serde_json::json!({"_truncated": true, "bytes": text.len(), "start": &text[..end]})
+}
+
 impl Event {
-    /// `message_rejected` for `frame`, kept whole when it is small, else summarised as
-    /// `{"_truncated": true, "bytes": N, "start": "…"}`.
+    /// `message_rejected` for `frame` (kept as [`kept_frame`] says).
     pub fn message_rejected(direction: &str, error: &str, frame: &Value) -> Event {
-        let text = frame.to_string();
-        let msg = if text.len() <= MAX_REJECTED_FRAME_BYTES {
-            frame.clone()
-        } else {
-            let mut end = 1024;
-            while !text.is_char_boundary(end) {
-                end -= 1;
-            }
-            serde_json::json!({"_truncated": true, "bytes": text.len(), "start": &text[..end]})
-        };
         let error: String = error.chars().take(1000).collect();
         Event::MessageRejected {
             direction: direction.to_string(),
             error,
-            msg,
+            msg: kept_frame(frame),
         }
     }
 

@@ -104,7 +104,10 @@ fn run_case(
         .unwrap_or_default()
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .any(|event| event["type"] == "message_rejected" && event["data"]["msg"] == malformed);
+        .any(|event| {
+            event["type"] == "message_rejected"
+                && event["data"]["msg"] == crate::records::kept_frame(&malformed)
+        });
     let detail = match &host.result {
         Err(error @ EngineError::InvalidInbound { .. }) => error.to_string(),
         Err(other) => format!("host failed for another reason: {other}"),

@@ -508,9 +508,10 @@ fn a_person_overrides_the_agent_and_accepts_its_move_from_the_page() {
     assert_eq!(revealed(&files), vec![overridden, accepted]);
 }
 
-/// A double click plays one round, never the next: the second click, 100 ms after the
-/// first, finds its window answered (or the next window only just drawn), and an answer that
-/// names a window that has closed is refused by the controller itself.
+/// A double click plays one round, never the next: its second click (the browser counts it,
+/// `detail` 2), 100 ms after the first, is not a move of its own whether it lands on the
+/// answered window or on the next one just drawn; and an answer that names a window that has
+/// closed is refused by the controller itself.
 #[test]
 fn a_double_click_answers_one_window_only() {
     let net = Net::start();
@@ -519,16 +520,24 @@ fn a_double_click_answers_one_window_only() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
         let browser = Browser::open(&url).await;
-        browser.until("round 0", "#turn", "Your move: round 0").await;
+        browser
+            .until("round 0", "#turn", "Your move: round 0")
+            .await;
         let double_click = r#"
             const paper = () => [...document.querySelectorAll('#moves button')]
                 .find((b) => b.textContent.includes('paper'));
             window.secondClickDone = false;
             paper().click();
-            setTimeout(() => { const b = paper(); if (b) b.click(); window.secondClickDone = true; }, 100);
+            setTimeout(() => {
+                const b = paper();
+                if (b) b.dispatchEvent(new MouseEvent('click', {detail: 2, bubbles: true}));
+                window.secondClickDone = true;
+            }, 100);
         "#;
         browser.client.execute(double_click, vec![]).await.unwrap();
-        browser.until("round 1", "#turn", "Your move: round 1").await;
+        browser
+            .until("round 1", "#turn", "Your move: round 1")
+            .await;
         let started = std::time::Instant::now();
         while browser
             .client

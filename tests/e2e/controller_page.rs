@@ -28,9 +28,11 @@ fn write_window(
     values: Vec<Value>,
     intended: Option<Value>,
 ) {
+    // Each window a fresh number, as the engine numbers them.
+    static WINDOWS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let now = epoch_now();
     let window = Window {
-        seq: 1,
+        seq: WINDOWS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1,
         match_key: key.into(),
         match_value: value,
         mode: if intended.is_some() {

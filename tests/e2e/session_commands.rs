@@ -146,7 +146,7 @@ fn the_newest_session_is_steered_without_naming_it() {
     .expect("the second window");
     // The follower polls; the second window is answered only once it has shown it.
     follow.wait_for_line(
-        r#""window":{"match_key":"round","match_value":1,"#,
+        r#""window":{"seq":2,"match_key":"round","match_value":1,"#,
         SESSION_LIMIT,
     );
     let (taken, played) = decide("scissors");

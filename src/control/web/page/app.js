@@ -15,11 +15,8 @@ let source = null;
 let lastTurn = "";
 let listed = [];
 let windowKey = "";
-// The window (its seq) the page answered last, and when: one answer per window, and none
-// within a moment of the one before (a double click, or a key held down, is one answer).
+// The window (its seq) the page answered last: one answer per window.
 let answered = null;
-let answeredAt = 0;
-const SETTLE_MS = 250;
 // The legal values the board and the hand offer (they get no button of their own).
 let drawn = [];
 // What the board and the hand were last drawn from, and the legal values each offered: an
@@ -165,7 +162,7 @@ function renderMoves(window_) {
       if (window_.intended !== undefined && JSON.stringify(window_.intended) === JSON.stringify(value)) {
         button.classList.add("intended");
       }
-      button.onclick = () => decide(value);
+      button.onclick = (event) => clicked(event, value);
       moves.append(button);
     });
   } else {
@@ -180,7 +177,7 @@ function renderMoves(window_) {
     const play = document.createElement("button");
     play.type = "button";
     play.textContent = "Play";
-    play.onclick = () => decide(readInput(input, choices));
+    play.onclick = (event) => clicked(event, readInput(input, choices));
     moves.append(input, play);
   }
   if (window_.mode === "hybrid" && window_.intended !== undefined) {
@@ -188,7 +185,7 @@ function renderMoves(window_) {
     const accept = document.createElement("button");
     accept.type = "button";
     accept.textContent = "Play agent's move";
-    accept.onclick = () => decide(window_.intended);
+    accept.onclick = (event) => clicked(event, window_.intended);
     moves.append(accept);
   }
 }
@@ -272,7 +269,7 @@ function drawBoard(snapshot, window_) {
         cell.classList.add("legal");
         if (window_.intended !== undefined && same(window_.intended, move)) cell.classList.add("intended");
         says = byColumn ? `play column ${columns[c]} (${says})` : `play ${where}`;
-        cell.onclick = () => decide(move);
+        cell.onclick = (event) => clicked(event, move);
       }
       cell.setAttribute("aria-label", says);
       cell.title = says;
@@ -317,7 +314,7 @@ function drawHand(snapshot, window_) {
       item.type = "button";
       item.setAttribute("aria-label", `play ${item.textContent}`);
       if (window_.intended !== undefined && same(window_.intended, card)) item.classList.add("intended");
-      item.onclick = () => decide(card);
+      item.onclick = (event) => clicked(event, card);
     }
     holder.append(item);
   }
@@ -328,12 +325,18 @@ function readInput(input, choices) {
   try { return JSON.parse(input.value); } catch (_) { return input.value; }
 }
 
+// A click on a move: the second click of a double click (or the third...) is not a move of
+// its own, whatever window it lands on.
+function clicked(event, value) {
+  if (event.detail > 1) return;
+  decide(value);
+}
+
 async function decide(value) {
   if (!current || !view || !view.window) return;
   const window_ = view.window;
-  if (answered === window_.seq || Date.now() - answeredAt < SETTLE_MS) return;
+  if (answered === window_.seq) return;
   answered = window_.seq;
-  answeredAt = Date.now();
   const feedback = $("feedback");
   const where = `${window_.match_key} ${text(window_.match_value)}`;
   // The answer names the window the person saw: if it closed meanwhile, it is refused as
@@ -372,7 +375,8 @@ function tick() {
 
 document.addEventListener("keydown", (event) => {
   const window_ = view && view.window;
-  if (!window_ || event.altKey || event.ctrlKey || event.metaKey) return;
+  // A key held down repeats: only its first press counts.
+  if (!window_ || event.repeat || event.altKey || event.ctrlKey || event.metaKey) return;
   const typing = document.activeElement && document.activeElement.tagName === "INPUT";
   if (!typing && /^[1-9]$/.test(event.key) && listed.length >= Number(event.key)) {
     event.preventDefault();
