@@ -16,6 +16,7 @@ mod mental_poker;
 mod protocol_test;
 mod python_sdk;
 mod runnable;
+mod schema;
 mod selfplay_faults;
 mod validate;
 mod well_known;
