@@ -34,8 +34,8 @@ fn unpack(output: Output) -> (i32, String, String) {
 }
 
 const ERROR_FINDINGS: [&str; 4] = [
-    "games/error/spec.json:7:34: error: messages[2].direction: must be host_to_guest, guest_to_host or both, found \"sideways\" [message-direction-invalid]",
-    "games/error/spec.json:9:7: error: messages[2].fields.x.type: unknown field type 'number' (use integer); known: integer, enum, boolean, hash, nonce, id, signature, ticket, text, ciphertext, key, ot_blob, array, json [field-type-unknown]",
+    "games/error/spec.json:7:22: error: messages[2].direction: must be host_to_guest, guest_to_host or both, found \"sideways\" [message-direction-invalid]",
+    "games/error/spec.json:9:13: error: messages[2].fields.x.type: unknown field type 'number' (use integer); known: integer, enum, boolean, hash, nonce, id, signature, ticket, text, ciphertext, key, ot_blob, array, json [field-type-unknown]",
     "games/broken/spec.json:3:1: error: invalid JSON: expecting a property name in double quotes at line 3 column 1 [invalid-json]",
     "warning/spec.json:6:64: warning: messages[1].fields.action: should be required: true (a frame without an action matches nothing) [action-not-required]",
 ];
@@ -71,11 +71,32 @@ fn exit_codes_clean_warnings_errors_and_usage() {
     let (code, stdout, _) = validate(&["clean", "--deny-warnings", "--quiet"]);
     assert_eq!((code, stdout.as_str()), (0, ""));
     for (args, problem) in [
-        (&["missing.json"][..], "missing.json: no such file or directory"),
-        (&["games/error/spec.json", "--direction", "both", "clean"][..], "--direction and --message apply to a message"),
-        (&["clean", "--options", "[1]"][..], "--options must be a JSON object"),
-        (&["clean", "--format", "sarif", "--json"][..], "cannot be used with"),
-        (&["--format", "github", "clean/spec.json", "{}"][..], "report lint findings, not a message"),
+        (
+            &["missing.json"][..],
+            "missing.json: no such file or directory",
+        ),
+        (
+            &[
+                "games/error/spec.json",
+                "--direction",
+                "both",
+                "clean",
+                "warning",
+            ][..],
+            "--direction and --message apply to a message",
+        ),
+        (
+            &["clean", "--options", "[1]"][..],
+            "--options must be a JSON object",
+        ),
+        (
+            &["clean", "--format", "sarif", "--json"][..],
+            "cannot be used with",
+        ),
+        (
+            &["--format", "github", "clean/spec.json", "{}"][..],
+            "report lint findings, not a message",
+        ),
     ] {
         let (code, stdout, stderr) = validate(args);
         assert_eq!(code, 2, "{args:?}: {stdout}{stderr}");
@@ -90,7 +111,10 @@ fn the_message_mode_still_takes_a_spec_and_a_message() {
     assert_eq!((code, stdout.as_str()), (0, "OK\n"));
     let (code, _, stderr) = validate(&["clean/spec.json", "[1]"]);
     assert_eq!(code, 1);
-    assert_eq!(stderr, "error: invalid message: message must be a JSON object\n");
+    assert_eq!(
+        stderr,
+        "error: invalid message: message must be a JSON object\n"
+    );
 }
 
 #[test]
@@ -101,21 +125,33 @@ fn json_format_prints_one_object_per_file_with_positions() {
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
-    let files: Vec<&str> = reports.iter().map(|r| r["file"].as_str().unwrap()).collect();
+    let files: Vec<&str> = reports
+        .iter()
+        .map(|r| r["file"].as_str().unwrap())
+        .collect();
     assert_eq!(
         files,
-        ["clean/spec.json", "games/broken/spec.json", "games/error/spec.json"]
+        [
+            "clean/spec.json",
+            "games/broken/spec.json",
+            "games/error/spec.json"
+        ]
     );
     assert_eq!(reports[0]["valid"], true);
     assert_eq!(reports[1]["protocol_id"], Value::Null);
     let first = &reports[2]["diagnostics"][0];
     assert_eq!(
-        (&first["check"], &first["path"], &first["line"], &first["column"]),
+        (
+            &first["check"],
+            &first["path"],
+            &first["line"],
+            &first["column"]
+        ),
         (
             &Value::from("message-direction-invalid"),
             &Value::from("messages[2].direction"),
             &Value::from(7),
-            &Value::from(34)
+            &Value::from(22)
         )
     );
 }
@@ -128,8 +164,8 @@ fn github_format_prints_workflow_annotations() {
     assert_eq!(
         lines,
         [
-            "::error file=games/error/spec.json,line=7,col=34,title=aigenora message-direction-invalid::messages[2].direction: must be host_to_guest, guest_to_host or both, found \"sideways\"",
-            "::error file=games/error/spec.json,line=9,col=7,title=aigenora field-type-unknown::messages[2].fields.x.type: unknown field type 'number' (use integer); known: integer, enum, boolean, hash, nonce, id, signature, ticket, text, ciphertext, key, ot_blob, array, json",
+            "::error file=games/error/spec.json,line=7,col=22,title=aigenora message-direction-invalid::messages[2].direction: must be host_to_guest, guest_to_host or both, found \"sideways\"",
+            "::error file=games/error/spec.json,line=9,col=13,title=aigenora field-type-unknown::messages[2].fields.x.type: unknown field type 'number' (use integer); known: integer, enum, boolean, hash, nonce, id, signature, ticket, text, ciphertext, key, ot_blob, array, json",
             "::warning file=warning/spec.json,line=6,col=64,title=aigenora action-not-required::messages[1].fields.action: should be required: true (a frame without an action matches nothing)",
             "INVALID: 2 file(s) checked: 2 error(s), 1 warning(s)",
         ]
@@ -141,7 +177,8 @@ fn github_format_prints_workflow_annotations() {
 fn github_annotations_escape_what_the_spec_says() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("spec.json");
-    let spec = serde_json::json!({"name": "x", "messages": [], "bad%\n::error::forged\u{1b}[2J": 1});
+    let spec =
+        serde_json::json!({"name": "x", "messages": [], "bad%\n::error::forged\u{1b}[2J": 1});
     std::fs::write(&path, spec.to_string()).unwrap();
     let output = aigenora()
         .args(["validate", "--format", "github"])
@@ -151,12 +188,20 @@ fn github_annotations_escape_what_the_spec_says() {
     let (code, stdout, _) = unpack(output);
     assert_eq!(code, 1);
     assert_eq!(stdout.lines().count(), 3, "{stdout}");
-    assert!(stdout.contains("bad%25\\x0a::error::forged\\x1b[2J"), "{stdout}");
-    assert!(stdout.lines().all(|line| !line.starts_with("::error::forged")));
+    assert!(
+        stdout.contains("bad%25\\x0a::error::forged\\x1b[2J"),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .all(|line| !line.starts_with("::error::forged"))
+    );
 }
 
 fn sarif_validator() -> jsonschema::Validator {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sarif/sarif-schema-2.1.0.json");
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sarif/sarif-schema-2.1.0.json");
     let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     jsonschema::draft4::new(&schema).expect("the SARIF schema compiles")
 }
@@ -176,7 +221,11 @@ fn sarif_output_validates_against_the_official_schema() {
     let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
     let checks: Vec<&str> = aigenora::spec::Check::ALL.iter().map(|c| c.id()).collect();
     assert_eq!(ids, checks, "one rule per lint check, in catalogue order");
-    assert!(rules.iter().all(|r| !r["help"]["text"].as_str().unwrap().is_empty()));
+    assert!(
+        rules
+            .iter()
+            .all(|r| !r["help"]["text"].as_str().unwrap().is_empty())
+    );
     let results = run["results"].as_array().unwrap();
     assert_eq!(results.len(), 4);
     let direction = results
@@ -191,7 +240,7 @@ fn sarif_output_validates_against_the_official_schema() {
         "games/error/spec.json"
     );
     assert_eq!(location["physicalLocation"]["region"]["startLine"], 7);
-    assert_eq!(location["physicalLocation"]["region"]["startColumn"], 34);
+    assert_eq!(location["physicalLocation"]["region"]["startColumn"], 22);
     assert_eq!(
         location["logicalLocations"][0]["fullyQualifiedName"],
         "messages[2].direction"
@@ -201,13 +250,20 @@ fn sarif_output_validates_against_the_official_schema() {
 
 /// `- id:` blocks of `.pre-commit-hooks.yaml` as (id, key → value) lines.
 fn pre_commit_hooks() -> Vec<(String, Vec<(String, String)>)> {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(".pre-commit-hooks.yaml")).unwrap();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(".pre-commit-hooks.yaml"),
+    )
+    .unwrap();
     let mut hooks: Vec<(String, Vec<(String, String)>)> = Vec::new();
     for line in text.lines().filter(|l| !l.trim_start().starts_with('#')) {
         if let Some(id) = line.strip_prefix("- id: ") {
             hooks.push((id.trim().to_string(), Vec::new()));
         } else if let Some((key, value)) = line.trim().split_once(": ") {
-            hooks.last_mut().expect("a key before any hook").1.push((key.into(), value.into()));
+            hooks
+                .last_mut()
+                .expect("a key before any hook")
+                .1
+                .push((key.into(), value.into()));
         }
     }
     hooks
@@ -216,7 +272,11 @@ fn pre_commit_hooks() -> Vec<(String, Vec<(String, String)>)> {
 /// PATH with our binary's directory first, as an installed aigenora would be.
 fn path_with_our_binary() -> String {
     let ours = Path::new(env!("CARGO_BIN_EXE_aigenora")).parent().unwrap();
-    format!("{}:{}", ours.display(), std::env::var("PATH").unwrap_or_default())
+    format!(
+        "{}:{}",
+        ours.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
 }
 
 /// Runs each hook's entry as pre-commit does: the entry's words, then the matching files.
@@ -247,7 +307,11 @@ fn the_pre_commit_hooks_entry_lints_the_files_it_is_given() {
         let (code, stdout, _) = run(&["clean/spec.json", "warning/spec.json"]);
         assert_eq!(code, 0, "{id}: {stdout}");
         assert!(stdout.contains(ERROR_FINDINGS[3]), "{id}: {stdout}");
-        let (code, stdout, _) = run(&["clean/spec.json", "games/error/spec.json", "games/broken/spec.json"]);
+        let (code, stdout, _) = run(&[
+            "clean/spec.json",
+            "games/error/spec.json",
+            "games/broken/spec.json",
+        ]);
         assert_eq!(code, 1, "{id}: {stdout}");
         for finding in &ERROR_FINDINGS[..3] {
             assert!(stdout.contains(finding), "{id}: {stdout}");
@@ -257,8 +321,11 @@ fn the_pre_commit_hooks_entry_lints_the_files_it_is_given() {
 
 /// The `run:` script of the action's step named `name` (a `|` block).
 fn action_step_script(name: &str) -> String {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();
-    let mut lines = text.lines().skip_while(|l| l.trim() != format!("- name: {name}"));
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();
+    let mut lines = text
+        .lines()
+        .skip_while(|l| l.trim() != format!("- name: {name}"));
     lines.next().unwrap_or_else(|| panic!("no step {name}"));
     let mut lines = lines.skip_while(|l| l.trim() != "run: |");
     let run = lines.next().expect("a run block");
@@ -287,8 +354,16 @@ fn the_github_action_lint_step_annotates_and_fails_on_errors() {
     };
     let (code, stdout, stderr) = run("games warning", "false");
     assert_eq!(code, 1, "{stdout}{stderr}");
-    assert!(stdout.starts_with("::error file=games/broken/spec.json,line=3,col=1,title=aigenora invalid-json::"), "{stdout}");
-    assert!(stdout.contains("::warning file=warning/spec.json,line=6,col=64,"), "{stdout}");
+    assert!(
+        stdout.starts_with(
+            "::error file=games/broken/spec.json,line=3,col=1,title=aigenora invalid-json::"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("::warning file=warning/spec.json,line=6,col=64,"),
+        "{stdout}"
+    );
     let (code, stdout, _) = run("clean warning", "false");
     assert_eq!(code, 0, "{stdout}");
     let (code, _, _) = run("clean warning", "true");

@@ -439,6 +439,25 @@ fn probes() -> Vec<Value> {
     ]
 }
 
+/// Keys added to every object of a clean spec, with each of [`ADDED_VALUES`].
+const ADDED_KEYS: [&str; 14] = [
+    "description",
+    "required",
+    "min",
+    "max",
+    "values",
+    "items",
+    "container",
+    "max_length",
+    "default",
+    "end_when",
+    "judged_fields",
+    "repeat",
+    "exchange",
+    "direction",
+];
+const ADDED_VALUES: [&str; 2] = ["\"x\"", "1.5"];
+
 /// Every path of a JSON value, as (parent path, key or index) steps from the root.
 fn paths(value: &Value, prefix: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
     match value {
@@ -468,6 +487,20 @@ enum Step {
     Index(usize),
 }
 
+fn pointer<'a>(spec: &'a Value, path: &[Step]) -> &'a Value {
+    path.iter().fold(spec, |node, step| match step {
+        Step::Key(key) => &node[key.as_str()],
+        Step::Index(index) => &node[*index],
+    })
+}
+
+fn pointer_mut<'a>(spec: &'a mut Value, path: &[Step]) -> &'a mut Value {
+    path.iter().fold(spec, |node, step| match step {
+        Step::Key(key) => &mut node[key.as_str()],
+        Step::Index(index) => &mut node[*index],
+    })
+}
+
 /// `spec` with the node at `path` replaced (`Some`) or removed (`None`).
 fn edited(spec: &Value, path: &[Step], replacement: Option<&Value>) -> Value {
     let mut spec = spec.clone();
@@ -492,8 +525,9 @@ fn edited(spec: &Value, path: &[Step], replacement: Option<&Value>) -> Value {
     spec
 }
 
-/// Thousands of one-node edits of clean specs of every mode: whenever the schema rejects
-/// an edit the linter must too, and whenever the linter reports a check the schema fully
+/// Thousands of one-node edits of clean specs of every mode (each node removed or replaced,
+/// and known keys added to every object): whenever the schema rejects an edit the linter
+/// must too, and whenever the linter reports a check the schema fully
 /// expresses the schema must reject it.
 #[test]
 fn the_schema_and_the_linter_agree_on_every_one_node_edit() {
@@ -511,25 +545,44 @@ fn the_schema_and_the_linter_agree_on_every_one_node_edit() {
         let spec = base(alias);
         let mut all = Vec::new();
         paths(&spec, &mut Vec::new(), &mut all);
+        let mut objects: Vec<Vec<Step>> = all.clone();
+        objects.push(Vec::new());
+        objects.retain(|path| pointer(&spec, path).is_object());
+        let mut variants: Vec<(String, Value)> = Vec::new();
         for path in &all {
-            let variants = std::iter::once(None).chain(probes.iter().map(Some));
-            for replacement in variants {
-                let variant = edited(&spec, path, replacement);
-                edits += 1;
-                let errors = lint_errors(&variant);
-                let schema_accepts = validator.is_valid(&variant);
-                let full = errors
-                    .iter()
-                    .find(|c| c.schema_coverage() == SchemaCoverage::Full);
-                let problem = match (schema_accepts, errors.is_empty(), full) {
-                    (false, true, _) => "the schema rejects it, the linter passes it".to_string(),
-                    (true, _, Some(check)) => {
-                        format!("the linter reports {check}, the schema accepts it")
-                    }
-                    _ => continue,
-                };
-                disagreements.push(format!("{alias} {path:?} := {replacement:?}: {problem}"));
+            for replacement in std::iter::once(None).chain(probes.iter().map(Some)) {
+                let edit = format!("{path:?} := {replacement:?}");
+                variants.push((edit, edited(&spec, path, replacement)));
             }
+        }
+        for path in &objects {
+            for key in ADDED_KEYS {
+                if pointer(&spec, path).get(key).is_some() {
+                    continue;
+                }
+                for value in ADDED_VALUES {
+                    let mut variant = spec.clone();
+                    let value: Value = serde_json::from_str(value).unwrap();
+                    pointer_mut(&mut variant, path)[key] = value.clone();
+                    variants.push((format!("{path:?} + {key} = {value}"), variant));
+                }
+            }
+        }
+        for (edit, variant) in variants {
+            edits += 1;
+            let errors = lint_errors(&variant);
+            let schema_accepts = validator.is_valid(&variant);
+            let full = errors
+                .iter()
+                .find(|c| c.schema_coverage() == SchemaCoverage::Full);
+            let problem = match (schema_accepts, errors.is_empty(), full) {
+                (false, true, _) => "the schema rejects it, the linter passes it".to_string(),
+                (true, _, Some(check)) => {
+                    format!("the linter reports {check}, the schema accepts it")
+                }
+                _ => continue,
+            };
+            disagreements.push(format!("{alias} {edit}: {problem}"));
         }
     }
     assert!(edits > 3000, "{edits} edits");

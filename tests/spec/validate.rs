@@ -132,12 +132,24 @@ fn clean_spec_exits_0_and_json_is_machine_readable() {
     );
     // The position is the key the path names: the third message's "action".
     let text = std::fs::read_to_string(&path).unwrap();
-    let at_line = text.lines().nth(line as usize - 1).unwrap();
-    let from_column: String = at_line.chars().skip(column as usize - 1).collect();
-    assert!(from_column.starts_with("\"action\""), "{at_line:?}");
-    let before = &text[..text.find(&from_column).unwrap()];
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line as usize - 1)
+        .map(str::len)
+        .sum();
+    let at = line_start
+        + text[line_start..]
+            .chars()
+            .take(column as usize - 1)
+            .map(char::len_utf8)
+            .sum::<usize>();
+    assert!(
+        text[at..].starts_with("\"action\""),
+        "{}",
+        &text[line_start..]
+    );
     assert_eq!(
-        before.matches("\"action\"").count(),
+        text[..at].matches("\"action\"").count(),
         2,
         "the third message's action"
     );
