@@ -79,10 +79,11 @@ fn print_text(old: &Path, new: &Path, found: &SpecDiff) {
         ("contract (hashed)", &found.contract),
         ("display (not hashed)", &found.display),
     ] {
-        println!(
-            "{title}: {}",
-            if list.is_empty() { "no change" } else { "" }.trim_end()
-        );
+        if list.is_empty() {
+            println!("{title}: no change");
+        } else {
+            println!("{title}:");
+        }
         for change in list {
             line(format!("  {}", describe(change)));
         }

@@ -11,6 +11,7 @@ mod support;
 mod bad_input;
 mod builtin_protocols;
 mod card_games;
+mod diff;
 mod hash;
 mod hero_duel;
 mod lint_ci;
