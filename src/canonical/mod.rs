@@ -4,16 +4,19 @@
 //! separators=(",", ":"))` of a value read by Python's `json.load`. Reproducing those bytes
 //! needs Python's number model (arbitrary integers, `repr` floats, `NaN`/`Infinity`), its
 //! escaping rules and code-point key order, none of which serde_json gives, so this module
-//! owns a small value type, a parser with Python's acceptance rules, and the writer.
+//! owns a small value type, a parser with Python's acceptance rules (which can also record
+//! where each key and item is, for findings that name a line), and the writer.
 
 mod float;
 mod parse;
+mod spans;
 mod write;
 
 use std::collections::BTreeMap;
 
 pub(crate) use float::python_float_repr;
-pub use parse::{MAX_DEPTH, MAX_INPUT_BYTES, parse};
+pub use parse::{MAX_DEPTH, MAX_INPUT_BYTES, parse, parse_with_spans};
+pub use spans::{Position, Spans};
 pub use write::to_canonical_string;
 pub(crate) use write::write_string;
 

@@ -1,10 +1,11 @@
 //! A JSON parser with Python `json.load` acceptance rules: `NaN`/`Infinity` tokens,
 //! arbitrary-size integers (up to Python's 4300-digit limit), last-wins duplicate keys,
-//! strict strings (no raw control characters), and no BOM.
+//! strict strings (no raw control characters), and no BOM. On request it also records
+//! where every key and array item starts ([`Spans`]), for findings that name a line.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
-use super::{JsonError, PyJson};
+use super::{JsonError, PyJson, Spans};
 
 /// Largest document accepted (a spec far beyond any real protocol; same as the P2P frame limit).
 pub const MAX_INPUT_BYTES: usize = 8 * 1024 * 1024;
@@ -16,6 +17,19 @@ const MAX_INT_DIGITS: usize = 4300;
 
 /// Parses a whole document the way the reference's `json.load` would.
 pub fn parse(bytes: &[u8]) -> Result<PyJson, JsonError> {
+    parse_document(bytes, false).map(|(value, _)| value)
+}
+
+/// [`parse`], also recording where each key and array item starts.
+pub fn parse_with_spans(bytes: &[u8]) -> Result<(PyJson, Spans), JsonError> {
+    let (value, parser_spans) = parse_document(bytes, true)?;
+    let text = std::str::from_utf8(bytes).expect("parsed documents are UTF-8");
+    Ok((value, Spans::new(text, parser_spans.unwrap_or_default())))
+}
+
+type Offsets = HashMap<String, usize>;
+
+fn parse_document(bytes: &[u8], record: bool) -> Result<(PyJson, Option<Offsets>), JsonError> {
     if bytes.is_empty() {
         return Err(JsonError::Empty);
     }
@@ -31,14 +45,20 @@ pub fn parse(bytes: &[u8]) -> Result<PyJson, JsonError> {
     if text.starts_with('\u{feff}') {
         return Err(JsonError::Bom);
     }
-    let mut parser = Parser { text, pos: 0 };
+    let mut parser = Parser {
+        text,
+        pos: 0,
+        path: String::new(),
+        offsets: record.then(HashMap::new),
+    };
     parser.skip_whitespace();
+    parser.record();
     let value = parser.value(0)?;
     parser.skip_whitespace();
     if parser.pos != text.len() {
         return Err(parser.syntax("extra data after the JSON value"));
     }
-    Ok(value)
+    Ok((value, parser.offsets))
 }
 
 /// Python's `str(int(literal))`: drops the sign of zero.
@@ -52,9 +72,30 @@ pub(crate) fn normalize_int(literal: &str) -> String {
 struct Parser<'a> {
     text: &'a str,
     pos: usize,
+    /// The linter-style path of the value being read (`a.b[2]`), kept only when recording.
+    path: String,
+    /// Where each path starts (the key of a member, the first byte of an item), when asked.
+    offsets: Option<Offsets>,
 }
 
 impl Parser<'_> {
+    /// Notes that the current path starts here. A repeated key moves it (last wins, as the
+    /// value does).
+    fn record(&mut self) {
+        if let Some(offsets) = &mut self.offsets {
+            offsets.insert(self.path.clone(), self.pos);
+        }
+    }
+
+    /// Extends the current path by a segment (when recording); returns the length to restore.
+    fn descend(&mut self, segment: impl FnOnce(&mut String)) -> usize {
+        let restore = self.path.len();
+        if self.offsets.is_some() {
+            segment(&mut self.path);
+        }
+        restore
+    }
+
     fn value(&mut self, depth: usize) -> Result<PyJson, JsonError> {
         let rest = &self.text[self.pos..];
         match rest.as_bytes().first() {
@@ -112,13 +153,24 @@ impl Parser<'_> {
             if self.peek() != Some(b'"') {
                 return Err(self.syntax("expecting a property name in double quotes"));
             }
+            let key_at = self.pos;
             let key = self.string()?;
+            let restore = self.descend(|path| {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(&key);
+            });
+            if let Some(offsets) = &mut self.offsets {
+                offsets.insert(self.path.clone(), key_at);
+            }
             self.skip_whitespace();
             if !self.eat(b':') {
                 return Err(self.syntax("expecting ':' after a property name"));
             }
             self.skip_whitespace();
             let item = self.value(depth)?;
+            self.path.truncate(restore);
             map.insert(key, item);
             self.skip_whitespace();
             if self.eat(b'}') {
@@ -140,7 +192,14 @@ impl Parser<'_> {
         }
         loop {
             self.skip_whitespace();
+            let index = items.len();
+            let restore = self.descend(|path| {
+                use std::fmt::Write;
+                write!(path, "[{index}]").expect("writing to a String");
+            });
+            self.record();
             items.push(self.value(depth)?);
+            self.path.truncate(restore);
             self.skip_whitespace();
             if self.eat(b']') {
                 return Ok(PyJson::Array(items));

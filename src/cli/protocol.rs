@@ -1,5 +1,5 @@
-//! `aigenora protocol ...`: work with protocol contracts, locally (hash) and on the
-//! community server (register, fetch, discover).
+//! `aigenora protocol ...`: work with protocol contracts, locally (hash, schema, diff) and
+//! on the community server (register, fetch, discover).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -42,6 +42,20 @@ pub enum ProtocolCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Print the JSON Schema (2020-12) of spec.json (the repository's schemas/spec.schema.json),
+    /// for editors and other tools.
+    Schema,
+    /// Show what changed between two specs: contract fields (hashed: a new protocol_id)
+    /// apart from display fields (not hashed), and both protocol_ids.
+    Diff {
+        /// The old spec.json.
+        old: PathBuf,
+        /// The new spec.json.
+        new: PathBuf,
+        /// Print {"old", "new", "same_protocol", "contract", "display"} as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Publish a spec on the community server (after the run gate: spec_version and lint).
     Register {
         /// Path to spec.json.
@@ -78,6 +92,11 @@ pub enum ProtocolCommand {
 pub fn run(command: ProtocolCommand, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     match command {
         ProtocolCommand::Hash { spec, json } => hash(&spec, json),
+        ProtocolCommand::Schema => {
+            print!("{}", spec::schema::SPEC_JSON_SCHEMA);
+            Ok(ExitCode::SUCCESS)
+        }
+        ProtocolCommand::Diff { old, new, json } => super::protocol_diff::run(&old, &new, json),
         ProtocolCommand::Test(args) => super::protocol_test::run(args, global),
         ProtocolCommand::Scaffold { spec, dir } => scaffold(&spec, &dir),
         ProtocolCommand::List { json } => list(json),

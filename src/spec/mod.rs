@@ -2,6 +2,7 @@
 //! what this build can run, the static linter, runtime message validation, options against
 //! parameters, and protocol_id. Pure: no I/O beyond reading the spec file itself.
 
+pub mod diff;
 pub mod fields;
 pub mod flow;
 pub mod lint;
@@ -11,6 +12,7 @@ pub mod number;
 pub mod options;
 pub mod protocol_id;
 pub mod pyrepr;
+pub mod schema;
 pub mod version;
 
 use std::fmt;
@@ -21,7 +23,7 @@ use serde_json::{Map, Value};
 
 use crate::canonical::{self, JsonError, MAX_INPUT_BYTES};
 pub use flow::FlowMode;
-pub use lint::{Diagnostic, Severity, lint};
+pub use lint::{Check, Diagnostic, FileReport, Severity, lint, lint_bytes};
 pub use message::{Direction, MessageError, validate_message};
 pub use model::{FieldType, Flow, Model, ParameterType};
 pub use options::{OptionsError, parse_options, validate_options};

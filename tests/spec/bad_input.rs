@@ -1,4 +1,5 @@
-//! Bad input never panics: one clear error line naming the problem and the file, exit 1.
+//! Bad input never panics: one clear error line naming the problem and the file, exit 1
+//! (exit 2 when the command line names nothing to check).
 
 use std::path::Path;
 
@@ -103,9 +104,16 @@ fn missing_file_and_directory() {
     let (code, stderr) = run(&["protocol", "hash"], &dir.path().join("nope.json"));
     assert_eq!(code, 1);
     assert!(stderr.contains("No such file"), "{stderr}");
+    // validate searches a directory for spec.json files: none there is a usage error.
     let (code, stderr) = run(&["validate"], dir.path());
-    assert_eq!(code, 1);
-    assert!(stderr.contains("is a directory"), "{stderr}");
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no spec.json found under"), "{stderr}");
+    let (code, stderr) = run(&["validate"], &dir.path().join("nope.json"));
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("nope.json: no such file or directory"),
+        "{stderr}"
+    );
 }
 
 /// Files that are not regular files are refused before they are read: `/dev/zero` would be

@@ -1,5 +1,6 @@
 //! The spec contract and protocol runs in one process: `protocol hash`, `validate` and bad
-//! input through our binary, the built-in protocols, our hooks for the well-known contracts
+//! input through our binary, linting in CI (formats, the pre-commit hook, the GitHub
+//! Action), the JSON Schema against the linter, `protocol diff`, the built-in protocols, our hooks for the well-known contracts
 //! (and people playing its card games),
 //! `protocol test` self-play (hero duel, injected faults), and the embedded Python SDK's own
 //! suite.
@@ -10,12 +11,15 @@ mod support;
 mod bad_input;
 mod builtin_protocols;
 mod card_games;
+mod diff;
 mod hash;
 mod hero_duel;
+mod lint_ci;
 mod mental_poker;
 mod protocol_test;
 mod python_sdk;
 mod runnable;
+mod schema;
 mod selfplay_faults;
 mod validate;
 mod well_known;

@@ -43,17 +43,26 @@ fn lint_reports_every_problem_with_its_path_and_exits_1() {
     let text = String::from_utf8(output.stdout).unwrap();
     let file = path.display().to_string();
     for expected in [
-        format!(
-            "{file}: warning: messages[2].fields.action: enum values should contain the message name 'guess'"
-        ),
-        format!(
-            "{file}: error: messages[2].fields.n.type: unknown field type 'number' (use integer)"
-        ),
-        format!("{file}: error: flow.round: required for simultaneous_round"),
-        format!("{file}: INVALID: "),
+        ": warning: messages[2].fields.action: enum values should contain the message name 'guess' [action-own-name]",
+        ": error: messages[2].fields.n.type: unknown field type 'number' (use integer)",
+        ": error: flow.round: required for simultaneous_round",
     ] {
-        assert!(text.contains(&expected), "missing {expected:?} in:\n{text}");
+        let line = text
+            .lines()
+            .find(|line| line.contains(expected))
+            .unwrap_or_else(|| panic!("missing {expected:?} in:\n{text}"));
+        let position = line
+            .strip_prefix(&format!("{file}:"))
+            .and_then(|rest| rest.split(": ").next())
+            .unwrap_or_else(|| panic!("{line} does not start with {file}:line:col"));
+        assert!(
+            position
+                .split(':')
+                .all(|n| n.parse::<usize>().is_ok_and(|n| n > 0)),
+            "{line}"
+        );
     }
+    assert!(text.contains(&format!("{file}: INVALID: ")), "{text}");
 }
 
 /// A spec can come from anyone (fetched from a community server): what the linter quotes of
@@ -105,13 +114,44 @@ fn clean_spec_exits_0_and_json_is_machine_readable() {
     assert_eq!(report["valid"], true);
     assert_eq!(report["errors"], 0);
     assert_eq!(report["warnings"], 1);
+    let diagnostic = &report["diagnostics"][0];
+    let (line, column) = (
+        diagnostic["line"].as_u64().unwrap(),
+        diagnostic["column"].as_u64().unwrap(),
+    );
     assert_eq!(
-        report["diagnostics"][0],
-        json!({
+        diagnostic,
+        &json!({
             "severity": "warning",
+            "check": "action-own-name",
             "path": "messages[2].fields.action",
+            "line": line,
+            "column": column,
             "message": "enum values should contain the message name 'guess'"
         })
+    );
+    // The position is the key the path names: the third message's "action".
+    let text = std::fs::read_to_string(&path).unwrap();
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line as usize - 1)
+        .map(str::len)
+        .sum();
+    let at = line_start
+        + text[line_start..]
+            .chars()
+            .take(column as usize - 1)
+            .map(char::len_utf8)
+            .sum::<usize>();
+    assert!(
+        text[at..].starts_with("\"action\""),
+        "{}",
+        &text[line_start..]
+    );
+    assert_eq!(
+        text[..at].matches("\"action\"").count(),
+        2,
+        "the third message's action"
     );
     let hash = aigenora()
         .args(["protocol", "hash"])

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::messages::DeclaredMessage;
-use super::{Findings, join, kind, unknown_keys};
+use super::{Check, Findings, join, kind, unknown_keys};
 use crate::spec::flow::{self, FlowMode, JUDGED_FIELDS_KEY, MessageShape};
 use crate::spec::message::Direction;
 use crate::spec::pyrepr::py_repr_str;
@@ -18,7 +18,11 @@ pub fn lint_flow(spec: &Value, declared: &[DeclaredMessage], findings: &mut Find
         None | Some(Value::Null) => return,
         Some(Value::Object(flow)) => flow,
         Some(other) => {
-            return findings.error("flow", format!("expected an object, found {}", kind(other)));
+            return findings.add(
+                Check::Flow,
+                "flow",
+                format!("expected an object, found {}", kind(other)),
+            );
         }
     };
     let mode = match flow.get("mode") {
@@ -27,7 +31,8 @@ pub fn lint_flow(spec: &Value, declared: &[DeclaredMessage], findings: &mut Find
         Some(Value::String(text)) => match FlowMode::parse(text) {
             Some(mode) if mode.lints() => Some(mode),
             Some(mode) => {
-                findings.error(
+                findings.add(
+                    Check::FlowModeUnsupported,
                     "flow.mode",
                     format!("{mode} is recognised but not supported by this build yet"),
                 );
@@ -39,7 +44,8 @@ pub fn lint_flow(spec: &Value, declared: &[DeclaredMessage], findings: &mut Find
                     .filter(|m| m.lints())
                     .map(|m| m.as_str())
                     .collect();
-                findings.error(
+                findings.add(
+                    Check::FlowModeUnknown,
                     "flow.mode",
                     format!(
                         "unsupported flow mode {}; one of {}",
@@ -51,7 +57,8 @@ pub fn lint_flow(spec: &Value, declared: &[DeclaredMessage], findings: &mut Find
             }
         },
         Some(other) => {
-            findings.error(
+            findings.add(
+                Check::FlowModeUnknown,
                 "flow.mode",
                 format!("expected a string, found {}", kind(other)),
             );
@@ -83,7 +90,8 @@ fn lint_phases(
         None | Some(Value::Null) => return,
         Some(Value::Array(phases)) => phases,
         Some(other) => {
-            return findings.error(
+            return findings.add(
+                Check::Phases,
                 "flow.phases",
                 format!("expected an array, found {}", kind(other)),
             );
@@ -92,7 +100,8 @@ fn lint_phases(
     for (index, phase) in phases.iter().enumerate() {
         let path = format!("flow.phases[{index}]");
         let Value::Object(phase) = phase else {
-            findings.warning(
+            findings.add(
+                Check::PhaseNotObject,
                 &path,
                 format!("expected a phase object, found {}", kind(phase)),
             );
@@ -113,7 +122,8 @@ fn lint_phases(
                     );
                 }
             }
-            Some(other) => findings.error(
+            Some(other) => findings.add(
+                Check::Exchange,
                 join(&path, "exchange"),
                 format!("expected an array, found {}", kind(other)),
             ),
@@ -128,13 +138,15 @@ fn lint_repeat(
     findings: &mut Findings,
 ) {
     let Some(repeat) = repeat.as_str().filter(|r| REPEAT_VALUES.contains(r)) else {
-        return findings.error(
+        return findings.add(
+            Check::PhaseRepeat,
             path,
             format!("must be one of best_of, total_rounds, until game_over; found {repeat}"),
         );
     };
     if repeat != "until game_over" && !parameters.is_some_and(|p| p.contains_key(repeat)) {
-        findings.error(
+        findings.add(
+            Check::PhaseRepeatParameter,
             path,
             format!("repeats by {repeat}, but no parameter {repeat} is declared"),
         );
@@ -148,19 +160,22 @@ fn lint_exchange_step(
     findings: &mut Findings,
 ) {
     let Value::Object(step) = step else {
-        return findings.error(
+        return findings.add(
+            Check::Exchange,
             path,
             format!("expected {{message, direction}}, found {}", kind(step)),
         );
     };
     let Some(name) = step.get("message").and_then(Value::as_str) else {
-        return findings.error(
+        return findings.add(
+            Check::Exchange,
             join(path, "message"),
             "required: the name of a declared message",
         );
     };
     let Some(message) = declared.iter().find(|m| m.name == name) else {
-        return findings.error(
+        return findings.add(
+            Check::ExchangeMessageUndeclared,
             join(path, "message"),
             format!("names undeclared message {}", py_repr_str(name)),
         );
@@ -168,7 +183,8 @@ fn lint_exchange_step(
     match step.get("direction").and_then(Value::as_str) {
         None => {} // implied by the message's own direction
         Some(text) => match Direction::parse(text) {
-            None => findings.error(
+            None => findings.add(
+                Check::ExchangeDirection,
                 join(path, "direction"),
                 format!(
                     "must be host_to_guest, guest_to_host or both, found {}",
@@ -179,7 +195,8 @@ fn lint_exchange_step(
                 if let Some(declared) = message.direction
                     && !declared.carries(direction)
                 {
-                    findings.error(
+                    findings.add(
+                        Check::ExchangeDirectionMismatch,
                         join(path, "direction"),
                         format!(
                             "{direction} does not match message {} declared {declared}",
@@ -230,7 +247,8 @@ impl<'a> EngineFrames<'a, '_> {
         match matches.as_slice() {
             [one] => Some(one),
             [] => {
-                self.findings.error(
+                self.findings.add(
+                    Check::EngineMessageMissing,
                     "messages",
                     format!(
                         "{why}: declare a message with action {} and direction {direction}",
@@ -267,7 +285,8 @@ impl<'a> EngineFrames<'a, '_> {
         let path = &message.path;
         let Some(fields) = message.fields else { return };
         for key in keys.iter().filter(|key| !fields.contains_key(**key)) {
-            self.findings.error(
+            self.findings.add(
+                Check::EngineFieldUndeclared,
                 join(path, "fields"),
                 format!(
                     "{why}: the engine sends field {}, which is not declared",
@@ -277,7 +296,8 @@ impl<'a> EngineFrames<'a, '_> {
         }
         for (key, schema) in fields {
             if !keys.contains(&key.as_str()) && schema.get("required") == Some(&Value::Bool(true)) {
-                self.findings.error(
+                self.findings.add(
+                    Check::EngineFieldRequired,
                     join(&join(path, "fields"), key),
                     format!("{why}: required, but the engine never sends it"),
                 );
@@ -288,7 +308,8 @@ impl<'a> EngineFrames<'a, '_> {
     fn declared_names(&mut self, names: &[&str]) {
         for name in names {
             if !self.declared.iter().any(|m| m.name == *name) {
-                self.findings.error(
+                self.findings.add(
+                    Check::MentalPokerMessage,
                     "messages",
                     format!("mental_poker needs a message named {}", py_repr_str(name)),
                 );
@@ -301,13 +322,15 @@ fn lint_simultaneous_round(flow: &Map<String, Value>, shadow: bool, mut needs: E
     let round = match flow.get("round") {
         Some(Value::Object(round)) => round,
         Some(other) => {
-            return needs.findings.error(
+            return needs.findings.add(
+                Check::Round,
                 "flow.round",
                 format!("expected an object, found {}", kind(other)),
             );
         }
         None => {
-            return needs.findings.error(
+            return needs.findings.add(
+                Check::Round,
                 "flow.round",
                 "required for simultaneous_round: {value_field, value_type_ref}",
             );
@@ -321,13 +344,15 @@ fn lint_simultaneous_round(flow: &Map<String, Value>, shadow: bool, mut needs: E
     };
     let value_field = text("value_field");
     if value_field.is_none() {
-        needs.findings.error(
+        needs.findings.add(
+            Check::Round,
             "flow.round.value_field",
             "required: a non-empty string naming the revealed field",
         );
     }
     match text("value_type_ref") {
-        None => needs.findings.error(
+        None => needs.findings.add(
+            Check::Round,
             "flow.round.value_type_ref",
             "required: a reference like reveal.fields.choice",
         ),
@@ -382,14 +407,16 @@ fn lint_judged_fields(
             }
             Some(_) => return,
         };
-        return needs.findings.error(
+        return needs.findings.add(
+            Check::ShadowJudgeNothingToCompare,
             "shadow_judge",
             format!("{problem}; list the fields to compare in flow.round.{JUDGED_FIELDS_KEY}"),
         );
     };
     let path = format!("flow.round.{JUDGED_FIELDS_KEY}");
     if !shadow {
-        needs.findings.warning(
+        needs.findings.add(
+            Check::JudgedFieldsUnused,
             &path,
             "only the shadow judge reads it, and shadow_judge is not true",
         );
@@ -397,13 +424,15 @@ fn lint_judged_fields(
     let items = match listed {
         Value::Array(items) if !items.is_empty() => items,
         Value::Array(_) => {
-            return needs.findings.error(
+            return needs.findings.add(
+                Check::JudgedFields,
                 &path,
                 "must not be empty (the shadow judge would compare nothing)",
             );
         }
         other => {
-            return needs.findings.error(
+            return needs.findings.add(
+                Check::JudgedFields,
                 &path,
                 format!("expected an array of field names, found {}", kind(other)),
             );
@@ -412,14 +441,16 @@ fn lint_judged_fields(
     for (index, item) in items.iter().enumerate() {
         let item_path = format!("{path}[{index}]");
         let Some(field) = item.as_str() else {
-            needs.findings.error(
+            needs.findings.add(
+                Check::JudgedFields,
                 &item_path,
                 format!("expected a field name, found {}", kind(item)),
             );
             continue;
         };
         if items[..index].contains(item) {
-            needs.findings.warning(
+            needs.findings.add(
+                Check::JudgedFieldDuplicate,
                 &item_path,
                 format!("duplicate field {}", py_repr_str(field)),
             );
@@ -443,7 +474,9 @@ fn lint_judged_fields(
             }
             _ => continue,
         };
-        needs.findings.error(&item_path, problem);
+        needs
+            .findings
+            .add(Check::JudgedFieldUnknown, &item_path, problem);
     }
 }
 
@@ -452,7 +485,8 @@ fn lint_type_ref(reference: &str, value_field: Option<&str>, needs: &mut EngineF
     let path = "flow.round.value_type_ref";
     let parts: Vec<&str> = reference.split('.').collect();
     let [message_name, "fields", field] = parts.as_slice() else {
-        return needs.findings.error(
+        return needs.findings.add(
+            Check::ValueTypeRefForm,
             path,
             format!(
                 "{} is not of the form <message>.fields.<field>",
@@ -461,7 +495,8 @@ fn lint_type_ref(reference: &str, value_field: Option<&str>, needs: &mut EngineF
         );
     };
     let Some(message) = needs.declared.iter().find(|m| m.name == *message_name) else {
-        return needs.findings.error(
+        return needs.findings.add(
+            Check::ValueTypeRefUnresolved,
             path,
             format!("names undeclared message {}", py_repr_str(message_name)),
         );
@@ -470,7 +505,8 @@ fn lint_type_ref(reference: &str, value_field: Option<&str>, needs: &mut EngineF
         .fields
         .is_some_and(|fields| fields.contains_key(*field))
     {
-        return needs.findings.error(
+        return needs.findings.add(
+            Check::ValueTypeRefUnresolved,
             path,
             format!(
                 "message {} declares no field {}",
@@ -480,7 +516,8 @@ fn lint_type_ref(reference: &str, value_field: Option<&str>, needs: &mut EngineF
         );
     }
     if value_field.is_some_and(|value_field| value_field != *field) {
-        needs.findings.warning(
+        needs.findings.add(
+            Check::ValueTypeRefMismatch,
             path,
             format!(
                 "refers to field {} but value_field is {}",
@@ -520,19 +557,22 @@ fn lint_mental_poker(mut needs: EngineFrames) {
 
 fn lint_free(flow: &Map<String, Value>, mut needs: EngineFrames) {
     match flow.get("end_when") {
-        None => needs.findings.warning(
+        None => needs.findings.add(
+            Check::FreeEndWhen,
             "flow.end_when",
             "free mode should say how it ends (e.g. \"either_ends\")",
         ),
         Some(Value::String(text)) if text == "either_ends" => {}
-        Some(Value::String(text)) => needs.findings.warning(
+        Some(Value::String(text)) => needs.findings.add(
+            Check::FreeEndWhen,
             "flow.end_when",
             format!(
                 "{}: a free session always ends when either side ends",
                 py_repr_str(text)
             ),
         ),
-        Some(other) => needs.findings.error(
+        Some(other) => needs.findings.add(
+            Check::FreeEndWhenType,
             "flow.end_when",
             format!("expected a string, found {}", kind(other)),
         ),

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Findings, join, kind, unknown_keys};
+use super::{Check, Findings, join, kind, unknown_keys};
 use crate::spec::flow::MessageShape;
 use crate::spec::message::Direction;
 use crate::spec::model::{FieldType, JsonContainer};
@@ -57,16 +57,21 @@ pub fn lint_messages<'a>(
 ) -> Vec<DeclaredMessage<'a>> {
     let items = match messages {
         None => {
-            findings.error("messages", "required: a non-empty array of message schemas");
+            findings.add(
+                Check::Messages,
+                "messages",
+                "required: a non-empty array of message schemas",
+            );
             return Vec::new();
         }
         Some(Value::Array(items)) if items.is_empty() => {
-            findings.error("messages", "must not be empty");
+            findings.add(Check::Messages, "messages", "must not be empty");
             return Vec::new();
         }
         Some(Value::Array(items)) => items,
         Some(other) => {
-            findings.error(
+            findings.add(
+                Check::Messages,
                 "messages",
                 format!("expected an array, found {}", kind(other)),
             );
@@ -77,7 +82,8 @@ pub fn lint_messages<'a>(
     for (index, item) in items.iter().enumerate() {
         let path = format!("messages[{index}]");
         let Value::Object(message) = item else {
-            findings.error(
+            findings.add(
+                Check::MessageNotObject,
                 &path,
                 format!("expected a message object, found {}", kind(item)),
             );
@@ -90,7 +96,11 @@ pub fn lint_messages<'a>(
     lint_ambiguity(&declared, findings);
     for direction in [Direction::GuestToHost, Direction::HostToGuest] {
         if !declared.is_empty() && !declared.iter().any(|m| m.travels(direction)) {
-            findings.error("messages", format!("no message can travel {direction}"));
+            findings.add(
+                Check::DirectionUncovered,
+                "messages",
+                format!("no message can travel {direction}"),
+            );
         }
     }
     declared
@@ -111,15 +121,16 @@ fn lint_message<'a>(
     let name = match message.get("name") {
         Some(Value::String(name)) if !name.is_empty() => name.as_str(),
         Some(Value::String(_)) => {
-            findings.error(join(path, "name"), "must not be empty");
+            findings.add(Check::MessageName, join(path, "name"), "must not be empty");
             ""
         }
         None => {
-            findings.error(join(path, "name"), "required");
+            findings.add(Check::MessageName, join(path, "name"), "required");
             ""
         }
         Some(other) => {
-            findings.error(
+            findings.add(
+                Check::MessageName,
                 join(path, "name"),
                 format!("expected a string, found {}", kind(other)),
             );
@@ -127,7 +138,8 @@ fn lint_message<'a>(
         }
     };
     if let Some(first) = earlier.iter().find(|m| !name.is_empty() && m.name == name) {
-        findings.error(
+        findings.add(
+            Check::MessageNameDuplicate,
             join(path, "name"),
             format!(
                 "duplicate message name {} (first declared at {})",
@@ -138,7 +150,8 @@ fn lint_message<'a>(
     }
     let direction = match message.get("direction") {
         None => {
-            findings.error(
+            findings.add(
+                Check::MessageDirection,
                 join(path, "direction"),
                 "required: host_to_guest, guest_to_host or both",
             );
@@ -147,7 +160,8 @@ fn lint_message<'a>(
         Some(declared) => {
             let direction = declared.as_str().and_then(Direction::parse);
             if direction.is_none() {
-                findings.error(
+                findings.add(
+                    Check::MessageDirection,
                     join(path, "direction"),
                     format!("must be host_to_guest, guest_to_host or both, found {declared}"),
                 );
@@ -159,15 +173,24 @@ fn lint_message<'a>(
     let fields = match message.get("fields") {
         Some(Value::Object(fields)) if !fields.is_empty() => Some(fields),
         Some(Value::Object(_)) => {
-            findings.error(&fields_path, "must declare at least one field");
+            findings.add(
+                Check::MessageFields,
+                &fields_path,
+                "must declare at least one field",
+            );
             None
         }
         None => {
-            findings.error(&fields_path, "required: an object of field schemas");
+            findings.add(
+                Check::MessageFields,
+                &fields_path,
+                "required: an object of field schemas",
+            );
             None
         }
         Some(other) => {
-            findings.error(
+            findings.add(
+                Check::MessageFields,
                 &fields_path,
                 format!("expected an object, found {}", kind(other)),
             );
@@ -198,7 +221,8 @@ fn lint_action(
     let path = join(fields_path, "action");
     let Some(Value::Object(action)) = fields.get("action") else {
         if !fields.contains_key("action") {
-            findings.error(
+            findings.add(
+                Check::ActionMissing,
                 &path,
                 "missing: messages are matched by their action, so declare an enum field `action`",
             );
@@ -206,14 +230,16 @@ fn lint_action(
         return;
     };
     if action.get("type").and_then(Value::as_str) != Some("enum") {
-        findings.error(
+        findings.add(
+            Check::ActionNotEnum,
             &path,
             "must be an enum (messages are matched by their action value)",
         );
         return;
     }
     if action.get("required") != Some(&Value::Bool(true)) {
-        findings.warning(
+        findings.add(
+            Check::ActionNotRequired,
             &path,
             "should be required: true (a frame without an action matches nothing)",
         );
@@ -223,7 +249,8 @@ fn lint_action(
         .and_then(Value::as_array)
         .is_some_and(|values| values.iter().any(|v| v.as_str() == Some(name)));
     if !name.is_empty() && !names_itself {
-        findings.warning(
+        findings.add(
+            Check::ActionOwnName,
             &path,
             format!(
                 "enum values should contain the message name {}",
@@ -249,7 +276,7 @@ fn lint_ambiguity(declared: &[DeclaredMessage], findings: &mut Findings) {
                 .into_iter()
                 .filter(|a| earlier_actions.contains(a))
             {
-                findings.error(
+                findings.add(Check::ActionAmbiguous,
                     join(&later.path, "fields.action"),
                     format!(
                         "action {} is also declared by {} in an overlapping direction; frames would be ambiguous",
@@ -277,7 +304,8 @@ fn constraint_keys(field_type: FieldType) -> &'static [&'static str] {
 /// Lints one field schema. `as_item` is set for an array's `items` schema.
 fn lint_field(path: &str, schema: &Value, as_item: bool, findings: &mut Findings) {
     let Value::Object(schema) = schema else {
-        findings.error(
+        findings.add(
+            Check::FieldNotObject,
             path,
             format!("field schema must be an object, found {}", kind(schema)),
         );
@@ -289,14 +317,16 @@ fn lint_field(path: &str, schema: &Value, as_item: bool, findings: &mut Findings
             None => return unknown_field_type(path, t, findings),
         },
         None => {
-            findings.error(
+            findings.add(
+                Check::FieldType,
                 join(path, "type"),
                 format!("required; one of {}", FieldType::names()),
             );
             return;
         }
         Some(other) => {
-            findings.error(
+            findings.add(
+                Check::FieldType,
                 join(path, "type"),
                 format!("expected a string, found {}", kind(other)),
             );
@@ -304,7 +334,8 @@ fn lint_field(path: &str, schema: &Value, as_item: bool, findings: &mut Findings
         }
     };
     if as_item && field_type == FieldType::Array {
-        findings.error(
+        findings.add(
+            Check::ArrayItems,
             join(path, "type"),
             "array items must be scalar (nested arrays are not allowed)",
         );
@@ -314,7 +345,7 @@ fn lint_field(path: &str, schema: &Value, as_item: bool, findings: &mut Findings
     known.extend_from_slice(constraint_keys(field_type));
     unknown_keys(schema, &known, path, findings);
     if let Some(required) = schema.get("required").filter(|r| !r.is_boolean()) {
-        findings.error(
+        findings.add(Check::RequiredNotBoolean,
             join(path, "required"),
             format!("must be true or false, found {required} (only a literal true makes a field required)"),
         );
@@ -328,7 +359,11 @@ fn lint_field(path: &str, schema: &Value, as_item: bool, findings: &mut Findings
         FieldType::Array => {
             match schema.get("items") {
                 Some(items) => lint_field(&join(path, "items"), items, true, findings),
-                None => findings.error(join(path, "items"), "required: the schema of each element"),
+                None => findings.add(
+                    Check::ArrayItems,
+                    join(path, "items"),
+                    "required: the schema of each element",
+                ),
             }
             lint_bounds(path, schema, "min_items", "max_items", true, findings);
             positive_integer(path, schema, "max_total_bytes", findings);
@@ -337,7 +372,8 @@ fn lint_field(path: &str, schema: &Value, as_item: bool, findings: &mut Findings
             if let Some(container) = schema.get("container")
                 && container.as_str().and_then(JsonContainer::parse).is_none()
             {
-                findings.error(
+                findings.add(
+                    Check::JsonContainer,
                     join(path, "container"),
                     format!("must be any, object or array, found {container}"),
                 );
@@ -357,7 +393,8 @@ fn unknown_field_type(path: &str, name: &str, findings: &mut Findings) {
         "object" => " (use json with container: object)",
         _ => "",
     };
-    findings.error(
+    findings.add(
+        Check::FieldType,
         join(path, "type"),
         format!(
             "unknown field type {}{hint}; known: {}",
@@ -373,11 +410,22 @@ pub fn lint_enum_values(path: &str, values: Option<&Value>, findings: &mut Findi
     let items = match values {
         Some(Value::Array(items)) if !items.is_empty() => items,
         Some(Value::Array(_)) => {
-            return findings.error(values_path, "must not be empty (nothing would be accepted)");
+            return findings.add(
+                Check::EnumValues,
+                values_path,
+                "must not be empty (nothing would be accepted)",
+            );
         }
-        None => return findings.error(values_path, "required: the accepted strings"),
+        None => {
+            return findings.add(
+                Check::EnumValues,
+                values_path,
+                "required: the accepted strings",
+            );
+        }
         Some(other) => {
-            return findings.error(
+            return findings.add(
+                Check::EnumValues,
                 values_path,
                 format!("expected an array of strings, found {}", kind(other)),
             );
@@ -386,12 +434,14 @@ pub fn lint_enum_values(path: &str, values: Option<&Value>, findings: &mut Findi
     for (index, item) in items.iter().enumerate() {
         match item {
             Value::String(text) if items[..index].iter().any(|earlier| earlier == item) => findings
-                .warning(
+                .add(
+                    Check::EnumValueDuplicate,
                     format!("{values_path}[{index}]"),
                     format!("duplicate value {}", py_repr_str(text)),
                 ),
             Value::String(_) => {}
-            other => findings.error(
+            other => findings.add(
+                Check::EnumValues,
                 format!("{values_path}[{index}]"),
                 format!("expected a string, found {}", kind(other)),
             ),
@@ -415,7 +465,8 @@ pub fn lint_bounds(
                 if integers_only
                     && (!number.is_int() || matches!(number, PyNumber::Int(n) if n < 0)) =>
             {
-                findings.error(
+                findings.add(
+                    Check::Bounds,
                     join(path, key),
                     format!("expected a non-negative integer, found {value}"),
                 );
@@ -423,7 +474,8 @@ pub fn lint_bounds(
             }
             Some(number) => Some(number),
             None => {
-                findings.error(
+                findings.add(
+                    Check::Bounds,
                     join(path, key),
                     format!("expected a number, found {}", kind(value)),
                 );
@@ -435,7 +487,8 @@ pub fn lint_bounds(
     if let (Some(a), Some(b)) = (low_value, high_value)
         && a.compare(&b) == Some(std::cmp::Ordering::Greater)
     {
-        findings.error(
+        findings.add(
+            Check::BoundsInverted,
             join(path, low),
             format!(
                 "{low} {} is greater than {high} {}",
@@ -457,7 +510,8 @@ pub fn positive_integer(
             && PyNumber::of(value).and_then(|n| n.compare(&PyNumber::Int(0)))
                 == Some(std::cmp::Ordering::Greater);
         if !positive {
-            findings.error(
+            findings.add(
+                Check::SizeLimit,
                 join(path, key),
                 format!("expected a positive integer, found {value}"),
             );

@@ -1,18 +1,25 @@
-//! The static linter: every problem in a spec at once, each with its JSON path.
+//! The static linter: every problem in a spec at once, each with its JSON path and the
+//! [`Check`] it comes from.
 //!
 //! Errors are things that break at run time (a message the engine could never validate, a
 //! flow the engine cannot drive, a parameter schema that rejects everything); warnings are
 //! things that work but are probably a mistake.
 
+mod checks;
 mod flow;
 mod messages;
 mod parameters;
+mod report;
 mod sections;
 
 use std::fmt;
 
 use serde::Serialize;
 use serde_json::Value;
+
+use crate::canonical::{Position, Spans};
+pub use checks::{Check, SchemaCoverage};
+pub use report::{FileReport, lint_bytes};
 
 /// How serious a finding is. Errors make `validate` exit 1 and block every run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -22,12 +29,37 @@ pub enum Severity {
     Warning,
 }
 
-/// One finding: where (a JSON path like `messages[2].fields.action`) and what.
+/// One finding: which check, where (a JSON path like `messages[2].fields.action`, and once
+/// [`locate`]d the line and column of that key or value in the file) and what.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
     pub severity: Severity,
+    pub check: Check,
     pub path: String,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub position: Option<Position>,
     pub message: String,
+}
+
+impl Diagnostic {
+    /// A finding of `check` (its severity is the check's), not located yet.
+    pub fn new(check: Check, path: impl Into<String>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: check.severity(),
+            check,
+            path: path.into(),
+            position: None,
+            message: message.into(),
+        }
+    }
+}
+
+/// Gives every finding the position of its path in the file the spans were read from: the
+/// key (or array item) the path names, else its nearest ancestor that exists.
+pub fn locate(diagnostics: &mut [Diagnostic], spans: &Spans) {
+    for diagnostic in diagnostics {
+        diagnostic.position = Some(spans.locate(&diagnostic.path));
+    }
 }
 
 impl fmt::Display for Diagnostic {
@@ -45,7 +77,8 @@ impl fmt::Display for Diagnostic {
 pub fn lint(spec: &Value) -> Vec<Diagnostic> {
     let mut findings = Findings::default();
     let Value::Object(map) = spec else {
-        findings.error(
+        findings.add(
+            Check::NotAnObject,
             "",
             format!(
                 "the spec must be a JSON object, found {}",
@@ -67,20 +100,13 @@ pub fn lint(spec: &Value) -> Vec<Diagnostic> {
 pub(crate) struct Findings(Vec<Diagnostic>);
 
 impl Findings {
-    pub(crate) fn error(&mut self, path: impl Into<String>, message: impl Into<String>) {
-        self.push(Severity::Error, path, message);
-    }
-
-    pub(crate) fn warning(&mut self, path: impl Into<String>, message: impl Into<String>) {
-        self.push(Severity::Warning, path, message);
-    }
-
-    fn push(&mut self, severity: Severity, path: impl Into<String>, message: impl Into<String>) {
-        self.0.push(Diagnostic {
-            severity,
-            path: path.into(),
-            message: message.into(),
-        });
+    pub(crate) fn add(
+        &mut self,
+        check: Check,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) {
+        self.0.push(Diagnostic::new(check, path, message));
     }
 }
 
@@ -106,7 +132,8 @@ pub(crate) fn unknown_keys(
     findings: &mut Findings,
 ) {
     for key in map.keys().filter(|key| !known.contains(&key.as_str())) {
-        findings.warning(
+        findings.add(
+            Check::UnknownKey,
             join(path, key),
             format!("unknown key (known: {})", known.join(", ")),
         );

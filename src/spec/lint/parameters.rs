@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::messages::{lint_bounds, lint_enum_values, positive_integer};
-use super::{Findings, join, kind, unknown_keys};
+use super::{Check, Findings, join, kind, unknown_keys};
 use crate::spec::model::{ColumnType, ParameterType};
 use crate::spec::options::validate_options;
 
@@ -13,7 +13,8 @@ pub fn lint_parameters(parameters: Option<&Value>, findings: &mut Findings) {
         None | Some(Value::Null) => return,
         Some(Value::Object(parameters)) => parameters,
         Some(other) => {
-            return findings.error(
+            return findings.add(
+                Check::Parameters,
                 "parameters",
                 format!(
                     "expected an object of parameter schemas, found {}",
@@ -25,7 +26,8 @@ pub fn lint_parameters(parameters: Option<&Value>, findings: &mut Findings) {
     for (name, schema) in parameters {
         let path = join("parameters", name);
         let Value::Object(schema) = schema else {
-            findings.error(
+            findings.add(
+                Check::ParameterNotObject,
                 &path,
                 format!("expected a parameter schema object, found {}", kind(schema)),
             );
@@ -38,7 +40,8 @@ pub fn lint_parameters(parameters: Option<&Value>, findings: &mut Findings) {
 fn lint_parameter(path: &str, name: &str, schema: &Map<String, Value>, findings: &mut Findings) {
     let parameter_type = match schema.get("type") {
         None => {
-            return findings.error(
+            return findings.add(
+                Check::ParameterType,
                 join(path, "type"),
                 format!("required; one of {}", ParameterType::names()),
             );
@@ -46,7 +49,8 @@ fn lint_parameter(path: &str, name: &str, schema: &Map<String, Value>, findings:
         Some(declared) => match declared.as_str().and_then(ParameterType::parse) {
             Some(parameter_type) => parameter_type,
             None => {
-                return findings.error(
+                return findings.add(
+                    Check::ParameterType,
                     join(path, "type"),
                     format!(
                         "unknown parameter type {declared}; known: {}",
@@ -99,7 +103,8 @@ fn lint_default(
                 .unwrap_or(&problem)
                 .trim_start_matches(':')
                 .trim_start();
-            findings.error(
+            findings.add(
+                Check::ParameterDefault,
                 join(path, "default"),
                 format!("does not fit the schema: {detail}"),
             );
@@ -114,9 +119,17 @@ fn lint_columns(path: &str, columns: Option<&Value>, findings: &mut Findings) {
         Some(Value::Object(fields)) if !fields.is_empty() => {
             lint_field_tree(path, fields, findings)
         }
-        Some(Value::Object(_)) => findings.error(path, "must not be empty"),
-        None => findings.error(path, "required: the field tree every row must match"),
-        Some(other) => findings.error(path, format!("expected an object, found {}", kind(other))),
+        Some(Value::Object(_)) => findings.add(Check::Columns, path, "must not be empty"),
+        None => findings.add(
+            Check::Columns,
+            path,
+            "required: the field tree every row must match",
+        ),
+        Some(other) => findings.add(
+            Check::Columns,
+            path,
+            format!("expected an object, found {}", kind(other)),
+        ),
     }
 }
 
@@ -124,14 +137,16 @@ fn lint_field_tree(path: &str, fields: &Map<String, Value>, findings: &mut Findi
     for (key, node) in fields {
         let node_path = join(path, key);
         let Value::Object(node) = node else {
-            findings.error(
+            findings.add(
+                Check::Columns,
                 &node_path,
                 format!("expected a node schema object, found {}", kind(node)),
             );
             continue;
         };
         if let Some(required) = node.get("required").filter(|r| !r.is_boolean()) {
-            findings.error(
+            findings.add(
+                Check::RequiredNotBoolean,
                 join(&node_path, "required"),
                 format!("must be true or false, found {required}"),
             );
@@ -152,7 +167,8 @@ fn lint_field_tree(path: &str, fields: &Map<String, Value>, findings: &mut Findi
                     Some(Value::Object(inner)) if !inner.is_empty() => {
                         lint_field_tree(&join(&node_path, "fields"), inner, findings)
                     }
-                    _ => findings.error(
+                    _ => findings.add(
+                        Check::Columns,
                         join(&node_path, "fields"),
                         "an object node needs a non-empty fields tree",
                     ),
@@ -182,7 +198,8 @@ fn lint_field_tree(path: &str, fields: &Map<String, Value>, findings: &mut Findi
                 );
                 lint_enum_values(&node_path, node.get("values"), findings);
             }
-            None => findings.error(
+            None => findings.add(
+                Check::Columns,
                 join(&node_path, "type"),
                 format!(
                     "must be object, integer, boolean or enum, found {}",

@@ -17,7 +17,7 @@ pub use field::{FieldSchema, FieldType, JsonContainer};
 pub use parameter::{ColumnType, ParameterType};
 
 use super::flow::{self, FlowMode, JUDGED_FIELDS_KEY, MessageShape};
-use super::lint::{Diagnostic, Severity};
+use super::lint::{Check, Diagnostic};
 use super::message::Direction;
 
 /// A spec's contract as types.
@@ -117,11 +117,11 @@ impl BuildError {
 
 impl From<BuildError> for Diagnostic {
     fn from(error: BuildError) -> Diagnostic {
-        Diagnostic {
-            severity: Severity::Error,
-            path: error.path,
-            message: format!("cannot be read as the contract: {}", error.what),
-        }
+        Diagnostic::new(
+            Check::ContractUnreadable,
+            error.path,
+            format!("cannot be read as the contract: {}", error.what),
+        )
     }
 }
 
