@@ -14,9 +14,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use aigenora::engine::ControlMode;
 use aigenora::identity::{Identity, new_session_nonce, session_id};
 use aigenora::session::handshake::{GuestSide, HostSide};
+use aigenora::spec::ControlMode;
 use aigenora::transport::{Channel, IrohChannel, PeerLink, RelayChoice, SessionEndpoint, Ticket};
 use common::cpu_seconds;
 use serde_json::{Value, json};

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use aigenora::engine::ControlMode;
 use aigenora::selfplay::SelfPlay;
+use aigenora::spec::ControlMode;
 use aigenora::spec::{Spec, parse_options};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -10,6 +10,7 @@ pub mod client;
 pub mod config;
 pub mod control;
 pub mod data_dir;
+pub mod decision;
 pub mod engine;
 pub mod hooks;
 pub mod http_server;

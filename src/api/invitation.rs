@@ -40,7 +40,7 @@ impl InvitationType {
     }
 }
 
-pub use crate::engine::ControlMode;
+pub use crate::spec::ControlMode;
 
 /// `transport_info`: how to reach the host. `endpoint_id` is the host's agent key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

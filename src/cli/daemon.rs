@@ -61,6 +61,7 @@ impl Waiting {
 /// Runs a session on a fresh runtime; SIGTERM (`session abort`) or Ctrl-C ends it as aborted.
 pub fn run_until_signal(
     dir: &SessionDir,
+    desk: &super::play::SideDesk,
     session: impl Future<Output = Result<SessionEnd, SessionError>>,
 ) -> Result<SessionEnd, SessionError> {
     let runtime = tokio::runtime::Runtime::new()
@@ -76,6 +77,7 @@ pub fn run_until_signal(
             _ = terminate.recv() => "terminated (session abort)",
             _ = tokio::signal::ctrl_c() => "interrupted",
         };
+        desk.cancel(why);
         Err(aborted(dir, why).await)
     })
 }
@@ -86,7 +88,6 @@ const ABORT_CLOSE_LIMIT: Duration = Duration::from_secs(2);
 /// Records an abort as the last event and in session.json, then closes the connection so the
 /// peer sees it end now (its side ends `peer_disconnected`).
 async fn aborted(dir: &SessionDir, why: &'static str) -> SessionError {
-    crate::control::registry::cancel_all(why);
     dir.events().emit_last(Event::SessionEnded {
         completed: Some(false),
         reason: Some("aborted".into()),

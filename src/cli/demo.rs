@@ -15,10 +15,10 @@ use serde_json::{Map, Value};
 
 use crate::client::RestClient;
 use crate::data_dir::DataDir;
-use crate::engine::ControlMode;
 use crate::identity::create_key_file;
 use crate::server::{ServerConfig, serve, sqlite_url};
 use crate::session::{self, PlaySettings, Protocol, SessionDir, SessionEnd};
+use crate::spec::ControlMode;
 use crate::spec::{self, Role};
 use crate::transport::RelayChoice;
 
@@ -176,8 +176,8 @@ fn settings(name: &'static str) -> PlaySettings {
         }),
         chat_from_stdin: false,
         think: None,
-        terminal_prompt: false,
-        web: false,
+        attended: false,
+        on_desk: None,
         peer_timeout: crate::engine::DEFAULT_PEER_TIMEOUT,
     }
 }

@@ -16,7 +16,6 @@ use super::remote::Remote;
 use crate::client::RestClient;
 use crate::config::{resolve_data_dir, resolve_server};
 use crate::data_dir::DataDir;
-use crate::engine::ControlMode;
 use crate::hooks::skeleton;
 use crate::identity::{is_lower_hex_64, load_key_file};
 use crate::protocols::well_known;
@@ -24,6 +23,7 @@ use crate::records::SessionStatus;
 use crate::session::{
     self, PlaySettings, Protocol, ProtocolSource, SessionDir, SessionEnd, SessionError,
 };
+use crate::spec::ControlMode;
 use crate::spec::{self, Role, Spec};
 use crate::transport::{HeartbeatConfig, RELAY_ENV_VAR, RelayChoice, Ticket};
 
@@ -67,8 +67,24 @@ pub struct PlayArgs {
     pub peer_timeout: f64,
 }
 
+/// This process's side as its front end sees it: the desk, once the engine has made one (a
+/// terminal prompt runs on it; an abort closes its windows).
+#[derive(Clone, Default)]
+pub(super) struct SideDesk(Arc<std::sync::OnceLock<Arc<crate::decision::Desk>>>);
+
+impl SideDesk {
+    /// Closes the side's open window, if any, and lets no other open (the process is
+    /// ending).
+    pub(super) fn cancel(&self, why: &str) {
+        if let Some(desk) = self.0.get() {
+            desk.cancel(why);
+        }
+    }
+}
+
 impl PlayArgs {
-    fn settings(&self) -> anyhow::Result<PlaySettings> {
+    /// The play settings, and the side's desk as the front end will hold it.
+    fn settings(&self) -> anyhow::Result<(PlaySettings, SideDesk)> {
         if !(0.0..=3600.0).contains(&self.pace) {
             bail!("--pace must be between 0 and 3600 seconds");
         }
@@ -92,10 +108,20 @@ impl PlayArgs {
         let terminal_prompt = self.control_mode != ControlMode::Autonomous
             && !self.no_prompt
             && std::io::stdin().is_terminal();
-        Ok(PlaySettings {
+        let desk = SideDesk::default();
+        let on_desk: crate::session::OnDesk = {
+            let desk = desk.clone();
+            Arc::new(move |made| {
+                let _ = desk.0.set(made.clone());
+                if terminal_prompt {
+                    crate::control::terminal::start(made);
+                }
+            })
+        };
+        let settings = PlaySettings {
             think,
-            terminal_prompt,
-            web: self.web,
+            attended: terminal_prompt || self.web,
+            on_desk: Some(on_desk),
             control_mode: self.control_mode,
             pace: Duration::from_secs_f64(self.pace),
             heartbeat: HeartbeatConfig::from_seconds(
@@ -106,7 +132,8 @@ impl PlayArgs {
             display: Arc::new(|_, text| println!("{}", crate::terminal::escape_display(text))),
             chat_from_stdin: true,
             peer_timeout: Duration::from_secs_f64(self.peer_timeout),
-        })
+        };
+        Ok((settings, desk))
     }
 }
 
@@ -274,12 +301,12 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         (None, Some(dir)) => local_play(global, dir, options, &args.play)?,
         (None, None) => bail!("give --protocol-dir or --protocol"),
     };
-    let settings = args.play.settings()?;
+    let (settings, desk) = args.play.settings()?;
     let dir = session_dir(&args.daemon, &data_dir, Role::Host)?;
     if args.direct {
         start_web(&args.play, &dir)?;
         let hosting = session::direct::host(protocol, options, settings, dir.clone());
-        let ended = daemon::run_until_signal(&dir, hosting);
+        let ended = daemon::run_until_signal(&dir, &desk, hosting);
         let_pages_see_the_end(&args.play);
         return finish(ended);
     }
@@ -302,7 +329,7 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
             .map_or(session::host::RENEW_EVERY, Duration::from_secs),
         on_invited: None,
     };
-    let ended = daemon::run_until_signal(&dir, session::host::host(request));
+    let ended = daemon::run_until_signal(&dir, &desk, session::host::host(request));
     if ended.is_err() {
         withdraw_if_unmatched(&client, &dir);
     }
@@ -362,7 +389,7 @@ fn withdraw_if_unmatched(client: &RestClient, dir: &SessionDir) {
 pub fn join(args: JoinArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let data_dir = DataDir::new(resolve_data_dir(global.data_dir.as_deref()));
     let client = client_for(global, &data_dir)?;
-    let settings = args.play.settings()?;
+    let (settings, desk) = args.play.settings()?;
     let dir = session_dir(&args.daemon, &data_dir, Role::Guest)?;
     if args.daemon.daemon {
         return daemon::start(&dir, Waiting::Peer);
@@ -376,7 +403,7 @@ pub fn join(args: JoinArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         session_dir: dir.clone(),
         allow_skeleton: args.play.allow_skeleton_hooks,
     };
-    let ended = daemon::run_until_signal(&dir, session::join::join(request));
+    let ended = daemon::run_until_signal(&dir, &desk, session::join::join(request));
     let_pages_see_the_end(&args.play);
     finish(ended)
 }
@@ -394,13 +421,14 @@ pub fn guest(args: GuestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         &args.play,
     )?;
     let ticket: Ticket = args.iroh_ticket.parse()?;
-    let mut settings = args.play.settings()?;
+    let (mut settings, desk) = args.play.settings()?;
     settings.heartbeat = None;
     let dir =
         SessionDir::create(data_dir.root(), Role::Guest).context("creating the session dir")?;
     start_web(&args.play, &dir)?;
     let ended = daemon::run_until_signal(
         &dir,
+        &desk,
         session::direct::guest(protocol, ticket, options, settings, dir.clone()),
     );
     let_pages_see_the_end(&args.play);

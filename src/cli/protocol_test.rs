@@ -10,9 +10,10 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::GlobalArgs;
-use crate::engine::{ControlMode, Outcome};
+use crate::engine::Outcome;
 use crate::hooks::skeleton;
 use crate::selfplay::{SelfPlay, SideReport, adversarial, stdout_display};
+use crate::spec::ControlMode;
 use crate::spec::{self, Spec};
 
 #[derive(Debug, Args)]

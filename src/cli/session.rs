@@ -12,7 +12,7 @@ use super::remote::{Remote, print_json};
 use super::session_control::{self, StrategyChange};
 use crate::api::session::{Session, SessionStatus};
 use crate::control::Target;
-use crate::control::submit::Submitter;
+use crate::decision::submit::Submitter;
 
 /// Which local session a command acts on.
 #[derive(Debug, Clone, clap::Args)]

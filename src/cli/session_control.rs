@@ -12,8 +12,8 @@ use serde_json::{Map, Value, json};
 
 use super::session_local::FollowEnd;
 use crate::control::Target;
-use crate::control::epoch_now;
-use crate::control::submit::{self, Answer, DecisionInput, Submitter};
+use crate::decision::epoch_now;
+use crate::decision::submit::{self, Answer, DecisionInput, Submitter};
 use crate::records::{Window, iso_now, plain_text};
 
 /// The session's engine state dir, or why there is none yet.
@@ -185,7 +185,7 @@ pub fn strategy(
     if let Some(op) = op {
         write_json(&path, &Value::Object(after.clone()))?;
         let line = json!({"ts": iso_now(), "op": op, "before": before, "after": after});
-        crate::control::append_jsonl(&engine_dir.join("strategy_events.jsonl"), &line);
+        crate::decision::append_jsonl(&engine_dir.join("strategy_events.jsonl"), &line);
     }
     if as_json {
         println!("{}", Value::Object(after));

@@ -1,20 +1,13 @@
-//! People in the loop. A side under `human` or `hybrid` control opens decision windows
-//! ([`desk`]) that a person answers — with `aigenora session decide` ([`submit`]), at the
-//! terminal that runs the session ([`terminal`]), or in the browser controller ([`web`]) —
-//! all through the decision files of [`crate::records`], which the reference's tools also
-//! read and write. Control modes are local: nothing here touches the spec or the wire.
+//! People in the loop, above the session layer: the front ends through which a person
+//! answers a side's decision windows ([`crate::decision`]) — the terminal that runs the
+//! session ([`terminal`], started by the CLI once the side has a desk), the browser
+//! controller ([`web`]), and `aigenora session decide|snapshot|strategy`, which find the
+//! session they act on ([`target`]) and show it ([`view`]). Control modes are local: nothing
+//! here touches the spec or the wire.
 
-pub mod desk;
-mod files;
-pub mod legal;
-pub mod registry;
-pub mod submit;
 pub mod target;
 pub mod terminal;
 pub mod view;
 pub mod web;
 
-pub use desk::{Desk, Submitted, WindowRequest, WindowResult, WindowStop, WindowTimes};
-pub use files::{append_line as append_jsonl, epoch_now};
-pub use legal::{HooksChoices, choices_for};
 pub use target::Target;

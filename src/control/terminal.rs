@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::desk::{Desk, Submitted};
-use super::files::epoch_now;
+use crate::decision::epoch_now;
+use crate::decision::{Desk, Submitted};
 use crate::records::{Window, WindowMode, plain_text};
 use crate::terminal::escape_display;
 

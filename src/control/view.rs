@@ -31,6 +31,6 @@ pub fn session_view(target: &Target) -> Value {
         "end_reason": record.end_reason,
         "snapshot": snapshot,
         "window": window,
-        "now": super::epoch_now(),
+        "now": crate::decision::epoch_now(),
     })
 }

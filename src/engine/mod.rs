@@ -2,7 +2,6 @@
 //! [`Channel`] and any [`Hooks`]. Every frame in and out is validated against the spec;
 //! hooks only ever see validated messages. One file per flow mode.
 
-mod control;
 mod free;
 mod mental_poker;
 mod request_response;
@@ -17,7 +16,6 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-pub use control::ControlMode;
 pub use free::{InputPoll, LineInput, LocalInput, ScriptStep, ScriptedInput};
 pub use simultaneous_round::commit_hash;
 pub use windows::{DEFAULT_PEER_TIMEOUT, DecisionSettings, peer_wait};
@@ -25,7 +23,7 @@ pub use windows::{DEFAULT_PEER_TIMEOUT, DecisionSettings, peer_wait};
 use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, InitContext};
 use crate::identity::Identity;
 use crate::records::EventLog;
-use crate::spec::{Direction, Flow, MessageError, Role, Spec};
+use crate::spec::{ControlMode, Direction, Flow, MessageError, Role, Spec};
 use crate::transport::{Channel, ChannelError};
 use session::Session;
 
@@ -156,11 +154,10 @@ pub fn run(
     let flow = &spec.model().map_err(unusable)?.flow;
     let local_input = config.local_input.take();
     let desk = windows::desk_for(spec, &config);
-    if let Some(desk) = &desk {
-        crate::control::registry::register(&config.state_dir, desk.clone());
-        if let Some(start) = config.decisions.on_desk.take() {
-            start(desk.clone());
-        }
+    if let Some(desk) = &desk
+        && let Some(start) = config.decisions.on_desk.take()
+    {
+        start(desk.clone());
     }
     let mut session = Session::new(spec, hooks, channel, &config);
     session.desk = desk.clone();
@@ -184,7 +181,6 @@ pub fn run(
     };
     if let Some(desk) = &desk {
         desk.finish();
-        crate::control::registry::unregister(&config.state_dir);
     }
     let result = match result {
         Err(EngineError::Channel(ChannelError::Closed(_))) => Ok(session.peer_disconnected()),
@@ -240,8 +236,13 @@ fn winner_of(candidates: &[Option<&Value>]) -> Option<String> {
     })
 }
 
-/// Builds the [`InitContext`] for this side.
-fn init_context<'a>(spec: &Spec, config: &'a EngineConfig, free_mode: bool) -> InitContext<'a> {
+/// Builds the [`InitContext`] for this side (its desk, when a person steers it).
+fn init_context<'a>(
+    spec: &Spec,
+    config: &'a EngineConfig,
+    free_mode: bool,
+    desk: Option<Arc<crate::decision::Desk>>,
+) -> InitContext<'a> {
     InitContext {
         options: &config.options,
         role: config.role,
@@ -254,6 +255,7 @@ fn init_context<'a>(spec: &Spec, config: &'a EngineConfig, free_mode: bool) -> I
         },
         pass_decision: !free_mode,
         timing: spec.value().get("timing").cloned(),
+        desk,
     }
 }
 

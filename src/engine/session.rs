@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::windows;
 use super::{EngineConfig, EngineError, Outcome, init_context};
-use crate::control::{Desk, WindowStop};
+use crate::decision::{Desk, WindowStop};
 use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, Shown};
 use crate::records::{Event, MessageDirection};
 use crate::spec::{Direction, FlowMode, Role, Spec};
@@ -49,8 +49,12 @@ impl<'a> Session<'a> {
     /// `proto_init`, the engine's snapshot skeleton, and the host metadata.
     pub fn start(&mut self, mode: FlowMode) -> Result<Option<HostMetadata>, EngineError> {
         let free = mode == FlowMode::Free;
-        self.hooks
-            .init(&init_context(self.spec, self.config, free))?;
+        self.hooks.init(&init_context(
+            self.spec,
+            self.config,
+            free,
+            self.desk.clone(),
+        ))?;
         let role = self.role().as_str();
         let started_at = SystemTime::now()
             .duration_since(UNIX_EPOCH)

@@ -8,9 +8,10 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::{ControlMode, EngineConfig, Outcome};
-use crate::control::{Desk, WindowStop, WindowTimes};
+use super::{EngineConfig, Outcome};
+use crate::decision::{Desk, WindowStop, WindowTimes};
 use crate::records::{Event, TimeoutAction};
+use crate::spec::ControlMode;
 use crate::spec::{FlowMode, Spec};
 
 /// A person's think time when neither the options nor the spec set one.

@@ -87,6 +87,8 @@ pub struct InitContext<'a> {
     pub pass_decision: bool,
     /// `spec.timing`, assigned to `hooks.timing` after `proto_init`.
     pub timing: Option<Value>,
+    /// The side's desk, when a person steers it: handed to the hooks before `proto_init`.
+    pub desk: Option<std::sync::Arc<crate::decision::Desk>>,
 }
 
 /// A hook that failed: which hook, what happened, and where in hooks.py.

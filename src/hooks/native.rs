@@ -22,7 +22,6 @@ pub fn install(py: Python<'_>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(read_if_present, &module)?)?;
     module.add_function(wrap_pyfunction!(any_exists, &module)?)?;
     module.add_function(wrap_pyfunction!(clone_plain, &module)?)?;
-    super::native_decision::add_to(&module)?;
     module.add(
         "NOT_PLAIN",
         py.import("builtins")?.getattr("object")?.call0()?,

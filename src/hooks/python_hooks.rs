@@ -332,6 +332,16 @@ fn hooks_line(py: Python<'_>, error: &PyErr, hooks_file: &Path) -> Option<String
 impl Hooks for PythonHooks {
     fn init(&mut self, context: &InitContext) -> Result<(), HookError> {
         self.state_dir = Some(context.state_dir.to_path_buf());
+        if let Some(desk) = &context.desk {
+            let handle = super::native_decision::DeskHandle::new(desk.clone());
+            Python::attach(|py| {
+                let set = || {
+                    let handle = Py::new(py, handle)?;
+                    self.instance.bind(py).setattr("_aigenora_desk", handle)
+                };
+                set().map_err(|e| describe(py, "proto_init", &e, &self.hooks_file))
+            })?;
+        }
         let options = context.options.clone();
         let (role, args, state_dir) = (
             context.role.as_str(),

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::decision::{Choices, TimeoutAction, WindowMode, WindowOutcome};
-use crate::engine::ControlMode;
+use crate::spec::ControlMode;
 use crate::spec::Role;
 
 /// Which way a protocol message went.

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::engine::ControlMode;
+use crate::spec::ControlMode;
 use crate::spec::Role;
 
 /// Where a side's session stands.

@@ -16,13 +16,14 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use crate::engine::{
-    self, ControlMode, DecisionSettings, DisplaySink, EngineConfig, EngineError, LocalInput,
-    Outcome, ScriptStep, ScriptedInput, SessionBinding,
+    self, DecisionSettings, DisplaySink, EngineConfig, EngineError, LocalInput, Outcome,
+    ScriptStep, ScriptedInput, SessionBinding,
 };
 use crate::hooks::interpreter;
 use crate::hooks::python_hooks::PythonHooks;
 use crate::records::{SessionRecord, SessionStatus};
 use crate::session::{EVENTS_FILE, SessionDir};
+use crate::spec::ControlMode;
 use crate::spec::{FlowMode, Role, Spec};
 use crate::transport::memory::{MemoryChannel, turn_taking_duplex};
 use crate::transport::{Channel, ChannelError};

@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 
 use crate::api::session::{Session, SessionStatus};
 use crate::client::{RestClient, retrying};
-use crate::engine::ControlMode;
 use crate::identity::{self, Identity, session_canonical};
+use crate::spec::ControlMode;
 use crate::spec::fields::is_lower_hex;
 use crate::transport::{ChannelError, PeerLink};
 

@@ -225,6 +225,7 @@ fn probe_metadata(
         decision: None,
         pass_decision: false,
         timing: protocol.spec.value().get("timing").cloned(),
+        desk: None,
     };
     hooks.init(&context)?;
     Ok(hooks.host_metadata()?)

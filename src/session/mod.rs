@@ -25,8 +25,9 @@ pub use dir::{EVENTS_FILE, SESSION_FILE, SessionDir, list_sessions};
 pub use error::SessionError;
 pub use prepare::{PreparedProtocol, ProtocolSource, prepare_protocol};
 
-use crate::control::Desk;
-use crate::engine::{ControlMode, DecisionSettings, DisplaySink, Outcome};
+use crate::decision::Desk;
+use crate::engine::{DecisionSettings, DisplaySink, Outcome};
+use crate::spec::ControlMode;
 use crate::spec::Spec;
 use crate::transport::{HeartbeatConfig, RelayChoice};
 
@@ -44,27 +45,32 @@ pub struct PlaySettings {
     pub chat_from_stdin: bool,
     /// `--think-seconds`: how long this side's decision windows last.
     pub think: Option<Duration>,
-    /// A person at this terminal answers this side's decision windows.
-    pub terminal_prompt: bool,
-    /// A browser controller serves this side.
-    pub web: bool,
+    /// A person watches this side (a terminal that asks, a browser controller): its hybrid
+    /// windows wait for an override.
+    pub attended: bool,
+    /// What the front end does with the side's desk once the engine has made one (the CLI
+    /// starts a terminal prompt on it, and keeps it to close its windows on an abort).
+    pub on_desk: Option<OnDesk>,
     /// The longest this side waits for the peer's next frame (`--peer-timeout`).
     pub peer_timeout: Duration,
 }
+
+/// See [`PlaySettings::on_desk`].
+pub type OnDesk = Arc<dyn Fn(Arc<Desk>) + Send + Sync>;
 
 impl PlaySettings {
     /// The engine's decision settings for these play settings.
     /// `desk` receives the side's desk once the engine has made one (so that the peer
     /// leaving can close its windows).
     pub(crate) fn decisions(&self, desk: Arc<OnceLock<Arc<Desk>>>) -> DecisionSettings {
-        let prompt = self.terminal_prompt;
+        let front_end = self.on_desk.clone();
         DecisionSettings {
             think: self.think,
-            attended: prompt || self.web,
+            attended: self.attended,
             on_desk: Some(Box::new(move |made: Arc<Desk>| {
                 let _ = desk.set(made.clone());
-                if prompt {
-                    crate::control::terminal::start(made);
+                if let Some(front_end) = front_end {
+                    front_end(made);
                 }
             })),
         }

@@ -16,12 +16,13 @@ use super::reports::{record_end, report_to_server};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, SessionError, chat_input};
 use crate::api::session::NewSession;
 use crate::client::RestClient;
-use crate::control::Desk;
-use crate::engine::{self, ControlMode, EngineConfig, Outcome, SessionBinding};
+use crate::decision::Desk;
+use crate::engine::{self, EngineConfig, Outcome, SessionBinding};
 use crate::hooks::interpreter;
 use crate::hooks::python_hooks::PythonHooks;
 use crate::identity::{Identity, new_session_nonce};
 use crate::records::{Event, EventLog, SessionStatus};
+use crate::spec::ControlMode;
 use crate::spec::{FlowMode, Role};
 use crate::transport::{
     DEFAULT_CONNECT_TIMEOUT, EventSink, IrohChannel, PeerLink, SessionEndpoint, Ticket,

@@ -12,10 +12,10 @@ pub mod number;
 pub mod options;
 pub mod protocol_id;
 pub mod pyrepr;
+mod role;
 pub mod schema;
 pub mod version;
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -28,44 +28,8 @@ pub use message::{Direction, MessageError, validate_message};
 pub use model::{FieldType, Flow, Model, ParameterType};
 pub use options::{OptionsError, parse_options, validate_options};
 pub use protocol_id::{HashError, protocol_id_of_bytes};
+pub use role::{ControlMode, Role};
 pub use version::{VersionError, check_spec_version};
-
-/// Which side of a session an agent plays.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    Host,
-    Guest,
-}
-
-impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Host => "host",
-            Role::Guest => "guest",
-        }
-    }
-
-    pub fn peer(self) -> Role {
-        match self {
-            Role::Host => Role::Guest,
-            Role::Guest => Role::Host,
-        }
-    }
-
-    /// `host` or `guest`.
-    pub fn parse(text: &str) -> Option<Role> {
-        [Role::Host, Role::Guest]
-            .into_iter()
-            .find(|role| role.as_str() == text)
-    }
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// Why a spec cannot be used.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use aigenora::engine::ControlMode;
 use aigenora::selfplay::SelfPlay;
+use aigenora::spec::ControlMode;
 use serde_json::{Value, json};
 
 /// The guest's reveals, rewritten after its engine validated them.

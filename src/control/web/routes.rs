@@ -16,8 +16,8 @@ use serde_json::Value;
 use super::guard::{Refusal, check_token, header_token, refuse, same_origin};
 use super::{Controller, session_token};
 use crate::control::Target;
-use crate::control::submit::{self, Answer, DecisionInput, Submitter};
 use crate::control::view::session_view;
+use crate::decision::submit::{self, Answer, DecisionInput, Submitter};
 
 const PAGE: &str = include_str!("page/index.html");
 const SCRIPT: &str = include_str!("page/app.js");

@@ -10,13 +10,14 @@ use serde_json::{Map, Value, json};
 
 use super::cheats::{self, Cheat};
 use crate::engine::mental_poker::Reason;
-use crate::engine::{ControlMode, EngineConfig, EngineError, Outcome, SessionBinding, run};
+use crate::engine::{EngineConfig, EngineError, Outcome, SessionBinding, run};
 use crate::hooks::{
     Card, DealPlan, HookError, HookResult, Hooks, HostMetadata, InitContext, LocalAction,
     MentalPokerHooks, Shown, TableView, Verdict,
 };
 use crate::identity::Identity;
 use crate::records::{EventLog, RecordedEvent, read_events};
+use crate::spec::ControlMode;
 use crate::spec::{Role, Spec};
 use crate::transport::memory::{MemoryChannel, duplex};
 use crate::transport::{Channel, ChannelError};

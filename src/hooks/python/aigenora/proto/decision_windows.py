@@ -18,12 +18,6 @@ from aigenora.proto.sdk import StrategyStore
 from aigenora.proto.whisper_bridge import parse_whisper_to_command
 
 
-try:  # the engine's desk, only inside the aigenora binary
-    from aigenora import _native
-except ImportError:
-    _native = None
-
-
 class InvalidHumanDecisionError(ValueError):
     """A human submitted a decision that is not a legal move for the local side."""
 
@@ -95,9 +89,9 @@ class DecisionWindows:
     def _reject_human_decision(self, match_key: str, match_value: Any, decision: Any,
                                reason: str = "invalid") -> None:
         """Record the rejected submission and raise InvalidHumanDecisionError."""
-        rejected = getattr(_native, "decision_rejected", None)
-        if rejected is not None:
-            rejected(str(self.state_dir), match_key, match_value, reason)
+        desk = getattr(self, "_aigenora_desk", None)
+        if desk is not None:
+            desk.rejected(match_key, match_value, reason)
         EventBus(self.state_dir).emit("human_decision_failed", data={
             "match_key": match_key, "match_value": match_value, "reason": reason, "decision": decision,
         })
@@ -108,7 +102,7 @@ class DecisionWindows:
         caller plays its automatic choice. Waits only while options.min_think_seconds > 0."""
         if self.bus is None:
             return None
-        if getattr(_native, "decision_open", None) is not None and self._desk_registered():
+        if self._desk_registered():
             if self._window_inputs_may_exist():
                 self._materialize_pending_intents(match_key, match_value)
                 self._materialize_active_policy(match_key, match_value)
@@ -118,7 +112,7 @@ class DecisionWindows:
             if desk is not None:
                 if desk.get("closed"):
                     return None
-                result = _native.decision_wait(str(self.state_dir))
+                result = self._aigenora_desk.wait()
                 return result.get("decision") if result.get("status") == "decided" else None
         events = EventBus(self.state_dir)
         window = {"match_key": match_key, "match_value": match_value}
@@ -148,17 +142,14 @@ class DecisionWindows:
     # -- the engine's desk (inside the binary) ------------------------------------------------
 
     def _desk_registered(self) -> bool:
-        """Whether the engine runs a desk for this side (probed once per hooks object)."""
-        known = getattr(self, "_has_desk", None)
-        if known is None:
-            known = self._has_desk = _native.decision_open(str(self.state_dir), {"probe": True}) is not None
-        return known
+        """Whether the engine handed this side a desk (set on the hooks before proto_init)."""
+        return getattr(self, "_aigenora_desk", None) is not None
 
     def _desk_window(self, mode: str, match_key: str, match_value: Any, intended: Any = None) -> dict | None:
         """Open a window on the engine's desk: None without one (a plain interpreter), else
         the window, or {"closed": True} when no window may open (the game is over)."""
-        opener = getattr(_native, "decision_open", None)
-        if opener is None:
+        desk = getattr(self, "_aigenora_desk", None)
+        if desk is None:
             return None
         schema = self.get_decision_schema() or {}
         field = schema.get("value_field") or "choice"
@@ -178,7 +169,7 @@ class DecisionWindows:
                 bounds = found
             elif isinstance(found, (list, tuple)):
                 listed = list(found)
-        return opener(str(self.state_dir), {
+        return desk.open({
             "mode": mode, "match_key": match_key, "match_value": match_value,
             "value_field": field, "listed": listed, "bounds": bounds,
             "numeric": bool(schema.get("numeric")) or setup, "intended": intended,
@@ -193,7 +184,7 @@ class DecisionWindows:
         self._update_timing_snapshot(match_key, match_value, now, deadline, "waiting")
         write_now(self.snapshot.path)
         try:
-            result = _native.decision_wait(str(self.state_dir))
+            result = self._aigenora_desk.wait()
         finally:
             self._clear_timing_snapshot()
         if result.get("status") == "decided":

@@ -10,11 +10,11 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::files::append_line;
-use crate::engine::ControlMode;
 use crate::records::{
     DecisionFiles, DecisionMeta, DecisionRecord, DecisionStatus, MATCH_KEYS, Window, iso_now,
     read_lines, window_key,
 };
+use crate::spec::ControlMode;
 
 /// How long a submitter waits for the engine to take its decision.
 pub const ANSWER_WAIT: Duration = Duration::from_secs(5);

@@ -118,6 +118,15 @@ struct Inner {
     announced: bool,
 }
 
+impl std::fmt::Debug for Desk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Desk")
+            .field("role", &self.role)
+            .field("dir", &self.files.dir())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Desk {
     pub fn new(
         state_dir: &std::path::Path,

@@ -156,7 +156,7 @@ fn a_human_deadline_applies_the_timeout_action() {
 
 #[test]
 fn a_window_keyed_by_any_field_takes_a_submitted_move() {
-    use crate::control::submit::{Answer, DecisionInput, Submitter, submit};
+    use crate::decision::submit::{Answer, DecisionInput, Submitter, submit};
     let dir = tempfile::tempdir().unwrap();
     let desk = rps_desk(dir.path(), times(5_000, 0, TimeoutAction::Abort));
     let window = desk
@@ -180,7 +180,7 @@ fn a_window_keyed_by_any_field_takes_a_submitted_move() {
     };
     let answer = submit(
         dir.path(),
-        Some(crate::engine::ControlMode::Human),
+        Some(crate::spec::ControlMode::Human),
         DecisionInput::Move(json!("done it")),
         &submitter,
         Duration::from_secs(5),
