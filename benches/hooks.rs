@@ -27,6 +27,7 @@ fn bench_hooks(c: &mut Criterion) {
         decision: None,
         pass_decision: true,
         timing: None,
+        desk: None,
     };
     hooks.init(&context).unwrap();
     let result = json!({"action": "round_result", "round": 0, "host_choice": "rock", "guest_choice": "paper",

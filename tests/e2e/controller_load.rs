@@ -312,7 +312,7 @@ fn an_answer_naming_a_window_that_closed_is_refused_as_too_late() {
     let engine = served.session.join("guest-1700000000001");
     let files = aigenora::records::DecisionFiles::of(&engine);
     std::fs::create_dir_all(files.dir()).unwrap();
-    let now = aigenora::control::epoch_now();
+    let now = aigenora::decision::epoch_now();
     let window = aigenora::records::Window {
         seq: 3,
         match_key: "round".into(),

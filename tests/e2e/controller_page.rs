@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use aigenora::control::epoch_now;
+use aigenora::decision::epoch_now;
 use aigenora::records::{Choices, DecisionFiles, Window, WindowMode};
 use fantoccini::Locator;
 use serde_json::{Value, json};
