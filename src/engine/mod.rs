@@ -23,7 +23,7 @@ pub use windows::{DEFAULT_PEER_TIMEOUT, DecisionSettings, peer_wait};
 use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, InitContext};
 use crate::identity::Identity;
 use crate::records::EventLog;
-use crate::spec::{ControlMode, Direction, Flow, MessageError, Role, Spec};
+use crate::spec::{ControlMode, Direction, Flow, MessageError, Role, Spec, TimeoutAction};
 use crate::transport::{Channel, ChannelError};
 use session::Session;
 
@@ -198,27 +198,22 @@ pub fn run(
 
 /// The decision configuration handed to `proto_init` for a control mode.
 fn decision_config(spec: &Spec, mode: ControlMode) -> Option<Value> {
-    let decision = spec.value().get("decision").and_then(Value::as_object);
-    let setting = |key: &str, default: Value| {
-        decision
-            .and_then(|d| d.get(key))
-            .cloned()
-            .unwrap_or(default)
-    };
+    let rules = spec.decision_rules();
+    let seconds = rules.timeout.as_secs();
     match mode {
         ControlMode::Autonomous => None,
         ControlMode::Human => Some(json!({
             "mode": "manual",
             "control_mode": "human",
-            "timeout_seconds": setting("timeout_seconds", json!(120)),
+            "timeout_seconds": seconds,
             "timeout_action": "abort",
             "require_explicit": true,
         })),
         ControlMode::Hybrid => Some(json!({
             "mode": "auto",
             "control_mode": "hybrid",
-            "timeout_seconds": setting("timeout_seconds", json!(120)),
-            "timeout_action": setting("timeout_action", json!("fallback")),
+            "timeout_seconds": seconds,
+            "timeout_action": rules.timeout_action.unwrap_or(TimeoutAction::Fallback).as_str(),
         })),
     }
 }
@@ -236,11 +231,13 @@ fn winner_of(candidates: &[Option<&Value>]) -> Option<String> {
     })
 }
 
-/// Builds the [`InitContext`] for this side (its desk, when a person steers it).
+/// Builds the [`InitContext`] for this side (its desk, when a person steers it); `decisions`
+/// says whether the mode has decision windows at all (a chat's `proto_init` gets no decision
+/// argument).
 fn init_context<'a>(
     spec: &Spec,
     config: &'a EngineConfig,
-    free_mode: bool,
+    decisions: bool,
     desk: Option<Arc<crate::decision::Desk>>,
 ) -> InitContext<'a> {
     InitContext {
@@ -248,12 +245,12 @@ fn init_context<'a>(
         role: config.role,
         args: &config.args,
         state_dir: &config.state_dir,
-        decision: if free_mode {
-            None
-        } else {
+        decision: if decisions {
             decision_config(spec, config.control_mode)
+        } else {
+            None
         },
-        pass_decision: !free_mode,
+        pass_decision: decisions,
         timing: spec.value().get("timing").cloned(),
         desk,
     }

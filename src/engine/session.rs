@@ -48,11 +48,11 @@ impl<'a> Session<'a> {
 
     /// `proto_init`, the engine's snapshot skeleton, and the host metadata.
     pub fn start(&mut self, mode: FlowMode) -> Result<Option<HostMetadata>, EngineError> {
-        let free = mode == FlowMode::Free;
+        let capabilities = mode.capabilities();
         self.hooks.init(&init_context(
             self.spec,
             self.config,
-            free,
+            capabilities.decision_windows,
             self.desk.clone(),
         ))?;
         let role = self.role().as_str();
@@ -69,7 +69,7 @@ impl<'a> Session<'a> {
             "last_event": {"summary": "Waiting for peer", "structured": {"role": role}},
         });
         self.hooks.snapshot_update(into_map(patch))?;
-        if self.role() == Role::Host || free {
+        if self.role() == Role::Host || capabilities.both_sides_describe {
             return Ok(Some(self.hooks.host_metadata()?));
         }
         Ok(None)

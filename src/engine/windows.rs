@@ -12,10 +12,8 @@ use super::{EngineConfig, Outcome};
 use crate::decision::{Desk, WindowStop, WindowTimes};
 use crate::records::{Event, TimeoutAction};
 use crate::spec::ControlMode;
-use crate::spec::{FlowMode, Spec};
+use crate::spec::{DecisionRules, Spec};
 
-/// A person's think time when neither the options nor the spec set one.
-const HUMAN_THINK_DEFAULT: Duration = Duration::from_secs(60);
 /// How long a hybrid window waits for an override when a person watches (terminal or
 /// browser) and nothing else sets it.
 const HYBRID_GRACE_ATTENDED: Duration = Duration::from_secs(10);
@@ -27,8 +25,6 @@ pub const DEFAULT_PEER_TIMEOUT: Duration = Duration::from_secs(300);
 /// What the peer's think time gets on top before its silence ends the session (the network,
 /// its engine, its hooks).
 const PEER_MARGIN: Duration = Duration::from_secs(30);
-/// The peer's think time when the spec sets none: the reference's own decision default.
-const PEER_THINK_DEFAULT: Duration = Duration::from_secs(120);
 
 /// How long this side waits for the peer's next frame: the longest the contract lets a
 /// person on the other side think — the spec's `decision.timeout_seconds` (120 s when it
@@ -37,27 +33,31 @@ const PEER_THINK_DEFAULT: Duration = Duration::from_secs(120);
 /// think time) moves it. A chat (free mode) has no turns: it waits `cap` for the next line
 /// either side says.
 pub fn peer_wait(spec: &Spec, options: &Map<String, Value>, cap: Duration) -> Duration {
-    if spec.flow_mode() == Ok(FlowMode::Free) {
+    if !spec
+        .flow_mode()
+        .is_ok_and(|mode| mode.capabilities().turn_based)
+    {
         return cap;
     }
-    let seconds = |value: Option<&Value>| {
-        value
-            .and_then(Value::as_f64)
-            .filter(|s| s.is_finite() && *s > 0.0)
-            .and_then(|s| Duration::try_from_secs_f64(s.min(86_400.0)).ok())
-    };
-    let section = |name: &str| spec.value().get(name).and_then(Value::as_object);
+    let timing = spec.value().get("timing").and_then(Value::as_object);
     let think = [
-        seconds(section("decision").and_then(|d| d.get("timeout_seconds")))
-            .or(Some(PEER_THINK_DEFAULT)),
-        seconds(section("timing").and_then(|t| t.get("max_think_seconds"))),
+        Some(spec.decision_rules().timeout),
+        seconds(timing.and_then(|t| t.get("max_think_seconds"))),
         seconds(options.get("max_think_seconds")),
     ]
     .into_iter()
     .flatten()
     .max()
-    .unwrap_or(PEER_THINK_DEFAULT);
+    .unwrap_or(DecisionRules::DEFAULT_TIMEOUT);
     (think + PEER_MARGIN).min(cap)
+}
+
+/// A positive number of seconds (at most a day), when `value` is one.
+fn seconds(value: Option<&Value>) -> Option<Duration> {
+    value
+        .and_then(Value::as_f64)
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .and_then(|s| Duration::try_from_secs_f64(s.min(86_400.0)).ok())
 }
 
 /// How this side's windows behave, chosen locally.
@@ -75,7 +75,10 @@ pub struct DecisionSettings {
 /// The desk of a side whose moves a person makes or may override; none for autonomous
 /// sides and free chat.
 pub(super) fn desk_for(spec: &Spec, config: &EngineConfig) -> Option<Arc<Desk>> {
-    if config.control_mode == ControlMode::Autonomous || spec.flow_mode() == Ok(FlowMode::Free) {
+    let windows = spec
+        .flow_mode()
+        .is_ok_and(|mode| mode.capabilities().decision_windows);
+    if config.control_mode == ControlMode::Autonomous || !windows {
         return None;
     }
     let times = window_times(spec, &config.options, &config.decisions);
@@ -88,25 +91,17 @@ pub(super) fn desk_for(spec: &Spec, config: &EngineConfig) -> Option<Arc<Desk>> 
 }
 
 /// Window lengths: `--think-seconds`; else for a person the options' `max_think_seconds`,
-/// the spec's `decision.timeout_seconds`, or 60 s; for hybrid the options'
+/// else the spec's `decision.timeout_seconds` (120 s when it sets none); for hybrid the options'
 /// `min_think_seconds` (the reference's), or 10 s when a person watches, else no wait.
 fn window_times(
     spec: &Spec,
     options: &Map<String, Value>,
     settings: &DecisionSettings,
 ) -> WindowTimes {
-    let decision = spec.value().get("decision").and_then(Value::as_object);
-    let seconds = |value: Option<&Value>| {
-        value
-            .and_then(Value::as_f64)
-            .filter(|s| s.is_finite() && *s > 0.0)
-            .and_then(|s| Duration::try_from_secs_f64(s.min(86_400.0)).ok())
-    };
-    let human = settings.think.unwrap_or_else(|| {
-        seconds(options.get("max_think_seconds"))
-            .or_else(|| seconds(decision.and_then(|d| d.get("timeout_seconds"))))
-            .unwrap_or(HUMAN_THINK_DEFAULT)
-    });
+    let rules = spec.decision_rules();
+    let human = settings
+        .think
+        .unwrap_or_else(|| seconds(options.get("max_think_seconds")).unwrap_or(rules.timeout));
     let hybrid = settings.think.unwrap_or_else(|| {
         seconds(options.get("min_think_seconds")).unwrap_or(if settings.attended {
             HYBRID_GRACE_ATTENDED
@@ -114,11 +109,7 @@ fn window_times(
             Duration::ZERO
         })
     });
-    let timeout_action = decision
-        .and_then(|d| d.get("timeout_action"))
-        .and_then(Value::as_str)
-        .and_then(TimeoutAction::parse)
-        .unwrap_or_default();
+    let timeout_action = rules.timeout_action.unwrap_or_default();
     WindowTimes {
         human,
         hybrid,
@@ -221,7 +212,7 @@ mod tests {
         let none = DecisionSettings::default();
         let bare = spec_with(json!({"mode": "auto"}));
         let times = window_times(&bare, &Map::new(), &none);
-        assert_eq!(times.human, HUMAN_THINK_DEFAULT);
+        assert_eq!(times.human, DecisionRules::DEFAULT_TIMEOUT);
         assert_eq!(times.hybrid, Duration::ZERO);
         assert_eq!(times.timeout_action, TimeoutAction::Abort);
         let declared = spec_with(json!({"timeout_seconds": 90, "timeout_action": "forfeit"}));

@@ -16,7 +16,7 @@ use super::{
 };
 
 mod mental_poker;
-use super::skeleton;
+
 use crate::canonical::sha256_hex;
 use crate::spec::Spec;
 
@@ -71,7 +71,7 @@ impl PythonHooks {
             .flow
             .mode();
         let hooks = PythonHooks::load(protocol_dir)?;
-        let required = skeleton::required_hooks(mode);
+        let required: Vec<&str> = mode.capabilities().required_hooks().collect();
         let missing = Python::attach(|py| {
             let instance = hooks.instance.bind(py);
             let mut missing = Vec::new();

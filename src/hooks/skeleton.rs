@@ -2,7 +2,7 @@
 //! raising `NotImplementedError("AIGENORA_SKELETON_NOT_IMPLEMENTED: <name>")`, its optional
 //! hooks calling the SDK's defaults, a module sentinel, docstrings listing the messages), the
 //! `.aigenora-hooks.json` sidecar, the check that refuses to run a skeleton nobody filled in,
-//! and the hooks a mode cannot run without ([`required_hooks`]).
+//! from the hooks each mode calls ([`crate::spec::flow::hooks`]).
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -11,9 +11,10 @@ use serde_json::{Number, Value, json};
 
 use crate::canonical::sha256_hex;
 use crate::records::iso_now;
+use crate::spec::flow::hooks::HookNeed;
 use crate::spec::model::{FieldSchema, FieldType};
 use crate::spec::pyrepr::py_repr_str;
-use crate::spec::{Direction, FlowMode, Model, Spec};
+use crate::spec::{Direction, Model, Spec};
 
 pub const SIDECAR: &str = ".aigenora-hooks.json";
 pub const MODULE_SENTINEL: &str = "AIGENORA_SKELETON";
@@ -25,157 +26,6 @@ const LEGACY_BANNERS: [&str; 2] = [
     "The community server only provides spec.json. Fill in this file locally.",
     "Never pass raw peer messages into an LLM prompt. The protocol engine validates",
 ];
-
-/// How much a mode needs one of its hooks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Need {
-    /// The engine calls it and the SDK's `ProtocolHooks` only raises: hooks.py must define it
-    /// (checked when the hooks load, before anything is published or dialed).
-    Always,
-    /// The skeleton asks for it, though the SDK has a default.
-    Skeleton,
-    /// The skeleton shows it calling the SDK's default, to change if the game needs to.
-    Optional,
-}
-
-/// One hook method of a mode's skeleton.
-struct Method {
-    name: &'static str,
-    params: &'static str,
-    doc: &'static str,
-    need: Need,
-}
-
-fn methods_for(mode: FlowMode) -> Vec<Method> {
-    let method = |name, params, doc| Method {
-        name,
-        params,
-        doc,
-        need: Need::Skeleton,
-    };
-    let always = |name, params, doc| Method {
-        name,
-        params,
-        doc,
-        need: Need::Always,
-    };
-    let optional = |name, params, doc| Method {
-        name,
-        params,
-        doc,
-        need: Need::Optional,
-    };
-    match mode {
-        FlowMode::SimultaneousRound => vec![
-            always(
-                "proto_round_value",
-                "self, round_index, state",
-                "Both sides: this round's secret value (str, int or bool). The engine commits\n        to it, reveals it after the peer committed, and checks the peer's reveal.",
-            ),
-            always(
-                "proto_round_judge",
-                "self, round_index, host_value, guest_value, state",
-                "Host: judge the round. Return HookResult(round_result_message, completed=game_over).\n        The engine sends {\"action\": \"end\"} after a completed result.",
-            ),
-        ],
-        FlowMode::MentalPoker => vec![
-            always(
-                "proto_mp_deck_universe",
-                "self",
-                "Both sides: the whole deck, a list of (rank, suit) pairs (each 0..255). The host\n        seals it; both sides compare the opened deck with it in the audit.",
-            ),
-            always(
-                "proto_mp_initial_deal",
-                "self, state",
-                "Both sides: cards dealt to each side, e.g. {\"host\": 5, \"guest\": 5}.",
-            ),
-            always(
-                "proto_mp_choose_action",
-                "self, state",
-                "This side's turn: {\"kind\": \"play\", \"id_b\": <a card of state[\"_mp_hand\"]>},\n        {\"kind\": \"draw\"} or {\"kind\": \"pass\"}. state[\"_mp_hand_cards\"] maps id_b to\n        (rank, suit); state[\"_mp_deck_view\"] shows both hands' sizes, the stock and the plays.",
-            ),
-            always(
-                "proto_mp_check_winner",
-                "self, state",
-                "Both sides, after every turn: \"host\", \"guest\", \"draw\" or None (game goes on).\n        state.get(\"_mp_stalled\") is true after two passes in a row.",
-            ),
-            optional(
-                "proto_mp_validate_play",
-                "self, state, who, play_msg",
-                "Optional: the rules check of a peer's play (the engine already proved the card\n        was in its hand). Return ValidationResult(ok, reason); the default accepts all.",
-            ),
-            optional(
-                "proto_mp_legal_actions",
-                "self, state",
-                "Optional: this side's legal actions, shown to a person (human and hybrid control).",
-            ),
-            optional(
-                "proto_mp_coerce_action",
-                "self, state, decision",
-                "Optional: a person's decision checked and turned into an action.",
-            ),
-            optional(
-                "proto_mp_apply_local_action",
-                "self, state, action",
-                "Optional: bookkeeping for an action a person chose.",
-            ),
-        ],
-        FlowMode::Free => vec![
-            method(
-                "proto_on_message",
-                "self, msg",
-                "Both sides: a validated chat message from the peer ({action, text, seq}).",
-            ),
-            method(
-                "proto_on_end",
-                "self",
-                "Both sides: the chat ended (either side sent /quit).",
-            ),
-        ],
-        _ => vec![
-            method(
-                "proto_host_handle_join",
-                "self, msg",
-                "Host: the guest's join message. Return HookResult(ready_message).",
-            ),
-            method(
-                "proto_host_handle",
-                "self, msg",
-                "Host: a guest message. Return HookResult(reply, completed=..., abort=...);\n        a result without a reply ends the session.",
-            ),
-            method(
-                "proto_guest_join_message",
-                "self",
-                "Guest: the join message to send first (a dict).",
-            ),
-            method(
-                "proto_guest_handle_ready",
-                "self, msg",
-                "Guest: the host's ready message (the return value is ignored).",
-            ),
-            method(
-                "proto_guest_first_action",
-                "self",
-                "Guest: the first message after ready, or None to end.",
-            ),
-            method(
-                "proto_guest_handle",
-                "self, msg",
-                "Guest: a host message. Return HookResult(reply, completed=..., abort=...).",
-            ),
-        ],
-    }
-}
-
-/// The hooks a `mode` cannot run without: the engine calls them and the SDK's
-/// `ProtocolHooks` only raises `NotImplementedError`.
-pub fn required_hooks(mode: FlowMode) -> Vec<&'static str> {
-    methods_for(mode)
-        .into_iter()
-        .filter(|method| method.need == Need::Always)
-        .map(|method| method.name)
-        .collect()
-}
 
 /// `self, state, who, play_msg` → `state, who, play_msg`: the arguments passed on to `super()`.
 fn forwarded(params: &str) -> String {
@@ -308,8 +158,8 @@ fn generate(spec: &Spec, model: &Model) -> String {
     );
     out.push_str(&message_catalogue(model));
     out.push_str("\"\"\"\n\n");
-    if mode == FlowMode::MentalPoker {
-        out.push_str("from aigenora.proto.mental_poker import ValidationResult  # noqa: F401\n");
+    for import in mode.capabilities().skeleton_imports {
+        writeln!(out, "{import}  # noqa: F401").unwrap();
     }
     out.push_str("from aigenora.proto.hooks import HookResult, ProtocolHooks\n\n");
     if !mode.runs() {
@@ -325,15 +175,15 @@ fn generate(spec: &Spec, model: &Model) -> String {
         docstring_safe(name)
     )
     .unwrap();
-    let invite_type = if mode == FlowMode::Free {
-        "chat".to_string()
-    } else {
-        spec.value()
+    let invite_type = match mode.capabilities().invitation_type {
+        Some(fixed) => fixed.to_string(),
+        None => spec
+            .value()
             .get("type")
             .and_then(Value::as_str)
             .filter(|t| ["supply", "demand", "chat"].contains(t))
             .unwrap_or("supply")
-            .to_string()
+            .to_string(),
     };
     writeln!(out, "    def proto_host_metadata(self):").unwrap();
     writeln!(out, "        \"\"\"Host: (display name, comma-separated tags, supply|demand|chat, default options).\"\"\"").unwrap();
@@ -344,10 +194,10 @@ fn generate(spec: &Spec, model: &Model) -> String {
         py_repr_str(&invite_type)
     )
     .unwrap();
-    for method in methods_for(mode) {
+    for method in mode.capabilities().hooks {
         writeln!(out, "\n    def {}({}):", method.name, method.params).unwrap();
         writeln!(out, "        \"\"\"{}\"\"\"", method.doc).unwrap();
-        if method.need == Need::Optional {
+        if method.need == HookNeed::Optional {
             writeln!(
                 out,
                 "        return super().{}({})",
@@ -594,7 +444,10 @@ mod tests {
             "proto_mp_initial_deal",
         ];
         assert_eq!(detect(dir.path()).missing_methods, required);
-        let mut needed = required_hooks(FlowMode::MentalPoker);
+        let mut needed: Vec<&str> = crate::spec::FlowMode::MentalPoker
+            .capabilities()
+            .required_hooks()
+            .collect();
         needed.sort();
         assert_eq!(needed, required);
         let text = std::fs::read_to_string(dir.path().join("hooks.py")).unwrap();

@@ -21,33 +21,7 @@ pub enum WindowMode {
     Human,
 }
 
-/// What a human window does when its deadline passes (the spec's
-/// `decision.timeout_action`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum TimeoutAction {
-    /// Play an automatic move (the agent's intended one, else a random legal value).
-    Fallback,
-    /// Stop the session without a winner.
-    #[default]
-    Abort,
-    /// Stop the session and give the game to the peer.
-    Forfeit,
-}
-
-impl TimeoutAction {
-    pub fn parse(text: &str) -> Option<TimeoutAction> {
-        serde_json::from_value(Value::String(text.to_string())).ok()
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TimeoutAction::Fallback => "fallback",
-            TimeoutAction::Abort => "abort",
-            TimeoutAction::Forfeit => "forfeit",
-        }
-    }
-}
+pub use crate::spec::TimeoutAction;
 
 /// How a window closed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

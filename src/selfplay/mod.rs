@@ -24,7 +24,7 @@ use crate::hooks::python_hooks::PythonHooks;
 use crate::records::{SessionRecord, SessionStatus};
 use crate::session::{EVENTS_FILE, SessionDir};
 use crate::spec::ControlMode;
-use crate::spec::{FlowMode, Role, Spec};
+use crate::spec::{Role, Spec};
 use crate::transport::memory::{MemoryChannel, turn_taking_duplex};
 use crate::transport::{Channel, ChannelError};
 
@@ -97,10 +97,10 @@ impl SelfPlay {
         let (host_channel, guest_channel) = turn_taking_duplex();
         // Mental poker's sides spend their time in Rust cryptography spread over threads of
         // their own, which a pin would crowd onto one CPU; the other modes share one.
-        let shared_cpu =
-            cpu::current().filter(|_| self.spec.flow_mode() != Ok(FlowMode::MentalPoker));
+        let capabilities = self.spec.capabilities();
+        let shared_cpu = cpu::current().filter(|_| capabilities.light_hooks);
         let (done_tx, done_rx) = mpsc::channel::<SideReport>();
-        let free = self.spec.flow_mode() == Ok(FlowMode::Free);
+        let free = capabilities.local_input;
         let waiting = [
             Arc::new(AtomicBool::new(false)),
             Arc::new(AtomicBool::new(false)),

@@ -23,7 +23,7 @@ use crate::hooks::python_hooks::PythonHooks;
 use crate::identity::{Identity, new_session_nonce};
 use crate::records::{Event, EventLog, SessionStatus};
 use crate::spec::ControlMode;
-use crate::spec::{FlowMode, Role};
+use crate::spec::Role;
 use crate::transport::{
     DEFAULT_CONNECT_TIMEOUT, EventSink, IrohChannel, PeerLink, SessionEndpoint, Ticket,
 };
@@ -420,7 +420,7 @@ fn play_on_thread(
         }
     });
     if heartbeat
-        && heartbeat_applies(&play.protocol)
+        && play.protocol.spec.capabilities().heartbeat
         && let Some(config) = play.settings.heartbeat
     {
         channel.start_heartbeat(config, heartbeat_events(play.session_dir.events()));
@@ -442,7 +442,7 @@ fn play_on_thread(
         record.status = Some(SessionStatus::Running);
     });
     let mut hooks = hooks.wait()?;
-    let free = protocol.spec.flow_mode() == Ok(FlowMode::Free);
+    let free = protocol.spec.capabilities().local_input;
     let config = EngineConfig {
         role,
         options,
@@ -461,17 +461,6 @@ fn play_on_thread(
         engine::run(&protocol.spec, &mut hooks, &mut channel, config)
     })?;
     Ok(outcome)
-}
-
-/// Whether the reference runs its `_sys` heartbeat in this flow mode (free mode never does).
-fn heartbeat_applies(protocol: &Protocol) -> bool {
-    matches!(
-        protocol.spec.flow_mode(),
-        Ok(FlowMode::SessionLoop
-            | FlowMode::RequestResponse
-            | FlowMode::SimultaneousRound
-            | FlowMode::MentalPoker)
-    )
 }
 
 /// A protocol's hooks loading on a blocking thread. Started before dialing or while waiting

@@ -25,7 +25,7 @@ use crate::canonical::{self, JsonError, MAX_INPUT_BYTES};
 pub use flow::FlowMode;
 pub use lint::{Check, Diagnostic, FileReport, Severity, lint, lint_bytes};
 pub use message::{Direction, MessageError, validate_message};
-pub use model::{FieldType, Flow, Model, ParameterType};
+pub use model::{DecisionRules, FieldType, Flow, Model, ParameterType, TimeoutAction};
 pub use options::{OptionsError, parse_options, validate_options};
 pub use protocol_id::{HashError, protocol_id_of_bytes};
 pub use role::{ControlMode, Role};
@@ -203,6 +203,22 @@ impl Spec {
     }
 
     /// The flow mode of a spec that passes the run gate; `Err` says why it does not.
+    /// The spec's `decision` rules (read from the model once the spec passed the run gate).
+    pub fn decision_rules(&self) -> DecisionRules {
+        match self.model() {
+            Ok(model) => model.decision,
+            Err(_) => DecisionRules::build(&self.value),
+        }
+    }
+
+    /// What the spec's flow mode is and needs (the default mode's, for a spec that fails the
+    /// run gate: callers only ask about specs that passed it).
+    pub fn capabilities(&self) -> &'static flow::Capabilities {
+        self.flow_mode()
+            .unwrap_or(FlowMode::SessionLoop)
+            .capabilities()
+    }
+
     pub fn flow_mode(&self) -> Result<FlowMode, String> {
         self.model()
             .map(|model| model.flow.mode())

@@ -1,4 +1,4 @@
-//! The spec contract and protocol runs in one process: `protocol hash`, `validate` and bad
+//! The spec contract and protocol runs in one process, and the module map of `src/`: `protocol hash`, `validate` and bad
 //! input through our binary, linting in CI (formats, the pre-commit hook, the GitHub
 //! Action), the JSON Schema against the linter, `protocol diff`, the built-in protocols, our hooks for the well-known contracts
 //! (and people playing its card games),
@@ -8,6 +8,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod architecture;
 mod bad_input;
 mod builtin_protocols;
 mod card_games;

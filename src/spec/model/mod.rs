@@ -8,11 +8,13 @@
 //! JSON path), but it dispatches on the same enums: [`FieldType`], [`FlowMode`],
 //! [`ParameterType`], [`Direction`].
 
+mod decision;
 mod field;
 mod parameter;
 
 use serde_json::{Map, Value};
 
+pub use decision::{DecisionRules, TimeoutAction};
 pub use field::{FieldSchema, FieldType, JsonContainer};
 pub use parameter::{ColumnType, ParameterType};
 
@@ -26,6 +28,8 @@ pub struct Model {
     /// Every message schema, in declaration order.
     pub messages: Vec<MessageSchema>,
     pub flow: Flow,
+    /// `decision`: a person's think time and what its deadline does.
+    pub decision: DecisionRules,
 }
 
 /// One declared message.
@@ -137,7 +141,11 @@ impl Model {
             .map(|(index, message)| build_message(&format!("messages[{index}]"), message))
             .collect::<Result<Vec<_>, _>>()?;
         let flow = build_flow(spec, &messages)?;
-        Ok(Model { messages, flow })
+        Ok(Model {
+            messages,
+            flow,
+            decision: DecisionRules::build(spec),
+        })
     }
 
     /// The schema a frame with this `action` travelling `direction` resolves to (the

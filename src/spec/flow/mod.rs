@@ -1,6 +1,10 @@
-//! Flow modes: how the engine moves messages for a protocol, which modes the linter knows
-//! and which this build runs, and the simultaneous-round rule for what a shadow judge
-//! compares (shared by the linter and the model, so both always agree).
+//! Flow modes: how the engine moves messages for a protocol. What each mode is and needs —
+//! whether it lints and runs, the heartbeat, local input, decision windows, the hooks it
+//! calls — is one row of [`FlowMode::capabilities`], which every other part of the project
+//! reads instead of comparing modes. Also the simultaneous-round rule for what a shadow
+//! judge compares (shared by the linter and the model, so both always agree).
+
+pub mod hooks;
 
 use std::fmt;
 
@@ -46,24 +50,102 @@ impl FlowMode {
     }
 
     /// Whether the linter knows this mode's contract shape, so a spec using it can validate
-    /// and register. The authoritative modes are only recognised by name.
+    /// and register.
     pub fn lints(self) -> bool {
-        !matches!(
-            self,
-            FlowMode::AuthoritativeRealtime | FlowMode::AuthoritativeGroup
-        )
+        self.capabilities().lints
     }
 
     /// Whether this build's engine can play this mode (see `Spec::ensure_runnable`).
     pub fn runs(self) -> bool {
-        matches!(
-            self,
-            FlowMode::SessionLoop
-                | FlowMode::RequestResponse
-                | FlowMode::SimultaneousRound
-                | FlowMode::Free
-                | FlowMode::MentalPoker
-        )
+        self.capabilities().runs
+    }
+
+    /// What this mode is and needs: its row of the table below.
+    pub fn capabilities(self) -> &'static Capabilities {
+        match self {
+            FlowMode::SessionLoop | FlowMode::RequestResponse => &TURNS,
+            FlowMode::SimultaneousRound => &Capabilities {
+                hooks: hooks::ROUND,
+                ..TURNS
+            },
+            FlowMode::Free => &Capabilities {
+                heartbeat: false,
+                local_input: true,
+                decision_windows: false,
+                both_sides_describe: true,
+                turn_based: false,
+                invitation_type: Some("chat"),
+                hooks: hooks::CHAT,
+                ..TURNS
+            },
+            FlowMode::MentalPoker => &Capabilities {
+                light_hooks: false,
+                hooks: hooks::MENTAL_POKER,
+                skeleton_imports: &["from aigenora.proto.mental_poker import ValidationResult"],
+                ..TURNS
+            },
+            FlowMode::AuthoritativeRealtime | FlowMode::AuthoritativeGroup => &Capabilities {
+                lints: false,
+                runs: false,
+                ..TURNS
+            },
+        }
+    }
+}
+
+/// What a flow mode is and needs, as the rest of the project asks it. Adding a mode is adding
+/// a row to [`FlowMode::capabilities`] (and its engine, lint and model entries: see
+/// docs/ARCHITECTURE.md, "Where to add a flow mode").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// The linter knows the contract's shape: a spec in this mode validates and registers.
+    pub lints: bool,
+    /// This build's engine plays it.
+    pub runs: bool,
+    /// The link runs the `_sys` heartbeat after the handshake (as the reference does).
+    pub heartbeat: bool,
+    /// Lines the person types (or appends to the engine dir's `inbox.jsonl`) are sent: a chat.
+    pub local_input: bool,
+    /// A person may decide this side's moves (human and hybrid control): the side gets a
+    /// desk, and `proto_init` gets the decision config.
+    pub decision_windows: bool,
+    /// Both sides describe the session with `proto_host_metadata`, not only the host.
+    pub both_sides_describe: bool,
+    /// The peer moves in turns, so its silence is bounded by the contract's think time; a
+    /// mode without turns (a chat) is bounded by the idle time alone.
+    pub turn_based: bool,
+    /// Its hooks are quick enough for `protocol test` to run both sides on one CPU.
+    pub light_hooks: bool,
+    /// The invitation type a skeleton's metadata announces (None: the spec's `type`).
+    pub invitation_type: Option<&'static str>,
+    /// The hooks the engine calls in this mode.
+    pub hooks: &'static [hooks::HookStub],
+    /// What a skeleton for this mode imports besides the SDK's hooks.
+    pub skeleton_imports: &'static [&'static str],
+}
+
+/// The turn-taking modes' row, which the others change.
+const TURNS: Capabilities = Capabilities {
+    lints: true,
+    runs: true,
+    heartbeat: true,
+    local_input: false,
+    decision_windows: true,
+    both_sides_describe: false,
+    turn_based: true,
+    light_hooks: true,
+    invitation_type: None,
+    hooks: hooks::TURNS,
+    skeleton_imports: &[],
+};
+
+impl Capabilities {
+    /// The hooks this mode cannot run without.
+    pub fn required_hooks(&self) -> impl Iterator<Item = &'static str> + use<> {
+        self.hooks
+            .iter()
+            .filter(|hook| hook.need == hooks::HookNeed::Required)
+            .map(|hook| hook.name)
     }
 }
 
