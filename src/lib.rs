@@ -24,3 +24,4 @@ pub mod session;
 pub mod spec;
 pub mod terminal;
 pub mod transport;
+pub mod wire;

@@ -10,37 +10,7 @@ pub const MAX_TAGS: usize = 10;
 /// Longest tag.
 pub const MAX_TAG_CHARS: usize = 64;
 
-/// What an invitation offers.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum InvitationType {
-    #[default]
-    Supply,
-    Demand,
-    Chat,
-}
-
-impl InvitationType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            InvitationType::Supply => "supply",
-            InvitationType::Demand => "demand",
-            InvitationType::Chat => "chat",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<InvitationType> {
-        [
-            InvitationType::Supply,
-            InvitationType::Demand,
-            InvitationType::Chat,
-        ]
-        .into_iter()
-        .find(|kind| kind.as_str() == text)
-    }
-}
-
-pub use crate::spec::ControlMode;
+pub use crate::spec::{ControlMode, InvitationType};
 
 /// `transport_info`: how to reach the host. `endpoint_id` is the host's agent key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -3,9 +3,23 @@
 use serde::{Deserialize, Serialize};
 
 use crate::identity::{self, Identity};
+pub use crate::spec::Winner;
 
 /// A session's lifecycle: `matched` until a participant ends it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::Display,
+)]
+#[strum(serialize_all = "snake_case")]
 #[serde(rename_all = "lowercase")]
 pub enum SessionStatus {
     #[value(skip)]
@@ -17,48 +31,11 @@ pub enum SessionStatus {
 
 impl SessionStatus {
     pub fn as_str(self) -> &'static str {
-        match self {
-            SessionStatus::Matched => "matched",
-            SessionStatus::Closed => "closed",
-            SessionStatus::Failed => "failed",
-            SessionStatus::Cancelled => "cancelled",
-        }
+        self.into()
     }
 
     pub fn parse(text: &str) -> Option<SessionStatus> {
-        [
-            SessionStatus::Matched,
-            SessionStatus::Closed,
-            SessionStatus::Failed,
-            SessionStatus::Cancelled,
-        ]
-        .into_iter()
-        .find(|status| status.as_str() == text)
-    }
-}
-
-/// Who won, as one party reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Winner {
-    Host,
-    Guest,
-    Draw,
-}
-
-impl Winner {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Winner::Host => "host",
-            Winner::Guest => "guest",
-            Winner::Draw => "draw",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Winner> {
-        [Winner::Host, Winner::Guest, Winner::Draw]
-            .into_iter()
-            .find(|w| w.as_str() == text)
+        text.parse().ok()
     }
 }
 

@@ -77,7 +77,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
             Ok(outcome) => format!(
                 "completed: {}, winner: {}",
                 outcome.completed,
-                outcome.winner.as_deref().unwrap_or("none")
+                outcome.winner.map_or("none", |w| w.as_str())
             ),
             Err(error) => format!("failed: {error}"),
         };

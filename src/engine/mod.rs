@@ -23,7 +23,7 @@ pub use windows::{DEFAULT_PEER_TIMEOUT, DecisionSettings, peer_wait};
 use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, InitContext};
 use crate::identity::Identity;
 use crate::records::EventLog;
-use crate::spec::{ControlMode, Direction, Flow, MessageError, Role, Spec, TimeoutAction};
+use crate::spec::{ControlMode, Direction, Flow, MessageError, Role, Spec, TimeoutAction, Winner};
 use crate::transport::{Channel, ChannelError};
 use session::Session;
 
@@ -83,8 +83,8 @@ impl SessionBinding {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
     pub completed: bool,
-    /// `host`, `guest` or `draw` when the game declared one.
-    pub winner: Option<String>,
+    /// Who won, when the game declared it.
+    pub winner: Option<Winner>,
     /// Why it ended when that is not plain completion (`peer_disconnected`, `abort`,
     /// `commit_mismatch`, `balance_mismatch`, ...).
     pub reason: Option<String>,
@@ -219,14 +219,13 @@ fn decision_config(spec: &Spec, mode: ControlMode) -> Option<Value> {
 }
 
 /// The first `winner`/`game_winner` equal to host, guest or draw among the candidates.
-fn winner_of(candidates: &[Option<&Value>]) -> Option<String> {
+fn winner_of(candidates: &[Option<&Value>]) -> Option<Winner> {
     candidates.iter().flatten().find_map(|message| {
         ["winner", "game_winner"].iter().find_map(|key| {
             message
                 .get(key)
                 .and_then(Value::as_str)
-                .filter(|w| matches!(*w, "host" | "guest" | "draw"))
-                .map(str::to_string)
+                .and_then(Winner::parse)
         })
     })
 }

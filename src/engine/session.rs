@@ -236,8 +236,7 @@ impl<'a> Session<'a> {
     /// peer is told with the first `error` frame the spec accepts (our reason, else
     /// `aborted`, with or without a round), then the end is recorded. Not a crash.
     pub fn stopped_by_window(&mut self, stop: &WindowStop) -> Outcome {
-        let (reason, detail, winner, round) =
-            windows::stop_outcome(stop, self.role().peer().as_str());
+        let (reason, detail, winner, round) = windows::stop_outcome(stop, self.role().peer());
         let frames = [reason.as_str(), "aborted"].into_iter().flat_map(|why| {
             [
                 json!({"action": "error", "round": round, "reason": why}),

@@ -12,7 +12,7 @@ use super::{EngineConfig, Outcome};
 use crate::decision::{Desk, WindowStop, WindowTimes};
 use crate::records::{Event, TimeoutAction};
 use crate::spec::ControlMode;
-use crate::spec::{DecisionRules, Spec};
+use crate::spec::{DecisionRules, Role, Spec, Winner};
 
 /// How long a hybrid window waits for an override when a person watches (terminal or
 /// browser) and nothing else sets it.
@@ -118,7 +118,7 @@ fn window_times(
 }
 
 /// What a stopped window means for the session: the reason, a sentence, and a winner.
-pub(super) fn stop_outcome(stop: &WindowStop, peer: &str) -> (String, String, Option<String>, u64) {
+pub(super) fn stop_outcome(stop: &WindowStop, peer: Role) -> (String, String, Option<Winner>, u64) {
     let round = |value: &Value| value.as_u64().unwrap_or(0);
     match stop {
         WindowStop::TimedOut { action, window } => {
@@ -133,7 +133,7 @@ pub(super) fn stop_outcome(stop: &WindowStop, peer: &str) -> (String, String, Op
             } else {
                 "decision_timeout"
             };
-            let winner = forfeit.then(|| peer.to_string());
+            let winner = forfeit.then(|| Winner::of(peer));
             (reason.into(), text, winner, round(&window.match_value))
         }
         WindowStop::Rejected { window, reason } => (
@@ -166,7 +166,7 @@ pub(super) fn stop_event(reason: &str, detail: &str) -> Event {
 }
 
 /// The outcome of a stopped window.
-pub(super) fn stopped(reason: String, winner: Option<String>) -> Outcome {
+pub(super) fn stopped(reason: String, winner: Option<Winner>) -> Outcome {
     Outcome {
         completed: false,
         winner,

@@ -48,7 +48,10 @@ pub fn is_message(value: &Value) -> bool {
 }
 
 /// Whether a displayed message was sent or received.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::Display,
+)]
+#[strum(serialize_all = "snake_case")]
 pub enum Shown {
     Sent,
     Received,
@@ -56,10 +59,7 @@ pub enum Shown {
 
 impl Shown {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Shown::Sent => "sent",
-            Shown::Received => "received",
-        }
+        self.into()
     }
 }
 
@@ -69,7 +69,7 @@ pub struct HostMetadata {
     pub name: String,
     pub tags: Vec<String>,
     /// Invitation type: supply, demand or chat.
-    pub invite_type: String,
+    pub invite_type: crate::spec::InvitationType,
     /// Options advertised when the host passes none.
     pub default_options: Map<String, Value>,
 }

@@ -18,7 +18,7 @@ use super::{
 mod mental_poker;
 
 use crate::canonical::sha256_hex;
-use crate::spec::Spec;
+use crate::spec::{InvitationType, Spec};
 
 /// The loaded `Hooks` instance of one protocol dir, plus the per-side round `state` dict.
 pub struct PythonHooks {
@@ -407,9 +407,8 @@ impl Hooks for PythonHooks {
                         .map(str::to_string)
                         .collect(),
                 };
-                let invite_type = Some(text(2))
-                    .filter(|t| !t.is_empty())
-                    .unwrap_or_else(|| "supply".into());
+                // An empty or unknown type offers a supply, as the reference's default.
+                let invite_type = InvitationType::parse(&text(2)).unwrap_or_default();
                 let default_options = items
                     .get(3)
                     .and_then(Value::as_object)

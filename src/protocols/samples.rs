@@ -8,7 +8,10 @@ use super::{BUILTINS, materialize};
 use crate::data_dir::DataDir;
 
 /// What one sample is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::Display,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum SampleKind {
     /// spec.json and hooks.py of a built-in (rewritten whenever it is used by its alias).
     Builtin,
@@ -19,10 +22,7 @@ pub enum SampleKind {
 
 impl SampleKind {
     pub fn as_str(self) -> &'static str {
-        match self {
-            SampleKind::Builtin => "builtin",
-            SampleKind::WellKnown => "well-known",
-        }
+        self.into()
     }
 }
 

@@ -2,7 +2,6 @@
 //! Field names and values are the reference's, so either implementation's `session` commands
 //! read the other's; keys this build does not know are kept as they are.
 
-use std::fmt;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -12,7 +11,19 @@ use crate::spec::ControlMode;
 use crate::spec::Role;
 
 /// Where a side's session stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::Display,
+)]
+#[strum(serialize_all = "snake_case")]
 #[serde(rename_all = "snake_case")]
 pub enum SessionStatus {
     /// The process started; nothing published or dialed yet.
@@ -58,26 +69,7 @@ impl SessionStatus {
     }
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            SessionStatus::Starting => "starting",
-            SessionStatus::Hosting => "hosting",
-            SessionStatus::Joining => "joining",
-            SessionStatus::Running => "running",
-            SessionStatus::Closed => "closed",
-            SessionStatus::Aborted => "aborted",
-            SessionStatus::Crashed => "crashed",
-            SessionStatus::Failed => "failed",
-            SessionStatus::StartupFailed => "startup_failed",
-            SessionStatus::StartupTimeout => "startup_timeout",
-            SessionStatus::Stopped => "stopped",
-            SessionStatus::Unknown => "unknown",
-        }
-    }
-}
-
-impl fmt::Display for SessionStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        self.into()
     }
 }
 
@@ -120,7 +112,7 @@ pub struct SessionRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completed: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub winner: Option<String>,
+    pub winner: Option<crate::spec::Winner>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended_at: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::api::session::{Session, SessionStatus};
 use crate::client::{RestClient, retrying};
@@ -16,14 +16,16 @@ use crate::identity::{self, Identity, session_canonical};
 use crate::spec::ControlMode;
 use crate::spec::fields::is_lower_hex;
 use crate::transport::{ChannelError, PeerLink};
+use crate::wire::handshake::{
+    ProofAnswer, SessionInit, SessionProof, SessionReady, SessionRefusal,
+};
+use crate::wire::{FrameError, Marker};
 
 /// How long a dialer may take to send `_session_init` (the reference sends it at once).
 pub const INIT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long either side waits for the other's next handshake frame after that (the guest
 /// registers the session with the server in between).
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
-/// Longest reason a refusal frame carries, and that a guest shows.
-const REASON_CHARS: usize = 200;
 
 /// Why the handshake failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -94,14 +96,13 @@ async fn send(link: &mut PeerLink, frame: &Value) -> Result<(), HandshakeError> 
         .map_err(|error| HandshakeError::PeerLeft(error.to_string()))
 }
 
-fn flag(frame: &Value, key: &str) -> bool {
-    frame.get(key) == Some(&Value::Bool(true))
-}
-
 /// The frame a refused dialer gets: why, in one line.
 pub fn refusal_frame(reason: &str) -> Value {
-    let reason: String = reason.chars().take(REASON_CHARS).collect();
-    json!({"_session_error": true, "reason": reason})
+    SessionRefusal::new(reason).to_value()
+}
+
+fn malformed(error: FrameError) -> HandshakeError {
+    HandshakeError::Refused(error.to_string())
 }
 
 impl HostSide<'_> {
@@ -109,20 +110,15 @@ impl HostSide<'_> {
     /// skips the handshake is refused: a published invitation is only played after it.
     pub async fn prove(&self, link: &mut PeerLink) -> Result<HostHandshake, HandshakeError> {
         let init = receive(link, "_session_init", INIT_TIMEOUT).await?;
-        if !flag(&init, "_session_init") {
+        if !SessionInit::claimed_by(&init) {
             return Err(HandshakeError::Refused(
                 "the first frame is not a _session_init (this host serves a published \
                  invitation: dial it with `aigenora join`)"
                     .into(),
             ));
         }
-        let text = |key: &str| {
-            init.get(key)
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        let (guest_key, nonce) = (text("guest_public_key"), text("session_nonce"));
+        let init = SessionInit::parse(&init).map_err(malformed)?;
+        let (guest_key, nonce) = (init.guest_public_key, init.session_nonce);
         if !is_lower_hex(&guest_key, 64, 64) {
             return Err(HandshakeError::Refused(
                 "guest_public_key is not 64 lowercase hex characters".into(),
@@ -145,18 +141,18 @@ impl HostSide<'_> {
             self.protocol_id,
             &nonce,
         );
-        let proof = json!({
-            "_session_proof": true,
-            "host_public_key": self.identity.public_key(),
-            "host_signature": self.identity.sign_hex(canonical.as_bytes()),
-            "protocol_id": self.protocol_id,
-            "host_control_mode": self.control_mode.as_str(),
-        });
-        send(link, &proof).await?;
+        let proof = SessionProof {
+            marker: Marker,
+            host_public_key: Some(self.identity.public_key().to_string()),
+            host_signature: self.identity.sign_hex(canonical.as_bytes()),
+            protocol_id: Some(self.protocol_id.to_string()),
+            host_control_mode: Some(self.control_mode),
+        };
+        send(link, &proof.to_value()).await?;
         Ok(HostHandshake {
             session_id: identity::session_id(&canonical),
             guest_public_key: guest_key,
-            guest_control_mode: text("guest_control_mode").parse().unwrap_or_default(),
+            guest_control_mode: init.guest_control_mode,
             canonical,
         })
     }
@@ -169,15 +165,12 @@ impl HostSide<'_> {
         shake: &HostHandshake,
     ) -> Result<(), HandshakeError> {
         let ready = receive(link, "_session_ready", HANDSHAKE_TIMEOUT).await?;
-        if !flag(&ready, "_session_ready") {
+        if ready.get("_session_ready") != Some(&Value::Bool(true)) {
             return Err(HandshakeError::Refused(
                 "expected _session_ready (artifact transfer is not offered)".into(),
             ));
         }
-        let session_id = ready
-            .get("session_id")
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let session_id = SessionReady::parse(&ready).map_err(malformed)?.session_id;
         if session_id != shake.session_id {
             return Err(HandshakeError::Refused(format!(
                 "_session_ready names session {session_id:?}, expected {}",
@@ -303,61 +296,49 @@ impl GuestSide<'_> {
         &self,
         link: &mut PeerLink,
     ) -> Result<AcceptedProof, HandshakeError> {
-        let init = json!({
-            "_session_init": true,
-            "guest_public_key": self.identity.public_key(),
-            "session_nonce": self.nonce,
-            "guest_control_mode": self.control_mode.as_str(),
-        });
-        send(link, &init).await?;
+        let init = SessionInit::new(self.identity.public_key(), &self.nonce, self.control_mode);
+        send(link, &init.to_value()).await?;
         let proof = receive(link, "_session_proof", HANDSHAKE_TIMEOUT).await?;
         self.check_proof(&proof)
     }
 
     fn check_proof(&self, proof: &Value) -> Result<AcceptedProof, HandshakeError> {
         let refused = |why: String| Err(HandshakeError::Refused(why));
-        if flag(proof, "_session_error") {
-            let reason = proof.get("reason").and_then(Value::as_str).unwrap_or("");
-            let shown: String = reason.chars().take(REASON_CHARS).collect();
-            return refused(format!("the host refused the session: {shown:?}"));
-        }
-        if !flag(proof, "_session_proof") {
-            return refused("the host did not return a session proof".into());
-        }
-        let text = |key: &str, default: &str| {
-            proof
-                .get(key)
-                .and_then(Value::as_str)
-                .unwrap_or(default)
-                .to_string()
+        let proof = match ProofAnswer::parse(proof).map_err(malformed)? {
+            ProofAnswer::Proof(proof) => proof,
+            ProofAnswer::Refused(refusal) => {
+                return refused(format!(
+                    "the host refused the session: {:?}",
+                    refusal.reason
+                ));
+            }
         };
-        let host_key = text("host_public_key", self.host_public_key);
+        let host_key = proof
+            .host_public_key
+            .as_deref()
+            .unwrap_or(self.host_public_key);
         if host_key != self.host_public_key {
             return refused(format!(
                 "the host proved key {host_key:?}, but the invitation was created by {}",
                 self.host_public_key
             ));
         }
-        let protocol_id = text("protocol_id", self.protocol_id);
+        let protocol_id = proof.protocol_id.as_deref().unwrap_or(self.protocol_id);
         if protocol_id != self.protocol_id {
             return refused(format!(
                 "the host runs protocol {protocol_id:?}, but the invitation is for {}",
                 self.protocol_id
             ));
         }
-        let signature = text("host_signature", "");
         identity::verify_hex(
             self.host_public_key,
             self.canonical().as_bytes(),
-            &signature,
+            &proof.host_signature,
         )
         .map_err(|error| HandshakeError::Refused(format!("host session signature: {error}")))?;
         Ok(AcceptedProof {
-            host_signature: signature,
-            host_control_mode: proof
-                .get("host_control_mode")
-                .and_then(Value::as_str)
-                .and_then(|m| m.parse().ok()),
+            host_signature: proof.host_signature,
+            host_control_mode: proof.host_control_mode,
         })
     }
 
@@ -367,14 +348,13 @@ impl GuestSide<'_> {
         link: &mut PeerLink,
         session_id: &str,
     ) -> Result<(), HandshakeError> {
-        let ready = json!({"_session_ready": true, "session_id": session_id});
-        send(link, &ready).await
+        send(link, &SessionReady::new(session_id).to_value()).await
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use serde_json::Value;
+    use serde_json::{Value, json};
 
     use super::*;
     use crate::client::stub::{Answer, Stub};

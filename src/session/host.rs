@@ -13,7 +13,7 @@ use super::lease::{Lease, Renewal};
 use super::pipeline::{Connect, Handshake, Play, run_side};
 use super::reports::record_failed_start;
 use super::{PlaySettings, Protocol, ProtocolSource, SessionDir, SessionEnd, SessionError};
-use crate::api::invitation::{InvitationType, NewInvitation};
+use crate::api::invitation::NewInvitation;
 use crate::client::RestClient;
 use crate::hooks::python_hooks::PythonHooks;
 use crate::hooks::{Hooks, HostMetadata, InitContext};
@@ -165,8 +165,7 @@ impl Offer<'_> {
         let mut invitation = NewInvitation::signed(self.client.identity(), &protocol_id, &ticket);
         invitation.message = self.metadata.name.clone();
         invitation.tags = self.metadata.tags.clone();
-        invitation.invitation_type =
-            InvitationType::parse(&self.metadata.invite_type).unwrap_or_default();
+        invitation.invitation_type = self.metadata.invite_type;
         invitation.host_control_mode = self.settings.control_mode;
         invitation.options = self.options.clone();
         let lease = self.client.create_invitation(&invitation).await?;

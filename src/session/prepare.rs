@@ -13,7 +13,10 @@ use crate::protocols::well_known::{ProvidedHooks, provide_hooks};
 use crate::spec::Spec;
 
 /// Where a protocol (and its hooks) came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::Display,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum ProtocolSource {
     /// A built-in: our spec and hooks.
     Builtin,
@@ -28,12 +31,7 @@ pub enum ProtocolSource {
 impl ProtocolSource {
     /// `builtin`, `well-known`, `library` or `fetched` (session.json's `protocol_source`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            ProtocolSource::Builtin => "builtin",
-            ProtocolSource::WellKnown => "well-known",
-            ProtocolSource::Library => "library",
-            ProtocolSource::Fetched => "fetched",
-        }
+        self.into()
     }
 }
 

@@ -2,7 +2,7 @@
 //! session.json. Reporting never changes the outcome: failures become events and warnings.
 
 use super::{SessionDir, SessionEnd, SessionError};
-use crate::api::session::{SessionStatus as ServerStatus, Winner};
+use crate::api::session::SessionStatus as ServerStatus;
 use crate::client::RestClient;
 use crate::records::{Event, SessionStatus, iso_now};
 use crate::terminal::escape_control;
@@ -25,8 +25,7 @@ pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir:
         .as_ref()
         .ok()
         .filter(|o| o.completed)
-        .and_then(|o| o.winner.as_deref())
-        .and_then(Winner::parse);
+        .and_then(|o| o.winner);
     let ended = client
         .set_session_status(&end.session_id, status, winner)
         .await;
@@ -124,7 +123,7 @@ mod tests {
             post_id: "post".into(),
             result: Ok(Outcome {
                 completed: true,
-                winner: Some("host".into()),
+                winner: Some(crate::spec::Winner::Host),
                 reason: None,
                 metadata: None,
             }),

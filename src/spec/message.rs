@@ -2,8 +2,6 @@
 //! schema lookup by action (or name) and direction, unknown fields rejected, `required: true`
 //! honoured, every present field type-checked. The engine validates every frame with this.
 
-use std::fmt;
-
 use serde_json::{Map, Value};
 
 use super::fields::{check_field, enum_contains};
@@ -11,7 +9,18 @@ use super::pyrepr::py_repr;
 
 /// Which way a message travels. `Both` is what free mode and the mental-poker play loop ask
 /// for; it only matches schemas declared `both`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    clap::ValueEnum,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::Display,
+)]
+#[strum(serialize_all = "snake_case")]
 pub enum Direction {
     #[value(name = "host_to_guest")]
     HostToGuest,
@@ -29,15 +38,11 @@ impl Direction {
     ];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Direction::HostToGuest => "host_to_guest",
-            Direction::GuestToHost => "guest_to_host",
-            Direction::Both => "both",
-        }
+        self.into()
     }
 
     pub fn parse(text: &str) -> Option<Direction> {
-        Direction::ALL.into_iter().find(|d| d.as_str() == text)
+        text.parse().ok()
     }
 
     /// Whether a schema declared with this direction matches a frame travelling `wanted`
@@ -52,12 +57,6 @@ impl Direction {
             super::Role::Host => Direction::HostToGuest,
             super::Role::Guest => Direction::GuestToHost,
         }
-    }
-}
-
-impl fmt::Display for Direction {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

@@ -9,6 +9,7 @@ pub mod lint;
 pub mod message;
 pub mod model;
 pub mod number;
+mod offer;
 pub mod options;
 pub mod protocol_id;
 pub mod pyrepr;
@@ -26,9 +27,10 @@ pub use flow::FlowMode;
 pub use lint::{Check, Diagnostic, FileReport, Severity, lint, lint_bytes};
 pub use message::{Direction, MessageError, validate_message};
 pub use model::{DecisionRules, FieldType, Flow, Model, ParameterType, TimeoutAction};
+pub use offer::InvitationType;
 pub use options::{OptionsError, parse_options, validate_options};
 pub use protocol_id::{HashError, protocol_id_of_bytes};
-pub use role::{ControlMode, Role};
+pub use role::{ControlMode, Role, Winner};
 pub use version::{VersionError, check_spec_version};
 
 /// Why a spec cannot be used.

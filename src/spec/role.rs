@@ -1,5 +1,6 @@
-//! Who a side is and who decides its moves: the [`Role`] an agent plays in a session, and
-//! its [`ControlMode`] (local only, never negotiated: announced to the peer for display).
+//! Who a side is, who decides its moves and who won: the [`Role`] an agent plays in a
+//! session, its [`ControlMode`] (local only, never negotiated: announced to the peer for
+//! display), and a game's [`Winner`].
 
 /// Which side of a session an agent plays.
 #[derive(
@@ -73,6 +74,48 @@ impl ControlMode {
     /// The mode a string names, if any.
     pub fn parse(text: &str) -> Option<ControlMode> {
         text.parse().ok()
+    }
+}
+
+/// Who won, as one party reports it.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::Display,
+)]
+#[strum(serialize_all = "snake_case")]
+#[serde(rename_all = "lowercase")]
+pub enum Winner {
+    Host,
+    Guest,
+    Draw,
+}
+
+impl Winner {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    pub fn parse(text: &str) -> Option<Winner> {
+        text.parse().ok()
+    }
+}
+
+impl Winner {
+    /// The side `role` names as the winner.
+    pub fn of(role: Role) -> Winner {
+        match role {
+            Role::Host => Winner::Host,
+            Role::Guest => Winner::Guest,
+        }
     }
 }
 

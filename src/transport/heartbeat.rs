@@ -11,9 +11,10 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::records::Event;
+use crate::wire::sys::Sys;
 
 /// Receives transport events ([`Event::PeerUnresponsive`], [`Event::PeerResumed`]), e.g. to
 /// append them to `events.jsonl`. Called from a runtime worker thread: keep it quick.
@@ -25,8 +26,6 @@ const WATCHDOG_TICK: Duration = Duration::from_secs(1);
 const REEMIT_INTERVAL: Duration = Duration::from_secs(30);
 /// Unanswered pings remembered for RTT matching; older ones are forgotten.
 const MAX_PENDING_PROBES: usize = 64;
-/// Longest `probe_id` that gets a pong.
-const MAX_PROBE_ID_CHARS: usize = 64;
 
 /// When to ping and when to call the peer unresponsive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,19 +144,16 @@ impl SysLayer {
 
     /// Sorts a received frame into business traffic or `_sys` handling.
     pub(crate) fn classify(&self, frame: Value) -> Received {
-        let Some(kind) = frame.as_object().and_then(|object| object.get("_sys")) else {
+        if !Sys::claimed_by(&frame) {
             return Received::Business(frame);
-        };
-        let probe_id = frame.get("probe_id").and_then(Value::as_str);
-        match (kind.as_str(), probe_id) {
-            (Some("ping"), Some(id)) if (1..=MAX_PROBE_ID_CHARS).contains(&id.chars().count()) => {
-                Received::Reply(json!({"_sys": "pong", "probe_id": id}))
-            }
-            (Some("pong"), Some(id)) => {
-                self.record_pong(id);
+        }
+        match Sys::parse(&frame) {
+            Some(Sys::Ping { probe_id, .. }) => Received::Reply(Sys::Pong { probe_id }.to_value()),
+            Some(Sys::Pong { probe_id }) => {
+                self.record_pong(&probe_id);
                 Received::Absorbed
             }
-            _ => Received::Absorbed,
+            None => Received::Absorbed,
         }
     }
 
@@ -192,7 +188,11 @@ impl SysLayer {
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default()
             .as_secs_f64();
-        json!({"_sys": "ping", "probe_id": probe_id, "ts": unix_seconds})
+        Sys::Ping {
+            probe_id,
+            ts: Some(unix_seconds),
+        }
+        .to_value()
     }
 
     pub(crate) fn rtt(&self) -> RttStats {
@@ -252,6 +252,7 @@ pub(crate) async fn run_watchdog(layer: Arc<SysLayer>, timeout: Duration) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     type Recorded = Arc<Mutex<Vec<Event>>>;
 
@@ -322,7 +323,7 @@ mod tests {
         let layer = SysLayer::new();
         let ping = layer.next_ping();
         let id = ping["probe_id"].as_str().unwrap().to_string();
-        assert!(id.len() <= MAX_PROBE_ID_CHARS);
+        assert!(id.len() <= crate::wire::sys::MAX_PROBE_ID_CHARS);
         assert!(ping["ts"].as_f64().unwrap() > 1.0e9);
         assert_eq!(
             layer.classify(json!({"_sys": "pong", "probe_id": "unknown"})),

@@ -74,7 +74,7 @@ pub(crate) fn run(player: &mut Player, winner: Option<String>) -> Result<Outcome
     };
     player.session.finish(true, ended, "game_over", &summary)?;
     let mut outcome = Outcome::ended(true, reason.as_deref());
-    outcome.winner = winner.filter(|w| matches!(w.as_str(), "host" | "guest" | "draw"));
+    outcome.winner = winner.as_deref().and_then(crate::spec::Winner::parse);
     Ok(outcome)
 }
 

@@ -53,7 +53,7 @@ impl Hooks for TestHooks {
         Ok(HostMetadata {
             name: "Test".into(),
             tags: vec![],
-            invite_type: "supply".into(),
+            invite_type: crate::spec::InvitationType::Supply,
             default_options: Map::new(),
         })
     }

@@ -78,7 +78,10 @@ fn session_loop_plays_to_a_shared_outcome() {
     let (host, guest) = (host.unwrap(), guest.unwrap());
     assert!(host.completed && guest.completed);
     assert_eq!(
-        (host.winner.as_deref(), guest.winner.as_deref()),
+        (
+            host.winner.map(|w| w.as_str()),
+            guest.winner.map(|w| w.as_str())
+        ),
         (Some("guest"), Some("guest"))
     );
     assert_eq!(host.metadata.unwrap().name, "Test");

@@ -81,7 +81,10 @@ fn simultaneous_rounds_commit_reveal_judge_and_end() {
     assert!(host.completed && guest.completed);
     assert_eq!(flushes.map(|f| *f.lock().unwrap()), [1, 1]);
     assert_eq!(
-        (host.winner.as_deref(), guest.winner.as_deref()),
+        (
+            host.winner.map(|w| w.as_str()),
+            guest.winner.map(|w| w.as_str())
+        ),
         (Some("host"), Some("host"))
     );
     assert_eq!(

@@ -6,12 +6,13 @@
 
 pub mod hooks;
 
-use std::fmt;
-
 use serde_json::Value;
 
 /// A `flow.mode` this project knows about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::EnumString, strum::Display,
+)]
+#[strum(serialize_all = "snake_case")]
 pub enum FlowMode {
     SessionLoop,
     RequestResponse,
@@ -34,19 +35,11 @@ impl FlowMode {
     ];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            FlowMode::SessionLoop => "session_loop",
-            FlowMode::RequestResponse => "request_response",
-            FlowMode::SimultaneousRound => "simultaneous_round",
-            FlowMode::Free => "free",
-            FlowMode::MentalPoker => "mental_poker",
-            FlowMode::AuthoritativeRealtime => "authoritative_realtime",
-            FlowMode::AuthoritativeGroup => "authoritative_group",
-        }
+        self.into()
     }
 
     pub fn parse(text: &str) -> Option<FlowMode> {
-        FlowMode::ALL.into_iter().find(|mode| mode.as_str() == text)
+        text.parse().ok()
     }
 
     /// Whether the linter knows this mode's contract shape, so a spec using it can validate
@@ -146,12 +139,6 @@ impl Capabilities {
             .iter()
             .filter(|hook| hook.need == hooks::HookNeed::Required)
             .map(|hook| hook.name)
-    }
-}
-
-impl fmt::Display for FlowMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

@@ -5,7 +5,10 @@ use serde_json::{Map, Number, Value};
 use super::BuildError;
 
 /// A field type a message schema may declare.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::EnumString, strum::Display,
+)]
+#[strum(serialize_all = "snake_case")]
 pub enum FieldType {
     Integer,
     Enum,
@@ -43,26 +46,11 @@ impl FieldType {
     ];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            FieldType::Integer => "integer",
-            FieldType::Enum => "enum",
-            FieldType::Boolean => "boolean",
-            FieldType::Hash => "hash",
-            FieldType::Nonce => "nonce",
-            FieldType::Id => "id",
-            FieldType::Signature => "signature",
-            FieldType::Ticket => "ticket",
-            FieldType::Text => "text",
-            FieldType::Ciphertext => "ciphertext",
-            FieldType::Key => "key",
-            FieldType::OtBlob => "ot_blob",
-            FieldType::Array => "array",
-            FieldType::Json => "json",
-        }
+        self.into()
     }
 
     pub fn parse(text: &str) -> Option<FieldType> {
-        FieldType::ALL.into_iter().find(|t| t.as_str() == text)
+        text.parse().ok()
     }
 
     /// The names of every type, `", "`-joined (for "one of ..." texts).
@@ -81,7 +69,10 @@ impl FieldType {
 }
 
 /// What a `json` field accepts at its top level.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::Display,
+)]
+#[strum(serialize_all = "snake_case")]
 pub enum JsonContainer {
     Any,
     Object,
@@ -90,21 +81,11 @@ pub enum JsonContainer {
 
 impl JsonContainer {
     pub fn as_str(self) -> &'static str {
-        match self {
-            JsonContainer::Any => "any",
-            JsonContainer::Object => "object",
-            JsonContainer::Array => "array",
-        }
+        self.into()
     }
 
     pub fn parse(text: &str) -> Option<JsonContainer> {
-        [
-            JsonContainer::Any,
-            JsonContainer::Object,
-            JsonContainer::Array,
-        ]
-        .into_iter()
-        .find(|c| c.as_str() == text)
+        text.parse().ok()
     }
 }
 

@@ -3,7 +3,10 @@
 //! run gate, so they read the schemas themselves rather than a built model.
 
 /// A parameter's declared `type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::EnumString, strum::Display,
+)]
+#[strum(serialize_all = "snake_case")]
 pub enum ParameterType {
     Integer,
     Boolean,
@@ -25,18 +28,11 @@ impl ParameterType {
     ];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            ParameterType::Integer => "integer",
-            ParameterType::Boolean => "boolean",
-            ParameterType::Enum => "enum",
-            ParameterType::Text => "text",
-            ParameterType::Id => "id",
-            ParameterType::Table => "table",
-        }
+        self.into()
     }
 
     pub fn parse(text: &str) -> Option<ParameterType> {
-        ParameterType::ALL.into_iter().find(|t| t.as_str() == text)
+        text.parse().ok()
     }
 
     /// The names of every type, `", "`-joined (for "one of ..." texts).
@@ -46,7 +42,10 @@ impl ParameterType {
 }
 
 /// A node of a `table` parameter's `columns` tree.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::EnumString, strum::Display,
+)]
+#[strum(serialize_all = "snake_case")]
 pub enum ColumnType {
     /// An inner node with its own `fields` tree.
     Object,
@@ -64,16 +63,11 @@ impl ColumnType {
     ];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            ColumnType::Object => "object",
-            ColumnType::Integer => "integer",
-            ColumnType::Boolean => "boolean",
-            ColumnType::Enum => "enum",
-        }
+        self.into()
     }
 
     pub fn parse(text: &str) -> Option<ColumnType> {
-        ColumnType::ALL.into_iter().find(|t| t.as_str() == text)
+        text.parse().ok()
     }
 }
 

@@ -193,7 +193,7 @@ impl Hooks for CardHooks {
         Ok(HostMetadata {
             name: "Test Cards".into(),
             tags: vec![],
-            invite_type: "supply".into(),
+            invite_type: crate::spec::InvitationType::Supply,
             default_options: Map::new(),
         })
     }
