@@ -177,8 +177,8 @@ fn summary(host: &SideReport, guest: &SideReport) -> String {
         .result
         .as_ref()
         .ok()
-        .and_then(|o| o.winner.clone())
-        .or_else(|| guest.result.as_ref().ok().and_then(|o| o.winner.clone()));
+        .and_then(|o| o.winner)
+        .or_else(|| guest.result.as_ref().ok().and_then(|o| o.winner));
     let winner = winner.map(|w| format!(", winner {w}")).unwrap_or_default();
     format!("host {}, guest {}{winner}", state(host), state(guest))
 }

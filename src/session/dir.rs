@@ -111,7 +111,7 @@ impl SessionDir {
             Ok(outcome) => (SessionStatus::Aborted, outcome.reason.clone()),
             Err(error) => (SessionStatus::Crashed, Some(error.to_string())),
         };
-        let winner = result.as_ref().ok().and_then(|o| o.winner.clone());
+        let winner = result.as_ref().ok().and_then(|o| o.winner);
         let _ = self.update(|record| {
             record.status = Some(status);
             record.completed = Some(status == SessionStatus::Closed);
