@@ -18,6 +18,7 @@ pub mod identity;
 pub mod layout;
 pub mod protocols;
 pub mod records;
+pub mod relay;
 pub mod selfplay;
 pub mod server;
 pub mod session;

@@ -4,6 +4,7 @@
 
 pub mod agent;
 pub mod invitation;
+pub mod meta;
 pub mod protocol;
 pub mod session;
 

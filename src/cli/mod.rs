@@ -12,6 +12,7 @@ mod protocol;
 mod protocol_diff;
 mod protocol_remote;
 mod protocol_test;
+mod relay;
 mod remote;
 mod server;
 mod session;
@@ -74,8 +75,10 @@ pub enum Command {
     Session(session::SessionCommand),
     /// Run a whole session offline: a local server, two agents, a game over iroh.
     Demo(demo::DemoArgs),
-    /// Run the community server.
+    /// Run the community server (and, with --relay-listen, an iroh relay beside it).
     Server(server::ServerArgs),
+    /// Run an iroh relay server, so peers behind NATs can reach each other.
+    Relay(relay::RelayArgs),
     /// Lint a spec.json, or validate one message (and --options) against it.
     Validate(validate::ValidateArgs),
 }
@@ -86,6 +89,10 @@ impl GlobalArgs {
         crate::config::resolve_data_dir(self.data_dir.as_deref())
     }
 }
+
+/// The environment variable that turns on diagnostic logs (a `RUST_LOG`-style filter, e.g.
+/// `iroh=debug`) for the commands that do not log by default (all but `server` and `relay`).
+pub const LOG_ENV_VAR: &str = "AIGENORA_LOG";
 
 impl Command {
     /// Whether the command writes into a directory the user chose for their own files (a
@@ -105,6 +112,14 @@ pub fn run(cli: Cli) -> ExitCode {
         // state dir) is for this user only.
         crate::layout::keep_new_files_private();
     }
+    if !matches!(cli.command, Command::Server(_) | Command::Relay(_))
+        && let Ok(filter) = std::env::var(LOG_ENV_VAR)
+    {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+            .with_writer(std::io::stderr)
+            .try_init();
+    }
     let outcome = match cli.command {
         Command::Init(args) => identity::init(args, &cli.global),
         Command::Register(args) => identity::register(args, &cli.global),
@@ -117,6 +132,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Session(command) => session::run(command, &cli.global),
         Command::Demo(args) => demo::run(args),
         Command::Server(args) => server::run(args, &cli.global),
+        Command::Relay(args) => relay::run(args),
         Command::Validate(args) => validate::run(args),
     };
     match outcome {

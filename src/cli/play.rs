@@ -43,8 +43,9 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
     pub heartbeat_timeout: f64,
     /// iroh relays: default (n0's), disabled (direct addresses only), or a relay URL.
-    #[arg(long, env = RELAY_ENV_VAR, default_value = "default", value_name = "default|disabled|URL")]
-    pub relay: RelayChoice,
+    /// Default for host and join: the relay the server recommends, else n0's.
+    #[arg(long, env = RELAY_ENV_VAR, value_name = "default|disabled|URL")]
+    pub relay: Option<RelayChoice>,
     /// Run hooks even if hooks.py is an unfilled skeleton (testing only).
     #[arg(long)]
     pub allow_skeleton_hooks: bool,
@@ -128,7 +129,7 @@ impl PlayArgs {
                 self.heartbeat_interval,
                 self.heartbeat_timeout,
             ),
-            relay: self.relay.clone(),
+            relay: self.relay.clone().unwrap_or_default(),
             display: Arc::new(|_, text| println!("{}", crate::terminal::escape_display(text))),
             chat_from_stdin: true,
             peer_timeout: Duration::from_secs_f64(self.peer_timeout),
@@ -236,6 +237,23 @@ fn local_play(
     })
 }
 
+/// `--relay` (or `$AIGENORA_RELAY`) when given, else the relay the server recommends, else
+/// n0's.
+fn choose_relay(play: &PlayArgs, client: &RestClient) -> anyhow::Result<RelayChoice> {
+    if let Some(choice) = &play.relay {
+        return Ok(choice.clone());
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let info = runtime
+        .block_on(client.version())
+        .context("asking the server which relay to use")?;
+    let recommended = info.and_then(|info| info.relay_url);
+    Ok(RelayChoice::recommended(recommended.as_deref())?)
+}
+
 fn client_for(global: &GlobalArgs, data_dir: &DataDir) -> anyhow::Result<RestClient> {
     let identity = load_key_file(data_dir.root())?;
     let server = resolve_server(global.server.as_deref(), data_dir.root())?;
@@ -301,7 +319,7 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         (None, Some(dir)) => local_play(global, dir, options, &args.play)?,
         (None, None) => bail!("give --protocol-dir or --protocol"),
     };
-    let (settings, desk) = args.play.settings()?;
+    let (mut settings, desk) = args.play.settings()?;
     let dir = session_dir(&args.daemon, &data_dir, Role::Host)?;
     if args.direct {
         start_web(&args.play, &dir)?;
@@ -314,6 +332,7 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     if args.daemon.daemon {
         return daemon::start(&dir, Waiting::Invitation);
     }
+    settings.relay = choose_relay(&args.play, &client)?;
     start_web(&args.play, &dir)?;
     let request = session::host::HostRequest {
         client: client.clone(),
@@ -389,11 +408,12 @@ fn withdraw_if_unmatched(client: &RestClient, dir: &SessionDir) {
 pub fn join(args: JoinArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let data_dir = DataDir::new(resolve_data_dir(global.data_dir.as_deref()));
     let client = client_for(global, &data_dir)?;
-    let (settings, desk) = args.play.settings()?;
+    let (mut settings, desk) = args.play.settings()?;
     let dir = session_dir(&args.daemon, &data_dir, Role::Guest)?;
     if args.daemon.daemon {
         return daemon::start(&dir, Waiting::Peer);
     }
+    settings.relay = choose_relay(&args.play, &client)?;
     start_web(&args.play, &dir)?;
     let request = session::join::JoinRequest {
         client,

@@ -11,8 +11,10 @@ use clap::Args;
 
 use super::GlobalArgs;
 use super::remote;
+use crate::relay::{self, RelayOptions, TlsFiles};
 use crate::server::config::*;
 use crate::server::{self, ServerConfig};
+use crate::transport::RelayChoice;
 
 #[derive(Debug, Args)]
 pub struct ServerArgs {
@@ -78,9 +80,60 @@ pub struct ServerArgs {
     /// How long an invitation stays offered after create/renew (tests shorten it).
     #[arg(long, default_value_t = server::INVITATION_TTL.as_secs(), hide = true)]
     pub invitation_ttl_seconds: u64,
+    /// Also run an iroh relay in this process, clients connecting at ADDR (plain HTTP, or
+    /// HTTPS with --relay-tls-cert and --relay-tls-key), with STUN on UDP port 3478 of the
+    /// same address. `aigenora relay` runs one on its own, with more settings.
+    #[arg(long, value_name = "ADDR")]
+    pub relay_listen: Option<SocketAddr>,
+    /// PEM certificate chain of the relay started with --relay-listen.
+    #[arg(long, value_name = "FILE", requires_all = ["relay_listen", "relay_tls_key"])]
+    pub relay_tls_cert: Option<std::path::PathBuf>,
+    /// PEM private key of that certificate.
+    #[arg(long, value_name = "FILE", requires = "relay_tls_cert")]
+    pub relay_tls_key: Option<std::path::PathBuf>,
+    /// The relay this server recommends to clients (in GET /api/v1/version): its public
+    /// URL. Default with --relay-listen: http://ADDR when ADDR is a specific IP address
+    /// and TLS is off.
+    #[arg(long, value_name = "URL")]
+    pub relay_url: Option<RelayChoice>,
 }
 
 impl ServerArgs {
+    /// The relay to run beside the server, if any.
+    fn embedded_relay(&self) -> Option<RelayOptions> {
+        let listen = self.relay_listen?;
+        let tls = match (&self.relay_tls_cert, &self.relay_tls_key) {
+            (Some(cert), Some(key)) => Some(TlsFiles {
+                cert: cert.clone(),
+                key: key.clone(),
+            }),
+            _ => None,
+        };
+        Some(RelayOptions::at(listen, tls))
+    }
+
+    /// `--relay-url`, else the embedded relay's own address when clients can use it as is.
+    fn recommended_relay(&self) -> anyhow::Result<Option<String>> {
+        match (&self.relay_url, self.relay_listen) {
+            (Some(RelayChoice::Custom(url)), _) => Ok(Some(url.to_string())),
+            (Some(other), _) => anyhow::bail!("--relay-url takes an http(s) URL, not `{other}`"),
+            (None, None) => Ok(None),
+            (None, Some(_)) if self.relay_tls_cert.is_some() => anyhow::bail!(
+                "--relay-url is needed with --relay-tls-cert: the URL with the name the certificate is for"
+            ),
+            (None, Some(listen)) if listen.ip().is_unspecified() || listen.port() == 0 => {
+                anyhow::bail!(
+                    "--relay-url is needed when --relay-listen is {listen}: the address clients reach the relay at"
+                )
+            }
+            (None, Some(listen)) => Ok(Some(
+                format!("http://{listen}")
+                    .parse::<RelayChoice>()?
+                    .to_string(),
+            )),
+        }
+    }
+
     fn config(&self, database_url: String) -> ServerConfig {
         let mut config = ServerConfig::new(self.listen, database_url);
         config.database_connections = self.database_connections;
@@ -121,28 +174,61 @@ pub fn run(args: ServerArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         Some(url) => url.clone(),
         None => server::sqlite_url(&remote::data_dir(global).server_database()),
     };
-    let config = args.config(database_url);
+    let mut config = args.config(database_url);
+    config.relay_url = args.recommended_relay()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
+        // The relay first: a taken port or a bad certificate stops us before the database
+        // is opened.
+        let mut relay = match args.embedded_relay() {
+            Some(options) => Some(relay::start(options).await?),
+            None => None,
+        };
         let handle = server::serve(config.clone()).await?;
-        let url = handle.url();
-        let stopped = server::run_until_signal(handle);
+        let signal = server::shutdown_signal();
         println!(
-            "aigenora server listening on {url} (database: {})",
+            "aigenora server listening on {} (database: {})",
+            handle.url(),
             server::store::redacted(&config.database_url)
         );
-        stopped.await
+        if let Some(relay) = &relay {
+            println!("{}", super::relay::describe(relay));
+        }
+        if let Some(url) = &config.relay_url {
+            println!("recommending relay {url}");
+        }
+        let relay_failed = async {
+            match relay.as_mut() {
+                Some(relay) => Some(relay.failed().await),
+                None => std::future::pending().await,
+            }
+        };
+        let failed = tokio::select! {
+            () = signal => None,
+            failed = relay_failed => failed,
+        };
+        tracing::info!("shutting down");
+        handle.shutdown().await?;
+        if let Some(failed) = failed {
+            return Err(anyhow::Error::from(failed).context("the relay stopped"));
+        }
+        if let Some(relay) = relay {
+            relay.shutdown().await?;
+        }
+        anyhow::Ok(())
     })?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Logs to stderr; `RUST_LOG` overrides the default `info` level.
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+pub(super) fn init_logging() {
+    // The relay crate warns about every client that hangs up; that is no news.
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new("info,iroh_relay::server::client=error")
+    });
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

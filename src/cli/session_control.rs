@@ -14,7 +14,8 @@ use super::session_local::FollowEnd;
 use crate::control::Target;
 use crate::decision::epoch_now;
 use crate::decision::submit::{self, Answer, DecisionInput, Submitter};
-use crate::records::{Window, iso_now, plain_text};
+use crate::records::{RecordedEvent, Window, iso_now, plain_text};
+use crate::session::EVENTS_FILE;
 
 /// The session's engine state dir, or why there is none yet.
 fn started_engine_dir(target: &Target) -> anyhow::Result<std::path::PathBuf> {
@@ -87,6 +88,9 @@ pub fn snapshot(target: &Target, as_json: bool, follow: bool) -> anyhow::Result<
         // Looked at before reading, so the view printed last is the one after the end.
         let over = FollowEnd::of(&target.root);
         let mut view = crate::control::view::session_view(target);
+        if let Some(object) = view.as_object_mut() {
+            object.insert("path".into(), current_path(&target.root));
+        }
         let now = view.as_object_mut().and_then(|view| view.remove("now"));
         if last.as_ref() != Some(&view) {
             last = Some(view.clone());
@@ -110,6 +114,20 @@ pub fn snapshot(target: &Target, as_json: bool, follow: bool) -> anyhow::Result<
     }
 }
 
+/// How packets to the peer travel now: the data of the session's latest `path_changed`
+/// event (`null` before the connection opened).
+fn current_path(root: &Path) -> Value {
+    let Ok(text) = std::fs::read_to_string(root.join(EVENTS_FILE)) else {
+        return Value::Null;
+    };
+    text.lines()
+        .rev()
+        .filter(|line| line.contains("\"path_changed\""))
+        .filter_map(RecordedEvent::parse)
+        .find(|event| event.name == "path_changed")
+        .map_or(Value::Null, |event| event.data)
+}
+
 fn print_snapshot(view: &Value) {
     let text = |value: &Value| crate::terminal::escape_display(&plain_text(value)).into_owned();
     let snapshot = &view["snapshot"];
@@ -129,6 +147,16 @@ fn print_snapshot(view: &Value) {
     }
     if let Some(summary) = snapshot.pointer("/last_event/summary") {
         println!("last: {}", text(summary));
+    }
+    let path = &view["path"];
+    if !path.is_null() {
+        let via = [&path["addr"], &path["relay_url"]]
+            .into_iter()
+            .filter(|part| !part.is_null())
+            .map(text)
+            .collect::<Vec<_>>()
+            .join(" via ");
+        println!("path {} {via}", text(&path["path"]));
     }
     if let Ok(window) = serde_json::from_value::<Window>(view["window"].clone()) {
         let left = window.seconds_left(epoch_now()).ceil();

@@ -6,6 +6,7 @@
 mod agents;
 mod fetch;
 mod invitations;
+mod meta;
 mod protocols;
 mod retry;
 mod sessions;
@@ -33,6 +34,10 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// Largest answer read: the biggest legitimate one (a page of 100 invitations, a spec of at
 /// most the server's 1 MiB body limit) is well below it.
 pub const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
+/// A pooled connection idle for longer is not used again: half the idle time our server
+/// allows, so that a request never goes out on a connection the server has already closed
+/// while the close was lost on the way (it would be reset).
+const POOL_IDLE: Duration = Duration::from_secs(5);
 /// How much of a non-JSON error body is shown (as the reference does).
 const SHOWN_BODY_CHARS: usize = 500;
 
@@ -127,6 +132,7 @@ impl RestClient {
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .timeout(REQUEST_TIMEOUT)
+            .pool_idle_timeout(POOL_IDLE)
             .build()
             .map_err(|e| bad(&e.to_string()))?;
         Ok(RestClient {

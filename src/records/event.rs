@@ -20,6 +20,20 @@ pub enum MessageDirection {
     Received,
 }
 
+/// How packets to the peer travel (iroh's connection type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PathKind {
+    /// Straight to the peer's address (UDP, holes punched where NATs are in the way).
+    Direct,
+    /// Through a relay server.
+    Relay,
+    /// Both: a direct address not yet confirmed, and the relay.
+    Mixed,
+    /// No working path (yet).
+    None,
+}
+
 /// One event. Optional fields are left out of the line when `None`; an event whose data
 /// ends up empty is written without `data`, as the reference does.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,6 +67,15 @@ pub enum Event {
         connection: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         dial_ms: Option<f64>,
+    },
+    /// How packets to the peer travel: recorded once the connection has a path, then at
+    /// every change (e.g. from the relay to a direct path once holes are punched).
+    PathChanged {
+        path: PathKind,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        addr: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        relay_url: Option<String>,
     },
     /// A host refused a dialer (failed or skipped handshake, unconfirmed session) and keeps
     /// waiting for its guest.
@@ -411,6 +434,11 @@ mod tests {
             Event::PlayVerified {
                 who: Role::Guest,
                 id_b: "7".into(),
+            },
+            Event::PathChanged {
+                path: PathKind::Mixed,
+                addr: Some("203.0.113.2:4000".into()),
+                relay_url: Some("http://198.51.100.2:3340/".into()),
             },
         ];
         for event in events {

@@ -140,6 +140,8 @@ pub struct ServerConfig {
     pub rates: RateLimits,
     pub quotas: Quotas,
     pub http: HttpLimits,
+    /// The iroh relay recommended to clients (`GET /api/v1/version`), when there is one.
+    pub relay_url: Option<String>,
 }
 
 impl ServerConfig {
@@ -155,6 +157,7 @@ impl ServerConfig {
             rates: RateLimits::default(),
             quotas: Quotas::default(),
             http: default_http_limits(),
+            relay_url: None,
         }
     }
 }

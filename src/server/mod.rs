@@ -74,6 +74,8 @@ pub(crate) struct AppState {
     pub limits: Limits,
     /// Current answers of the offered-invitations list.
     pub offered_pages: PageCache,
+    /// The relay recommended in `GET /api/v1/version`.
+    pub relay_url: Option<String>,
 }
 
 /// A running server. Dropping it also stops the server (without waiting).
@@ -133,6 +135,7 @@ pub async fn serve(config: ServerConfig) -> Result<ServerHandle, ServerError> {
             quotas: config.quotas,
         },
         offered_pages: PageCache::default(),
+        relay_url: config.relay_url.clone(),
     });
     let housekeeping = tokio::spawn(housekeeping(state.clone()));
     let app = routes::router(state.clone());
@@ -174,21 +177,11 @@ async fn housekeeping(state: Arc<AppState>) {
     }
 }
 
-/// Serves until SIGINT or SIGTERM, then shuts down gracefully. The signal handlers are
+/// Registers SIGINT and SIGTERM now; the future completes on either. The handlers are
 /// installed when this is called, not when it is first awaited: a SIGTERM sent right after
-/// the caller announces the server (a supervisor's rolling restart) is a graceful stop
-/// too, never the default kill.
-pub fn run_until_signal(handle: ServerHandle) -> impl Future<Output = Result<(), ServerError>> {
-    let signal = shutdown_signal();
-    async move {
-        signal.await;
-        tracing::info!("shutting down");
-        handle.shutdown().await
-    }
-}
-
-/// Registers SIGINT and SIGTERM now; the future completes on either.
-fn shutdown_signal() -> impl Future<Output = ()> {
+/// `aigenora server` (or `relay`) announces itself (a supervisor's rolling restart) is a
+/// graceful stop too, never the default kill.
+pub(crate) fn shutdown_signal() -> impl Future<Output = ()> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};

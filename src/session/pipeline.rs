@@ -168,7 +168,8 @@ pub(crate) async fn run_side(
             let relay = play.settings.relay.clone();
             let (endpoint, loaded) =
                 tokio::join!(SessionEndpoint::bind(&relay), play.hooks_ready());
-            let endpoint = endpoint?;
+            let mut endpoint = endpoint?;
+            endpoint.record_paths(heartbeat_events(&events));
             if let Err(error) = loaded {
                 endpoint.shutdown().await;
                 return Err(error);
@@ -228,6 +229,7 @@ async fn accept_guest(
     mut lease: Option<Lease>,
     events: &EventLog,
 ) -> Result<(PeerLink, Handshaken), SessionError> {
+    endpoint.record_paths(heartbeat_events(events));
     let mut knocks = endpoint.knocks(MAX_PENDING_GUESTS)?;
     let mut pending = JoinSet::new();
     let mut ended: Option<SessionError> = None;
@@ -531,7 +533,8 @@ async fn conclude(
     end
 }
 
-/// Heartbeat events (`peer_unresponsive`, `peer_resumed`) into the session's event log.
+/// Transport events (the heartbeat's `peer_unresponsive` and `peer_resumed`, the
+/// connection's `path_changed`) into the session's event log.
 fn heartbeat_events(events: &EventLog) -> EventSink {
     let events = events.clone();
     std::sync::Arc::new(move |event| events.emit(event))

@@ -17,8 +17,10 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::ChannelError;
+use super::heartbeat::EventSink;
 use super::lines::{Line, LineReader, encode_line, parse_text};
-use super::relay::RelayChoice;
+use super::path::PathWatch;
+use super::relay::{RelayChoice, probe};
 use super::ticket::Ticket;
 
 /// The ALPN every Aigenora session speaks.
@@ -43,6 +45,11 @@ pub const MAX_CONNECTING: usize = 32;
 const REFUSED_CODE: u32 = 3;
 /// How long a refused dialer's connection stays open for the refusal to reach it.
 pub const REFUSAL_LINGER: Duration = Duration::from_secs(2);
+/// How often a hosting endpoint asks its custom relay whether it is still up.
+const RELAY_CHECK_EVERY: Duration = Duration::from_secs(2);
+/// How long a custom relay may stay unreachable before a host waiting for guests gives up
+/// (a restart of the relay takes less).
+pub const RELAY_LOSS_GRACE: Duration = Duration::from_secs(10);
 /// Application close code and reason for connections a busy host turns away.
 const BUSY_CODE: u32 = 1;
 const BUSY_REASON: &[u8] = b"host is already serving a session";
@@ -95,6 +102,15 @@ pub enum TransportError {
     /// `accept_first` was called on an endpoint that already hosts a session.
     #[error("this endpoint already hosts a session")]
     AlreadyHosting,
+    /// The chosen relay does not answer, so no guest behind a NAT could reach this host.
+    #[error("the relay {url} does not answer ({reason}); is it running? (--relay chooses another)")]
+    RelayUnreachable { url: String, reason: String },
+    /// The relay went away while the host waited for guests.
+    #[error(
+        "lost the relay {url} while waiting for a guest ({reason} for {} s): no guest could reach this host through it",
+        RELAY_LOSS_GRACE.as_secs()
+    )]
+    RelayLost { url: String, reason: String },
 }
 
 /// A connection and its single bidirectional stream, ready to carry JSON lines. Before an
@@ -104,14 +120,22 @@ pub struct PeerLink {
     pub(crate) connection: Connection,
     pub(crate) send: SendStream,
     pub(crate) lines: LineReader,
+    /// Records how packets to the peer travel, while the link (or its channel) lives.
+    pub(crate) path: Option<PathWatch>,
 }
 
 impl PeerLink {
-    fn new(connection: Connection, send: SendStream, recv: RecvStream) -> PeerLink {
+    fn new(
+        connection: Connection,
+        send: SendStream,
+        recv: RecvStream,
+        path: Option<PathWatch>,
+    ) -> PeerLink {
         PeerLink {
             connection,
             send,
             lines: LineReader::new(recv),
+            path,
         }
     }
 
@@ -188,6 +212,7 @@ pub struct SessionEndpoint {
     endpoint: Endpoint,
     relay: RelayChoice,
     accept_loop: Option<JoinHandle<()>>,
+    paths: Option<EventSink>,
 }
 
 impl SessionEndpoint {
@@ -219,7 +244,16 @@ impl SessionEndpoint {
             endpoint,
             relay: relay.clone(),
             accept_loop: None,
+            paths: None,
         })
+    }
+
+    /// From now on, every connection records its path ([`Event::PathChanged`]) to `sink`
+    /// from the moment it opens until its link or channel is dropped.
+    ///
+    /// [`Event::PathChanged`]: crate::records::Event::PathChanged
+    pub fn record_paths(&mut self, sink: EventSink) {
+        self.paths = Some(sink);
     }
 
     /// Our (throw-away) iroh node id.
@@ -240,7 +274,17 @@ impl SessionEndpoint {
     /// The ticket a guest dials: node id, home relay (when relays are on) and direct
     /// addresses. Without relays, loopback addresses are added so same-machine sessions work
     /// whatever the network interfaces are.
+    /// A custom relay must answer first: a ticket naming a relay that is down would reach
+    /// no guest behind a NAT.
     pub async fn ticket(&self) -> Result<Ticket, TransportError> {
+        if let RelayChoice::Custom(url) = &self.relay {
+            probe(url)
+                .await
+                .map_err(|reason| TransportError::RelayUnreachable {
+                    url: url.to_string(),
+                    reason,
+                })?;
+        }
         if self.relay.uses_relays() {
             let _ = tokio::time::timeout(HOME_RELAY_WAIT, self.endpoint.home_relay().initialized())
                 .await;
@@ -278,7 +322,9 @@ impl SessionEndpoint {
     /// Starts accepting guests: every connection that opens its stream within
     /// [`STREAM_OPEN_LIMIT`] is handed out by [`Knocks::next`], at most `waiting` of them
     /// queued (more are turned away as busy, as is everything once [`Knocks::close`] is
-    /// called). At most [`MAX_CONNECTING`] connections may be setting up at once.
+    /// called). At most [`MAX_CONNECTING`] connections may be setting up at once. With a
+    /// custom relay, [`Knocks::next`] fails once the relay has been unreachable for
+    /// [`RELAY_LOSS_GRACE`].
     pub fn knocks(&mut self, waiting: usize) -> Result<Knocks, TransportError> {
         if self.accept_loop.is_some() {
             return Err(TransportError::AlreadyHosting);
@@ -288,12 +334,22 @@ impl SessionEndpoint {
             arrive,
             served: watch::channel(false).0,
             connecting: Arc::new(Semaphore::new(MAX_CONNECTING)),
+            endpoint: self.endpoint.clone(),
+            paths: self.paths.clone(),
         });
         self.accept_loop = Some(tokio::spawn(accept_loop(
             self.endpoint.clone(),
             gate.clone(),
         )));
-        Ok(Knocks { arrivals, gate })
+        let relay_watch = match &self.relay {
+            RelayChoice::Custom(url) => Some(RelayWatch::start(url.clone())),
+            _ => None,
+        };
+        Ok(Knocks {
+            arrivals,
+            gate,
+            relay_watch,
+        })
     }
 
     /// The first guest that opens a bidirectional stream, with no handshake (tests and
@@ -313,6 +369,19 @@ impl SessionEndpoint {
         timeout: Duration,
     ) -> Result<PeerLink, TransportError> {
         let connect = async {
+            // Known to the endpoint before the dial, the host's path is recorded from the
+            // first packet on (through the relay, typically, until holes are punched).
+            let path = match &self.paths {
+                Some(sink)
+                    if self
+                        .endpoint
+                        .add_node_addr(ticket.node_addr().clone())
+                        .is_ok() =>
+                {
+                    PathWatch::start(&self.endpoint, ticket.node_addr().node_id, sink.clone())
+                }
+                _ => None,
+            };
             let connection = self
                 .endpoint
                 .connect(ticket.node_addr().clone(), ALPN)
@@ -325,7 +394,7 @@ impl SessionEndpoint {
             send.write_all(b"\n")
                 .await
                 .map_err(|e| TransportError::Connect(e.to_string()))?;
-            Ok(PeerLink::new(connection, send, recv))
+            Ok(PeerLink::new(connection, send, recv, path))
         };
         tokio::time::timeout(timeout, connect)
             .await
@@ -361,19 +430,28 @@ impl Drop for SessionEndpoint {
 pub struct Knocks {
     arrivals: mpsc::Receiver<PeerLink>,
     gate: Arc<Gate>,
+    relay_watch: Option<RelayWatch>,
 }
 
 impl Knocks {
-    /// The next connection with an open stream.
+    /// The next connection with an open stream; an error once the endpoint is closed or
+    /// its custom relay is lost.
     pub async fn next(&mut self) -> Result<PeerLink, TransportError> {
-        self.arrivals
-            .recv()
-            .await
-            .ok_or(TransportError::EndpointClosed)
+        let lost = async {
+            match self.relay_watch.as_mut() {
+                Some(watch) => watch.lost().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            link = self.arrivals.recv() => link.ok_or(TransportError::EndpointClosed),
+            lost = lost => Err(lost),
+        }
     }
 
     /// A session started: connections still queued and every later one are turned away.
     pub fn close(&mut self) {
+        self.relay_watch = None;
         self.gate.served.send_replace(true);
         self.arrivals.close();
         while let Ok(link) = self.arrivals.try_recv() {
@@ -388,6 +466,53 @@ struct Gate {
     arrive: mpsc::Sender<PeerLink>,
     served: watch::Sender<bool>,
     connecting: Arc<Semaphore>,
+    endpoint: Endpoint,
+    paths: Option<EventSink>,
+}
+
+/// Asks a custom relay every [`RELAY_CHECK_EVERY`] whether it is up, and tells once it
+/// has not been for [`RELAY_LOSS_GRACE`]. Stops when dropped.
+struct RelayWatch {
+    lost: tokio::sync::oneshot::Receiver<TransportError>,
+    task: JoinHandle<()>,
+}
+
+impl Drop for RelayWatch {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl RelayWatch {
+    fn start(url: iroh::RelayUrl) -> RelayWatch {
+        let (tell, lost) = tokio::sync::oneshot::channel();
+        let task = tokio::spawn(async move {
+            let mut last_up = tokio::time::Instant::now();
+            loop {
+                tokio::time::sleep(RELAY_CHECK_EVERY).await;
+                match probe(&url).await {
+                    Ok(()) => last_up = tokio::time::Instant::now(),
+                    Err(reason) if last_up.elapsed() >= RELAY_LOSS_GRACE => {
+                        let _ = tell.send(TransportError::RelayLost {
+                            url: url.to_string(),
+                            reason,
+                        });
+                        return;
+                    }
+                    Err(_) => {}
+                }
+            }
+        });
+        RelayWatch { lost, task }
+    }
+
+    /// Resolves once the relay is lost (never, if the watch stopped otherwise).
+    async fn lost(&mut self) -> TransportError {
+        match (&mut self.lost).await {
+            Ok(lost) => lost,
+            Err(_) => std::future::pending().await,
+        }
+    }
 }
 
 fn turn_away(connection: &Connection) {
@@ -417,8 +542,12 @@ async fn serve_incoming(incoming: Incoming, gate: Arc<Gate>, _connecting: OwnedS
     };
     let open = async {
         let connection = connecting.await.ok()?;
+        let path = match (&gate.paths, connection.remote_node_id()) {
+            (Some(sink), Ok(peer)) => PathWatch::start(&gate.endpoint, peer, sink.clone()),
+            _ => None,
+        };
         match connection.accept_bi().await {
-            Ok((send, recv)) => Some(PeerLink::new(connection, send, recv)),
+            Ok((send, recv)) => Some(PeerLink::new(connection, send, recv, path)),
             Err(_) => None,
         }
     };

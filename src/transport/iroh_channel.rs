@@ -28,6 +28,7 @@ use super::heartbeat::{
     EventSink, HeartbeatConfig, Received, RttStats, SysLayer, run_pinger, run_watchdog,
 };
 use super::lines::{Line, LineReader, encode_line, parse_text};
+use super::path::PathWatch;
 use super::shutdown::{CLOSE_DONE, PeerProgress, close_budget, close_cleanly, watch_peer_closing};
 use super::{Channel, ChannelError, MAX_FRAME_BYTES};
 
@@ -76,6 +77,8 @@ pub struct IrohChannel {
     recv_timeout: Option<Duration>,
     ended: Option<ChannelError>,
     closed_locally: bool,
+    /// Keeps recording the connection's path while the channel lives.
+    _path: Option<PathWatch>,
 }
 
 impl IrohChannel {
@@ -87,6 +90,7 @@ impl IrohChannel {
             connection,
             send,
             mut lines,
+            path,
         } = link;
         lines.set_limit(MAX_FRAME_BYTES);
         let (outgoing, queue) = mpsc::unbounded_channel();
@@ -138,6 +142,7 @@ impl IrohChannel {
             recv_timeout: None,
             ended: None,
             closed_locally: false,
+            _path: path,
         }
     }
 

@@ -18,13 +18,14 @@ mod heartbeat;
 mod iroh_channel;
 mod lines;
 pub mod memory;
+mod path;
 mod relay;
 mod shutdown;
 mod ticket;
 
 pub use endpoint::{
-    ALPN, DEFAULT_CONNECT_TIMEOUT, Knocks, PeerLink, SessionEndpoint, TransportError,
-    close_live_endpoints,
+    ALPN, DEFAULT_CONNECT_TIMEOUT, Knocks, PeerLink, RELAY_LOSS_GRACE, SessionEndpoint,
+    TransportError, close_live_endpoints,
 };
 pub use heartbeat::{EventSink, HeartbeatConfig, RttStats};
 pub use iroh_channel::IrohChannel;

@@ -1,12 +1,16 @@
 //! Which iroh relay servers a session endpoint uses: n0's public ones, none, or a custom one.
 //!
 //! Parsed from `"default"`, `"disabled"` or an `http(s)://` URL, as given on the command line
-//! or in `AIGENORA_RELAY`.
+//! or in `AIGENORA_RELAY`, or from the relay a community server recommends. A custom relay
+//! can be asked whether it is up ([`probe`]): a host relies on it to be reachable.
 
 use std::fmt;
 use std::str::FromStr;
+use std::time::Duration;
 
 use iroh::RelayUrl;
+
+use crate::api::meta::MAX_RELAY_URL_CHARS;
 
 /// The environment variable the CLI reads a [`RelayChoice`] from.
 pub const RELAY_ENV_VAR: &str = "AIGENORA_RELAY";
@@ -38,6 +42,56 @@ impl RelayChoice {
     /// Whether the endpoint talks to any relay server.
     pub fn uses_relays(&self) -> bool {
         !matches!(self, RelayChoice::Disabled)
+    }
+
+    /// The relay a community server recommends (`relay_url` of `GET /api/v1/version`), or
+    /// n0's when it recommends none. Only an http(s) URL of bounded length is taken.
+    pub fn recommended(url: Option<&str>) -> Result<RelayChoice, RelayChoiceError> {
+        let Some(text) = url else {
+            return Ok(RelayChoice::Default);
+        };
+        let refuse = |reason: &str| RelayChoiceError {
+            given: text.chars().take(80).collect(),
+            reason: format!("recommended by the server: {reason}"),
+        };
+        if text.chars().count() > MAX_RELAY_URL_CHARS {
+            return Err(refuse(&format!(
+                "longer than {MAX_RELAY_URL_CHARS} characters"
+            )));
+        }
+        match text.parse::<RelayChoice>() {
+            Ok(custom @ RelayChoice::Custom(_)) => Ok(custom),
+            Ok(_) => Err(refuse("not a URL")),
+            Err(error) => Err(refuse(&error.reason)),
+        }
+    }
+}
+
+/// How long one probe of a relay may take.
+const PROBE_LIMIT: Duration = Duration::from_secs(5);
+
+/// Asks the relay at `url` whether it is up (`GET /ping`, which every iroh relay answers),
+/// within [`PROBE_LIMIT`]; why not, when it is not.
+pub async fn probe(url: &RelayUrl) -> Result<(), String> {
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .timeout(PROBE_LIMIT)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let ping = url.join("ping").map_err(|e| e.to_string())?;
+    let response = client.get(ping).send().await.map_err(|error| {
+        let mut reason = error.to_string();
+        let mut source = std::error::Error::source(&error);
+        while let Some(inner) = source {
+            reason = inner.to_string();
+            source = inner.source();
+        }
+        reason
+    })?;
+    match response.status() {
+        status if status.is_success() => Ok(()),
+        status => Err(format!("it answered HTTP {status}")),
     }
 }
 
@@ -105,6 +159,27 @@ mod tests {
             let error = bad.parse::<RelayChoice>().unwrap_err();
             assert!(error.to_string().contains(&format!("`{bad}`")), "{error}");
         }
+    }
+
+    #[test]
+    fn a_recommendation_is_a_relay_url_or_nothing() {
+        assert_eq!(RelayChoice::recommended(None), Ok(RelayChoice::Default));
+        let choice = RelayChoice::recommended(Some("http://198.51.100.2:3340")).unwrap();
+        assert_eq!(choice.to_string(), "http://198.51.100.2:3340/");
+        for bad in ["disabled", "default", "ftp://relay.example.org", "relay"] {
+            let error = RelayChoice::recommended(Some(bad)).unwrap_err();
+            assert!(
+                error.to_string().contains("recommended by the server"),
+                "{error}"
+            );
+        }
+        let long = format!("https://{}.example.org", "a".repeat(MAX_RELAY_URL_CHARS));
+        let error = RelayChoice::recommended(Some(&long)).unwrap_err();
+        assert!(error.to_string().contains("longer than"), "{error}");
+        assert!(
+            error.to_string().len() < 300,
+            "the refusal quotes a bounded part"
+        );
     }
 
     #[test]

@@ -47,6 +47,7 @@ impl Decider {
         let agent = Agent {
             dir: agent.dir.clone(),
             server: agent.server.clone(),
+            netns: agent.netns.clone(),
         };
         let role = role.to_string();
         let stop = Arc::new(AtomicBool::new(false));

@@ -17,6 +17,7 @@ mod hostile;
 mod invitation_end;
 mod killed_peer;
 mod privacy;
+mod relay;
 mod session_commands;
 mod silent_peer;
 mod terminal;

@@ -153,11 +153,50 @@ async fn version_and_health_need_no_signature() {
     let version = raw(&server.url, "GET", "/api/v1/version", None, Vec::new()).await;
     assert_eq!(version.status, 200);
     assert_eq!(version.body["latest_version"], "0.1.4");
+    // No relay recommended unless the server was given one.
+    assert!(version.body.get("relay_url").is_none(), "{}", version.body);
     let health = raw(&server.url, "GET", "/healthz", None, Vec::new()).await;
     assert_eq!(
         (health.status, health.body["status"].as_str()),
         (200, Some("ok"))
     );
+}
+
+#[test]
+fn the_relay_flags_are_checked_before_anything_starts() {
+    for (flags, expected) in [
+        (
+            vec!["--relay-url", "disabled"],
+            "--relay-url takes an http(s) URL",
+        ),
+        (
+            vec!["--relay-listen", "0.0.0.0:3340"],
+            "--relay-url is needed when --relay-listen is 0.0.0.0:3340",
+        ),
+    ] {
+        let output = crate::support::cli::aigenora()
+            .args([
+                "server",
+                "--listen",
+                "127.0.0.1:0",
+                "--database",
+                "sqlite::memory:",
+            ])
+            .args(&flags)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{flags:?}");
+        assert!(stderr.contains(expected), "{flags:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    }
+    // A URL that is not one is a usage error.
+    let output = crate::support::cli::aigenora()
+        .args(["server", "--relay-url", "gopher://relay"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("invalid relay setting"));
 }
 
 #[tokio::test]

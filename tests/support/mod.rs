@@ -6,6 +6,7 @@
 //! - [`control`]: finding a session's open decision window and answering it.
 //! - [`reference`]: the reference client (`aigenora==0.1.4`) in its own venv, and a
 //!   reference agent as the other side of a session.
+//! - [`relay`]: our relay as a process, its printed addresses, throw-away TLS material.
 //! - [`server`]: a real `aigenora server` process, signed raw requests, test specs.
 //! - [`small_disk`]: a tmpfs of a few MiB in a private mount namespace, to fill up.
 //! - [`postgres`]: a throwaway PostgreSQL cluster and a fresh database per test server.
@@ -30,6 +31,7 @@ pub mod net;
 pub mod postgres;
 pub mod process;
 pub mod reference;
+pub mod relay;
 pub mod server;
 pub mod small_disk;
 pub mod transport;

@@ -10,7 +10,6 @@ use aigenora::records::{RecordedEvent, SessionRecord, SessionStatus, read_events
 use aigenora::session::{EVENTS_FILE, SESSION_FILE};
 use serde_json::Value;
 
-use super::cli::aigenora;
 use super::process::Proc;
 use super::server::TestServer;
 
@@ -29,8 +28,15 @@ pub struct Net {
 impl Net {
     /// Our server on a free port with a fresh SQLite database and the cheapest proof of work.
     pub fn start() -> Net {
+        Net::start_with(&[])
+    }
+
+    /// [`start`](Self::start) with more server flags.
+    pub fn start_with(extra: &[&str]) -> Net {
+        let mut flags = vec!["--pow-difficulty", "1"];
+        flags.extend_from_slice(extra);
         Net {
-            server: TestServer::start(&["--pow-difficulty", "1"]),
+            server: TestServer::start(&flags),
             work: tempfile::tempdir().unwrap(),
         }
     }
@@ -44,6 +50,7 @@ impl Net {
         let agent = Agent {
             dir: self.work.path().join(name),
             server: self.server.url.clone(),
+            netns: None,
         };
         agent.ok(&["init"]);
         agent.ok(&["register", "--nickname", name]);
@@ -51,22 +58,44 @@ impl Net {
     }
 }
 
-/// One of our agents: a data dir and the server it talks to.
+/// One of our agents: a data dir and the server it talks to, from loopback or from inside a
+/// network namespace of a simulated internet.
 pub struct Agent {
     pub dir: PathBuf,
     pub server: String,
+    /// The network namespace its commands run in (`None`: this one, on loopback).
+    pub netns: Option<String>,
+}
+
+/// `program` run inside network namespace `netns` (`ip netns exec`, which execs it: the
+/// child's pid is the program's), or as is.
+pub fn command_in(netns: Option<&str>, program: impl AsRef<std::ffi::OsStr>) -> Command {
+    match netns {
+        Some(netns) => {
+            let mut command = Command::new("ip");
+            command.args(["netns", "exec", netns]).arg(program);
+            command
+        }
+        None => Command::new(program),
+    }
 }
 
 impl Agent {
-    /// `aigenora --data-dir D --server URL ARGS` on loopback without relays.
+    /// `aigenora --data-dir D --server URL ARGS`: on loopback without relays, or in its
+    /// namespace with the relay the server recommends.
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut command = aigenora();
+        let mut command = command_in(self.netns.as_deref(), env!("CARGO_BIN_EXE_aigenora"));
         command
             .arg("--data-dir")
             .arg(&self.dir)
             .args(["--server", &self.server])
-            .args(args)
-            .env("AIGENORA_RELAY", "disabled")
+            .args(args);
+        if self.netns.is_some() {
+            command.env_remove("AIGENORA_RELAY");
+        } else {
+            command.env("AIGENORA_RELAY", "disabled");
+        }
+        command
             .env("RUST_LOG", "warn")
             .env_remove("AIGENORA_SERVER")
             .env_remove("P2P_SERVER")

@@ -93,6 +93,21 @@ impl Proc {
         }
     }
 
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// SIGTERM (a graceful stop), then [`finish`](Self::finish) within `limit`.
+    pub fn terminate(self, limit: Duration) -> Finished {
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success(), "SIGTERM to {}", self.name);
+        self.finish(limit)
+    }
+
     /// Writes one line to the process's stdin.
     pub fn say(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin is open");

@@ -163,6 +163,8 @@ pub fn library_dir(root: &Path, protocol_id: &str) -> PathBuf {
 pub struct ReferenceAgent {
     pub dir: PathBuf,
     pub server: String,
+    /// The network namespace its commands run in (`None`: this one).
+    pub netns: Option<String>,
 }
 
 impl Net {
@@ -171,6 +173,7 @@ impl Net {
         let agent = ReferenceAgent {
             dir: self.work.path().join(name),
             server: self.server.url.clone(),
+            netns: None,
         };
         agent.ok(&["init"]);
         agent.ok(&["register", "--nickname", name]);
@@ -183,8 +186,9 @@ impl ReferenceAgent {
     /// reference only accepts `--data-dir` after the innermost subcommand.
     pub fn command(&self, args: &[&str]) -> Command {
         let depth = if args[0] == "protocol" { 2 } else { 1 };
-        let mut command = reference_cli();
+        let mut command = super::net::command_in(self.netns.as_deref(), reference_python());
         command
+            .args(["-m", "aigenora"])
             .args(&args[..depth])
             .arg("--data-dir")
             .arg(&self.dir)

@@ -271,9 +271,11 @@ fn spawn(launcher: &[String], database_url: &str, extra: &[String]) -> (Child, S
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    stdout.read_line(&mut line).unwrap();
+    // Later lines (the relay's, with --relay-listen) are read and dropped: a closed pipe
+    // would fail the server's next print.
+    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
     let url = line
         .split_whitespace()
         .find(|word| word.starts_with("http://"))

@@ -7,20 +7,22 @@ use axum::extract::State;
 use axum::http::{Method, StatusCode, Uri};
 use serde_json::{Value, json};
 
+use crate::api::meta::VersionInfo;
 use crate::server::AppState;
 use crate::server::error::{ApiError, ApiResult};
 
 /// The reference client version this server is tested against.
 const COMPATIBLE_CLIENT_VERSION: &str = "0.1.4";
 
-/// `GET /api/v1/version` (unsigned).
-pub async fn version() -> Json<Value> {
-    Json(json!({
-        "min_client_version": COMPATIBLE_CLIENT_VERSION,
-        "latest_version": COMPATIBLE_CLIENT_VERSION,
-        "server": "aigenora",
-        "server_version": env!("CARGO_PKG_VERSION"),
-    }))
+/// `GET /api/v1/version` (unsigned), with the relay this server recommends.
+pub async fn version(State(state): State<Arc<AppState>>) -> Json<VersionInfo> {
+    Json(VersionInfo {
+        min_client_version: COMPATIBLE_CLIENT_VERSION.into(),
+        latest_version: COMPATIBLE_CLIENT_VERSION.into(),
+        server: "aigenora".into(),
+        server_version: env!("CARGO_PKG_VERSION").into(),
+        relay_url: state.relay_url.clone(),
+    })
 }
 
 /// `GET /healthz`: 200 when the database answers.
