@@ -1,6 +1,6 @@
 //! A person at the browser controller: headless Chromium driven through chromedriver
-//! (WebDriver, fantoccini), opened on a session's controller URL. Fails, never skips, when
-//! Chromium or chromedriver is missing.
+//! (WebDriver, fantoccini), opened on a session's controller URL. Installs Chromium and
+//! chromedriver when they are missing; fails, never skips, when it cannot.
 
 use std::net::TcpStream;
 use std::path::PathBuf;
@@ -12,25 +12,21 @@ use serde_json::json;
 
 use super::net::SESSION_LIMIT;
 use super::process::Proc;
+use super::system::{ensure_programs, which};
 
-/// Chromium and chromedriver, or a failure that says how to get them.
+/// Chromium and chromedriver, installed from the distribution's packages when missing.
 pub fn browser_binaries() -> (PathBuf, PathBuf) {
-    let find = |names: &[&str]| {
-        names.iter().find_map(|name| {
-            let output = Command::new("which").arg(name).output().ok()?;
-            let path = String::from_utf8_lossy(&output.stdout).trim().to_string();
-            (output.status.success() && !path.is_empty()).then(|| PathBuf::from(path))
-        })
-    };
-    let chromium = find(&["chromium", "chromium-browser", "google-chrome"]);
-    let driver = find(&["chromedriver"]);
-    match (chromium, driver) {
-        (Some(chromium), Some(driver)) => (chromium, driver),
-        _ => panic!(
-            "browser tests need Chromium and chromedriver on PATH: \
-             apt-get install -y chromium chromium-driver (.ci/run does this)"
-        ),
+    let browsers = ["chromium", "chromium-browser", "google-chrome"];
+    if which(&browsers).is_none() {
+        ensure_programs(
+            &["chromium", "chromedriver"],
+            &["chromium", "chromium-driver"],
+        );
     }
+    ensure_programs(&["chromedriver"], &["chromium-driver"]);
+    let chromium = which(&browsers).expect("a browser after installing Chromium");
+    let driver = which(&["chromedriver"]).expect("chromedriver after installing it");
+    (chromium, driver)
 }
 
 fn free_port() -> u16 {

@@ -15,6 +15,7 @@
 //! - [`process`]: a child process with collected output, bounded waits, SIGKILL on drop.
 //! - [`transport`]: offline iroh endpoints, connected pairs, raw peers writing exact bytes.
 //! - [`http`]: raw HTTP/1.1 requests, byte for byte.
+//! - [`system`]: programs from the distribution, installed with apt-get when missing.
 //! - [`fake`]: misbehaving hosts and guests built from the library over raw iroh streams.
 // Each test crate uses its own part of these helpers (the server tests run no reference
 // agent, the spec tests open no iroh stream, ...), so an item here is always unused in some
@@ -34,4 +35,5 @@ pub mod reference;
 pub mod relay;
 pub mod server;
 pub mod small_disk;
+pub mod system;
 pub mod transport;

@@ -225,12 +225,18 @@ pub fn postgres_bin(name: &str) -> PathBuf {
         versions.sort();
         versions.pop()
     };
-    on_path.or_else(packaged).unwrap_or_else(|| {
-        panic!(
-            "PostgreSQL is not installed: no {name} on PATH or in /usr/lib/postgresql/*/bin \
+    on_path
+        .or_else(packaged)
+        .or_else(|| {
+            super::system::install(&["postgresql"], &format!("PostgreSQL's {name}"));
+            packaged()
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "PostgreSQL is not installed: no {name} on PATH or in /usr/lib/postgresql/*/bin \
              (apt-get install postgresql, or set AIGENORA_TEST_POSTGRES_URL)"
-        )
-    })
+            )
+        })
 }
 
 fn ensure_user() {
