@@ -66,7 +66,7 @@ pub enum ProtocolCommand {
     },
     /// Download a spec by protocol_id, verify its hash, and add it to the local library.
     Fetch {
-        /// The 64-hex protocol_id.
+        /// The 64-hex protocol_id, or a well-known contract's alias (`rps-v1`).
         protocol_id: String,
         /// Print {"protocol_id", "path", "name"} as JSON.
         #[arg(long)]
@@ -108,7 +108,9 @@ pub fn run(command: ProtocolCommand, global: &GlobalArgs) -> anyhow::Result<Exit
         }
         ProtocolCommand::Register { spec, json } => protocol_remote::register(&spec, json, global),
         ProtocolCommand::Fetch { protocol_id, json } => {
-            protocol_remote::fetch(&protocol_id, json, global)
+            let protocol_id = crate::protocols::well_known::find(&protocol_id)
+                .map_or(protocol_id.as_str(), |contract| contract.protocol_id);
+            protocol_remote::fetch(protocol_id, json, global)
         }
         ProtocolCommand::Discover {
             limit,

@@ -71,26 +71,51 @@ pub fn materialize(
     Ok(dir)
 }
 
-/// A protocol argument: an existing directory, or a built-in alias (materialized into the
-/// data dir's library).
+/// A protocol argument: an existing directory, a built-in alias (materialized into the data
+/// dir's library), or a contract already in the library named by its protocol_id or, for the
+/// network's well-known contracts, its alias (`rps-v1`). Otherwise one line saying how to
+/// get it.
 pub fn resolve(argument: &str, data_dir: &std::path::Path) -> Result<std::path::PathBuf, String> {
     let path = std::path::Path::new(argument);
     if path.is_dir() {
         return Ok(path.to_path_buf());
     }
-    match find(argument) {
-        Some(builtin) => materialize(builtin, data_dir).map_err(|e| {
+    if let Some(builtin) = find(argument) {
+        return materialize(builtin, data_dir).map_err(|e| {
             format!(
                 "cannot write built-in {argument} into {}: {e}",
                 data_dir.display()
             )
-        }),
-        None => {
-            let aliases: Vec<&str> = BUILTINS.iter().map(|b| b.alias).collect();
-            Err(format!(
-                "{argument} is neither a protocol directory nor a built-in ({})",
-                aliases.join(", ")
-            ))
-        }
+        });
     }
+    let well_known = well_known::find(argument);
+    let protocol_id = match well_known {
+        Some(contract) => contract.protocol_id,
+        None if crate::identity::is_lower_hex_64(argument) => argument,
+        None => {
+            let builtins: Vec<&str> = BUILTINS.iter().map(|b| b.alias).collect();
+            let network: Vec<&str> = well_known::WELL_KNOWN.iter().map(|w| w.alias).collect();
+            return Err(format!(
+                "{} is neither a protocol directory, a built-in ({}), a well-known contract \
+                 ({}) nor a 64-hex protocol_id",
+                crate::terminal::escape_control(argument),
+                builtins.join(", "),
+                network.join(", ")
+            ));
+        }
+    };
+    let dir = crate::data_dir::DataDir::new(data_dir).protocol_dir(protocol_id);
+    if dir.join("spec.json").is_file() {
+        return Ok(dir);
+    }
+    let named = match well_known {
+        Some(contract) => format!("{argument} (the network's {})", contract.name),
+        None => argument.to_string(),
+    };
+    let argument = crate::terminal::escape_control(argument);
+    Err(format!(
+        "{named} is not in the protocol library of {}: get it with `aigenora protocol fetch \
+         {argument}` (needs a community server)",
+        data_dir.display()
+    ))
 }

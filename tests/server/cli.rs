@@ -9,6 +9,7 @@ use aigenora::identity::{self, load_key_file};
 use serde_json::Value;
 
 use crate::support::cli::aigenora;
+use crate::support::reference::{library_dir, reference_contract};
 use crate::support::server::{TestServer, fake_ticket, test_spec};
 
 /// Runs `aigenora --data-dir DIR --server URL ARGS...`.
@@ -392,5 +393,64 @@ async fn fetch_refuses_a_spec_that_does_not_hash_to_the_requested_id() {
     assert_eq!(
         error_line(&output.1),
         "error: protocol_id must be 64 lowercase hex characters, got \"nothex\""
+    );
+}
+
+/// The network's names work wherever a protocol is named: before the contract is in the
+/// library, `protocol path` and `protocol test` say in one line how to get it; `protocol
+/// fetch rps-v1` fetches it by its alias; then both take the alias and the protocol_id.
+#[test]
+fn well_known_aliases_name_a_contract_once_it_is_in_the_library() {
+    let server = TestServer::start(&[]);
+    let work = tempfile::tempdir().unwrap();
+    let (alice_dir, bob_dir) = (work.path().join("alice"), work.path().join("bob"));
+    let url = server.url.as_str();
+    for (dir, nickname) in [(&alice_dir, "alice"), (&bob_dir, "bob")] {
+        stdout(&cli(dir, url, &["init"]));
+        stdout(&cli(dir, url, &["register", "--nickname", nickname]));
+    }
+    let rps = reference_contract("rps-v1");
+    stdout(&cli(
+        &alice_dir,
+        url,
+        &["protocol", "register", rps.spec.to_str().unwrap()],
+    ));
+
+    let missing = format!(
+        "error: rps-v1 (the network's Rock-Paper-Scissors) is not in the protocol library of \
+         {}: get it with `aigenora protocol fetch rps-v1` (needs a community server)",
+        bob_dir.display()
+    );
+    assert_eq!(
+        error_line(&cli(&bob_dir, url, &["protocol", "path", "rps-v1"])),
+        missing
+    );
+    assert_eq!(
+        error_line(&cli(&bob_dir, url, &["protocol", "test", "rps-v1"])),
+        missing
+    );
+
+    let fetched = json_of(&cli(
+        &bob_dir,
+        url,
+        &["protocol", "fetch", "rps-v1", "--json"],
+    ));
+    assert_eq!(fetched["protocol_id"], rps.protocol_id.as_str());
+    let dir = library_dir(&bob_dir, &rps.protocol_id);
+    for name in ["rps-v1", rps.protocol_id.as_str()] {
+        assert_eq!(
+            stdout(&cli(&bob_dir, url, &["protocol", "path", name])).trim(),
+            dir.display().to_string(),
+            "{name}"
+        );
+    }
+    let tested = stdout(&cli(&bob_dir, url, &["protocol", "test", "rps-v1"]));
+    assert!(tested.contains("[OK] protocol test passed"), "{tested}");
+
+    let unknown = error_line(&cli(&bob_dir, url, &["protocol", "path", "no-such-v1"]));
+    assert!(
+        unknown.starts_with("error: no-such-v1 is neither a protocol directory, a built-in (")
+            && unknown.contains("rps-v1"),
+        "{unknown}"
     );
 }
