@@ -20,6 +20,8 @@
 #[path = "../tests/support/process.rs"]
 #[allow(dead_code)]
 mod process;
+#[path = "../tests/support/system.rs"]
+mod system;
 #[path = "../tests/internet/topology.rs"]
 #[allow(dead_code)]
 mod topology;

@@ -14,6 +14,9 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+// What `topology` needs from the support module, where the benchmark provides it too.
+use support::system;
+
 mod fixture;
 mod lossy;
 mod paths;

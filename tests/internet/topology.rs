@@ -15,7 +15,7 @@
 //! the public network is either a veth pair or a user-space [`Wire`] with delay, loss and
 //! stalls (this kernel has no netem qdisc).
 //!
-//! Only std and libc: the benchmarks build the same topology.
+//! Only std, libc and the shared package installer: the benchmarks build the same topology.
 
 use std::io::Write;
 use std::net::Ipv4Addr;
@@ -26,6 +26,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 #[path = "wire.rs"]
 mod wire;
+
+// The crate that includes this file provides `system` (tests/support/system.rs).
+use super::system::ensure_programs;
 
 pub use wire::{Shape, Wire};
 
@@ -350,7 +353,7 @@ fn run(command: &mut Command) {
 }
 
 /// Root, `ip` and `nft` (installed from Debian's `iproute2` and `nftables` packages when
-/// missing, as `.ci/run` does). Panics with the reason otherwise: these tests never skip.
+/// missing). Panics with the reason otherwise: these tests never skip.
 fn ensure_tools() {
     static READY: OnceLock<Result<(), String>> = OnceLock::new();
     let ready = READY.get_or_init(|| {
@@ -362,55 +365,10 @@ fn ensure_tools() {
                     .into(),
             );
         }
-        for (program, version, package) in [("ip", "-V", "iproute2"), ("nft", "-v", "nftables")] {
-            if !has(program, version) {
-                install(program, version, package)?;
-            }
-        }
+        ensure_programs(&["ip", "nft"], &["iproute2", "nftables"]);
         Ok(())
     });
     if let Err(reason) = ready {
         panic!("{reason}");
-    }
-}
-
-/// Whether `program VERSION_FLAG` runs.
-fn has(program: &str, version: &str) -> bool {
-    Command::new(program)
-        .arg(version)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success())
-}
-
-fn install(program: &str, version: &str, package: &str) -> Result<(), String> {
-    let apt = |args: &[&str]| {
-        Command::new("apt-get")
-            .args(args)
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .stdout(Stdio::null())
-            .output()
-    };
-    let install = ["install", "-y", "-qq", package];
-    let first = apt(&install).map_err(|e| {
-        format!("`{program}` is missing and apt-get cannot run to install {package}: {e}")
-    })?;
-    if !first.status.success() {
-        let _ = apt(&["update", "-qq"]);
-        let second = apt(&install).map_err(|e| e.to_string())?;
-        if !second.status.success() {
-            return Err(format!(
-                "`{program}` is missing and `apt-get install {package}` failed: {}",
-                String::from_utf8_lossy(&second.stderr)
-            ));
-        }
-    }
-    if has(program, version) {
-        Ok(())
-    } else {
-        Err(format!(
-            "{package} was installed but `{program}` still does not run"
-        ))
     }
 }

@@ -211,11 +211,7 @@ extern "C" fn stop_cluster() {
 
 /// A PostgreSQL program from PATH or the distribution's `/usr/lib/postgresql/<version>/bin`.
 pub fn postgres_bin(name: &str) -> PathBuf {
-    let on_path = std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join(name))
-            .find(|candidate| candidate.is_file())
-    });
+    let on_path = super::system::which(&[name]);
     let packaged = || {
         let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
             .ok()?
