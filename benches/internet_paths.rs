@@ -17,6 +17,12 @@
 //! comes from `AIGENORA_REFERENCE_PYTHON`, else `target/reference-venv` (run the interop
 //! tests once to create it).
 
+#[path = "../tests/support/cli.rs"]
+#[allow(dead_code)]
+mod cli;
+#[path = "../tests/support/control.rs"]
+#[allow(dead_code)]
+mod control;
 #[path = "../tests/support/process.rs"]
 #[allow(dead_code)]
 mod process;
@@ -436,17 +442,7 @@ fn launch_wall_time(launch: Instant) -> f64 {
 }
 
 fn newest(data_dir: &Path, role: &str) -> PathBuf {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(data_dir.join("sessions"))
-        .unwrap()
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| {
-            path.file_name()
-                .is_some_and(|name| name.to_string_lossy().starts_with(&format!("{role}-")))
-        })
-        .collect();
-    dirs.sort();
-    dirs.pop().unwrap()
+    control::newest_dir(&data_dir.join("sessions"), role).expect("a session dir")
 }
 
 fn wait_ended(dirs: &[&Path]) {
