@@ -10,6 +10,8 @@
 //! `cargo bench --bench channel_rtt`; `BENCH_ROUND_TRIPS` (default 5000) and `BENCH_PAIRS`
 //! (sessions set up and measured one after another, default 5).
 
+// Each benchmark uses its own part of the shared helpers.
+#[allow(dead_code)]
 mod common;
 
 use std::time::{Duration, Instant};
@@ -31,7 +33,7 @@ fn main() {
     let pairs: usize = env_or("BENCH_PAIRS", 5);
     println!(
         "channel_rtt: {pairs} sessions, {round_trips} round trips each, load {}",
-        load_average()
+        common::load_average()
     );
     let (host_runtime, guest_runtime) = (runtime(), runtime());
     let (mut dials, mut handshakes, mut rtts) = (Vec::new(), Vec::new(), Vec::new());
@@ -102,7 +104,7 @@ fn main() {
         "CPU per round trip (both sides, all threads): {:.1} us",
         cpu * 1e6 / (pairs * (WARM_UP + round_trips)) as f64
     );
-    println!("load after: {}", load_average());
+    println!("load after: {}", common::load_average());
 }
 
 /// Two connected links, each driven by its own runtime, and how long the dial took.
@@ -205,17 +207,6 @@ fn runtime() -> Runtime {
         .enable_all()
         .build()
         .unwrap()
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|text| {
-            text.split_whitespace()
-                .take(3)
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .unwrap_or_default()
 }
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {

@@ -20,6 +20,8 @@
 #[path = "../tests/support/cli.rs"]
 #[allow(dead_code)]
 mod cli;
+#[allow(dead_code)]
+mod common;
 #[path = "../tests/support/control.rs"]
 #[allow(dead_code)]
 mod control;
@@ -57,7 +59,7 @@ fn main() {
     println!(
         "internet_paths: {runs} sessions per case, {} ms round trip, load {}",
         ONE_WAY.as_millis() * 2,
-        load_average()
+        common::load_average()
     );
     let relayed = Community::start(Nat::Symmetric);
     let direct = Community::start(Nat::EndpointIndependent);
@@ -136,7 +138,7 @@ fn main() {
     );
     drop((relayed, direct));
     relay_memory(clients);
-    println!("load after: {}", load_average());
+    println!("load after: {}", common::load_average());
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -559,15 +561,4 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
         .ok()
         .and_then(|value| value.parse().ok())
         .unwrap_or(default)
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|text| {
-            text.split_whitespace()
-                .take(3)
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .unwrap_or_default()
 }

@@ -21,6 +21,8 @@
 //! server processes share it (default 1; clients are spread over them round robin, and
 //! the CPU line sums the servers' CPU, not the database's).
 
+// Each benchmark uses its own part of the shared helpers.
+#[allow(dead_code)]
 mod common;
 
 use std::io::{BufRead, BufReader};

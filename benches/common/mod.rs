@@ -17,3 +17,15 @@ pub fn cpu_seconds(pid: &str) -> f64 {
     // Linux reports these in USER_HZ, which is 100 on every architecture it supports.
     (ticks(11) + ticks(12)) / 100.0
 }
+
+/// The 1, 5 and 15 minute load averages, as `/proc/loadavg` writes them (empty if unreadable).
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default()
+}
