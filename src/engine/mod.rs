@@ -168,6 +168,10 @@ pub fn run(
             Flow::SimultaneousRound(round) => simultaneous_round::run(&mut session, round),
             Flow::Free => free::run(&mut session, local_input),
             Flow::MentalPoker => mental_poker::run(&mut session),
+            // Refused by `ensure_runnable` above: these are not one-to-one sessions.
+            Flow::Group(_) | Flow::Realtime(_) => {
+                Err(unusable(crate::spec::SpecError::NotRunnable(flow.mode())))
+            }
         };
         outcome.map(|outcome| Outcome {
             metadata,

@@ -51,6 +51,10 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, SessionError>
     if invitation.protocol_id.is_empty() {
         return Err(refuse("names no protocol_id"));
     }
+    // The contract first: a mode this build does not run is refused before the ticket
+    // is even read.
+    let prepared =
+        prepare_protocol(&client, &data_dir, &invitation.protocol_id, allow_skeleton).await?;
     let ticket: Ticket = invitation
         .verified_ticket()
         .map_err(|e| refuse(&e.to_string()))?
@@ -59,8 +63,6 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, SessionError>
             post_id: post_id.clone(),
             error,
         })?;
-    let prepared =
-        prepare_protocol(&client, &data_dir, &invitation.protocol_id, allow_skeleton).await?;
     let options = invitation.options.clone();
     spec::validate_options(prepared.spec.value(), &options).map_err(|error| {
         SessionError::HostOptions {

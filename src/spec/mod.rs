@@ -49,7 +49,7 @@ pub enum SpecError {
     #[error("{}", invalid_summary(.0))]
     Invalid(Vec<Diagnostic>),
     #[error(
-        "flow mode {0} lints but this build cannot run it yet (the spec still validates and registers)"
+        "this build does not run flow mode {0}: the spec validates and registers, but it cannot be hosted, joined or tested here"
     )]
     NotRunnable(FlowMode),
 }

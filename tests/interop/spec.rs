@@ -395,3 +395,162 @@ fn message_errors_match_the_reference_validator() {
         assert_eq!(&ours, expected, "message {message} direction {direction:?}");
     }
 }
+
+/// The reference's sample whose protocol directory starts with `prefix`.
+fn reference_sample(prefix: &str) -> Value {
+    let dir = reference_package_dir().join("protocols").join(prefix);
+    let sub = std::fs::read_dir(&dir).unwrap().flatten().next().unwrap();
+    serde_json::from_str(&std::fs::read_to_string(sub.path().join("spec.json")).unwrap()).unwrap()
+}
+
+/// Room (`flow.group`) and realtime (`flow.realtime`) sections, edited one key at a time
+/// from the reference's Community Room and Tank Battle, must get the reference validator's
+/// verdict: accepted by both, or refused by both.
+#[test]
+fn room_and_realtime_sections_get_the_reference_verdict() {
+    let probes = [
+        json!(null),
+        json!(true),
+        json!(false),
+        json!(-1),
+        json!(0),
+        json!(1),
+        json!(2),
+        json!(3),
+        json!(4),
+        json!(32),
+        json!(33),
+        json!(60),
+        json!(61),
+        json!(255),
+        json!(256),
+        json!(601),
+        json!(1024),
+        json!(1025),
+        json!(65536),
+        json!(65537),
+        json!(4.0),
+        json!("x"),
+        json!("exact"),
+        json!("abort"),
+        json!("continue"),
+        json!("fixed_full"),
+        json!([]),
+        json!({}),
+    ];
+    let channels = |names: Value| json!({"enabled": true, "routing": "hook", "channels": names});
+    let peer_channels = [
+        json!({"enabled": false}),
+        json!({"enabled": false, "routing": "hook"}),
+        json!({"enabled": true}),
+        json!({"enabled": 1}),
+        json!({"enabled": true, "routing": "all_members", "channels": ["chat"]}),
+        json!({"enabled": true, "routing": "everyone", "channels": ["chat"]}),
+        json!({"enabled": true, "routing": "hook", "channels": ["chat"], "extra": 1}),
+        json!({"enabled": true, "routing": "hook", "channels": ["chat"], "max_message_bytes": 255}),
+        json!({"enabled": true, "routing": "hook", "channels": ["chat"], "max_message_bytes": null}),
+        json!({"enabled": true, "routing": "hook", "channels": ["chat"], "max_message_bytes": 65536}),
+        channels(json!([])),
+        channels(json!(["a", "b-2", "c_3"])),
+        channels(json!(["a", "a"])),
+        channels(json!(["Chat"])),
+        channels(json!(["2nd"])),
+        channels(json!([7])),
+        channels(json!(["a".repeat(32)])),
+        channels(json!(["a".repeat(33)])),
+        channels(json!((0..17).map(|i| format!("c{i}")).collect::<Vec<_>>())),
+        json!([]),
+        json!("on"),
+    ];
+    let mut cases: Vec<Value> = Vec::new();
+    for (sample, section) in [("9a8a5128", "group"), ("24765ced", "realtime")] {
+        let base = reference_sample(sample);
+        cases.push(base.clone());
+        let keys: Vec<String> = base["flow"][section]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .chain(["peer_channels".to_string(), "unknown_key".to_string()])
+            .collect();
+        for key in &keys {
+            let mut removed = base.clone();
+            removed["flow"][section]
+                .as_object_mut()
+                .unwrap()
+                .remove(key);
+            cases.push(removed);
+            let values = if key == "peer_channels" {
+                &peer_channels[..]
+            } else {
+                &probes[..]
+            };
+            for value in values {
+                let mut edited = base.clone();
+                edited["flow"][section][key] = value.clone();
+                cases.push(edited);
+            }
+        }
+        for replacement in [json!(null), json!([]), json!("room")] {
+            let mut edited = base.clone();
+            edited["flow"][section] = replacement;
+            cases.push(edited);
+        }
+    }
+    let script = "import json, sys\nfrom aigenora.proto.validate import validate_flow\n\
+        for line in sys.stdin:\n    try:\n        validate_flow(json.loads(line))\n        print('OK')\n    \
+        except Exception as e:\n        print('ERR ' + str(e))\n";
+    let input: String = cases.iter().map(|case| format!("{case}\n")).collect();
+    let mut child = Command::new(reference_python())
+        .arg("-c")
+        .arg(script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let verdicts: Vec<String> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        verdicts.len(),
+        cases.len(),
+        "the reference answered every case"
+    );
+    let (mut accepted, mut refused, mut disagreements) = (0, 0, Vec::new());
+    for (case, verdict) in cases.iter().zip(&verdicts) {
+        let errors: Vec<String> = aigenora::spec::lint(case)
+            .into_iter()
+            .filter(|d| d.severity == aigenora::spec::Severity::Error)
+            .map(|d| d.to_string())
+            .collect();
+        match (verdict.as_str(), errors.is_empty()) {
+            ("OK", true) => accepted += 1,
+            (v, false) if v.starts_with("ERR") => refused += 1,
+            _ => disagreements.push(format!(
+                "{}: reference {verdict}, ours {errors:?}",
+                case["flow"]
+            )),
+        }
+    }
+    assert!(
+        disagreements.is_empty(),
+        "{} of {} cases disagree:\n{}",
+        disagreements.len(),
+        cases.len(),
+        disagreements.join("\n")
+    );
+    assert!(
+        accepted > 40 && refused > 150,
+        "{accepted} accepted, {refused} refused"
+    );
+}

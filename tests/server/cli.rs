@@ -454,3 +454,77 @@ fn well_known_aliases_name_a_contract_once_it_is_in_the_library() {
         "{unknown}"
     );
 }
+
+/// The network's 21 contracts register on our server, rooms and the realtime game included;
+/// an invitation to a game in a mode this build does not run is refused by `join` in one
+/// line, before any ticket is dialed, and the invitation stays listed for other clients.
+#[test]
+fn every_network_contract_registers_and_a_realtime_invitation_is_refused_in_one_line() {
+    let server = TestServer::start(&[]);
+    let work = tempfile::tempdir().unwrap();
+    let (alice_dir, bob_dir) = (work.path().join("alice"), work.path().join("bob"));
+    let url = server.url.as_str();
+    for (dir, nickname) in [(&alice_dir, "alice"), (&bob_dir, "bob")] {
+        stdout(&cli(dir, url, &["init"]));
+        stdout(&cli(dir, url, &["register", "--nickname", nickname]));
+    }
+    let index: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            crate::support::reference::reference_package_dir().join("protocols/index.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let aliases: Vec<&str> = index["protocols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["alias"].as_str().unwrap())
+        .collect();
+    assert_eq!(aliases.len(), 21);
+    for alias in &aliases {
+        let contract = reference_contract(alias);
+        let registered = json_of(&cli(
+            &alice_dir,
+            url,
+            &[
+                "protocol",
+                "register",
+                contract.spec.to_str().unwrap(),
+                "--json",
+            ],
+        ));
+        assert_eq!(
+            registered["protocol_id"],
+            contract.protocol_id.as_str(),
+            "{alias}"
+        );
+    }
+    let alice = load_key_file(&alice_dir).unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    for (alias, mode) in [
+        ("tank-battle-v1", "authoritative_realtime"),
+        ("community-room-v1", "authoritative_group"),
+    ] {
+        let contract = reference_contract(alias);
+        let offer = NewInvitation::signed(&alice, &contract.protocol_id, &fake_ticket(9));
+        let post_id = runtime
+            .block_on(server.client(&alice).create_invitation(&offer))
+            .unwrap()
+            .post_id;
+        let refused = error_line(&cli(&bob_dir, url, &["join", &post_id]));
+        assert!(
+            refused.starts_with(&format!("error: this build does not run flow mode {mode}")),
+            "{alias}: {refused}"
+        );
+        let listed = json_of(&cli(
+            &bob_dir,
+            url,
+            &["browse", "--json", "--protocol-id", &contract.protocol_id],
+        ));
+        assert_eq!(
+            listed["total"], 1,
+            "{alias}: the invitation is still offered"
+        );
+    }
+}

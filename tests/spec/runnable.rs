@@ -2,7 +2,8 @@
 //! sends fails `validate`, and `protocol test`, `host` and `guest` refuse it with one line
 //! before any hook loads and before anything is published or dialed; hooks without the
 //! mode's `proto_mp_*` hooks are refused as they load, still before anything is published or
-//! dialed; and the mode's skeleton asks for those hooks.
+//! dialed; and the mode's skeleton asks for those hooks. The network's realtime and room
+//! contracts validate, and the commands that run a session refuse them the same way.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -322,4 +323,66 @@ fn hooks_missing_an_mp_hook_are_refused_before_anything_runs_is_published_or_dia
         "the guest dialed the host"
     );
     hosting.kill_and_reap();
+}
+
+/// The reference's Tank Battle (realtime) and Community Room: `validate` passes them, while
+/// `protocol test`, `host` (through a server or direct) and `guest` refuse them in one line
+/// naming the mode, before the hooks load and before any session starts.
+#[test]
+fn realtime_and_room_contracts_validate_and_are_refused_by_every_runner_in_one_line() {
+    for (alias, mode) in [
+        ("tank-battle-v1", "authoritative_realtime"),
+        ("community-room-v1", "authoritative_group"),
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        let protocol = home.path().join(alias);
+        std::fs::create_dir(&protocol).unwrap();
+        let contract = crate::support::reference::reference_contract(alias);
+        std::fs::copy(&contract.spec, protocol.join("spec.json")).unwrap();
+        let marker = protocol.join("hooks-were-loaded");
+        std::fs::write(
+            protocol.join("hooks.py"),
+            format!("open({:?}, 'w').close()\n", marker.display().to_string()),
+        )
+        .unwrap();
+        let spec = protocol.join("spec.json");
+        let validated = aigenora(home.path(), &["validate", spec.to_str().unwrap()]);
+        assert_eq!(validated.status.code(), Some(0), "{alias}");
+
+        let dir = protocol.to_str().unwrap();
+        let ticket = "nodeaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+        let state = home.path().join("state");
+        for args in [
+            vec![
+                "protocol",
+                "test",
+                dir,
+                "--state-base",
+                state.to_str().unwrap(),
+            ],
+            vec![
+                "host",
+                "--protocol-dir",
+                dir,
+                "--server",
+                "http://127.0.0.1:9",
+            ],
+            vec!["host", "--direct", "--protocol-dir", dir],
+            vec!["guest", "--protocol-dir", dir, "--iroh-ticket", ticket],
+        ] {
+            let refused = aigenora(home.path(), &args);
+            let stderr = String::from_utf8_lossy(&refused.stderr);
+            assert_eq!(refused.status.code(), Some(1), "{alias} {args:?}: {stderr}");
+            assert_eq!(stderr.lines().count(), 1, "{alias} {args:?}: {stderr}");
+            assert!(
+                stderr.starts_with(&format!("error: this build does not run flow mode {mode}")),
+                "{alias} {args:?}: {stderr}"
+            );
+            assert!(!marker.exists(), "hooks.py was loaded by {args:?}");
+            assert!(
+                !state.exists() && !home.path().join("sessions").exists(),
+                "{args:?} started"
+            );
+        }
+    }
 }

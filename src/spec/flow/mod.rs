@@ -4,7 +4,9 @@
 //! reads instead of comparing modes. Also the simultaneous-round rule for what a shadow
 //! judge compares (shared by the linter and the model, so both always agree).
 
+pub mod group;
 pub mod hooks;
+pub mod realtime;
 
 use serde_json::Value;
 
@@ -42,12 +44,6 @@ impl FlowMode {
         text.parse().ok()
     }
 
-    /// Whether the linter knows this mode's contract shape, so a spec using it can validate
-    /// and register.
-    pub fn lints(self) -> bool {
-        self.capabilities().lints
-    }
-
     /// Whether this build's engine can play this mode (see `Spec::ensure_runnable`).
     pub fn runs(self) -> bool {
         self.capabilities().runs
@@ -78,7 +74,6 @@ impl FlowMode {
                 ..TURNS
             },
             FlowMode::AuthoritativeRealtime | FlowMode::AuthoritativeGroup => &Capabilities {
-                lints: false,
                 runs: false,
                 ..TURNS
             },
@@ -91,8 +86,6 @@ impl FlowMode {
 /// docs/ARCHITECTURE.md, "Where to add a flow mode").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capabilities {
-    /// The linter knows the contract's shape: a spec in this mode validates and registers.
-    pub lints: bool,
     /// This build's engine plays it.
     pub runs: bool,
     /// The link runs the `_sys` heartbeat after the handshake (as the reference does).
@@ -119,7 +112,6 @@ pub struct Capabilities {
 
 /// The turn-taking modes' row, which the others change.
 const TURNS: Capabilities = Capabilities {
-    lints: true,
     runs: true,
     heartbeat: true,
     local_input: false,
@@ -225,14 +217,14 @@ mod tests {
     }
 
     #[test]
-    fn modes_lint_and_run_separately() {
-        let linting: Vec<&str> = FlowMode::ALL
+    fn the_authoritative_modes_lint_but_do_not_run_yet() {
+        let running: Vec<&str> = FlowMode::ALL
             .into_iter()
-            .filter(|m| m.lints())
+            .filter(|m| m.runs())
             .map(FlowMode::as_str)
             .collect();
         assert_eq!(
-            linting,
+            running,
             [
                 "session_loop",
                 "request_response",
@@ -241,9 +233,6 @@ mod tests {
                 "mental_poker"
             ]
         );
-        assert!(FlowMode::MentalPoker.lints() && FlowMode::MentalPoker.runs());
-        assert!(!FlowMode::AuthoritativeGroup.runs());
-        assert!(FlowMode::ALL.into_iter().all(|m| !m.runs() || m.lints()));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! on (SARIF rule ids, `--format github` titles, the JSON `check` field). Each check has one
 //! severity, a help text, and a note of how far the JSON Schema (`protocol schema`) can
 //! express it. Ids are never renamed or reused; a retired check keeps its id out of use.
+//! Retired: `flow-mode-unsupported` (every mode the linter recognises now lints).
 
 use serde::{Serialize, Serializer};
 
@@ -137,8 +138,6 @@ checks! {
         "`flow` must be an object (or null).";
     FlowModeUnknown = "flow-mode-unknown", Error, Full,
         "`flow.mode` must be a string naming a flow mode this linter knows.";
-    FlowModeUnsupported = "flow-mode-unsupported", Error, Full,
-        "`flow.mode` names a mode this build recognises but cannot lint yet.";
     Phases = "phases-invalid", Error, Full,
         "`flow.phases` must be an array.";
     PhaseNotObject = "phase-not-object", Warning, Warns,
@@ -185,6 +184,28 @@ checks! {
         "free mode should say `end_when: \"either_ends\"` (a free session always ends when either side ends).";
     FreeEndWhenType = "free-end-when-invalid", Error, Full,
         "free mode's `flow.end_when` must be a string.";
+    GroupSection = "group-invalid", Error, Full,
+        "authoritative_group needs `flow.group`, an object saying the room's seats, start and recovery.";
+    GroupUnknownField = "group-unknown-field", Error, Full,
+        "`flow.group` and its `peer_channels` hold only the keys they define: every client must read a room alike.";
+    GroupParticipants = "group-participants-invalid", Error, Partial(INTEGER_LITERAL),
+        "`flow.group.min_participants` and `max_participants` are required integers from 2 to 32.";
+    GroupParticipantsInverted = "group-participants-inverted", Error, Beyond(RELATION),
+        "`flow.group.min_participants` is above `max_participants`.";
+    GroupPolicy = "group-policy-invalid", Error, Full,
+        "`flow.group` needs `allow_late_join` true or false, `recovery_mode` exact, restart_round or abort, and `start_policy` min_ready, full or fixed_full.";
+    GroupLimit = "group-limit-invalid", Error, Partial(INTEGER_LITERAL),
+        "When given, `checkpoint_every_events` is an integer from 1 to 256, `max_action_bytes` from 256 to 65536, `max_events_per_action` from 1 to 256.";
+    PeerChannels = "peer-channels-invalid", Error, Partial(INTEGER_LITERAL),
+        "`flow.group.peer_channels` is an object with `enabled` true or false; disabled it holds nothing else; enabled it needs `routing` all_members or hook and 1 to 16 unique lowercase-slug `channels`, and may set `max_message_bytes` from 256 to 65536.";
+    RealtimeSection = "realtime-invalid", Error, Full,
+        "authoritative_realtime needs `flow.realtime`, an object with the tick and input settings.";
+    RealtimeUnknownField = "realtime-unknown-field", Error, Full,
+        "`flow.realtime` holds only the six keys it defines.";
+    RealtimeSetting = "realtime-setting-invalid", Error, Partial(INTEGER_LITERAL),
+        "`flow.realtime` needs integers `tick_rate_hz` 1-60, `input_delay_ticks` 1-120, `snapshot_every_ticks` 1-60, `max_command_lead_ticks` 1-600, `max_commands_per_frame` 1-1024, and `disconnect_policy` abort or continue.";
+    RealtimeLeadBelowDelay = "realtime-lead-below-delay", Error, Beyond(RELATION),
+        "`flow.realtime.max_command_lead_ticks` is below `input_delay_ticks`, so no command could arrive in time.";
 
     // Parameters.
     Parameters = "parameters-invalid", Error, Full,

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use super::authoritative;
 use super::messages::DeclaredMessage;
 use super::{Check, Findings, join, kind, unknown_keys};
 use crate::spec::flow::{self, FlowMode, JUDGED_FIELDS_KEY, MessageShape};
@@ -29,21 +30,9 @@ pub fn lint_flow(spec: &Value, declared: &[DeclaredMessage], findings: &mut Find
         None | Some(Value::Null) => Some(FlowMode::SessionLoop),
         Some(Value::String(text)) if text.is_empty() => Some(FlowMode::SessionLoop),
         Some(Value::String(text)) => match FlowMode::parse(text) {
-            Some(mode) if mode.lints() => Some(mode),
-            Some(mode) => {
-                findings.add(
-                    Check::FlowModeUnsupported,
-                    "flow.mode",
-                    format!("{mode} is recognised but not supported by this build yet"),
-                );
-                None
-            }
+            Some(mode) => Some(mode),
             None => {
-                let supported: Vec<&str> = FlowMode::ALL
-                    .iter()
-                    .filter(|m| m.lints())
-                    .map(|m| m.as_str())
-                    .collect();
+                let supported: Vec<&str> = FlowMode::ALL.iter().map(|m| m.as_str()).collect();
                 findings.add(
                     Check::FlowModeUnknown,
                     "flow.mode",
@@ -76,7 +65,9 @@ pub fn lint_flow(spec: &Value, declared: &[DeclaredMessage], findings: &mut Find
         }
         FlowMode::Free => lint_free(flow, needs),
         FlowMode::MentalPoker => lint_mental_poker(needs),
-        _ => {}
+        FlowMode::AuthoritativeGroup => authoritative::lint_group(flow, needs.findings),
+        FlowMode::AuthoritativeRealtime => authoritative::lint_realtime(flow, needs),
+        FlowMode::SessionLoop | FlowMode::RequestResponse => {}
     }
 }
 
@@ -210,9 +201,9 @@ fn lint_exchange_step(
 }
 
 /// Checks that the frames the engine itself builds would pass validation.
-struct EngineFrames<'a, 'b> {
+pub(super) struct EngineFrames<'a, 'b> {
     declared: &'a [DeclaredMessage<'a>],
-    findings: &'b mut Findings,
+    pub(super) findings: &'b mut Findings,
 }
 
 const MENTAL_POKER_MESSAGES: [&str; 12] = [
@@ -262,7 +253,13 @@ impl<'a> EngineFrames<'a, '_> {
     }
 
     /// The engine sends exactly `keys`: each must be declared, and no other field required.
-    fn exact_fields(&mut self, action: &str, direction: Direction, keys: &[&str], why: &str) {
+    pub(super) fn exact_fields(
+        &mut self,
+        action: &str,
+        direction: Direction,
+        keys: &[&str],
+        why: &str,
+    ) {
         if let Some(message) = self.schema_for(action, direction, why) {
             self.check_fields(message, keys, why);
         }

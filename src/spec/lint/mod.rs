@@ -5,6 +5,7 @@
 //! flow the engine cannot drive, a parameter schema that rejects everything); warnings are
 //! things that work but are probably a mistake.
 
+mod authoritative;
 mod checks;
 mod flow;
 mod messages;

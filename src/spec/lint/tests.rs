@@ -123,12 +123,55 @@ fn simultaneous_round_needs_round_and_engine_messages() {
 }
 
 #[test]
+fn a_room_section_reports_every_problem_at_its_key() {
+    let mut spec = base();
+    spec["flow"] = json!({"mode": "authoritative_group", "group": {
+        "min_participants": 5, "max_participants": 4, "allow_late_join": "yes",
+        "recovery_mode": "restart", "start_policy": "full", "max_action_bytes": 100,
+        "checkpoint_every_events": null, "seats": 4,
+        "peer_channels": {"enabled": true, "routing": "hook", "channels": ["chat", "Chat", "chat"]}
+    }});
+    assert_eq!(
+        errors(&spec),
+        [
+            "flow.group.seats: not a key of flow.group (one of min_participants, max_participants, allow_late_join, recovery_mode, start_policy, checkpoint_every_events, max_action_bytes, max_events_per_action, peer_channels)",
+            "flow.group.min_participants: 5 is above max_participants 4",
+            "flow.group.allow_late_join: must be true or false, found 'yes'",
+            "flow.group.recovery_mode: must be one of exact, restart_round, abort, found 'restart'",
+            "flow.group.max_action_bytes: must be an integer from 256 to 65536, found 100",
+            "flow.group.peer_channels.channels[1]: 'Chat' is not a lowercase slug (a-z, then a-z, 0-9, _ or -; at most 32)",
+            "flow.group.peer_channels.channels[2]: names a channel twice",
+        ]
+    );
+}
+
+#[test]
+fn a_realtime_section_needs_its_settings_and_the_engine_frames() {
+    let mut spec = base();
+    spec["flow"] = json!({"mode": "authoritative_realtime", "realtime": {
+        "tick_rate_hz": 0, "input_delay_ticks": 10, "snapshot_every_ticks": 1,
+        "max_command_lead_ticks": 5, "max_commands_per_frame": true
+    }});
+    let errors = errors(&spec);
+    assert!(errors.contains(&"messages: authoritative_realtime: declare a message with action 'rt_join' and direction guest_to_host".to_string()), "{errors:?}");
+    assert_eq!(
+        errors[errors.len() - 4..],
+        [
+            "flow.realtime.tick_rate_hz: required: an integer from 1 to 60, found 0",
+            "flow.realtime.max_commands_per_frame: required: an integer from 1 to 1024, found true",
+            "flow.realtime.max_command_lead_ticks: 5 is below input_delay_ticks 10",
+            "flow.realtime.disconnect_policy: must be one of abort, continue, found nothing",
+        ][..]
+    );
+}
+
+#[test]
 fn flow_modes_and_phases() {
     let mut spec = base();
     spec["flow"] = json!({"mode": "authoritative_group"});
     assert_eq!(
         errors(&spec),
-        ["flow.mode: authoritative_group is recognised but not supported by this build yet"]
+        ["flow.group: required for this mode: an object, found nothing"]
     );
     spec["flow"] = json!({"mode": "sequenced_turn"});
     assert_eq!(errors(&spec).len(), 1);

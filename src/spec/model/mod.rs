@@ -18,6 +18,8 @@ pub use decision::{DecisionRules, TimeoutAction};
 pub use field::{FieldSchema, FieldType, JsonContainer};
 pub use parameter::{ColumnType, ParameterType};
 
+use super::flow::group::GroupRules;
+use super::flow::realtime::RealtimeRules;
 use super::flow::{self, FlowMode, JUDGED_FIELDS_KEY, MessageShape};
 use super::lint::{Check, Diagnostic};
 use super::message::Direction;
@@ -77,6 +79,10 @@ pub enum Flow {
     SimultaneousRound(RoundSettings),
     Free,
     MentalPoker,
+    /// A room: `flow.group`.
+    Group(GroupRules),
+    /// A realtime game: `flow.realtime` (linted; this build does not run it).
+    Realtime(RealtimeRules),
 }
 
 impl Flow {
@@ -87,6 +93,8 @@ impl Flow {
             Flow::SimultaneousRound(_) => FlowMode::SimultaneousRound,
             Flow::Free => FlowMode::Free,
             Flow::MentalPoker => FlowMode::MentalPoker,
+            Flow::Group(_) => FlowMode::AuthoritativeGroup,
+            Flow::Realtime(_) => FlowMode::AuthoritativeRealtime,
         }
     }
 }
@@ -185,7 +193,6 @@ fn build_flow(spec: &Value, messages: &[MessageSchema]) -> Result<Flow, BuildErr
     let mode = match flow::declared_mode(spec) {
         Ok(None) => FlowMode::SessionLoop,
         Ok(Some(text)) => FlowMode::parse(text)
-            .filter(|mode| mode.lints())
             .ok_or_else(|| BuildError::at("flow.mode", "not a mode the linter knows"))?,
         Err(_) => return Err(BuildError::at("flow.mode", "not a string")),
     };
@@ -195,10 +202,25 @@ fn build_flow(spec: &Value, messages: &[MessageSchema]) -> Result<Flow, BuildErr
         FlowMode::SimultaneousRound => Flow::SimultaneousRound(build_round(spec, messages)?),
         FlowMode::Free => Flow::Free,
         FlowMode::MentalPoker => Flow::MentalPoker,
-        FlowMode::AuthoritativeRealtime | FlowMode::AuthoritativeGroup => {
-            return Err(BuildError::at("flow.mode", "not a mode the linter knows"));
+        FlowMode::AuthoritativeGroup => {
+            Flow::Group(GroupRules::read(section(spec, "group")?).map_err(|key| {
+                BuildError::at(&format!("flow.group.{key}"), "not a valid setting")
+            })?)
         }
+        FlowMode::AuthoritativeRealtime => Flow::Realtime(
+            RealtimeRules::read(section(spec, "realtime")?).map_err(|key| {
+                BuildError::at(&format!("flow.realtime.{key}"), "not a valid setting")
+            })?,
+        ),
     })
+}
+
+/// A mode's own object in `flow`.
+fn section<'a>(spec: &'a Value, key: &str) -> Result<&'a Map<String, Value>, BuildError> {
+    spec.get("flow")
+        .and_then(|flow| flow.get(key))
+        .and_then(Value::as_object)
+        .ok_or_else(|| BuildError::at(&format!("flow.{key}"), "not an object"))
 }
 
 fn build_round(spec: &Value, messages: &[MessageSchema]) -> Result<RoundSettings, BuildError> {

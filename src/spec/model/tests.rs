@@ -151,13 +151,52 @@ fn mental_poker_lints_and_runs() {
     spec.check().unwrap();
     assert_eq!(spec.model().unwrap().flow, Flow::MentalPoker);
     spec.ensure_runnable().unwrap();
-    // Today every mode the linter accepts also runs; the gate stays for modes to come.
-    for mode in FlowMode::ALL {
-        assert_eq!(mode.lints(), mode.runs(), "{mode}");
-    }
+}
+
+#[test]
+fn a_realtime_spec_builds_its_model_but_is_refused_by_the_run_gate() {
+    let spec = Spec::from_value(json!({
+        "name": "Ticks",
+        "messages": [
+            {"name": "rt_join", "direction": "guest_to_host", "fields": {
+                "action": {"type": "enum", "values": ["rt_join"], "required": true},
+                "wire_version": {"type": "integer"}, "ruleset_hash": {"type": "text"},
+                "match_config_hash": {"type": "text"}}},
+            {"name": "rt_command", "direction": "guest_to_host", "fields": {
+                "action": {"type": "enum", "values": ["rt_command"], "required": true},
+                "seq": {"type": "integer"}, "target_tick": {"type": "integer"},
+                "commands": {"type": "json"}, "command_hash": {"type": "text"}}},
+            {"name": "rt_ready", "direction": "host_to_guest", "fields": {
+                "action": {"type": "enum", "values": ["rt_ready"], "required": true},
+                "wire_version": {"type": "integer"}, "ruleset_hash": {"type": "text"},
+                "match_config_hash": {"type": "text"}, "config": {"type": "json"},
+                "frame": {"type": "json"}}},
+            {"name": "rt_reject", "direction": "host_to_guest", "fields": {
+                "action": {"type": "enum", "values": ["rt_reject"], "required": true},
+                "reason": {"type": "text"}}},
+            {"name": "rt_command_ack", "direction": "host_to_guest", "fields": {
+                "action": {"type": "enum", "values": ["rt_command_ack"], "required": true},
+                "seq": {"type": "integer"}, "target_tick": {"type": "integer"},
+                "status": {"type": "text"}, "received_at_tick": {"type": "integer"},
+                "command_hash": {"type": "text"}, "reason": {"type": "text"}}},
+            {"name": "rt_frame", "direction": "host_to_guest", "fields": {
+                "action": {"type": "enum", "values": ["rt_frame"], "required": true},
+                "frame": {"type": "json"}}}
+        ],
+        "flow": {"mode": "authoritative_realtime", "realtime": {
+            "tick_rate_hz": 20, "input_delay_ticks": 2, "snapshot_every_ticks": 5,
+            "max_command_lead_ticks": 40, "max_commands_per_frame": 8,
+            "disconnect_policy": "continue"}}
+    }))
+    .unwrap();
+    spec.check().unwrap();
+    let Flow::Realtime(rules) = &spec.model().unwrap().flow else {
+        panic!("a realtime flow");
+    };
+    assert_eq!((rules.tick_rate_hz, rules.max_commands_per_frame), (20, 8));
     assert_eq!(
-        SpecError::NotRunnable(FlowMode::MentalPoker).to_string(),
-        "flow mode mental_poker lints but this build cannot run it yet (the spec still validates and registers)"
+        spec.ensure_runnable().unwrap_err().to_string(),
+        "this build does not run flow mode authoritative_realtime: the spec validates and registers, but it cannot be hosted, joined or tested here"
     );
 }
 
