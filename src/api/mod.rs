@@ -3,6 +3,7 @@
 //! the wire format has one home. Bodies serialize in the reference's key order.
 
 pub mod agent;
+pub mod group;
 pub mod invitation;
 pub mod meta;
 pub mod protocol;

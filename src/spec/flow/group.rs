@@ -39,9 +39,20 @@ pub const PEER_CHANNEL_KEYS: [&str; 4] = ["enabled", "routing", "channels", "max
 
 /// What a new leader does with the game when the old one died.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, strum::EnumString, strum::IntoStaticStr, strum::VariantNames,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::VariantNames,
 )]
 #[strum(serialize_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum RecoveryMode {
     /// Continue from the last certified checkpoint, exactly.
     Exact,
@@ -53,9 +64,20 @@ pub enum RecoveryMode {
 
 /// When the lobby becomes a running room.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, strum::EnumString, strum::IntoStaticStr, strum::VariantNames,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::VariantNames,
 )]
 #[strum(serialize_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum StartPolicy {
     /// As soon as `min_participants` members are ready.
     MinReady,

@@ -1,0 +1,262 @@
+//! Rooms on the community server (`/api/v1/groups`): the server keeps a room's control plane —
+//! its seats and members, who leads it in which epoch, the leader's lease and ticket, and
+//! the newest checkpoint a member has acknowledged (the floor a failover may not go below).
+//! It never sees a room's frames. Also the two statements both sides of an admission sign
+//! and the statement a leader signs on every checkpoint, shared by the server, which checks
+//! them, and the room's peers, which exchange them.
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::spec::flow::group::{RecoveryMode, StartPolicy};
+
+/// The checkpoint hash of a room no member has acknowledged anything of yet.
+pub const EMPTY_CHECKPOINT_HASH: &str =
+    "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// Where a room is in its life: `lobby` until its leader starts it, `active` while it runs,
+/// then `closed` (it ended) or `failed` (it cannot go on: its leader died in an `abort` room,
+/// or the leader reported a failure).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::Display,
+)]
+#[strum(serialize_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
+pub enum GroupStatus {
+    Lobby,
+    Active,
+    Closed,
+    Failed,
+}
+
+impl GroupStatus {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// `closed` and `failed` are final.
+    pub fn is_open(self) -> bool {
+        matches!(self, GroupStatus::Lobby | GroupStatus::Active)
+    }
+}
+
+/// A member's place: `active` while it holds its seat, `left` once it left or stopped
+/// heartbeating (its seat is free again; it gets it back on re-admission when still free).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::Display,
+)]
+#[strum(serialize_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
+pub enum MemberStatus {
+    Active,
+    Left,
+}
+
+impl MemberStatus {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// `POST /groups`: the owner of a room invitation opens its room. The policy must be the
+/// one its registered contract declares.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewGroup {
+    pub post_id: String,
+    pub min_participants: u32,
+    pub max_participants: u32,
+    pub allow_late_join: bool,
+    pub recovery_mode: RecoveryMode,
+}
+
+/// One seat holder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupMember {
+    pub member_id: String,
+    pub seat: u32,
+    pub public_key: String,
+    pub status: MemberStatus,
+    pub joined_at: String,
+}
+
+/// A room as the server keeps it (every group endpoint answers with it, except admission).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Group {
+    pub group_id: String,
+    pub post_id: String,
+    pub protocol_id: String,
+    pub status: GroupStatus,
+    pub leader_public_key: String,
+    pub leader_epoch: u64,
+    pub leader_lease_seconds: u64,
+    /// ISO-8601, to compare with `server_time` (never with the reader's clock).
+    pub leader_lease_expires_at: String,
+    pub server_time: String,
+    pub membership_version: u64,
+    /// Active members, the leader included.
+    pub participant_count: u64,
+    pub min_participants: u32,
+    pub max_participants: u32,
+    pub allow_late_join: bool,
+    pub recovery_mode: RecoveryMode,
+    pub start_policy: StartPolicy,
+    /// The floor: the newest checkpoint a member acknowledged, as the leader reported it.
+    pub checkpoint_seq: u64,
+    pub checkpoint_hash: String,
+    /// The current leader's ticket and its signature over the transport binding.
+    pub iroh_ticket: String,
+    pub transport_binding_signature: String,
+    pub members: Vec<GroupMember>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl Group {
+    /// The member with this key, whatever its status.
+    pub fn member(&self, public_key: &str) -> Option<&GroupMember> {
+        self.members.iter().find(|m| m.public_key == public_key)
+    }
+
+    /// Whether the leader's lease had run out when the server answered.
+    pub fn lease_expired(&self) -> bool {
+        self.server_time >= self.leader_lease_expires_at
+    }
+}
+
+/// `POST /groups/{group_id}/members`, signed by the member after the leader's admission
+/// frame: both signatures over [`admission_canonical`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewMember {
+    pub join_nonce: String,
+    pub leader_epoch: u64,
+    pub leader_signature: String,
+    pub member_signature: String,
+}
+
+/// The answer to an admission: the member's stable id and seat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemberAdmitted {
+    pub group_id: String,
+    pub member_id: String,
+    pub seat: u32,
+    pub public_key: String,
+    pub status: MemberStatus,
+    pub membership_version: u64,
+}
+
+/// `POST /groups/{group_id}/heartbeat`, by the leader of `leader_epoch`: renews its lease,
+/// its ticket, and the checkpoint floor (never lower than before).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaderHeartbeat {
+    pub leader_epoch: u64,
+    pub checkpoint_seq: u64,
+    pub checkpoint_hash: String,
+    pub iroh_ticket: String,
+    pub transport_binding_signature: String,
+}
+
+/// `POST /groups/{group_id}/claim-leader`, by a member once the lease ran out: the checkpoint
+/// it restores from, certified by the leader of `expected_epoch` (see
+/// [`checkpoint_canonical`]) or equal to the floor, and its own ticket.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClaimLeader {
+    pub expected_epoch: u64,
+    pub checkpoint_seq: u64,
+    pub checkpoint_hash: String,
+    pub checkpoint_frame_hash: String,
+    pub checkpoint_membership_version: u64,
+    pub checkpoint_signature: String,
+    pub iroh_ticket: String,
+    pub transport_binding_signature: String,
+}
+
+/// `POST /groups/{group_id}/status`, by the leader: `active` once the lobby filled, then
+/// `closed` or `failed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupStatusUpdate {
+    pub leader_epoch: u64,
+    pub status: GroupStatus,
+}
+
+/// What the leader and the joining member both sign for an admission.
+pub fn admission_canonical(
+    group_id: &str,
+    leader_public_key: &str,
+    member_public_key: &str,
+    protocol_id: &str,
+    leader_epoch: u64,
+    join_nonce: &str,
+) -> String {
+    format!(
+        "aigenora-group-admission-v1:{group_id}:{leader_public_key}:{member_public_key}:\
+         {protocol_id}:{leader_epoch}:{join_nonce}"
+    )
+}
+
+/// What a leader signs for every checkpoint it certifies.
+pub fn checkpoint_canonical(
+    group_id: &str,
+    leader_public_key: &str,
+    leader_epoch: u64,
+    seq: u64,
+    frame_hash: &str,
+    membership_version: u64,
+    checkpoint_hash: &str,
+) -> String {
+    format!(
+        "aigenora-group-checkpoint-v1:{group_id}:{leader_public_key}:{leader_epoch}:{seq}:\
+         {frame_hash}:{membership_version}:{checkpoint_hash}"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_signed_statements_have_their_fixed_forms() {
+        assert_eq!(
+            admission_canonical("g1", "aa", "bb", "pp", 3, "n0"),
+            "aigenora-group-admission-v1:g1:aa:bb:pp:3:n0"
+        );
+        assert_eq!(
+            checkpoint_canonical("g1", "aa", 2, 17, "ff", 4, "cc"),
+            "aigenora-group-checkpoint-v1:g1:aa:2:17:ff:4:cc"
+        );
+        assert_eq!(EMPTY_CHECKPOINT_HASH.len(), 64);
+    }
+
+    #[test]
+    fn statuses_travel_in_snake_case() {
+        assert_eq!(
+            serde_json::to_string(&GroupStatus::Lobby).unwrap(),
+            "\"lobby\""
+        );
+        let update: GroupStatusUpdate =
+            serde_json::from_str(r#"{"leader_epoch":0,"status":"closed"}"#).unwrap();
+        assert_eq!(update.status, GroupStatus::Closed);
+        assert!(!update.status.is_open());
+        let new: NewGroup = serde_json::from_str(
+            r#"{"post_id":"p","min_participants":2,"max_participants":4,"allow_late_join":true,"recovery_mode":"restart_round"}"#,
+        )
+        .unwrap();
+        assert_eq!(new.recovery_mode, RecoveryMode::RestartRound);
+    }
+}
