@@ -19,6 +19,7 @@ pub mod layout;
 pub mod protocols;
 pub mod records;
 pub mod relay;
+pub mod room;
 pub mod selfplay;
 pub mod server;
 pub mod session;

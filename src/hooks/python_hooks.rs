@@ -16,6 +16,7 @@ use super::{
 };
 
 mod mental_poker;
+mod room;
 
 use crate::canonical::sha256_hex;
 use crate::spec::{InvitationType, Spec};

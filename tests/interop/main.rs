@@ -11,6 +11,7 @@ mod control;
 mod human_browser;
 mod human_play;
 mod mental_poker;
+mod rooms;
 mod sessions;
 mod spec;
 mod transport;

@@ -1,0 +1,753 @@
+//! The leader's side of a room, without I/O: it holds the state, feeds each member's action
+//! to the hooks in one order, and turns every step into one signed envelope per active
+//! member (its own view, full or as a delta; the step's certified checkpoint, full or as a
+//! delta against the previous one). It also keeps the recent checkpoints, so a member's
+//! acknowledgement can say which one reached a successor (the floor a failover restores
+//! from). Deltas tell `1` from `true`, so no member is ever sent a stale view.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::{Map, Value, json};
+
+use super::checkpoint::{self, Checkpoint, CheckpointState, RoomMember};
+use super::delta;
+use super::envelope::{
+    Core, Envelope, Form, FrameKind, Private, WIRE_VERSION, ZERO_HASH, signed_statement,
+};
+use super::error::RoomError;
+use super::hooks::{HookFailure, RoomHooks};
+use super::json;
+use crate::api::group::MemberStatus;
+use crate::identity::Identity;
+use crate::spec::flow::group::GroupRules;
+
+/// Checkpoints kept for acknowledgements.
+const HISTORY: usize = 256;
+/// A view travels as a delta only when that saves more than this many bytes.
+const VIEW_DELTA_SAVING: usize = 96;
+/// A checkpoint travels as a delta only when that saves more than this many bytes.
+const CHECKPOINT_DELTA_SAVING: usize = 256;
+
+/// Why an input was refused (its receipt says so; nothing changed).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("the room has ended")]
+    Completed,
+    #[error("the actor is not an active member")]
+    NotMember,
+    #[error("client_seq gap: expected {expected}, got {got}")]
+    Gap { expected: u64, got: u64 },
+    #[error("the action is {0} bytes, above the room's max_action_bytes")]
+    TooLarge(usize),
+    #[error("the hooks refused the action: {0}")]
+    Hooks(String),
+    #[error("{0}")]
+    Json(#[from] json::JsonLimit),
+}
+
+/// What became of an input.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Receipt {
+    /// Applied as step `authority_seq` (frame `frame_hash`).
+    Accepted {
+        client_seq: u64,
+        authority_seq: u64,
+        frame_hash: String,
+        completed: bool,
+    },
+    /// Already applied earlier; nothing changed.
+    Duplicate {
+        client_seq: u64,
+        authority_seq: u64,
+    },
+    Rejected {
+        client_seq: u64,
+        reason: String,
+    },
+}
+
+impl Receipt {
+    /// The receipt as the room's wire writes it (`action_id` is added by the channel).
+    pub fn to_wire(&self) -> Value {
+        match self {
+            Receipt::Accepted {
+                client_seq,
+                authority_seq,
+                frame_hash,
+                completed,
+            } => json!({
+                "_group": "receipt", "status": "accepted", "client_seq": client_seq,
+                "authority_seq": authority_seq, "frame_hash": frame_hash, "completed": completed,
+            }),
+            Receipt::Duplicate {
+                client_seq,
+                authority_seq,
+            } => json!({
+                "_group": "receipt", "status": "duplicate", "client_seq": client_seq,
+                "authority_seq": authority_seq,
+            }),
+            Receipt::Rejected { client_seq, reason } => json!({
+                "_group": "receipt", "status": "rejected", "client_seq": client_seq, "reason": reason,
+            }),
+        }
+    }
+}
+
+/// One envelope per active member, by key.
+pub type Envelopes = Vec<(String, Value)>;
+
+/// A checked hook result.
+struct Outcome {
+    state: Map<String, Value>,
+    events: Vec<Value>,
+    direct: Map<String, Value>,
+    completed: bool,
+    outcome: Option<String>,
+}
+
+/// The leader of one epoch of one room.
+pub struct Authority<H: RoomHooks> {
+    hooks: H,
+    rules: GroupRules,
+    identity: Identity,
+    pub group_id: String,
+    pub epoch: u64,
+    pub membership_version: u64,
+    members: Vec<RoomMember>,
+    pub seq: u64,
+    previous_hash: String,
+    last_client_seq: BTreeMap<String, u64>,
+    pub completed: bool,
+    pub outcome: Option<String>,
+    state: Map<String, Value>,
+    last_views: HashMap<String, Map<String, Value>>,
+    last_core: Option<Core>,
+    last_events: Vec<Value>,
+    last_checkpoint_state: Option<Value>,
+    current: Option<Checkpoint>,
+    history: BTreeMap<u64, Checkpoint>,
+    acknowledged: HashMap<String, u64>,
+    replicated: Option<Checkpoint>,
+}
+
+/// Where a new authority starts.
+pub enum Start<'a> {
+    /// A new room: the hooks' initial state, step 0.
+    Fresh,
+    /// A failover: the checkpoint of the previous epoch.
+    Restore(&'a Checkpoint),
+}
+
+impl<H: RoomHooks> Authority<H> {
+    /// An authority for `members` (the leader among them), which takes its first step
+    /// (`snapshot`, or `epoch_start` after a restore).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        hooks: H,
+        rules: GroupRules,
+        identity: Identity,
+        group_id: &str,
+        epoch: u64,
+        membership_version: u64,
+        mut members: Vec<RoomMember>,
+        start: Start,
+    ) -> Result<(Authority<H>, Envelopes), RoomError> {
+        checkpoint::check_members(&members).map_err(RoomError::CheckpointState)?;
+        members.sort_by_key(|m| m.seat);
+        let mut authority = Authority {
+            hooks,
+            rules,
+            identity,
+            group_id: group_id.to_string(),
+            epoch,
+            membership_version,
+            members,
+            seq: 0,
+            previous_hash: ZERO_HASH.to_string(),
+            last_client_seq: BTreeMap::new(),
+            completed: false,
+            outcome: None,
+            state: Map::new(),
+            last_views: HashMap::new(),
+            last_core: None,
+            last_events: Vec::new(),
+            last_checkpoint_state: None,
+            current: None,
+            history: BTreeMap::new(),
+            acknowledged: HashMap::new(),
+            replicated: None,
+        };
+        let envelopes = match start {
+            Start::Fresh => {
+                let initial = authority
+                    .hooks
+                    .initial_state(&authority.members)
+                    .map_err(broken)?;
+                authority.state = as_object(initial, "proto_group_initial_state")?;
+                authority.step(FrameKind::Snapshot, Vec::new(), Map::new(), false)?
+            }
+            Start::Restore(checkpoint) => authority.restore(checkpoint)?,
+        };
+        Ok((authority, envelopes))
+    }
+
+    fn restore(&mut self, checkpoint: &Checkpoint) -> Result<Envelopes, RoomError> {
+        if checkpoint.group_id != self.group_id {
+            return Err(RoomError::CheckpointFrame("group_id"));
+        }
+        self.seq = checkpoint.seq;
+        self.previous_hash = checkpoint.frame_hash.clone();
+        self.last_client_seq = checkpoint.state.last_client_seq.clone();
+        self.completed = checkpoint.state.completed;
+        self.outcome = checkpoint.state.outcome.clone();
+        let restored = self
+            .hooks
+            .restore(&checkpoint.state.protocol_state, &self.members, self.epoch)
+            .map_err(broken)?;
+        self.state = as_object(restored, "proto_group_restore")?;
+        let mut events = Vec::new();
+        let previous: HashMap<&str, &RoomMember> = checkpoint
+            .state
+            .members
+            .iter()
+            .map(|m| (m.public_key.as_str(), m))
+            .collect();
+        let gone: Vec<RoomMember> = checkpoint
+            .state
+            .members
+            .iter()
+            .filter(|old| {
+                old.status == MemberStatus::Active && self.member(&old.public_key).is_none()
+            })
+            .cloned()
+            .collect();
+        for old in &gone {
+            let result =
+                self.hooks
+                    .member_left(&self.state, old, "membership_changed_during_failover");
+            events.extend(self.absorb(result)?);
+        }
+        let arrived: Vec<RoomMember> = self
+            .members
+            .iter()
+            .filter(|m| {
+                previous
+                    .get(m.public_key.as_str())
+                    .is_none_or(|old| old.status != MemberStatus::Active)
+            })
+            .cloned()
+            .collect();
+        for member in &arrived {
+            let result = self.hooks.member_joined(&self.state, member);
+            events.extend(self.absorb(result)?);
+        }
+        let old_leader = checkpoint.leader_public_key.clone();
+        let new_leader = self.identity.public_key().to_string();
+        let result = self
+            .hooks
+            .leader_changed(&self.state, &old_leader, &new_leader);
+        events.extend(self.absorb(result)?);
+        self.step(FrameKind::EpochStart, events, Map::new(), true)
+    }
+
+    /// Takes a hook result into the state; returns its events.
+    fn absorb(&mut self, result: Result<Value, HookFailure>) -> Result<Vec<Value>, RoomError> {
+        let outcome = self.normalize(result.map_err(broken)?)?;
+        self.state = outcome.state;
+        self.completed = outcome.completed;
+        self.outcome = outcome.outcome;
+        Ok(outcome.events)
+    }
+
+    /// The member with this key.
+    pub fn member(&self, public_key: &str) -> Option<&RoomMember> {
+        self.members.iter().find(|m| m.public_key == public_key)
+    }
+
+    pub fn members(&self) -> &[RoomMember] {
+        &self.members
+    }
+
+    /// The checkpoint of the last step.
+    pub fn checkpoint(&self) -> Option<&Checkpoint> {
+        self.current.as_ref()
+    }
+
+    /// The newest checkpoint a member other than the leader acknowledged.
+    pub fn replicated_checkpoint(&self) -> Option<&Checkpoint> {
+        self.replicated.as_ref()
+    }
+
+    /// Applies one member's action.
+    pub fn apply_input(
+        &mut self,
+        actor: &str,
+        client_seq: u64,
+        action: &Map<String, Value>,
+    ) -> (Envelopes, Receipt) {
+        match self.try_input(actor, client_seq, action) {
+            Ok(done) => done,
+            Err(refusal) => (
+                Vec::new(),
+                Receipt::Rejected {
+                    client_seq,
+                    reason: refusal.to_string(),
+                },
+            ),
+        }
+    }
+
+    fn try_input(
+        &mut self,
+        actor: &str,
+        client_seq: u64,
+        action: &Map<String, Value>,
+    ) -> Result<(Envelopes, Receipt), Refusal> {
+        if self.completed {
+            return Err(Refusal::Completed);
+        }
+        let actor = self
+            .member(actor)
+            .filter(|m| m.status == MemberStatus::Active)
+            .cloned()
+            .ok_or(Refusal::NotMember)?;
+        let last = self
+            .last_client_seq
+            .get(&actor.public_key)
+            .copied()
+            .unwrap_or(0);
+        if client_seq <= last {
+            return Ok((
+                Vec::new(),
+                Receipt::Duplicate {
+                    client_seq,
+                    authority_seq: self.seq,
+                },
+            ));
+        }
+        if client_seq != last + 1 {
+            return Err(Refusal::Gap {
+                expected: last + 1,
+                got: client_seq,
+            });
+        }
+        let size = json::canonical(&Value::Object(action.clone()))?.len();
+        if size > self.rules.max_action_bytes as usize {
+            return Err(Refusal::TooLarge(size));
+        }
+        let result = match self.hooks.handle(&self.state, &actor, action) {
+            Err(failure) if failure.refusal => return Err(Refusal::Hooks(failure.message)),
+            other => other.map_err(|failure| Refusal::Hooks(failure.message))?,
+        };
+        let outcome = self
+            .normalize(result)
+            .map_err(|e| Refusal::Hooks(e.to_string()))?;
+        let saved = (
+            self.state.clone(),
+            self.completed,
+            self.outcome.clone(),
+            self.seq,
+        );
+        self.state = outcome.state;
+        self.completed = outcome.completed;
+        self.outcome = outcome.outcome;
+        self.last_client_seq
+            .insert(actor.public_key.clone(), client_seq);
+        match self.step(FrameKind::Frame, outcome.events, outcome.direct, true) {
+            Ok(envelopes) => {
+                let receipt = Receipt::Accepted {
+                    client_seq,
+                    authority_seq: self.seq,
+                    frame_hash: self.previous_hash.clone(),
+                    completed: self.completed,
+                };
+                Ok((envelopes, receipt))
+            }
+            Err(error) => {
+                (self.state, self.completed, self.outcome, self.seq) = saved;
+                self.last_client_seq.insert(actor.public_key.clone(), last);
+                Err(Refusal::Hooks(error.to_string()))
+            }
+        }
+    }
+
+    /// A member joins (or comes back): a `membership` step.
+    pub fn add_member(
+        &mut self,
+        member: RoomMember,
+        membership_version: u64,
+    ) -> Result<Envelopes, RoomError> {
+        match self
+            .members
+            .iter_mut()
+            .find(|m| m.public_key == member.public_key)
+        {
+            Some(existing) => *existing = member.clone(),
+            None => {
+                if self.members.len() >= self.rules.max_participants as usize {
+                    return Err(RoomError::CheckpointState("the room is full".into()));
+                }
+                let mut members = self.members.clone();
+                members.push(member.clone());
+                checkpoint::check_members(&members).map_err(RoomError::CheckpointState)?;
+                members.sort_by_key(|m| m.seat);
+                self.members = members;
+            }
+        }
+        self.membership_version = membership_version;
+        let result = self.hooks.member_joined(&self.state, &member);
+        let events = self.absorb(result)?;
+        self.step(FrameKind::Membership, events, Map::new(), true)
+    }
+
+    /// A member left (or stopped answering): a `membership` step, and its seat is free.
+    pub fn remove_member(
+        &mut self,
+        public_key: &str,
+        membership_version: u64,
+        reason: &str,
+    ) -> Result<Envelopes, RoomError> {
+        let Some(member) = self.members.iter_mut().find(|m| m.public_key == public_key) else {
+            return Ok(Vec::new());
+        };
+        member.status = MemberStatus::Left;
+        let member = member.clone();
+        self.last_views.remove(public_key);
+        self.membership_version = membership_version;
+        let result = self.hooks.member_left(&self.state, &member, reason);
+        let events = self.absorb(result)?;
+        self.step(FrameKind::Membership, events, Map::new(), true)
+    }
+
+    /// A member's acknowledgement of step `seq`; `true` when it matches a kept checkpoint.
+    pub fn acknowledge(
+        &mut self,
+        public_key: &str,
+        seq: u64,
+        frame_hash: &str,
+        checkpoint_hash: Option<&str>,
+    ) -> bool {
+        let is_successor = public_key != self.identity.public_key()
+            && self
+                .member(public_key)
+                .is_some_and(|m| m.status == MemberStatus::Active);
+        let Some(checkpoint) = self.history.get(&seq).filter(|_| is_successor) else {
+            return false;
+        };
+        if checkpoint.frame_hash != frame_hash
+            || checkpoint_hash.is_some_and(|hash| hash != checkpoint.checkpoint_hash)
+            || self
+                .acknowledged
+                .get(public_key)
+                .is_some_and(|acked| *acked > seq)
+        {
+            return false;
+        }
+        self.acknowledged.insert(public_key.to_string(), seq);
+        if self
+            .replicated
+            .as_ref()
+            .is_none_or(|newest| newest.seq < seq)
+        {
+            self.replicated = Some(checkpoint.clone());
+        }
+        true
+    }
+
+    /// A self-contained envelope of the current step for one member (on its channel's
+    /// first frame, or when it comes back): the whole view and checkpoint, nothing direct.
+    pub fn bootstrap(&mut self, public_key: &str) -> Result<Option<Value>, RoomError> {
+        let (Some(core), Some(checkpoint)) = (self.last_core.clone(), self.current.clone()) else {
+            return Ok(None);
+        };
+        let Some(member) = self
+            .member(public_key)
+            .filter(|m| m.status == MemberStatus::Active)
+            .cloned()
+        else {
+            return Ok(None);
+        };
+        let view = self.view_of(&member)?;
+        let payload = Payload {
+            view: &view,
+            view_delta: None,
+            direct: Value::Array(Vec::new()),
+            checkpoint_delta: None,
+        };
+        let events = self.last_events.clone();
+        self.envelope(&core, &checkpoint, &events, &member.public_key, payload)
+            .map(Some)
+    }
+
+    fn normalize(&self, result: Value) -> Result<Outcome, RoomError> {
+        let hook = |what: &str| RoomError::Malformed(format!("a hook result's {what}"));
+        let Value::Object(mut result) = result else {
+            return Err(hook("top level must be an object"));
+        };
+        let state = match result.remove("state") {
+            Some(Value::Object(state)) => state,
+            _ => return Err(hook("state must be an object")),
+        };
+        let events = match result.remove("events") {
+            None => Vec::new(),
+            Some(Value::Array(events))
+                if events.len() <= self.rules.max_events_per_action as usize =>
+            {
+                events
+            }
+            Some(Value::Array(_)) => return Err(hook("events exceed max_events_per_action")),
+            Some(_) => return Err(hook("events must be an array")),
+        };
+        let direct = match result.remove("direct") {
+            None => Map::new(),
+            Some(Value::Object(direct)) => direct,
+            Some(_) => return Err(hook("direct must be an object")),
+        };
+        let completed = match result.remove("completed") {
+            None => false,
+            Some(Value::Bool(flag)) => flag,
+            Some(_) => return Err(hook("completed must be true or false")),
+        };
+        let outcome = match result.remove("outcome") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(text)) => Some(text),
+            Some(_) => return Err(hook("outcome must be a string or null")),
+        };
+        json::check(&Value::Object(state.clone()))?;
+        json::check(&Value::Array(events.clone()))?;
+        json::check(&Value::Object(direct.clone()))?;
+        Ok(Outcome {
+            state,
+            events,
+            direct,
+            completed,
+            outcome,
+        })
+    }
+
+    fn view_of(&mut self, member: &RoomMember) -> Result<Map<String, Value>, RoomError> {
+        let view = self.hooks.view(&self.state, member).map_err(broken)?;
+        let view = as_object(view, "proto_group_view")?;
+        json::check(&Value::Object(view.clone()))?;
+        Ok(view)
+    }
+
+    fn checkpoint_state(&mut self) -> Result<CheckpointState, RoomError> {
+        let snapshot = self.hooks.recovery_snapshot(&self.state).map_err(broken)?;
+        Ok(CheckpointState {
+            members: self.members.clone(),
+            last_client_seq: self.last_client_seq.clone(),
+            recovery_mode: self.rules.recovery_mode,
+            protocol_state: as_object(snapshot, "proto_group_recovery_snapshot")?,
+            completed: self.completed,
+            outcome: self.outcome.clone(),
+        })
+    }
+
+    fn certify(&self, state: CheckpointState, frame_hash: &str) -> Result<Checkpoint, RoomError> {
+        let mut checkpoint = Checkpoint {
+            version: checkpoint::VERSION,
+            group_id: self.group_id.clone(),
+            leader_public_key: self.identity.public_key().to_string(),
+            leader_epoch: self.epoch,
+            seq: self.seq,
+            frame_hash: frame_hash.to_string(),
+            membership_version: self.membership_version,
+            state,
+            checkpoint_hash: String::new(),
+            checkpoint_signature: String::new(),
+        };
+        let mut unsigned = serde_json::to_value(&checkpoint).expect("a checkpoint serializes");
+        let map = unsigned.as_object_mut().expect("an object");
+        map.shift_remove("checkpoint_hash");
+        map.shift_remove("checkpoint_signature");
+        checkpoint.checkpoint_hash = json::hash(&unsigned)?;
+        checkpoint.checkpoint_signature =
+            self.identity.sign_hex(checkpoint.certificate().as_bytes());
+        Ok(checkpoint)
+    }
+
+    /// One step: the core, its certified checkpoint, and one envelope per active member.
+    fn step(
+        &mut self,
+        kind: FrameKind,
+        events: Vec<Value>,
+        direct: Map<String, Value>,
+        advance: bool,
+    ) -> Result<Envelopes, RoomError> {
+        if advance {
+            self.seq += 1;
+        }
+        let state = self.checkpoint_state()?;
+        let state_value = serde_json::to_value(&state).expect("a state serializes");
+        let core = Core {
+            kind,
+            wire_version: WIRE_VERSION,
+            group_id: self.group_id.clone(),
+            leader_public_key: self.identity.public_key().to_string(),
+            leader_epoch: self.epoch,
+            seq: self.seq,
+            previous_hash: self.previous_hash.clone(),
+            membership_version: self.membership_version,
+            authority_state_hash: json::hash(&Value::Object(self.state.clone()))?,
+            recovery_state_hash: json::hash(&state_value)?,
+            events_hash: json::hash(&Value::Array(events.clone()))?,
+            completed: self.completed,
+            outcome: self.outcome.clone(),
+        };
+        let frame_hash = core.hash()?;
+        let checkpoint = self.certify(state, &frame_hash)?;
+        let checkpoint_delta = self.checkpoint_delta(kind, &state_value, &checkpoint)?;
+        let mut envelopes = Vec::new();
+        let mut views = HashMap::new();
+        let active: Vec<RoomMember> = self
+            .members
+            .iter()
+            .filter(|m| m.status == MemberStatus::Active)
+            .cloned()
+            .collect();
+        for member in &active {
+            let view = self.view_of(member)?;
+            let view_delta = match self.last_views.get(&member.public_key) {
+                Some(previous) if kind == FrameKind::Frame => {
+                    let ops = delta::diff(
+                        &Value::Object(previous.clone()),
+                        &Value::Object(view.clone()),
+                    );
+                    let saving =
+                        json::canonical(&Value::Array(ops.clone()))?.len() + VIEW_DELTA_SAVING;
+                    (saving < json::canonical(&Value::Object(view.clone()))?.len()).then_some(ops)
+                }
+                _ => None,
+            };
+            let payload = Payload {
+                view: &view,
+                view_delta,
+                direct: direct
+                    .get(&member.public_key)
+                    .cloned()
+                    .unwrap_or_else(|| Value::Array(Vec::new())),
+                checkpoint_delta: checkpoint_delta.clone(),
+            };
+            let envelope =
+                self.envelope(&core, &checkpoint, &events, &member.public_key, payload)?;
+            envelopes.push((member.public_key.clone(), envelope));
+            views.insert(member.public_key.clone(), view);
+        }
+        self.history.insert(self.seq, checkpoint.clone());
+        while self.history.len() > HISTORY {
+            self.history.pop_first();
+        }
+        self.previous_hash = frame_hash;
+        self.last_views = views;
+        self.last_core = Some(core);
+        self.last_events = events;
+        self.last_checkpoint_state = Some(state_value);
+        self.current = Some(checkpoint);
+        Ok(envelopes)
+    }
+}
+
+/// What one member's envelope carries besides the shared core.
+struct Payload<'a> {
+    /// The member's whole view (always hashed; sent whole unless `view_delta`).
+    view: &'a Map<String, Value>,
+    view_delta: Option<Vec<Value>>,
+    direct: Value,
+    checkpoint_delta: Option<Vec<Value>>,
+}
+
+impl<H: RoomHooks> Authority<H> {
+    /// The checkpoint as a delta against the previous step's, when that is allowed (a
+    /// frame step, not every `checkpoint_every_events`, not the end) and saves enough.
+    fn checkpoint_delta(
+        &self,
+        kind: FrameKind,
+        state: &Value,
+        checkpoint: &Checkpoint,
+    ) -> Result<Option<Vec<Value>>, RoomError> {
+        let Some(previous) = &self.last_checkpoint_state else {
+            return Ok(None);
+        };
+        if kind != FrameKind::Frame
+            || self.completed
+            || self
+                .seq
+                .is_multiple_of(u64::from(self.rules.checkpoint_every_events))
+        {
+            return Ok(None);
+        }
+        let ops = delta::diff(previous, state);
+        let full =
+            json::canonical(&serde_json::to_value(checkpoint).expect("a checkpoint serializes"))?
+                .len();
+        let small =
+            json::canonical(&Value::Array(ops.clone()))?.len() + CHECKPOINT_DELTA_SAVING < full;
+        Ok(small.then_some(ops))
+    }
+
+    fn envelope(
+        &self,
+        core: &Core,
+        checkpoint: &Checkpoint,
+        events: &[Value],
+        viewer: &str,
+        payload: Payload,
+    ) -> Result<Value, RoomError> {
+        let (view_mode, view, view_delta) = match payload.view_delta {
+            Some(ops) => (Form::Delta, None, ops),
+            None => (Form::Full, Some(payload.view.clone()), Vec::new()),
+        };
+        let (checkpoint_mode, full_checkpoint, checkpoint_delta) = match payload.checkpoint_delta {
+            Some(ops) => (Form::Delta, None, ops),
+            None => (Form::Full, Some(object_of(checkpoint)), Vec::new()),
+        };
+        let private = Private {
+            viewer_public_key: viewer.to_string(),
+            view_mode,
+            view,
+            view_delta,
+            view_state_hash: json::hash(&Value::Object(payload.view.clone()))?,
+            direct: payload.direct,
+            checkpoint_mode,
+            checkpoint: full_checkpoint,
+            checkpoint_delta,
+            checkpoint_hash: checkpoint.checkpoint_hash.clone(),
+            checkpoint_signature: checkpoint.checkpoint_signature.clone(),
+        };
+        let frame_hash = core.hash()?;
+        let view_hash = private.hash()?;
+        let signature = self
+            .identity
+            .sign_hex(signed_statement(&frame_hash, &view_hash, viewer)?.as_bytes());
+        let envelope = Envelope {
+            core: core.clone(),
+            frame_hash,
+            events: events.to_vec(),
+            private,
+            view_hash,
+            signature,
+        };
+        Ok(serde_json::to_value(envelope).expect("an envelope serializes"))
+    }
+}
+
+fn object_of(checkpoint: &Checkpoint) -> Map<String, Value> {
+    match serde_json::to_value(checkpoint).expect("a checkpoint serializes") {
+        Value::Object(map) => map,
+        _ => unreachable!("a checkpoint is an object"),
+    }
+}
+
+fn broken(failure: HookFailure) -> RoomError {
+    RoomError::Malformed(format!("a hook failed: {}", failure.message))
+}
+
+fn as_object(value: Value, hook: &str) -> Result<Map<String, Value>, RoomError> {
+    match value {
+        Value::Object(map) => Ok(map),
+        _ => Err(RoomError::Malformed(format!(
+            "{hook} must return an object"
+        ))),
+    }
+}

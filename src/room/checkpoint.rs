@@ -1,0 +1,164 @@
+//! A room's checkpoint: everything a new leader needs to carry on after the old one died —
+//! the members, each member's last accepted action number, the recovery mode, the hooks'
+//! recovery state, and whether the room ended — tied to one frame (group, leader, epoch,
+//! sequence number, frame hash, membership version) and certified by the leader that made
+//! it. Every envelope carries the checkpoint of its frame, so every member holds one.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::error::RoomError;
+use super::json;
+use crate::api::group::{MemberStatus, RecoveryMode, checkpoint_canonical};
+
+/// The checkpoint format this build speaks.
+pub const VERSION: u64 = 1;
+/// The six fields of a checkpoint's state (what a delta changes).
+pub const STATE_FIELDS: [&str; 6] = [
+    "members",
+    "last_client_seq",
+    "recovery_mode",
+    "protocol_state",
+    "completed",
+    "outcome",
+];
+/// The highest seat a room has (32 seats).
+pub const MAX_SEAT: u32 = 31;
+
+/// A member as a room's state and its hooks see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoomMember {
+    pub member_id: String,
+    pub public_key: String,
+    pub seat: u32,
+    pub status: MemberStatus,
+}
+
+/// What a checkpoint records.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckpointState {
+    /// Sorted by seat.
+    pub members: Vec<RoomMember>,
+    pub last_client_seq: BTreeMap<String, u64>,
+    pub recovery_mode: RecoveryMode,
+    pub protocol_state: Map<String, Value>,
+    pub completed: bool,
+    pub outcome: Option<String>,
+}
+
+/// A checkpoint and the frame it is tied to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub version: u64,
+    pub group_id: String,
+    pub leader_public_key: String,
+    pub leader_epoch: u64,
+    pub seq: u64,
+    pub frame_hash: String,
+    pub membership_version: u64,
+    #[serde(flatten)]
+    pub state: CheckpointState,
+    pub checkpoint_hash: String,
+    pub checkpoint_signature: String,
+}
+
+impl Checkpoint {
+    /// What its leader signed.
+    pub fn certificate(&self) -> String {
+        checkpoint_canonical(
+            &self.group_id,
+            &self.leader_public_key,
+            self.leader_epoch,
+            self.seq,
+            &self.frame_hash,
+            self.membership_version,
+            &self.checkpoint_hash,
+        )
+    }
+
+    /// Checks a received checkpoint: its hash over its content, its state, and its leader's
+    /// certificate.
+    pub fn verify(raw: &Map<String, Value>) -> Result<Checkpoint, RoomError> {
+        let mut unsigned = raw.clone();
+        let hash = unsigned.shift_remove("checkpoint_hash");
+        unsigned.shift_remove("checkpoint_signature");
+        if hash.as_ref().and_then(Value::as_str)
+            != Some(json::hash(&Value::Object(unsigned))?.as_str())
+        {
+            return Err(RoomError::CheckpointHash);
+        }
+        check_state(&state_of(raw)?)?;
+        let checkpoint: Checkpoint = serde_json::from_value(Value::Object(raw.clone()))
+            .map_err(|e| RoomError::CheckpointState(e.to_string()))?;
+        if checkpoint.version != VERSION {
+            return Err(RoomError::CheckpointState(format!(
+                "version {} is not 1",
+                checkpoint.version
+            )));
+        }
+        crate::identity::verify_hex(
+            &checkpoint.leader_public_key,
+            checkpoint.certificate().as_bytes(),
+            &checkpoint.checkpoint_signature,
+        )
+        .map_err(|_| RoomError::Certificate)?;
+        Ok(checkpoint)
+    }
+}
+
+/// The six state fields of a checkpoint object.
+pub fn state_of(checkpoint: &Map<String, Value>) -> Result<Value, RoomError> {
+    STATE_FIELDS
+        .iter()
+        .map(|key| {
+            checkpoint
+                .get(*key)
+                .map(|value| (key.to_string(), value.clone()))
+                .ok_or_else(|| RoomError::CheckpointState(format!("{key} is missing")))
+        })
+        .collect::<Result<Map<String, Value>, _>>()
+        .map(Value::Object)
+}
+
+/// Checks a checkpoint state: exactly the six fields, within the room's JSON limits, with
+/// members of distinct keys and seats.
+pub fn check_state(state: &Value) -> Result<CheckpointState, RoomError> {
+    let invalid = |what: String| RoomError::CheckpointState(what);
+    let map = state
+        .as_object()
+        .ok_or_else(|| invalid("not an object".into()))?;
+    if map.len() != STATE_FIELDS.len() || !STATE_FIELDS.iter().all(|key| map.contains_key(*key)) {
+        return Err(invalid(format!(
+            "its state must hold exactly {}",
+            STATE_FIELDS.join(", ")
+        )));
+    }
+    json::check(state)?;
+    let typed: CheckpointState =
+        serde_json::from_value(state.clone()).map_err(|e| invalid(e.to_string()))?;
+    check_members(&typed.members).map_err(invalid)?;
+    Ok(typed)
+}
+
+/// Members have 64-hex keys, seats up to 31, and no key or seat twice.
+pub fn check_members(members: &[RoomMember]) -> Result<(), String> {
+    let mut keys = HashSet::new();
+    let mut seats = HashSet::new();
+    for member in members {
+        if !crate::identity::is_lower_hex_64(&member.public_key) {
+            return Err(format!(
+                "member key {:?} is not 64 lowercase hex",
+                member.public_key
+            ));
+        }
+        if member.seat > MAX_SEAT {
+            return Err(format!("seat {} is above {MAX_SEAT}", member.seat));
+        }
+        if !keys.insert(&member.public_key) || !seats.insert(member.seat) {
+            return Err("two members share a key or a seat".into());
+        }
+    }
+    Ok(())
+}

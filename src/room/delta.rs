@@ -1,0 +1,283 @@
+//! Deltas between two versions of a view or a checkpoint, so a room sends what changed
+//! instead of the whole value: `set` (a value at a path; the empty path replaces the root),
+//! `remove` (a key or an array item) and `splice` (an array range replaced by items). Any
+//! correct delta is acceptable — the receiver checks the result's hash — so ours need not
+//! match the reference's choice of ops; they must only be applied identically. Unlike the
+//! reference, the diff tells `1` from `true` and `0` from `false` (JSON values of different
+//! types are different), so a view never silently keeps a stale value.
+
+use serde_json::{Map, Value, json};
+
+/// Most operations in one delta.
+pub const MAX_OPS: usize = 1024;
+/// Longest path of one operation.
+pub const MAX_PATH: usize = 32;
+
+/// Why a delta cannot be applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DeltaError {
+    #[error("a delta must be an array of at most {MAX_OPS} operations")]
+    NotOps,
+    #[error("operation {0} is not a set, remove or splice with exactly its fields")]
+    BadOp(usize),
+    #[error("operation {0} has a path that is not up to {MAX_PATH} keys and indexes")]
+    BadPath(usize),
+    #[error("operation {0} names a path that does not exist")]
+    Missing(usize),
+    #[error("operation {0} splices outside its array")]
+    BadSplice(usize),
+}
+
+/// One step of a path: an object key or an array index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// Applies `ops` to a copy of `base`.
+pub fn apply(base: &Value, ops: &Value) -> Result<Value, DeltaError> {
+    let ops = ops
+        .as_array()
+        .filter(|ops| ops.len() <= MAX_OPS)
+        .ok_or(DeltaError::NotOps)?;
+    let mut result = base.clone();
+    for (index, op) in ops.iter().enumerate() {
+        apply_one(&mut result, op, index)?;
+    }
+    Ok(result)
+}
+
+fn apply_one(root: &mut Value, op: &Value, index: usize) -> Result<(), DeltaError> {
+    let op = op.as_object().ok_or(DeltaError::BadOp(index))?;
+    let has_exactly =
+        |keys: &[&str]| op.len() == keys.len() && keys.iter().all(|k| op.contains_key(*k));
+    let path = parse_path(op.get("path"), index)?;
+    match op.get("op").and_then(Value::as_str) {
+        Some("set") if has_exactly(&["op", "path", "value"]) => {
+            let value = op["value"].clone();
+            match path.split_last() {
+                None => *root = value,
+                Some((last, parent)) => match (resolve(root, parent, index)?, last) {
+                    (Value::Object(map), Step::Key(key)) => {
+                        map.insert(key.clone(), value);
+                    }
+                    (Value::Array(items), Step::Index(at)) if *at < items.len() => {
+                        items[*at] = value;
+                    }
+                    _ => return Err(DeltaError::Missing(index)),
+                },
+            }
+            Ok(())
+        }
+        Some("remove") if has_exactly(&["op", "path"]) => {
+            let (last, parent) = path.split_last().ok_or(DeltaError::BadOp(index))?;
+            match (resolve(root, parent, index)?, last) {
+                (Value::Object(map), Step::Key(key)) if map.contains_key(key) => {
+                    map.shift_remove(key);
+                }
+                (Value::Array(items), Step::Index(at)) if *at < items.len() => {
+                    items.remove(*at);
+                }
+                _ => return Err(DeltaError::Missing(index)),
+            }
+            Ok(())
+        }
+        Some("splice") if has_exactly(&["op", "path", "index", "delete", "items"]) => {
+            let Value::Array(target) = resolve(root, &path, index)? else {
+                return Err(DeltaError::BadSplice(index));
+            };
+            let count = |key: &str| op[key].as_u64().and_then(|n| usize::try_from(n).ok());
+            let (Some(at), Some(delete), Some(items)) =
+                (count("index"), count("delete"), op["items"].as_array())
+            else {
+                return Err(DeltaError::BadSplice(index));
+            };
+            if at > target.len() || delete > target.len() - at {
+                return Err(DeltaError::BadSplice(index));
+            }
+            target.splice(at..at + delete, items.iter().cloned());
+            Ok(())
+        }
+        _ => Err(DeltaError::BadOp(index)),
+    }
+}
+
+fn parse_path(path: Option<&Value>, index: usize) -> Result<Vec<Step>, DeltaError> {
+    let steps = path
+        .and_then(Value::as_array)
+        .filter(|steps| steps.len() <= MAX_PATH)
+        .ok_or(DeltaError::BadPath(index))?;
+    steps
+        .iter()
+        .map(|step| match step {
+            Value::String(key) => Ok(Step::Key(key.clone())),
+            Value::Number(n) => n
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .map(Step::Index)
+                .ok_or(DeltaError::BadPath(index)),
+            _ => Err(DeltaError::BadPath(index)),
+        })
+        .collect()
+}
+
+fn resolve<'a>(
+    root: &'a mut Value,
+    path: &[Step],
+    index: usize,
+) -> Result<&'a mut Value, DeltaError> {
+    path.iter()
+        .try_fold(root, |current, step| match (current, step) {
+            (Value::Object(map), Step::Key(key)) => {
+                map.get_mut(key).ok_or(DeltaError::Missing(index))
+            }
+            (Value::Array(items), Step::Index(at)) => {
+                items.get_mut(*at).ok_or(DeltaError::Missing(index))
+            }
+            _ => Err(DeltaError::Missing(index)),
+        })
+}
+
+/// A delta that turns `previous` into `current` (values of different JSON types always
+/// differ). Falls back to one root `set` when the delta would exceed the limits.
+pub fn diff(previous: &Value, current: &Value) -> Vec<Value> {
+    let mut ops = Vec::new();
+    diff_at(previous, current, &mut Vec::new(), &mut ops);
+    if ops.len() > MAX_OPS
+        || ops
+            .iter()
+            .any(|op| op["path"].as_array().is_some_and(|p| p.len() > MAX_PATH))
+    {
+        return vec![json!({"op": "set", "path": [], "value": current})];
+    }
+    ops
+}
+
+fn diff_at(previous: &Value, current: &Value, path: &mut Vec<Value>, ops: &mut Vec<Value>) {
+    if previous == current {
+        return;
+    }
+    match (previous, current) {
+        (Value::Object(before), Value::Object(after)) => diff_objects(before, after, path, ops),
+        (Value::Array(before), Value::Array(after)) => {
+            let prefix = before.iter().zip(after).take_while(|(a, b)| a == b).count();
+            let rest = before.len().min(after.len()) - prefix;
+            let suffix = before
+                .iter()
+                .rev()
+                .zip(after.iter().rev())
+                .take(rest)
+                .take_while(|(a, b)| a == b)
+                .count();
+            ops.push(json!({
+                "op": "splice",
+                "path": path.clone(),
+                "index": prefix,
+                "delete": before.len() - suffix - prefix,
+                "items": after[prefix..after.len() - suffix].to_vec(),
+            }));
+        }
+        _ => ops.push(json!({"op": "set", "path": path.clone(), "value": current})),
+    }
+}
+
+fn diff_objects(
+    before: &Map<String, Value>,
+    after: &Map<String, Value>,
+    path: &mut Vec<Value>,
+    ops: &mut Vec<Value>,
+) {
+    let mut keys: Vec<&String> = before.keys().chain(after.keys()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    for key in keys {
+        path.push(Value::String(key.clone()));
+        match (before.get(key), after.get(key)) {
+            (Some(_), None) => ops.push(json!({"op": "remove", "path": path.clone()})),
+            (Some(old), Some(new)) => diff_at(old, new, path, ops),
+            (None, Some(new)) => ops.push(json!({"op": "set", "path": path.clone(), "value": new})),
+            (None, None) => {}
+        }
+        path.pop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(previous: Value, current: Value) -> Vec<Value> {
+        let ops = diff(&previous, &current);
+        assert_eq!(
+            apply(&previous, &Value::Array(ops.clone())).unwrap(),
+            current
+        );
+        ops
+    }
+
+    #[test]
+    fn a_diff_applies_back_and_tells_one_from_true() {
+        assert!(round_trip(json!({"a": 1}), json!({"a": 1})).is_empty());
+        assert_eq!(
+            round_trip(json!({"a": 1}), json!({"a": true})),
+            [json!({"op": "set", "path": ["a"], "value": true})]
+        );
+        round_trip(
+            json!({"a": 0, "b": [1, 2, 3]}),
+            json!({"a": false, "b": [1, 9, 3, 4]}),
+        );
+        round_trip(json!({"log": [1, 2, 3, 4]}), json!({"log": [3, 4, 5]}));
+        round_trip(
+            json!({"x": {"y": [1]}, "gone": 1}),
+            json!({"x": {"y": []}, "new": {"z": null}}),
+        );
+        round_trip(json!([1, 2]), json!({"now": "an object"}));
+        round_trip(json!({"a": [[1], [2]]}), json!({"a": [[1], [2], [3]]}));
+    }
+
+    #[test]
+    fn malformed_or_out_of_range_ops_are_refused_by_number() {
+        let base = json!({"a": [1, 2], "b": {"c": 1}});
+        for (ops, error) in [
+            (json!({"op": "set"}), DeltaError::NotOps),
+            (
+                json!([{"op": "set", "path": ["a"], "value": 1, "x": 0}]),
+                DeltaError::BadOp(0),
+            ),
+            (json!([{"op": "move", "path": []}]), DeltaError::BadOp(0)),
+            (json!([{"op": "remove", "path": []}]), DeltaError::BadOp(0)),
+            (
+                json!([{"op": "remove", "path": ["zz"]}]),
+                DeltaError::Missing(0),
+            ),
+            (
+                json!([{"op": "set", "path": ["a", 5], "value": 0}]),
+                DeltaError::Missing(0),
+            ),
+            (
+                json!([{"op": "set", "path": ["a", -1], "value": 0}]),
+                DeltaError::BadPath(0),
+            ),
+            (
+                json!([{"op": "set", "path": [true], "value": 0}]),
+                DeltaError::BadPath(0),
+            ),
+            (
+                json!([{"op": "remove", "path": ["b", "c"]}, {"op": "splice", "path": ["a"], "index": 1, "delete": 2, "items": []}]),
+                DeltaError::BadSplice(1),
+            ),
+            (
+                json!([{"op": "splice", "path": ["b"], "index": 0, "delete": 0, "items": []}]),
+                DeltaError::BadSplice(0),
+            ),
+        ] {
+            assert_eq!(apply(&base, &ops), Err(error), "{ops}");
+        }
+        let too_deep: Vec<Value> = (0..=MAX_PATH).map(|_| json!("k")).collect();
+        assert_eq!(
+            apply(&base, &json!([{"op": "set", "path": too_deep, "value": 0}])),
+            Err(DeltaError::BadPath(0))
+        );
+    }
+}

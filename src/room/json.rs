@@ -1,0 +1,175 @@
+//! The JSON a room's state, views, events and checkpoints may hold, and its hash. Every
+//! value a room hashes or signs is bounded (nesting, container sizes, string bytes) and holds
+//! no floats, so both implementations agree on its canonical bytes: keys sorted by code
+//! point, compact separators, raw UTF-8 with Python's escaping — exactly what the reference
+//! writes with `json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)`.
+
+use serde_json::Value;
+
+use crate::canonical::{sha256_hex, write_string};
+
+/// Deepest nesting a room value may have (the top value is depth 0).
+pub const MAX_DEPTH: usize = 16;
+/// Most items in one array or object.
+pub const MAX_ITEMS: usize = 1024;
+/// Longest string, in UTF-8 bytes.
+pub const MAX_STRING_BYTES: usize = 65536;
+
+/// Why a value cannot be part of a room.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JsonLimit {
+    #[error("JSON nesting deeper than {MAX_DEPTH}")]
+    TooDeep,
+    #[error("an array or object with more than {MAX_ITEMS} items")]
+    TooManyItems,
+    #[error("a string longer than {MAX_STRING_BYTES} bytes")]
+    StringTooLong,
+    #[error("a floating-point number ({0}); rooms hold integers only")]
+    Float(String),
+}
+
+/// Checks the room limits on `value`.
+pub fn check(value: &Value) -> Result<(), JsonLimit> {
+    check_at(value, 0)
+}
+
+fn check_at(value: &Value, depth: usize) -> Result<(), JsonLimit> {
+    if depth > MAX_DEPTH {
+        return Err(JsonLimit::TooDeep);
+    }
+    match value {
+        Value::Null | Value::Bool(_) => Ok(()),
+        Value::Number(number) => integer_text(number).map(drop),
+        Value::String(text) => check_string(text),
+        Value::Array(items) => {
+            if items.len() > MAX_ITEMS {
+                return Err(JsonLimit::TooManyItems);
+            }
+            items.iter().try_for_each(|item| check_at(item, depth + 1))
+        }
+        Value::Object(map) => {
+            if map.len() > MAX_ITEMS {
+                return Err(JsonLimit::TooManyItems);
+            }
+            map.iter().try_for_each(|(key, item)| {
+                check_string(key)?;
+                check_at(item, depth + 1)
+            })
+        }
+    }
+}
+
+fn check_string(text: &str) -> Result<(), JsonLimit> {
+    if text.len() > MAX_STRING_BYTES {
+        Err(JsonLimit::StringTooLong)
+    } else {
+        Ok(())
+    }
+}
+
+/// An integer's digits as Python prints them (`-0` is `0`); a float is refused.
+fn integer_text(number: &serde_json::Number) -> Result<String, JsonLimit> {
+    let text = number.to_string();
+    if text.contains(['.', 'e', 'E']) {
+        return Err(JsonLimit::Float(text));
+    }
+    Ok(if text == "-0" { "0".to_string() } else { text })
+}
+
+/// The canonical bytes of a value within the limits.
+pub fn canonical(value: &Value) -> Result<String, JsonLimit> {
+    check(value)?;
+    let mut out = String::new();
+    write(&mut out, value)?;
+    Ok(out)
+}
+
+/// SHA-256 (lowercase hex) of the canonical bytes.
+pub fn hash(value: &Value) -> Result<String, JsonLimit> {
+    canonical(value).map(sha256_hex)
+}
+
+fn write(out: &mut String, value: &Value) -> Result<(), JsonLimit> {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(flag) => out.push_str(if *flag { "true" } else { "false" }),
+        Value::Number(number) => out.push_str(&integer_text(number)?),
+        Value::String(text) => write_string(out, text),
+        Value::Array(items) => {
+            out.push('[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                write(out, item)?;
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (index, (key, item)) in entries.into_iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                write_string(out, key);
+                out.push(':');
+                write(out, item)?;
+            }
+            out.push('}');
+        }
+    }
+    Ok(())
+}
+
+/// Whether `text` is a SHA-256 in lowercase hex.
+pub fn is_hash(text: &str) -> bool {
+    crate::identity::is_lower_hex_64(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn canonical_bytes_sort_keys_keep_unicode_and_refuse_floats() {
+        let value: Value =
+            serde_json::from_str(r#"{"b":[1,-0,true,null],"a":"é\n\"","ä":{"z":1,"y":2}}"#)
+                .unwrap();
+        assert_eq!(
+            canonical(&value).unwrap(),
+            r#"{"a":"é\n\"","b":[1,0,true,null],"ä":{"y":2,"z":1}}"#
+        );
+        let big: Value = serde_json::from_str("123456789012345678901234567890").unwrap();
+        assert_eq!(canonical(&big).unwrap(), "123456789012345678901234567890");
+        assert_eq!(
+            canonical(&json!({"x": 1.5})),
+            Err(JsonLimit::Float("1.5".into()))
+        );
+        let one_point_oh: Value = serde_json::from_str("1.0").unwrap();
+        assert!(
+            canonical(&one_point_oh).is_err(),
+            "1.0 is a float in Python"
+        );
+    }
+
+    #[test]
+    fn limits_bound_depth_items_and_strings() {
+        let mut deep = json!(0);
+        for _ in 0..=MAX_DEPTH {
+            deep = json!([deep]);
+        }
+        assert_eq!(check(&deep), Err(JsonLimit::TooDeep));
+        assert_eq!(check(&deep[0]), Ok(()));
+        assert_eq!(
+            check(&json!(vec![0; MAX_ITEMS + 1])),
+            Err(JsonLimit::TooManyItems)
+        );
+        assert_eq!(
+            check(&json!("x".repeat(MAX_STRING_BYTES + 1))),
+            Err(JsonLimit::StringTooLong)
+        );
+    }
+}

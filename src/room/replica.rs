@@ -1,0 +1,274 @@
+//! A member's copy of a room: it checks every envelope its leader sends — the frame and
+//! view hashes, the signature, the sequence and the hash chain, the checkpoint and its
+//! certificate, the view — and keeps the newest verified checkpoint and view. It runs no
+//! hooks; it only trusts what verifies. A bootstrap (the first envelope on a channel, or of
+//! a new epoch) may jump ahead but never back.
+
+use serde_json::{Map, Value};
+
+use super::checkpoint::{self, Checkpoint};
+use super::delta;
+use super::envelope::{
+    CORE_FIELDS, Envelope, Form, PRIVATE_FIELDS, WIRE_VERSION, part_of, signed_statement,
+};
+use super::error::RoomError;
+use super::json;
+
+/// What a member knows of its room.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replica {
+    pub group_id: String,
+    /// This member's key.
+    pub viewer: String,
+    pub leader: String,
+    pub epoch: u64,
+    /// The last verified frame, once there is one.
+    pub head: Option<Head>,
+    pub membership_version: u64,
+    pub checkpoint: Option<Checkpoint>,
+    pub view: Option<Map<String, Value>>,
+}
+
+/// The last verified frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Head {
+    pub seq: u64,
+    pub frame_hash: String,
+}
+
+/// One verified envelope and what it decoded to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verified {
+    pub envelope: Envelope,
+    /// The member's whole view after it.
+    pub view: Map<String, Value>,
+    pub checkpoint: Checkpoint,
+}
+
+impl Replica {
+    pub fn new(group_id: &str, viewer: &str, leader: &str, epoch: u64) -> Replica {
+        Replica {
+            group_id: group_id.to_string(),
+            viewer: viewer.to_ascii_lowercase(),
+            leader: leader.to_ascii_lowercase(),
+            epoch,
+            head: None,
+            membership_version: 0,
+            checkpoint: None,
+            view: None,
+        }
+    }
+
+    /// Checks `raw` and, when it is new, takes it in: `Ok(None)` for a repeat of the last
+    /// frame; an error leaves the replica unchanged.
+    pub fn apply(&mut self, raw: &Value, bootstrap: bool) -> Result<Option<Verified>, RoomError> {
+        let map = raw
+            .as_object()
+            .ok_or_else(|| RoomError::Malformed("not an object".into()))?;
+        let envelope: Envelope =
+            serde_json::from_value(raw.clone()).map_err(|e| RoomError::Malformed(e.to_string()))?;
+        self.check_identity(&envelope)?;
+        if json::hash(&part_of(map, &CORE_FIELDS))? != envelope.frame_hash {
+            return Err(RoomError::FrameHash);
+        }
+        if json::hash(&Value::Array(envelope.events.clone()))? != envelope.core.events_hash {
+            return Err(RoomError::EventsHash);
+        }
+        if json::hash(&part_of(map, &PRIVATE_FIELDS))? != envelope.view_hash {
+            return Err(RoomError::ViewHash);
+        }
+        let statement = signed_statement(&envelope.frame_hash, &envelope.view_hash, &self.viewer)?;
+        crate::identity::verify_hex(&self.leader, statement.as_bytes(), &envelope.signature)
+            .map_err(|_| RoomError::Signature)?;
+        let seq = envelope.core.seq;
+        match &self.head {
+            Some(head) if head.seq == seq && head.frame_hash == envelope.frame_hash => {
+                return Ok(None);
+            }
+            Some(head) if seq <= head.seq => {
+                return Err(RoomError::Backwards {
+                    have: head.seq,
+                    got: seq,
+                });
+            }
+            Some(head) if !bootstrap && seq != head.seq + 1 => {
+                return Err(RoomError::Gap {
+                    have: head.seq,
+                    got: seq,
+                });
+            }
+            Some(head) if !bootstrap && envelope.core.previous_hash != head.frame_hash => {
+                return Err(RoomError::Chain(seq));
+            }
+            None if !bootstrap => return Err(RoomError::NotBootstrap),
+            _ => {}
+        }
+        let checkpoint = self.decode_checkpoint(&envelope, bootstrap)?;
+        let view = self.decode_view(&envelope, bootstrap)?;
+        self.head = Some(Head {
+            seq,
+            frame_hash: envelope.frame_hash.clone(),
+        });
+        self.membership_version = envelope.core.membership_version;
+        self.checkpoint = Some(checkpoint.clone());
+        self.view = Some(view.clone());
+        Ok(Some(Verified {
+            envelope,
+            view,
+            checkpoint,
+        }))
+    }
+
+    /// Follows a new leader: its envelopes verify with its key from now on.
+    pub fn advance_epoch(&mut self, leader: &str, epoch: u64) -> Result<(), RoomError> {
+        if epoch <= self.epoch {
+            return Err(RoomError::EpochNotNewer {
+                have: self.epoch,
+                got: epoch,
+            });
+        }
+        self.leader = leader.to_ascii_lowercase();
+        self.epoch = epoch;
+        Ok(())
+    }
+
+    fn check_identity(&self, envelope: &Envelope) -> Result<(), RoomError> {
+        let core = &envelope.core;
+        let mismatch = |what: &'static str, expected: &str, got: &str| {
+            Err(RoomError::Mismatch {
+                what,
+                expected: expected.to_string(),
+                got: got.to_string(),
+            })
+        };
+        if core.group_id != self.group_id {
+            return mismatch("room", &self.group_id, &core.group_id);
+        }
+        if core.leader_public_key != self.leader {
+            return mismatch("leader", &self.leader, &core.leader_public_key);
+        }
+        if core.leader_epoch != self.epoch {
+            return mismatch(
+                "epoch",
+                &self.epoch.to_string(),
+                &core.leader_epoch.to_string(),
+            );
+        }
+        if envelope.private.viewer_public_key != self.viewer {
+            return mismatch("viewer", &self.viewer, &envelope.private.viewer_public_key);
+        }
+        if core.wire_version != WIRE_VERSION {
+            return Err(RoomError::WireVersion(core.wire_version));
+        }
+        Ok(())
+    }
+
+    fn decode_checkpoint(
+        &self,
+        envelope: &Envelope,
+        bootstrap: bool,
+    ) -> Result<Checkpoint, RoomError> {
+        let private = &envelope.private;
+        let core = &envelope.core;
+        let raw = match (private.checkpoint_mode, &private.checkpoint) {
+            (Form::Full, Some(full)) if private.checkpoint_delta.is_empty() => full.clone(),
+            (Form::Delta, None) if bootstrap => {
+                return Err(RoomError::BootstrapDelta("checkpoint"));
+            }
+            (Form::Delta, None) => {
+                let base = self
+                    .checkpoint
+                    .as_ref()
+                    .ok_or(RoomError::NoBase("checkpoint"))?;
+                let base_state = serde_json::to_value(&base.state).expect("a state serializes");
+                let state =
+                    delta::apply(&base_state, &Value::Array(private.checkpoint_delta.clone()))
+                        .map_err(|error| RoomError::Delta {
+                            what: "checkpoint",
+                            error,
+                        })?;
+                let Value::Object(state) = state else {
+                    return Err(RoomError::CheckpointState(
+                        "the delta made a non-object".into(),
+                    ));
+                };
+                let mut raw = Map::new();
+                raw.insert("version".into(), checkpoint::VERSION.into());
+                raw.insert("group_id".into(), self.group_id.clone().into());
+                raw.insert("leader_public_key".into(), self.leader.clone().into());
+                raw.insert("leader_epoch".into(), self.epoch.into());
+                raw.insert("seq".into(), core.seq.into());
+                raw.insert("frame_hash".into(), envelope.frame_hash.clone().into());
+                raw.insert("membership_version".into(), core.membership_version.into());
+                raw.extend(state);
+                raw.insert(
+                    "checkpoint_hash".into(),
+                    private.checkpoint_hash.clone().into(),
+                );
+                raw.insert(
+                    "checkpoint_signature".into(),
+                    private.checkpoint_signature.clone().into(),
+                );
+                raw
+            }
+            _ => return Err(RoomError::Form("checkpoint")),
+        };
+        let checkpoint = Checkpoint::verify(&raw)?;
+        if checkpoint.checkpoint_hash != private.checkpoint_hash
+            || checkpoint.checkpoint_signature != private.checkpoint_signature
+        {
+            return Err(RoomError::CheckpointHash);
+        }
+        let differs = [
+            ("group_id", checkpoint.group_id == self.group_id),
+            ("leader", checkpoint.leader_public_key == self.leader),
+            ("epoch", checkpoint.leader_epoch == self.epoch),
+            ("seq", checkpoint.seq == core.seq),
+            ("frame_hash", checkpoint.frame_hash == envelope.frame_hash),
+            (
+                "membership_version",
+                checkpoint.membership_version == core.membership_version,
+            ),
+            ("completed", checkpoint.state.completed == core.completed),
+            ("outcome", checkpoint.state.outcome == core.outcome),
+        ];
+        if let Some((what, _)) = differs.iter().find(|(_, same)| !same) {
+            return Err(RoomError::CheckpointFrame(what));
+        }
+        if json::hash(&checkpoint::state_of(&raw)?)? != core.recovery_state_hash {
+            return Err(RoomError::RecoveryHash);
+        }
+        Ok(checkpoint)
+    }
+
+    fn decode_view(
+        &self,
+        envelope: &Envelope,
+        bootstrap: bool,
+    ) -> Result<Map<String, Value>, RoomError> {
+        let private = &envelope.private;
+        let view = match (private.view_mode, &private.view) {
+            (Form::Full, Some(full)) if private.view_delta.is_empty() => full.clone(),
+            (Form::Delta, None) if bootstrap => return Err(RoomError::BootstrapDelta("view")),
+            (Form::Delta, None) => {
+                let base = self.view.as_ref().ok_or(RoomError::NoBase("view"))?;
+                match delta::apply(
+                    &Value::Object(base.clone()),
+                    &Value::Array(private.view_delta.clone()),
+                )
+                .map_err(|error| RoomError::Delta {
+                    what: "view",
+                    error,
+                })? {
+                    Value::Object(view) => view,
+                    _ => return Err(RoomError::Form("view")),
+                }
+            }
+            _ => return Err(RoomError::Form("view")),
+        };
+        if json::hash(&Value::Object(view.clone()))? != private.view_state_hash {
+            return Err(RoomError::ViewState);
+        }
+        Ok(view)
+    }
+}

@@ -1,0 +1,488 @@
+//! A room run in memory: our authority's envelopes, verified by our replicas, and every
+//! kind of tampering caught with its reason.
+
+use serde_json::{Map, Value, json};
+
+use super::authority::{Authority, Envelopes, Receipt, Start};
+use super::checkpoint::RoomMember;
+use super::envelope::FrameKind;
+use super::hooks::{HookFailure, HookResult, RoomHooks};
+use super::{Replica, RoomError};
+use crate::api::group::{MemberStatus, RecoveryMode, StartPolicy};
+use crate::identity::Identity;
+use crate::spec::flow::group::GroupRules;
+
+/// A chat room: every action `{"say": text}` is appended to a log everyone sees; each
+/// member also sees its own count of messages. `{"say": ""}` is refused.
+struct ChatHooks;
+
+fn result(state: &Map<String, Value>) -> HookResult {
+    Ok(json!({"state": state}))
+}
+
+impl RoomHooks for ChatHooks {
+    fn initial_state(&mut self, members: &[RoomMember]) -> HookResult {
+        Ok(json!({"log": [], "count": {}, "seats": members.len()}))
+    }
+    fn handle(
+        &mut self,
+        state: &Map<String, Value>,
+        actor: &RoomMember,
+        action: &Map<String, Value>,
+    ) -> HookResult {
+        let text = action
+            .get("say")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if text.is_empty() {
+            return Err(HookFailure::refused("say something"));
+        }
+        let mut state = state.clone();
+        state["log"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!([actor.seat, text]));
+        let count = state["count"][&actor.public_key].as_u64().unwrap_or(0) + 1;
+        state["count"][&actor.public_key] = json!(count);
+        let done = text == "bye";
+        Ok(
+            json!({"state": state, "events": [{"kind": "said", "seat": actor.seat}],
+                  "direct": {actor.public_key.clone(): {"you_said": text}},
+                  "completed": done, "outcome": if done { json!("ended") } else { json!(null) }}),
+        )
+    }
+    fn view(&mut self, state: &Map<String, Value>, viewer: &RoomMember) -> HookResult {
+        Ok(
+            json!({"log": state["log"], "mine": state["count"].get(&viewer.public_key).cloned().unwrap_or(json!(0))}),
+        )
+    }
+    fn member_joined(&mut self, state: &Map<String, Value>, _member: &RoomMember) -> HookResult {
+        result(state)
+    }
+    fn member_left(
+        &mut self,
+        state: &Map<String, Value>,
+        _member: &RoomMember,
+        _reason: &str,
+    ) -> HookResult {
+        result(state)
+    }
+    fn recovery_snapshot(&mut self, state: &Map<String, Value>) -> HookResult {
+        Ok(Value::Object(state.clone()))
+    }
+    fn restore(
+        &mut self,
+        protocol_state: &Map<String, Value>,
+        _members: &[RoomMember],
+        _epoch: u64,
+    ) -> HookResult {
+        Ok(Value::Object(protocol_state.clone()))
+    }
+    fn leader_changed(&mut self, state: &Map<String, Value>, _old: &str, _new: &str) -> HookResult {
+        result(state)
+    }
+}
+
+fn rules() -> GroupRules {
+    GroupRules {
+        min_participants: 2,
+        max_participants: 8,
+        allow_late_join: true,
+        recovery_mode: RecoveryMode::Exact,
+        start_policy: StartPolicy::MinReady,
+        checkpoint_every_events: 4,
+        max_action_bytes: 512,
+        max_events_per_action: 4,
+        peer_channels: None,
+    }
+}
+
+fn member(identity: &Identity, seat: u32) -> RoomMember {
+    RoomMember {
+        member_id: format!("m{seat}"),
+        public_key: identity.public_key().to_string(),
+        seat,
+        status: MemberStatus::Active,
+    }
+}
+
+struct Room {
+    leader: Identity,
+    others: Vec<Identity>,
+    authority: Authority<ChatHooks>,
+    replicas: Vec<Replica>,
+}
+
+fn deliver(replicas: &mut [Replica], envelopes: &Envelopes, bootstrap: bool) {
+    for replica in replicas.iter_mut() {
+        let (_, envelope) = envelopes
+            .iter()
+            .find(|(key, _)| *key == replica.viewer)
+            .expect("one per member");
+        replica
+            .apply(envelope, bootstrap)
+            .unwrap()
+            .expect("a new frame");
+    }
+}
+
+fn room() -> Room {
+    let leader = Identity::generate();
+    let others: Vec<Identity> = (0..3).map(|_| Identity::generate()).collect();
+    let mut members = vec![member(&leader, 0)];
+    members.extend(
+        others
+            .iter()
+            .enumerate()
+            .map(|(i, id)| member(id, i as u32 + 1)),
+    );
+    let (authority, first) = Authority::new(
+        ChatHooks,
+        rules(),
+        leader.clone(),
+        "g1",
+        0,
+        4,
+        members,
+        Start::Fresh,
+    )
+    .unwrap();
+    let mut replicas: Vec<Replica> = others
+        .iter()
+        .map(|id| Replica::new("g1", id.public_key(), leader.public_key(), 0))
+        .collect();
+    deliver(&mut replicas, &first, true);
+    Room {
+        leader,
+        others,
+        authority,
+        replicas,
+    }
+}
+
+fn say(room: &mut Room, who: usize, seq: u64, text: &str) -> (Envelopes, Receipt) {
+    let key = room.others[who].public_key().to_string();
+    let action = json!({"say": text});
+    room.authority
+        .apply_input(&key, seq, action.as_object().unwrap())
+}
+
+#[test]
+fn every_member_verifies_every_step_with_views_and_checkpoints_in_both_forms() {
+    let mut room = room();
+    let mut forms = std::collections::BTreeSet::new();
+    for round in 1..=24u64 {
+        let (envelopes, receipt) = say(
+            &mut room,
+            (round % 3) as usize,
+            round.div_ceil(3),
+            &format!("hello {round}"),
+        );
+        assert!(
+            matches!(receipt, Receipt::Accepted { authority_seq, .. } if authority_seq == round),
+            "{receipt:?}"
+        );
+        assert_eq!(envelopes.len(), 4, "the leader gets its own envelope too");
+        for (_, envelope) in &envelopes {
+            forms.insert((
+                envelope["view_mode"].to_string(),
+                envelope["checkpoint_mode"].to_string(),
+            ));
+        }
+        deliver(&mut room.replicas, &envelopes, false);
+    }
+    assert!(
+        forms.contains(&("\"delta\"".into(), "\"delta\"".into())),
+        "{forms:?}"
+    );
+    assert!(
+        forms.iter().any(|(_, c)| c == "\"full\""),
+        "every 4th step is a full checkpoint"
+    );
+    let view = room.replicas[0].view.as_ref().unwrap();
+    assert_eq!(view["log"].as_array().unwrap().len(), 24);
+    assert_eq!(view["mine"], 8);
+    let checkpoint = room.replicas[2].checkpoint.as_ref().unwrap();
+    assert_eq!(checkpoint.seq, 24);
+    assert_eq!(
+        checkpoint.state.last_client_seq[room.others[2].public_key()],
+        8
+    );
+}
+
+#[test]
+fn inputs_are_ordered_duplicates_and_gaps_and_refusals_change_nothing() {
+    let mut room = room();
+    let (_, first) = say(&mut room, 0, 1, "one");
+    assert!(matches!(first, Receipt::Accepted { .. }));
+    let (none, again) = say(&mut room, 0, 1, "one");
+    assert!(none.is_empty());
+    assert_eq!(
+        again,
+        Receipt::Duplicate {
+            client_seq: 1,
+            authority_seq: 1
+        }
+    );
+    let (_, gap) = say(&mut room, 0, 3, "three");
+    assert_eq!(
+        gap,
+        Receipt::Rejected {
+            client_seq: 3,
+            reason: "client_seq gap: expected 2, got 3".into()
+        }
+    );
+    let (_, refused) = say(&mut room, 0, 2, "");
+    assert_eq!(
+        refused,
+        Receipt::Rejected {
+            client_seq: 2,
+            reason: "the hooks refused the action: say something".into()
+        }
+    );
+    let (_, big) = say(&mut room, 0, 2, &"x".repeat(600));
+    assert!(
+        matches!(big, Receipt::Rejected { ref reason, .. } if reason.contains("max_action_bytes")),
+        "{big:?}"
+    );
+    let stranger = Identity::generate();
+    let (_, outsider) = room.authority.apply_input(
+        stranger.public_key(),
+        1,
+        json!({"say": "hi"}).as_object().unwrap(),
+    );
+    assert!(matches!(outsider, Receipt::Rejected { .. }));
+    assert_eq!(
+        room.authority.seq, 1,
+        "only the accepted action made a step"
+    );
+    let (envelopes, end) = say(&mut room, 1, 1, "bye");
+    assert!(matches!(
+        end,
+        Receipt::Accepted {
+            completed: true,
+            ..
+        }
+    ));
+    assert_eq!(envelopes[0].1["outcome"], "ended");
+    let (_, after) = say(&mut room, 0, 2, "late");
+    assert_eq!(
+        after,
+        Receipt::Rejected {
+            client_seq: 2,
+            reason: "the room has ended".into()
+        }
+    );
+}
+
+/// Each edit of a valid envelope, and the reason the member gives.
+#[test]
+fn a_forged_reordered_or_inconsistent_envelope_is_caught_with_its_reason() {
+    let mut room = room();
+    let (step1, _) = say(&mut room, 0, 1, "one");
+    let (step2, _) = say(&mut room, 1, 1, "two");
+    let viewer = room.replicas[0].viewer.clone();
+    let of = |envelopes: &Envelopes| {
+        envelopes
+            .iter()
+            .find(|(k, _)| *k == viewer)
+            .unwrap()
+            .1
+            .clone()
+    };
+    let (good1, good2) = (of(&step1), of(&step2));
+    let someone_elses = step1.iter().find(|(k, _)| *k != viewer).unwrap().1.clone();
+    let forger = Identity::generate();
+    type Edit = fn(&mut Value);
+    type Expect = fn(&RoomError) -> bool;
+    let cases: Vec<(&str, Edit, Expect)> = vec![
+        (
+            "seq",
+            |e| e["seq"] = json!(7),
+            |r| matches!(r, RoomError::FrameHash),
+        ),
+        (
+            "events",
+            |e| e["events"] = json!([{"kind": "forged"}]),
+            |r| matches!(r, RoomError::EventsHash),
+        ),
+        (
+            "direct",
+            |e| e["direct"] = json!({"forged": true}),
+            |r| matches!(r, RoomError::ViewHash),
+        ),
+        (
+            "signature",
+            |e| e["signature"] = json!("00".repeat(64)),
+            |r| matches!(r, RoomError::Signature),
+        ),
+        (
+            "epoch",
+            |e| e["leader_epoch"] = json!(3),
+            |r| matches!(r, RoomError::Mismatch { what: "epoch", .. }),
+        ),
+        (
+            "wire",
+            |e| e["wire_version"] = json!("2"),
+            |r| matches!(r, RoomError::Malformed(_)),
+        ),
+        (
+            "kind",
+            |e| e["_group"] = json!("forged"),
+            |r| matches!(r, RoomError::Malformed(_)),
+        ),
+    ];
+    for (name, edit, expected) in cases {
+        let mut replica = room.replicas[0].clone();
+        let mut forged = good1.clone();
+        edit(&mut forged);
+        let error = replica.apply(&forged, false).unwrap_err();
+        assert!(expected(&error), "{name}: {error}");
+        assert_eq!(
+            replica, room.replicas[0],
+            "{name}: a refused envelope changes nothing"
+        );
+    }
+    // Someone else's envelope: the viewer check catches it.
+    let mut replica = room.replicas[0].clone();
+    assert!(matches!(
+        replica.apply(&someone_elses, false).unwrap_err(),
+        RoomError::Mismatch { what: "viewer", .. }
+    ));
+    // Out of order: step 2 before step 1 is a gap; re-sent step 1 after 2 is going backwards.
+    let mut replica = room.replicas[0].clone();
+    assert_eq!(
+        replica.apply(&good2, false).unwrap_err(),
+        RoomError::Gap { have: 0, got: 2 }
+    );
+    replica.apply(&good1, false).unwrap().unwrap();
+    replica.apply(&good2, false).unwrap().unwrap();
+    assert_eq!(
+        replica.apply(&good2, false).unwrap(),
+        None,
+        "a repeat is a no-op"
+    );
+    assert_eq!(
+        replica.apply(&good1, false).unwrap_err(),
+        RoomError::Backwards { have: 2, got: 1 }
+    );
+    // Signed by the leader, yet inconsistent: step 1's frame with step 2's checkpoint.
+    let mut mixed = good1.clone();
+    for key in [
+        "checkpoint",
+        "checkpoint_mode",
+        "checkpoint_delta",
+        "checkpoint_hash",
+        "checkpoint_signature",
+    ] {
+        mixed[key] = good2[key].clone();
+    }
+    mixed["checkpoint"] = serde_json::to_value(room.authority.checkpoint().unwrap()).unwrap();
+    mixed["checkpoint_mode"] = json!("full");
+    mixed["checkpoint_delta"] = json!([]);
+    resign(&mut mixed, &room.leader);
+    let mut replica = room.replicas[0].clone();
+    assert_eq!(
+        replica.apply(&mixed, false).unwrap_err(),
+        RoomError::CheckpointFrame("seq")
+    );
+    // The same frame signed by someone else.
+    let mut forged = good1.clone();
+    resign(&mut forged, &forger);
+    assert_eq!(
+        replica.apply(&forged, false).unwrap_err(),
+        RoomError::Signature
+    );
+}
+
+/// Recomputes an envelope's view hash and signs it again with `signer`.
+fn resign(envelope: &mut Value, signer: &Identity) {
+    let map = envelope.as_object().unwrap();
+    let private = super::envelope::part_of(map, &super::envelope::PRIVATE_FIELDS);
+    let view_hash = super::json::hash(&private).unwrap();
+    let frame_hash = envelope["frame_hash"].as_str().unwrap().to_string();
+    let viewer = envelope["viewer_public_key"].as_str().unwrap().to_string();
+    let statement = super::envelope::signed_statement(&frame_hash, &view_hash, &viewer).unwrap();
+    envelope["view_hash"] = json!(view_hash);
+    envelope["signature"] = json!(signer.sign_hex(statement.as_bytes()));
+}
+
+#[test]
+fn a_new_leader_restores_from_a_members_checkpoint_and_the_others_follow() {
+    let mut room = room();
+    for seq in 1..=5 {
+        let (envelopes, _) = say(&mut room, 0, seq, &format!("m{seq}"));
+        deliver(&mut room.replicas, &envelopes, false);
+    }
+    let checkpoint = room.replicas[1].checkpoint.clone().unwrap();
+    assert!(room.authority.acknowledge(
+        room.others[1].public_key(),
+        5,
+        &checkpoint.frame_hash,
+        Some(&checkpoint.checkpoint_hash)
+    ));
+    assert_eq!(room.authority.replicated_checkpoint().unwrap().seq, 5);
+    // The leader dies; member 1 takes over at epoch 1 with the old leader gone.
+    let successor = room.others[1].clone();
+    let members: Vec<RoomMember> = checkpoint
+        .state
+        .members
+        .iter()
+        .filter(|m| m.public_key != room.leader.public_key())
+        .cloned()
+        .collect();
+    let (mut next, first) = Authority::new(
+        ChatHooks,
+        rules(),
+        successor.clone(),
+        "g1",
+        1,
+        5,
+        members,
+        Start::Restore(&checkpoint),
+    )
+    .unwrap();
+    assert_eq!(next.seq, 6);
+    let follower = &mut room.replicas[0];
+    follower.advance_epoch(successor.public_key(), 1).unwrap();
+    let (_, envelope) = first.iter().find(|(k, _)| *k == follower.viewer).unwrap();
+    assert_eq!(envelope["_group"], json!(FrameKind::EpochStart));
+    follower.apply(envelope, true).unwrap().unwrap();
+    let (envelopes, receipt) = next.apply_input(
+        room.others[0].public_key(),
+        6,
+        json!({"say": "after"}).as_object().unwrap(),
+    );
+    assert!(
+        matches!(
+            receipt,
+            Receipt::Accepted {
+                authority_seq: 7,
+                ..
+            }
+        ),
+        "{receipt:?}"
+    );
+    let (_, envelope) = envelopes
+        .iter()
+        .find(|(k, _)| *k == follower.viewer)
+        .unwrap();
+    follower.apply(envelope, false).unwrap().unwrap();
+    assert_eq!(
+        follower.view.as_ref().unwrap()["log"]
+            .as_array()
+            .unwrap()
+            .len(),
+        6
+    );
+    // An envelope of the dead leader is no longer believed.
+    let (stale, _) = say(&mut room, 2, 1, "ghost");
+    let (_, ghost) = stale
+        .iter()
+        .find(|(k, _)| *k == room.replicas[0].viewer)
+        .unwrap();
+    assert!(matches!(
+        room.replicas[0].apply(ghost, false).unwrap_err(),
+        RoomError::Mismatch { what: "leader", .. }
+    ));
+}
