@@ -12,8 +12,10 @@ use serde_json::{Value, json};
 use super::GlobalArgs;
 use crate::engine::Outcome;
 use crate::hooks::skeleton;
+use crate::selfplay::room::{RoomReport, RoomTest, ScriptedAction};
 use crate::selfplay::{SelfPlay, SideReport, adversarial, stdout_display};
 use crate::spec::ControlMode;
+use crate::spec::flow::SelfTest;
 use crate::spec::{self, Spec};
 
 #[derive(Debug, Args)]
@@ -48,15 +50,38 @@ pub struct TestArgs {
     /// Print a JSON report instead of the game output.
     #[arg(long)]
     pub json: bool,
+    /// Rooms: actions to play first, one JSON object per line: {"seat": N, "action": {...}}
+    /// (then the hooks' proto_group_autoplay chooses).
+    #[arg(long, value_name = "FILE")]
+    pub actions: Option<PathBuf>,
+    /// Rooms: most actions before the failover, and again after it.
+    #[arg(long, default_value_t = 50, value_name = "N")]
+    pub max_actions: usize,
 }
 
 pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let dir = crate::protocols::resolve(&args.protocol, &global.data_dir())
         .map_err(anyhow::Error::msg)?;
-    let spec = Spec::load_runnable(&dir.join("spec.json"))?;
+    let spec = Spec::load_checked(&dir.join("spec.json"))?;
+    let self_test = spec.capabilities().self_test;
+    if self_test == SelfTest::Pair {
+        spec.ensure_runnable()
+            .map_err(|error| anyhow::anyhow!("{error} ({})", dir.join("spec.json").display()))?;
+    }
+    if self_test == SelfTest::None {
+        let mode = spec.flow_mode().map_err(anyhow::Error::msg)?;
+        bail!(
+            "{} ({})",
+            spec::SpecError::NotRunnable(mode),
+            dir.join("spec.json").display()
+        );
+    }
     skeleton::ensure_implemented(&dir, args.allow_skeleton_hooks).map_err(anyhow::Error::msg)?;
     let options = spec::parse_options(args.options.as_deref())?;
     spec::validate_options(spec.value(), &options).context("options")?;
+    if self_test == SelfTest::Room {
+        return room_test(args, dir, spec, options);
+    }
     if !(0.0..=3600.0).contains(&args.pace) {
         bail!("--pace must be between 0 and 3600 seconds");
     }
@@ -70,11 +95,7 @@ pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         protocol_dir: dir,
         spec,
         options,
-        state_base: args.state_base.clone().unwrap_or_else(|| {
-            // SAFETY: getuid only reads this process's user id.
-            let uid = unsafe { libc::getuid() };
-            std::env::temp_dir().join(format!("aigenora-sessions-{uid}"))
-        }),
+        state_base: args.state_base.clone().unwrap_or_else(default_state_base),
         control_mode: args.control_mode,
         think,
         pace: Duration::from_secs_f64(args.pace),
@@ -192,4 +213,121 @@ fn side_json(side: &SideReport) -> Value {
             json!({"ok": false, "error": error.to_string(), "session_dir": side.session_dir, "state_dir": side.state_dir})
         }
     }
+}
+
+/// The longest `--actions` file read.
+const MAX_ACTIONS_FILE: u64 = 16 * 1024 * 1024;
+
+/// `protocol test` on a room (see `selfplay::room`).
+fn room_test(
+    args: TestArgs,
+    protocol_dir: PathBuf,
+    spec: Spec,
+    options: serde_json::Map<String, Value>,
+) -> anyhow::Result<ExitCode> {
+    let script = match &args.actions {
+        Some(path) => read_actions(path)?,
+        None => Vec::new(),
+    };
+    if args.json {
+        crate::hooks::interpreter::route_prints_to_stderr().map_err(anyhow::Error::msg)?;
+    }
+    let test = RoomTest {
+        protocol_dir,
+        spec,
+        options,
+        state_base: args.state_base.clone().unwrap_or_else(default_state_base),
+        script,
+        max_actions: args.max_actions,
+    };
+    let started = Instant::now();
+    let result = test.run();
+    let seconds = started.elapsed().as_secs_f64();
+    if args.json {
+        let report = match &result {
+            Ok(report) => json!({"passed": true, "seconds": seconds, "room": report}),
+            Err(error) => json!({"passed": false, "seconds": seconds, "error": error.to_string()}),
+        };
+        println!("{}", crate::terminal::json_line(&report));
+        return Ok(if result.is_ok() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
+    }
+    let report = result.map_err(|error| anyhow::anyhow!("protocol test failed: {error}"))?;
+    println!("room: {}", report.dir.display());
+    println!("[room] {}", room_summary(&report));
+    for refusal in &report.rejected {
+        println!("  [rejected] {}", crate::terminal::escape_control(refusal));
+    }
+    let end = match (&report.completed, &report.outcome) {
+        (true, Some(outcome)) => format!(
+            "room completed, outcome {}",
+            crate::terminal::escape_control(outcome)
+        ),
+        (true, None) => "room completed".to_string(),
+        (false, _) => "room still open after the test's actions".to_string(),
+    };
+    println!("[OK] protocol test passed ({end}; {seconds:.2} s)");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn room_summary(report: &RoomReport) -> String {
+    let mut parts = vec![
+        format!("{} members", report.members),
+        format!("{} steps", report.steps),
+        format!("{} envelopes verified", report.envelopes_verified),
+        format!(
+            "{} actions accepted, {} rejected",
+            report.accepted,
+            report.rejected.len()
+        ),
+    ];
+    if report.late_join {
+        parts.push("a late join".into());
+    }
+    if report.departure {
+        parts.push("a departure".into());
+    }
+    match report.failover_from {
+        Some(seq) => parts.push(format!("failover from step {seq}")),
+        None => {
+            parts.push("no failover (recovery_mode abort: the room fails with its leader)".into())
+        }
+    }
+    parts.join("; ")
+}
+
+/// `--actions`: one `{"seat", "action"}` object per line (blank lines skipped).
+fn read_actions(path: &std::path::Path) -> anyhow::Result<Vec<ScriptedAction>> {
+    use std::io::Read;
+    let file =
+        std::fs::File::open(path).with_context(|| format!("--actions {}", path.display()))?;
+    let mut text = String::new();
+    file.take(MAX_ACTIONS_FILE + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("--actions {}", path.display()))?;
+    if text.len() as u64 > MAX_ACTIONS_FILE {
+        bail!("--actions {}: larger than 16 MiB", path.display());
+    }
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(index, line)| {
+            serde_json::from_str(line).map_err(|error| {
+                anyhow::anyhow!(
+                    "--actions {}:{}: expected {{\"seat\": N, \"action\": {{...}}}}: {error}",
+                    path.display(),
+                    index + 1
+                )
+            })
+        })
+        .collect()
+}
+
+fn default_state_base() -> PathBuf {
+    // SAFETY: getuid only reads this process's user id.
+    let uid = unsafe { libc::getuid() };
+    std::env::temp_dir().join(format!("aigenora-sessions-{uid}"))
 }

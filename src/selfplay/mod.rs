@@ -6,6 +6,7 @@
 
 pub mod adversarial;
 mod cpu;
+pub mod room;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -23,6 +23,12 @@ pub struct SessionDir {
 /// 0700 inside a base that is 0700 too: `create_dir` is atomic, so two sides or processes
 /// starting in the same millisecond never share a directory.
 fn claim_role_dir(base: &Path, role: Role) -> std::io::Result<PathBuf> {
+    claim_dir(base, role.as_str())
+}
+
+/// A new owner-only directory `<prefix>-<ms>` (with a suffix if taken) in `base`, which is
+/// made private first.
+pub fn claim_dir(base: &Path, prefix: &str) -> std::io::Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     crate::layout::ensure_private_data_dir(base)?;
     let stamp = SystemTime::now()
@@ -31,9 +37,9 @@ fn claim_role_dir(base: &Path, role: Role) -> std::io::Result<PathBuf> {
         .as_millis();
     for attempt in 0u32.. {
         let name = if attempt == 0 {
-            format!("{role}-{stamp}")
+            format!("{prefix}-{stamp}")
         } else {
-            format!("{role}-{stamp}-{attempt}")
+            format!("{prefix}-{stamp}-{attempt}")
         };
         let dir = base.join(name);
         match std::fs::DirBuilder::new()

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-pub use dir::{EVENTS_FILE, SESSION_FILE, SessionDir, list_sessions};
+pub use dir::{EVENTS_FILE, SESSION_FILE, SessionDir, claim_dir, list_sessions};
 pub use error::SessionError;
 pub use prepare::{PreparedProtocol, ProtocolSource, prepare_protocol};
 

@@ -19,6 +19,7 @@ mod lint_ci;
 mod mental_poker;
 mod protocol_test;
 mod python_sdk;
+mod room_test;
 mod runnable;
 mod schema;
 mod selfplay_faults;

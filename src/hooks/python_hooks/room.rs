@@ -113,3 +113,26 @@ impl RoomHooks for PythonHooks {
         self.call_room("proto_group_on_leader_changed", args, false)
     }
 }
+
+impl PythonHooks {
+    /// `proto_group_autoplay(view, member)`: the action a seat that plays by itself takes,
+    /// or `None`.
+    pub fn room_autoplay(
+        &self,
+        view: &Map<String, Value>,
+        seat: &RoomMember,
+    ) -> Result<Option<Map<String, Value>>, HookFailure> {
+        match self.call_room(
+            "proto_group_autoplay",
+            vec![state(view), member(seat)],
+            false,
+        )? {
+            Value::Null => Ok(None),
+            Value::Object(action) => Ok(Some(action)),
+            other => Err(HookFailure::broken(format!(
+                "proto_group_autoplay must return a dict or None, not {}",
+                crate::spec::json_kind(&other)
+            ))),
+        }
+    }
+}

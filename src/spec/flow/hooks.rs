@@ -100,6 +100,31 @@ pub const ROUND: &[HookStub] = &[
     ),
 ];
 
+/// authoritative_group: the room's state, each action, each member's view; the rest has
+/// defaults in the SDK.
+pub const GROUP: &[HookStub] = &[
+    HookStub::required(
+        "proto_group_initial_state",
+        "self, members",
+        "Leader: the state of a new room (a dict) for its first members, each\n        {member_id, public_key, seat, status}.",
+    ),
+    HookStub::required(
+        "proto_group_handle",
+        "self, state, actor, action",
+        "Leader: one member's action. Return {\"state\": ..., \"events\": [...], \"direct\":\n        {public_key: ...}, \"completed\": bool, \"outcome\": str|None}; raise ValueError\n        to refuse it (the text becomes the receipt's reason).",
+    ),
+    HookStub::optional(
+        "proto_group_view",
+        "self, state, viewer",
+        "Leader: what one member may see of the state (default: all of it).",
+    ),
+    HookStub::optional(
+        "proto_group_autoplay",
+        "self, view, member",
+        "A seat that plays by itself (and protocol test): the action this member takes\n        seen from its view, or None for nothing to do.",
+    ),
+];
+
 /// mental_poker: the deck, the deal, each turn's action and the winner.
 pub const MENTAL_POKER: &[HookStub] = &[
     HookStub::required(

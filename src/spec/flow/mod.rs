@@ -73,8 +73,16 @@ impl FlowMode {
                 skeleton_imports: &["from aigenora.proto.mental_poker import ValidationResult"],
                 ..TURNS
             },
-            FlowMode::AuthoritativeRealtime | FlowMode::AuthoritativeGroup => &Capabilities {
+            FlowMode::AuthoritativeGroup => &Capabilities {
                 runs: false,
+                self_test: SelfTest::Room,
+                decision_windows: false,
+                hooks: hooks::GROUP,
+                ..TURNS
+            },
+            FlowMode::AuthoritativeRealtime => &Capabilities {
+                runs: false,
+                self_test: SelfTest::None,
                 ..TURNS
             },
         }
@@ -86,8 +94,10 @@ impl FlowMode {
 /// docs/ARCHITECTURE.md, "Where to add a flow mode").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capabilities {
-    /// This build's engine plays it.
+    /// This build's engine plays it (`host`, `join`, `guest`).
     pub runs: bool,
+    /// How `protocol test` plays it in one process.
+    pub self_test: SelfTest,
     /// The link runs the `_sys` heartbeat after the handshake (as the reference does).
     pub heartbeat: bool,
     /// Lines the person types (or appends to the engine dir's `inbox.jsonl`) are sent: a chat.
@@ -110,9 +120,22 @@ pub struct Capabilities {
     pub skeleton_imports: &'static [&'static str],
 }
 
+/// How `protocol test` plays a mode in one process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SelfTest {
+    /// A host and a guest engine over an in-memory duplex.
+    Pair,
+    /// A room: a leader's authority and every member's verifier, with a late join, a
+    /// departure and a failover.
+    Room,
+    /// Not in this build.
+    None,
+}
+
 /// The turn-taking modes' row, which the others change.
 const TURNS: Capabilities = Capabilities {
     runs: true,
+    self_test: SelfTest::Pair,
     heartbeat: true,
     local_input: false,
     decision_windows: true,

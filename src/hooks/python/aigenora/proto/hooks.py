@@ -210,6 +210,11 @@ class ProtocolHooks(DecisionWindows, ABC):
     def proto_group_view(self, state: dict[str, Any], viewer: dict[str, Any]) -> dict[str, Any]:
         return state
 
+    def proto_group_autoplay(self, view: dict[str, Any], member: dict[str, Any]
+                             ) -> dict[str, Any] | None:
+        """The action a seat that plays by itself takes, seen from its view; None: nothing."""
+        return None
+
     def proto_group_peer_routes(self, state: dict[str, Any], viewer: dict[str, Any]
                                 ) -> dict[str, list[str]]:
         return {}
