@@ -17,4 +17,6 @@ pub use error::RoomError;
 pub use replica::Replica;
 
 #[cfg(test)]
+pub(crate) mod test_hooks;
+#[cfg(test)]
 mod tests;

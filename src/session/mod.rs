@@ -16,6 +16,7 @@ mod pipeline;
 mod prepare;
 pub mod process;
 mod reports;
+pub mod room;
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};

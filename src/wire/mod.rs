@@ -4,6 +4,7 @@
 //! it and parses what the reference sends, refusing a malformed frame with its reason. The
 //! protocol's own frames are validated against the spec instead (`spec::validate_message`).
 
+pub mod group;
 pub mod handshake;
 pub mod sys;
 

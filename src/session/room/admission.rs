@@ -1,0 +1,211 @@
+//! Admission on a fresh channel, both sides. The member sends `join` with a fresh nonce; the
+//! leader — after checking with the server that it still leads this epoch — answers with its
+//! signature over the admission statement and a fresh challenge; the member checks every
+//! echoed fact and the signature, registers both signatures with the server (which gives it
+//! its seat), and proves its key on this very channel with `ready`; the leader checks that
+//! proof and that the server lists the member with that seat. Each frame is awaited for at
+//! most [`FRAME_TIMEOUT`].
+
+use std::time::Duration;
+
+use rand::RngCore;
+
+use super::RoomControl;
+use crate::api::group::{Group, MemberStatus, NewMember, admission_canonical};
+use crate::identity::{self, Identity};
+use crate::room::checkpoint::RoomMember;
+use crate::transport::Channel;
+use crate::wire::group::{Admission, Join, Ready, is_hex_32};
+
+/// How long each side waits for each admission frame.
+pub const FRAME_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A fresh 32-hex nonce or challenge.
+pub fn fresh_hex() -> String {
+    let mut bytes = [0u8; 16];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    hex::encode(bytes)
+}
+
+/// Checks the group's transport binding: its leader signed this ticket for this protocol.
+pub fn verify_binding(group: &Group) -> Result<(), String> {
+    let binding = identity::transport_binding_canonical(
+        &group.leader_public_key,
+        identity::TRANSPORT_IROH,
+        &group.iroh_ticket,
+        &group.protocol_id,
+    );
+    identity::verify_hex(
+        &group.leader_public_key,
+        binding.as_bytes(),
+        &group.transport_binding_signature,
+    )
+    .map_err(|e| format!("the room's ticket is not signed by its leader ({e})"))
+}
+
+fn recv(channel: &mut dyn Channel, what: &str) -> Result<serde_json::Value, String> {
+    match channel.recv_timeout(FRAME_TIMEOUT) {
+        Ok(Some(frame)) => Ok(frame),
+        Ok(None) => Err(format!("no {what} within {} s", FRAME_TIMEOUT.as_secs())),
+        Err(error) => Err(format!("waiting for the {what}: {error}")),
+    }
+}
+
+/// The member's side: returns the seat the server gave it.
+pub fn member_admit(
+    channel: &mut dyn Channel,
+    control: &dyn RoomControl,
+    identity: &Identity,
+    group: &Group,
+    control_mode: &str,
+) -> Result<RoomMember, String> {
+    let join = Join {
+        group_id: group.group_id.clone(),
+        member_public_key: identity.public_key().to_string(),
+        join_nonce: fresh_hex(),
+        member_control_mode: control_mode.to_string(),
+    };
+    channel
+        .send(&join.to_value())
+        .map_err(|e| format!("sending join: {e}"))?;
+    let admission = Admission::parse(&recv(channel, "admission")?).map_err(|e| e.to_string())?;
+    let echoes = [
+        ("group_id", admission.group_id == group.group_id),
+        ("protocol_id", admission.protocol_id == group.protocol_id),
+        (
+            "leader_public_key",
+            admission.leader_public_key == group.leader_public_key,
+        ),
+        ("leader_epoch", admission.leader_epoch == group.leader_epoch),
+        ("join_nonce", admission.join_nonce == join.join_nonce),
+    ];
+    if let Some((field, _)) = echoes.iter().find(|(_, same)| !same) {
+        return Err(format!("the admission's {field} is not the room's"));
+    }
+    if !is_hex_32(&admission.channel_challenge) {
+        return Err("the admission's channel_challenge is not 32 lowercase hex".into());
+    }
+    let statement = admission_canonical(
+        &group.group_id,
+        &group.leader_public_key,
+        identity.public_key(),
+        &group.protocol_id,
+        group.leader_epoch,
+        &join.join_nonce,
+    );
+    identity::verify_hex(
+        &group.leader_public_key,
+        statement.as_bytes(),
+        &admission.leader_signature,
+    )
+    .map_err(|_| "the leader's admission signature does not verify".to_string())?;
+    let admitted = control.admit(
+        &group.group_id,
+        &NewMember {
+            join_nonce: join.join_nonce.clone(),
+            leader_epoch: group.leader_epoch,
+            leader_signature: admission.leader_signature.clone(),
+            member_signature: identity.sign_hex(statement.as_bytes()),
+        },
+    )?;
+    let mut ready = Ready {
+        group_id: group.group_id.clone(),
+        protocol_id: group.protocol_id.clone(),
+        leader_epoch: group.leader_epoch,
+        member_public_key: identity.public_key().to_string(),
+        member_id: admitted.member_id.clone(),
+        seat: admitted.seat,
+        join_nonce: join.join_nonce,
+        channel_challenge: admission.channel_challenge,
+        member_signature: String::new(),
+    };
+    ready.member_signature = identity.sign_hex(&ready.statement());
+    channel
+        .send(&ready.to_value())
+        .map_err(|e| format!("sending ready: {e}"))?;
+    Ok(RoomMember {
+        member_id: admitted.member_id,
+        public_key: identity.public_key().to_string(),
+        seat: admitted.seat,
+        status: MemberStatus::Active,
+    })
+}
+
+/// The leader's side: returns the member as the server lists it.
+pub fn leader_admit(
+    channel: &mut dyn Channel,
+    control: &dyn RoomControl,
+    identity: &Identity,
+    group_id: &str,
+    protocol_id: &str,
+    epoch: u64,
+) -> Result<RoomMember, String> {
+    let join = Join::parse(&recv(channel, "join")?).map_err(|e| e.to_string())?;
+    join.check(group_id).map_err(|e| e.to_string())?;
+    let current = control.group(group_id)?;
+    if current.leader_public_key != identity.public_key() || current.leader_epoch != epoch {
+        return Err("this process no longer leads the room's current epoch".into());
+    }
+    let statement = admission_canonical(
+        group_id,
+        identity.public_key(),
+        &join.member_public_key,
+        protocol_id,
+        epoch,
+        &join.join_nonce,
+    );
+    let admission = Admission {
+        group_id: group_id.to_string(),
+        protocol_id: protocol_id.to_string(),
+        leader_public_key: identity.public_key().to_string(),
+        leader_epoch: epoch,
+        join_nonce: join.join_nonce.clone(),
+        channel_challenge: fresh_hex(),
+        leader_signature: identity.sign_hex(statement.as_bytes()),
+    };
+    channel
+        .send(&admission.to_value())
+        .map_err(|e| format!("sending admission: {e}"))?;
+    let ready = Ready::parse(&recv(channel, "ready")?).map_err(|e| e.to_string())?;
+    let echoes = [
+        ("group_id", ready.group_id == group_id),
+        ("protocol_id", ready.protocol_id == protocol_id),
+        ("leader_epoch", ready.leader_epoch == epoch),
+        (
+            "member_public_key",
+            ready.member_public_key == join.member_public_key,
+        ),
+        ("join_nonce", ready.join_nonce == join.join_nonce),
+        (
+            "channel_challenge",
+            ready.channel_challenge == admission.channel_challenge,
+        ),
+    ];
+    if let Some((field, _)) = echoes.iter().find(|(_, same)| !same) {
+        return Err(format!("the member's ready has another {field}"));
+    }
+    if ready.member_id.is_empty() || ready.member_id.len() > 128 {
+        return Err("the member's ready has no valid member_id".into());
+    }
+    identity::verify_hex(
+        &ready.member_public_key,
+        &ready.statement(),
+        &ready.member_signature,
+    )
+    .map_err(|_| "the member's channel proof does not verify".to_string())?;
+    let listed = control.group(group_id)?;
+    let member = listed
+        .members
+        .iter()
+        .find(|m| m.public_key == ready.member_public_key && m.status == MemberStatus::Active)
+        .ok_or("the server does not list the member as admitted")?;
+    if member.member_id != ready.member_id || member.seat != ready.seat {
+        return Err("the member's seat differs from the server's".into());
+    }
+    Ok(RoomMember {
+        member_id: member.member_id.clone(),
+        public_key: member.public_key.clone(),
+        seat: member.seat,
+        status: MemberStatus::Active,
+    })
+}

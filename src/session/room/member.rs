@@ -1,0 +1,208 @@
+//! A member following its leader on one channel: every envelope is verified by the member's
+//! [`Replica`] before anything is believed, and acknowledged; the member's own actions go
+//! out one at a time, each resent with the same `action_id` every [`RESEND`] until its
+//! receipt arrives (accepted or duplicate: done; rejected: dropped, unless retryable). The
+//! first envelope on a channel is a bootstrap (it may jump ahead, never back).
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+use crate::identity::Identity;
+use crate::room::Replica;
+use crate::room::replica::Verified;
+use crate::transport::{Channel, ChannelError};
+use crate::wire::group::{self, Ack, GroupError, Input, Receipt, ReceiptStatus};
+
+/// How often an unanswered action is sent again.
+pub const RESEND: Duration = Duration::from_secs(1);
+/// How long one wait on the channel lasts before the member looks at its own actions.
+const TICK: Duration = Duration::from_millis(50);
+/// How long a member waits for the leader's first envelope after admission.
+pub const FIRST_ENVELOPE: Duration = Duration::from_secs(60);
+
+/// Where the member's own actions come from (a person, an agent, a script).
+pub trait ActionSource {
+    /// The next action to submit, if one is waiting (never blocks).
+    fn next_action(&mut self) -> Option<Map<String, Value>>;
+}
+
+impl ActionSource for std::collections::VecDeque<Map<String, Value>> {
+    fn next_action(&mut self) -> Option<Map<String, Value>> {
+        self.pop_front()
+    }
+}
+
+/// What the member sees happen, as it happens.
+pub trait MemberEvents {
+    fn step(&mut self, verified: &Verified);
+    fn receipt(&mut self, receipt: &Receipt, action: &Map<String, Value>);
+}
+
+/// The action in flight.
+struct Pending {
+    client_seq: u64,
+    action_id: String,
+    action: Map<String, Value>,
+    sent_at: Option<Instant>,
+}
+
+/// How following ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FollowEnd {
+    /// The room completed, with its outcome.
+    Completed(Option<String>),
+    /// The leader's channel closed (the caller checks the server: failover or the end).
+    LeaderGone(String),
+}
+
+/// One member on one channel.
+pub struct Follower<'a> {
+    pub channel: &'a mut dyn Channel,
+    pub replica: &'a mut Replica,
+    pub identity: &'a Identity,
+    pub actions: &'a mut dyn ActionSource,
+    pub events: &'a mut dyn MemberEvents,
+    pending: Option<Pending>,
+}
+
+impl<'a> Follower<'a> {
+    pub fn new(
+        channel: &'a mut dyn Channel,
+        replica: &'a mut Replica,
+        identity: &'a Identity,
+        actions: &'a mut dyn ActionSource,
+        events: &'a mut dyn MemberEvents,
+    ) -> Follower<'a> {
+        Follower {
+            channel,
+            replica,
+            identity,
+            actions,
+            events,
+            pending: None,
+        }
+    }
+
+    /// Follows until the room completes or the channel ends; a refused envelope or a leader's
+    /// `error` is an `Err` with its reason (the member no longer trusts this channel).
+    pub fn run(&mut self) -> Result<FollowEnd, String> {
+        let started = Instant::now();
+        let mut bootstrapped = false;
+        loop {
+            if bootstrapped {
+                self.submit()?;
+            } else if started.elapsed() > FIRST_ENVELOPE {
+                return Err(format!(
+                    "no envelope from the leader within {} s",
+                    FIRST_ENVELOPE.as_secs()
+                ));
+            }
+            let frame = match self.channel.recv_timeout(TICK) {
+                Ok(Some(frame)) => frame,
+                Ok(None) => continue,
+                Err(ChannelError::Closed(reason)) => return Ok(FollowEnd::LeaderGone(reason)),
+                Err(error) => return Err(error.to_string()),
+            };
+            match group::kind_of(&frame) {
+                Some(kind) if group::ENVELOPE_KINDS.contains(&kind) => {
+                    let verified = self
+                        .replica
+                        .apply(&frame, !bootstrapped)
+                        .map_err(|e| e.to_string())?;
+                    bootstrapped = true;
+                    let Some(verified) = verified else { continue };
+                    self.acknowledge(&verified)?;
+                    self.events.step(&verified);
+                    if verified.envelope.core.completed {
+                        return Ok(FollowEnd::Completed(verified.envelope.core.outcome.clone()));
+                    }
+                }
+                Some("receipt") => self.settle(&frame)?,
+                Some("error") => {
+                    let reason = GroupError::parse(&frame)
+                        .map(|e| e.reason)
+                        .unwrap_or_else(|e| e.to_string());
+                    return Err(format!(
+                        "the leader refused this member: {}",
+                        crate::terminal::escape_control(&reason)
+                    ));
+                }
+                // Pongs, and anything this build does not know, change nothing.
+                _ => {}
+            }
+        }
+    }
+
+    fn acknowledge(&mut self, verified: &Verified) -> Result<(), String> {
+        let ack = Ack {
+            group_id: self.replica.group_id.clone(),
+            leader_epoch: self.replica.epoch,
+            seq: verified.envelope.core.seq,
+            frame_hash: verified.envelope.frame_hash.clone(),
+            checkpoint_hash: verified.checkpoint.checkpoint_hash.clone(),
+        };
+        self.channel
+            .send(&ack.to_value())
+            .map_err(|e| format!("sending an ack: {e}"))
+    }
+
+    /// Sends the next action when none is in flight, or resends the one in flight.
+    fn submit(&mut self) -> Result<(), String> {
+        if self.pending.is_none() {
+            let Some(action) = self.actions.next_action() else {
+                return Ok(());
+            };
+            let accepted = self
+                .replica
+                .checkpoint
+                .as_ref()
+                .and_then(|c| {
+                    c.state
+                        .last_client_seq
+                        .get(self.identity.public_key())
+                        .copied()
+                })
+                .unwrap_or(0);
+            self.pending = Some(Pending {
+                client_seq: accepted + 1,
+                action_id: super::admission::fresh_hex(),
+                action,
+                sent_at: None,
+            });
+        }
+        let pending = self.pending.as_mut().expect("set above");
+        if pending.sent_at.is_some_and(|at| at.elapsed() < RESEND) {
+            return Ok(());
+        }
+        let input = Input {
+            group_id: self.replica.group_id.clone(),
+            leader_epoch: self.replica.epoch,
+            actor_public_key: self.identity.public_key().to_string(),
+            client_seq: pending.client_seq,
+            action_id: pending.action_id.clone(),
+            action: pending.action.clone(),
+        };
+        pending.sent_at = Some(Instant::now());
+        self.channel
+            .send(&input.to_value())
+            .map_err(|e| format!("sending an action: {e}"))
+    }
+
+    /// A receipt for the action in flight settles it; any other receipt is ignored.
+    fn settle(&mut self, frame: &Value) -> Result<(), String> {
+        let receipt = Receipt::parse(frame).map_err(|e| e.to_string())?;
+        let Some(pending) = &self.pending else {
+            return Ok(());
+        };
+        if receipt.action_id.as_deref() != Some(pending.action_id.as_str()) {
+            return Ok(());
+        }
+        let keep = receipt.status == ReceiptStatus::Rejected && receipt.retryable == Some(true);
+        self.events.receipt(&receipt, &pending.action);
+        if !keep {
+            self.pending = None;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,325 @@
+//! A room over channels, in one process: the admission exchange on both sides against a
+//! control plane that checks both signatures like the server, then a leader's hub and two
+//! followers that act, verify, acknowledge and see the room end; a forged admission is
+//! refused by the member before it registers anything.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Map, Value, json};
+
+use super::RoomControl;
+use super::admission::{leader_admit, member_admit};
+use super::leader::Hub;
+use super::member::{FollowEnd, Follower, MemberEvents};
+use crate::api::group::{
+    Group, GroupMember, GroupStatus, MemberAdmitted, MemberStatus, NewMember, RecoveryMode,
+    StartPolicy, admission_canonical,
+};
+use crate::identity::{self, Identity};
+use crate::room::Replica;
+use crate::room::authority::{Authority, Start};
+use crate::room::checkpoint::RoomMember;
+use crate::room::replica::Verified;
+use crate::room::test_hooks::{ChatHooks, rules};
+use crate::transport::memory::duplex;
+use crate::wire::group::{Receipt, ReceiptStatus};
+
+/// The server's part, in memory: admissions need both signatures and get the lowest seat.
+#[derive(Clone)]
+struct Control {
+    group: Arc<Mutex<Group>>,
+    caller: Option<Identity>,
+}
+
+impl Control {
+    fn as_member(&self, identity: &Identity) -> Control {
+        Control {
+            group: self.group.clone(),
+            caller: Some(identity.clone()),
+        }
+    }
+}
+
+impl RoomControl for Control {
+    fn group(&self, _group_id: &str) -> Result<Group, String> {
+        Ok(self.group.lock().unwrap().clone())
+    }
+
+    fn admit(&self, group_id: &str, admission: &NewMember) -> Result<MemberAdmitted, String> {
+        let caller = self
+            .caller
+            .as_ref()
+            .expect("a member calls")
+            .public_key()
+            .to_string();
+        let mut group = self.group.lock().unwrap();
+        let statement = admission_canonical(
+            group_id,
+            &group.leader_public_key,
+            &caller,
+            &group.protocol_id,
+            admission.leader_epoch,
+            &admission.join_nonce,
+        );
+        identity::verify_hex(
+            &group.leader_public_key,
+            statement.as_bytes(),
+            &admission.leader_signature,
+        )
+        .map_err(|_| "leader signature".to_string())?;
+        identity::verify_hex(&caller, statement.as_bytes(), &admission.member_signature)
+            .map_err(|_| "member signature".to_string())?;
+        let seat = (0..)
+            .find(|s| group.members.iter().all(|m| m.seat != *s))
+            .unwrap();
+        let member = GroupMember {
+            member_id: format!("member-{seat}"),
+            seat,
+            public_key: caller.clone(),
+            status: MemberStatus::Active,
+            joined_at: String::new(),
+        };
+        group.members.push(member.clone());
+        group.membership_version += 1;
+        Ok(MemberAdmitted {
+            group_id: group_id.into(),
+            member_id: member.member_id,
+            seat,
+            public_key: caller,
+            status: MemberStatus::Active,
+            membership_version: group.membership_version,
+        })
+    }
+}
+
+fn room_of(leader: &Identity) -> Control {
+    let group = Group {
+        group_id: "room-1".into(),
+        post_id: "post-1".into(),
+        protocol_id: "p".repeat(64),
+        status: GroupStatus::Lobby,
+        leader_public_key: leader.public_key().into(),
+        leader_epoch: 0,
+        leader_lease_seconds: 15,
+        leader_lease_expires_at: String::new(),
+        server_time: String::new(),
+        membership_version: 1,
+        participant_count: 1,
+        min_participants: 2,
+        max_participants: 8,
+        allow_late_join: true,
+        recovery_mode: RecoveryMode::Exact,
+        start_policy: StartPolicy::MinReady,
+        checkpoint_seq: 0,
+        checkpoint_hash: crate::api::group::EMPTY_CHECKPOINT_HASH.into(),
+        iroh_ticket: String::new(),
+        transport_binding_signature: String::new(),
+        members: vec![GroupMember {
+            member_id: "member-0".into(),
+            seat: 0,
+            public_key: leader.public_key().into(),
+            status: MemberStatus::Active,
+            joined_at: String::new(),
+        }],
+        created_at: String::new(),
+        updated_at: String::new(),
+    };
+    Control {
+        group: Arc::new(Mutex::new(group)),
+        caller: None,
+    }
+}
+
+#[derive(Default)]
+struct Seen {
+    steps: Vec<u64>,
+    receipts: Vec<(ReceiptStatus, Option<String>)>,
+}
+
+impl MemberEvents for Seen {
+    fn step(&mut self, verified: &Verified) {
+        self.steps.push(verified.envelope.core.seq);
+    }
+    fn receipt(&mut self, receipt: &Receipt, _action: &Map<String, Value>) {
+        self.receipts.push((receipt.status, receipt.reason.clone()));
+    }
+}
+
+fn say(text: &str) -> Map<String, Value> {
+    json!({"say": text}).as_object().unwrap().clone()
+}
+
+#[test]
+fn members_are_admitted_act_verify_and_see_the_room_end() {
+    let leader = Identity::generate();
+    let control = room_of(&leader);
+    let members: Vec<Identity> = (0..2).map(|_| Identity::generate()).collect();
+    let scripts = [
+        vec![say("hello"), say(""), say("again")],
+        vec![say("hi"), say("more"), say("bye")],
+    ];
+    let mut leader_ends = Vec::new();
+    let mut threads = Vec::new();
+    for (identity, script) in members.iter().cloned().zip(scripts) {
+        let (leader_end, mut member_end) = duplex();
+        leader_ends.push(leader_end);
+        let control = control.as_member(&identity);
+        threads.push(std::thread::spawn(move || {
+            let group = control.group("room-1").unwrap();
+            let seat =
+                member_admit(&mut member_end, &control, &identity, &group, "autonomous").unwrap();
+            let mut replica =
+                Replica::new("room-1", identity.public_key(), &group.leader_public_key, 0);
+            let mut actions: VecDeque<_> = script.into();
+            let mut seen = Seen::default();
+            let end = Follower::new(
+                &mut member_end,
+                &mut replica,
+                &identity,
+                &mut actions,
+                &mut seen,
+            )
+            .run();
+            (seat, end, seen, replica)
+        }));
+    }
+    // The leader admits both channels, then starts the room with the server's members.
+    let mut admitted = Vec::new();
+    for channel in &mut leader_ends {
+        admitted
+            .push(leader_admit(channel, &control, &leader, "room-1", &"p".repeat(64), 0).unwrap());
+    }
+    let listed: Vec<RoomMember> = control
+        .group("room-1")
+        .unwrap()
+        .members
+        .iter()
+        .map(|m| RoomMember {
+            member_id: m.member_id.clone(),
+            public_key: m.public_key.clone(),
+            seat: m.seat,
+            status: m.status,
+        })
+        .collect();
+    let (authority, _) = Authority::new(
+        ChatHooks,
+        rules(),
+        leader.clone(),
+        "room-1",
+        0,
+        3,
+        listed,
+        Start::Fresh,
+    )
+    .unwrap();
+    let mut hub = Hub::new(authority);
+    for (member, channel) in admitted.iter().zip(leader_ends) {
+        hub.attach(&member.public_key, Box::new(channel)).unwrap();
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !hub.authority.completed && std::time::Instant::now() < deadline {
+        hub.poll();
+    }
+    assert!(
+        hub.authority.completed,
+        "the room ended before the deadline"
+    );
+    assert!(
+        hub.detached.is_empty(),
+        "nobody was detached while the room ran: {:?}",
+        hub.detached
+    );
+    // Let the last acks and receipts travel, then close.
+    for _ in 0..50 {
+        hub.poll();
+    }
+    hub.close();
+    let results: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    let seats: Vec<u32> = results.iter().map(|(seat, ..)| seat.seat).collect();
+    assert_eq!(seats.len(), 2);
+    assert!(seats.contains(&1) && seats.contains(&2), "{seats:?}");
+    let mut logs = Vec::new();
+    for (_, end, seen, replica) in &results {
+        assert_eq!(
+            end.as_ref().unwrap(),
+            &FollowEnd::Completed(Some("ended".into()))
+        );
+        let steps = &seen.steps;
+        assert!(
+            steps.windows(2).all(|w| w[1] == w[0] + 1),
+            "every step, in order: {steps:?}"
+        );
+        logs.push(replica.view.as_ref().unwrap()["log"].clone());
+    }
+    assert_eq!(logs[0], logs[1], "both members hold the same log");
+    let texts: Vec<&str> = logs[0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e[1].as_str().unwrap())
+        .collect();
+    assert_eq!(texts.len(), 5, "{texts:?}");
+    let first_member = &results[0].2.receipts;
+    assert_eq!(
+        first_member[1],
+        (
+            ReceiptStatus::Rejected,
+            Some("the hooks refused the action: say something".into())
+        )
+    );
+    assert!(
+        hub.authority.replicated_checkpoint().is_some(),
+        "acks reached the authority"
+    );
+}
+
+#[test]
+fn a_member_refuses_a_forged_admission_before_registering_anything() {
+    let leader = Identity::generate();
+    let control = room_of(&leader);
+    let member = Identity::generate();
+    let (mut leader_end, mut member_end) = duplex();
+    let group = control.group("room-1").unwrap();
+    let forger = Identity::generate();
+    let member_thread = {
+        let control = control.as_member(&member);
+        std::thread::spawn(move || {
+            member_admit(&mut member_end, &control, &member, &group, "human")
+        })
+    };
+    // A leader impostor answers with a signature of its own key.
+    let join = crate::wire::group::Join::parse(&leader_end_recv(&mut leader_end)).unwrap();
+    let statement = admission_canonical(
+        "room-1",
+        leader.public_key(),
+        &join.member_public_key,
+        &"p".repeat(64),
+        0,
+        &join.join_nonce,
+    );
+    let forged = crate::wire::group::Admission {
+        group_id: "room-1".into(),
+        protocol_id: "p".repeat(64),
+        leader_public_key: leader.public_key().into(),
+        leader_epoch: 0,
+        join_nonce: join.join_nonce,
+        channel_challenge: super::admission::fresh_hex(),
+        leader_signature: forger.sign_hex(statement.as_bytes()),
+    };
+    crate::transport::Channel::send(&mut leader_end, &forged.to_value()).unwrap();
+    let refused = member_thread.join().unwrap().unwrap_err();
+    assert_eq!(refused, "the leader's admission signature does not verify");
+    assert_eq!(
+        control.group("room-1").unwrap().members.len(),
+        1,
+        "nothing was registered"
+    );
+}
+
+fn leader_end_recv(channel: &mut dyn crate::transport::Channel) -> Value {
+    channel
+        .recv_timeout(std::time::Duration::from_secs(5))
+        .unwrap()
+        .unwrap()
+}
