@@ -130,7 +130,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Join(args) => play::join(args, &cli.global),
         Command::Guest(args) => play::guest(args, &cli.global),
         Command::Session(command) => session::run(command, &cli.global),
-        Command::Demo(args) => demo::run(args),
+        Command::Demo(args) => demo::run(args, &cli.global),
         Command::Server(args) => server::run(args, &cli.global),
         Command::Relay(args) => relay::run(args),
         Command::Validate(args) => validate::run(args),
