@@ -22,6 +22,7 @@ pub mod relay;
 pub mod selfplay;
 pub mod server;
 pub mod session;
+pub mod skill;
 pub mod spec;
 pub mod terminal;
 pub mod transport;

@@ -12,12 +12,14 @@ mod protocol;
 mod protocol_diff;
 mod protocol_remote;
 mod protocol_test;
+mod reference;
 mod relay;
 mod remote;
 mod server;
 mod session;
 mod session_control;
 mod session_local;
+mod skill;
 mod validate;
 
 use std::path::PathBuf;
@@ -81,6 +83,10 @@ pub enum Command {
     Relay(relay::RelayArgs),
     /// Lint a spec.json, or validate one message (and --options) against it.
     Validate(validate::ValidateArgs),
+    /// The guide for LLM coding agents (SKILL.md and appendices): install it where Claude
+    /// Code, Codex or OpenCode looks, update it, check it is current.
+    #[command(subcommand)]
+    Skill(skill::SkillCommand),
 }
 
 impl GlobalArgs {
@@ -96,11 +102,12 @@ pub const LOG_ENV_VAR: &str = "AIGENORA_LOG";
 
 impl Command {
     /// Whether the command writes into a directory the user chose for their own files (a
-    /// scaffold into their project), where their umask decides the files' mode.
+    /// scaffold or the agent guide into their project), where their umask decides the
+    /// files' mode.
     fn writes_user_files(&self) -> bool {
         matches!(
             self,
-            Command::Protocol(protocol::ProtocolCommand::Scaffold { .. })
+            Command::Protocol(protocol::ProtocolCommand::Scaffold { .. }) | Command::Skill(_)
         )
     }
 }
@@ -134,6 +141,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Server(args) => server::run(args, &cli.global),
         Command::Relay(args) => relay::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Skill(command) => skill::run(command),
     };
     match outcome {
         Ok(code) => code,

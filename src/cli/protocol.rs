@@ -31,7 +31,7 @@ pub enum ProtocolCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Print the directory of a built-in protocol (writing it into the data dir).
+    /// Print a protocol's directory (writing a built-in into the data dir's library).
     Path {
         /// A protocol directory, a built-in alias, or a contract of the library by
         /// protocol_id or well-known alias (`rps-v1`).

@@ -18,7 +18,8 @@ use crate::spec::{self, Spec};
 
 #[derive(Debug, Args)]
 pub struct TestArgs {
-    /// A protocol directory (spec.json + hooks.py) or a built-in alias.
+    /// A protocol directory (spec.json + hooks.py), a built-in alias, or a contract of the
+    /// library by protocol_id or well-known alias (`rps-v1`).
     pub protocol: String,
     /// Options for both sides (a JSON object checked against the spec's parameters).
     #[arg(long, value_name = "JSON")]
