@@ -11,6 +11,7 @@ pub mod config;
 pub mod control;
 pub mod data_dir;
 pub mod decision;
+pub mod doctor;
 pub mod engine;
 pub mod hooks;
 pub mod http_server;

@@ -4,6 +4,7 @@
 
 mod daemon;
 mod demo;
+mod doctor;
 mod identity;
 mod invitation;
 mod lint_output;
@@ -87,6 +88,12 @@ pub enum Command {
     /// Code, Codex or OpenCode looks, update it, check it is current.
     #[command(subcommand)]
     Skill(skill::SkillCommand),
+    /// What an agent checks first, offline: version, how to call this binary, the guide,
+    /// the data dir, the interpreter, and each step still to take with its command.
+    Bootstrap(doctor::BootstrapArgs),
+    /// Check this install: identity, interpreter, relay setting and (unless --offline) the
+    /// server — reachable, its version, this key registered — each problem with its fix.
+    Doctor(doctor::DoctorArgs),
 }
 
 impl GlobalArgs {
@@ -142,6 +149,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Relay(args) => relay::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Skill(command) => skill::run(command),
+        Command::Bootstrap(args) => doctor::bootstrap(args, &cli.global),
+        Command::Doctor(args) => doctor::doctor(args, &cli.global),
     };
     match outcome {
         Ok(code) => code,

@@ -1,5 +1,6 @@
 //! The commands for LLM agents, run as the built binary: the guide (`skill install|update|
-//! check|version|path`) on temporary project dirs.
+//! check|version|path`) on temporary project dirs, `bootstrap`, and `doctor` against a real
+//! server process (and offline without one).
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -7,6 +8,8 @@ use std::process::Output;
 use serde_json::Value;
 
 use crate::support::cli::aigenora;
+use crate::support::relay::free_port;
+use crate::support::server::TestServer;
 
 const TARGETS: [(&str, &str); 3] = [
     ("claude-code", ".claude/skills/aigenora"),
@@ -329,4 +332,194 @@ fn the_command_reference_lists_every_command_and_flag_the_binary_takes() {
         }
     }
     assert!(checked > 150, "only {checked} flags seen in the help texts");
+}
+
+/// Runs `aigenora --data-dir DATA [--server URL] ARGS` with the server and relay variables
+/// cleared, returning the exit code and the parsed JSON.
+fn agent_json(data: &Path, server: Option<&str>, args: &[&str]) -> (i32, Value) {
+    let mut command = aigenora();
+    command.arg("--data-dir").arg(data);
+    if let Some(url) = server {
+        command.args(["--server", url]);
+    }
+    let output = command
+        .args(args)
+        .env_remove("AIGENORA_SERVER")
+        .env_remove("P2P_SERVER")
+        .env_remove("AIGENORA_RELAY")
+        .output()
+        .unwrap();
+    let value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("{args:?}: {}", String::from_utf8_lossy(&output.stderr)));
+    (output.status.code().unwrap(), value)
+}
+
+/// The check named `name` of a `doctor --json` report.
+fn finding<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|check| check["check"] == name)
+        .unwrap_or_else(|| panic!("no {name} check: {report}"))
+}
+
+fn verdict<'a>(report: &'a Value, name: &str) -> &'a str {
+    finding(report, name)["verdict"].as_str().unwrap()
+}
+
+#[test]
+fn bootstrap_reports_the_install_and_each_step_still_to_take_with_its_command() {
+    let work = tempfile::tempdir().unwrap();
+    let data = work.path().join("data");
+    let base = work.path().join("project");
+    let base_arg = base.to_str().unwrap();
+    let (code, report) = agent_json(&data, None, &["bootstrap", "--json", "--base", base_arg]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["ok"], true);
+    assert_eq!(report["version"], binary_version().as_str());
+    assert_eq!(report["bundled_skill_version"], binary_version().as_str());
+    assert_eq!(report["key_present"], false);
+    assert_eq!(report["skill_md_path"], Value::Null);
+    assert_eq!(report["data_dir"], data.to_str().unwrap());
+    assert!(
+        report["python"]["version"]
+            .as_str()
+            .unwrap()
+            .starts_with('3'),
+        "{report}"
+    );
+    let binary = std::fs::canonicalize(env!("CARGO_BIN_EXE_aigenora")).unwrap();
+    assert_eq!(report["recommended_entrypoint"], binary.to_str().unwrap());
+    let fixes: Vec<&str> = report["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|issue| issue["fix"].as_str().unwrap())
+        .collect();
+    assert!(fixes.contains(&"aigenora init"), "{fixes:?}");
+    let install = format!("aigenora skill install --target claude-code --base {base_arg}");
+    assert!(
+        fixes.iter().any(|fix| fix.starts_with(&install)),
+        "{fixes:?}"
+    );
+
+    // Once the steps are taken they leave the list; the guide is reported.
+    assert_eq!(agent_json(&data, None, &["init", "--json"]).0, 0);
+    assert_eq!(skill("install", "codex", &base, &[]).0, 0);
+    let path_with_binary = std::env::join_paths(
+        std::iter::once(binary.parent().unwrap().to_path_buf())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let output = aigenora()
+        .arg("--data-dir")
+        .arg(&data)
+        .args(["bootstrap", "--json", "--base", base_arg])
+        .env("PATH", path_with_binary)
+        .env("AIGENORA_DATA_DIR", work.path().join("elsewhere"))
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["key_present"], true);
+    assert_eq!(report["recommended_entrypoint"], "aigenora");
+    assert_eq!(report["on_path"], true);
+    assert_eq!(
+        report["skill_md_path"],
+        base.join(".agents/skills/aigenora/SKILL.md")
+            .to_str()
+            .unwrap()
+    );
+    assert_eq!(report["skill_version"], binary_version().as_str());
+    assert_eq!(
+        report["data_dir_default"],
+        work.path().join("elsewhere").to_str().unwrap()
+    );
+    assert_eq!(report["issues"], Value::Array(vec![]), "{report}");
+}
+
+#[test]
+fn doctor_offline_checks_the_key_interpreter_and_relay_setting_without_a_server() {
+    let work = tempfile::tempdir().unwrap();
+    let data = work.path().join("data");
+    // A server URL nothing listens on: offline, it is never asked.
+    let nowhere = format!("http://127.0.0.1:{}", free_port());
+    let (code, report) = agent_json(&data, Some(&nowhere), &["doctor", "--offline", "--json"]);
+    assert_eq!((code, &report["ok"]), (1, &Value::Bool(false)), "{report}");
+    assert_eq!(verdict(&report, "key"), "problem");
+    assert_eq!(finding(&report, "key")["fix"], "aigenora init");
+    assert_eq!(verdict(&report, "python"), "ok");
+    assert_eq!(verdict(&report, "relay"), "ok");
+    assert_eq!(verdict(&report, "server"), "skipped");
+
+    assert_eq!(agent_json(&data, None, &["init", "--json"]).0, 0);
+    let (code, report) = agent_json(&data, Some(&nowhere), &["doctor", "--offline", "--json"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(verdict(&report, "key"), "ok");
+
+    let bad_relay = aigenora()
+        .arg("--data-dir")
+        .arg(&data)
+        .args(["doctor", "--offline"])
+        .env("AIGENORA_RELAY", "ftp://relay")
+        .output()
+        .unwrap();
+    assert_eq!(bad_relay.status.code(), Some(1));
+    let text = String::from_utf8(bad_relay.stdout).unwrap();
+    assert!(
+        text.contains("problem  relay") && text.contains("fix: unset AIGENORA_RELAY"),
+        "{text}"
+    );
+
+    // Online, the same unreachable server is a problem with its fix.
+    let (code, report) = agent_json(&data, Some(&nowhere), &["doctor", "--json"]);
+    assert_eq!(code, 1);
+    assert_eq!(verdict(&report, "server"), "problem");
+    let fix = finding(&report, "server")["fix"].as_str().unwrap();
+    assert!(
+        fix.contains("aigenora server") && fix.contains(&nowhere),
+        "{fix}"
+    );
+}
+
+#[test]
+fn doctor_asks_the_server_its_version_whether_this_key_is_registered_and_probes_its_relay() {
+    let server = TestServer::start(&[]);
+    let work = tempfile::tempdir().unwrap();
+    let data = work.path().join("data");
+    let url = Some(server.url.as_str());
+    assert_eq!(agent_json(&data, url, &["init", "--json"]).0, 0);
+    let (code, report) = agent_json(&data, url, &["doctor", "--json"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(verdict(&report, "server"), "ok");
+    let detail = finding(&report, "server")["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with(&server.url) && detail.ends_with(&binary_version()),
+        "{detail}"
+    );
+    assert_eq!(verdict(&report, "registered"), "problem");
+    assert_eq!(
+        finding(&report, "registered")["fix"],
+        "aigenora register --nickname NAME"
+    );
+    assert_eq!(verdict(&report, "relay_reachable"), "ok");
+
+    let register = ["register", "--nickname", "doc", "--json"];
+    assert_eq!(agent_json(&data, url, &register).0, 0);
+    let (code, report) = agent_json(&data, url, &["doctor", "--json"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(finding(&report, "registered")["detail"], "as doc");
+
+    // A server that recommends a relay nobody runs: sessions would not get through.
+    let dead_relay = format!("http://127.0.0.1:{}", free_port());
+    let recommending = TestServer::start(&["--relay-url", &dead_relay]);
+    let (code, report) = agent_json(&data, Some(&recommending.url), &["doctor", "--json"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(verdict(&report, "relay_reachable"), "problem", "{report}");
+    assert!(
+        finding(&report, "relay_reachable")["fix"]
+            .as_str()
+            .unwrap()
+            .contains("AIGENORA_RELAY=default")
+    );
 }
