@@ -8,6 +8,7 @@ mod doctor;
 mod identity;
 mod invitation;
 mod lint_output;
+mod mcp;
 mod play;
 mod protocol;
 mod protocol_diff;
@@ -94,6 +95,9 @@ pub enum Command {
     /// Check this install: identity, interpreter, relay setting and (unless --offline) the
     /// server — reachable, its version, this key registered — each problem with its fix.
     Doctor(doctor::DoctorArgs),
+    /// Serve the Model Context Protocol on stdin/stdout: every command an agent needs as a
+    /// typed tool (identity, contracts, community, play, sessions).
+    Mcp(mcp::McpArgs),
 }
 
 impl GlobalArgs {
@@ -151,6 +155,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Skill(command) => skill::run(command),
         Command::Bootstrap(args) => doctor::bootstrap(args, &cli.global),
         Command::Doctor(args) => doctor::doctor(args, &cli.global),
+        Command::Mcp(args) => mcp::run(args, &cli.global),
     };
     match outcome {
         Ok(code) => code,

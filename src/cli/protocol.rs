@@ -144,6 +144,12 @@ fn scaffold_source(argument: &str, global: &GlobalArgs) -> anyhow::Result<(Spec,
 }
 
 fn scaffold(argument: &str, dir: &Path, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+    println!("{}", scaffold_into(argument, dir, global)?.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the spec `argument` names and a hooks.py skeleton into `dir`; the hooks' path.
+pub fn scaffold_into(argument: &str, dir: &Path, global: &GlobalArgs) -> anyhow::Result<PathBuf> {
     let (spec, bytes) = scaffold_source(argument, global)?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let target = dir.join("spec.json");
@@ -159,11 +165,30 @@ fn scaffold(argument: &str, dir: &Path, global: &GlobalArgs) -> anyhow::Result<E
             dir.join("hooks.py").display()
         );
     }
-    println!("{}", dir.join("hooks.py").display());
-    Ok(ExitCode::SUCCESS)
+    Ok(dir.join("hooks.py"))
 }
 
 fn list(as_json: bool) -> anyhow::Result<ExitCode> {
+    let rows = list_rows();
+    if as_json {
+        println!("{}", Value::Array(rows));
+        return Ok(ExitCode::SUCCESS);
+    }
+    for row in rows {
+        println!(
+            "{:<11} {:<22} {:<20} {}  {}",
+            row["kind"].as_str().unwrap_or(""),
+            row["alias"].as_str().unwrap_or(""),
+            row["flow_mode"].as_str().unwrap_or("(server spec)"),
+            row["protocol_id"].as_str().unwrap_or(""),
+            row["name"].as_str().unwrap_or("")
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `protocol list --json`: the built-ins, then the well-known contracts we have hooks for.
+pub fn list_rows() -> Vec<Value> {
     let builtins = crate::protocols::BUILTINS.iter().map(|builtin| {
         let spec = builtin.spec();
         json!({
@@ -184,22 +209,7 @@ fn list(as_json: bool) -> anyhow::Result<ExitCode> {
             "protocol_id": entry.protocol_id,
         })
     });
-    let rows: Vec<Value> = builtins.chain(well_known).collect();
-    if as_json {
-        println!("{}", Value::Array(rows));
-        return Ok(ExitCode::SUCCESS);
-    }
-    for row in rows {
-        println!(
-            "{:<11} {:<22} {:<20} {}  {}",
-            row["kind"].as_str().unwrap_or(""),
-            row["alias"].as_str().unwrap_or(""),
-            row["flow_mode"].as_str().unwrap_or("(server spec)"),
-            row["protocol_id"].as_str().unwrap_or(""),
-            row["name"].as_str().unwrap_or("")
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    builtins.chain(well_known).collect()
 }
 
 /// Hashes without validating (like the reference); an unknown spec_version only warns.
