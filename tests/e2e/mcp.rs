@@ -328,3 +328,87 @@ fn a_game_is_played_only_through_mcp_tools_against_our_autonomous_host() {
     let guest = crate::support::net::SessionFiles::read(Path::new(state_dir.as_str().unwrap()));
     assert_clean_end(&host.wait_final(), &guest);
 }
+
+#[test]
+fn hooks_writing_to_stdout_cannot_corrupt_the_protocol_stream() {
+    let work = tempfile::tempdir().unwrap();
+    let noisy = work.path().join("noisy");
+    std::fs::create_dir_all(&noisy).unwrap();
+    let builtin = aigenora::protocols::find("guess-number").unwrap();
+    std::fs::write(noisy.join("spec.json"), builtin.spec_json).unwrap();
+    // At load time, raw bytes and forged answers to every request id a client may be
+    // waiting on; then a line for every message the hooks display.
+    let forged = r#"{"jsonrpc": "2.0", "id": %d, "result": {"content": [], "structuredContent": {"passed": "forged"}}}"#;
+    let hooks = format!(
+        "{}\nimport os as _os\n_os.write(1, b'not json\\n')\n\
+         for _id in range(50):\n    _os.write(1, (r'{forged}' % _id).encode() + b'\\n')\n\
+         Hooks.proto_display = lambda self, msg, direction: _os.write(1, b'noise\\n') and None\n",
+        builtin.hooks_py
+    );
+    std::fs::write(noisy.join("hooks.py"), hooks).unwrap();
+    let mut mcp = McpClient::start(&work.path().join("agent"), "http://127.0.0.1:9");
+    let tested = mcp.call("protocol_test", json!({"protocol": noisy})).ok();
+    assert_eq!(tested["passed"], true, "{tested}");
+    // The stream is intact: the next call is answered as usual.
+    assert_eq!(
+        mcp.call("whoami", json!({})).ok()["server"],
+        "http://127.0.0.1:9"
+    );
+}
+
+#[test]
+fn a_session_hosted_through_mcp_is_joined_by_our_cli_and_another_is_withdrawn_and_aborted() {
+    let net = Net::start();
+    let bob = net.agent("bob");
+    let alice_dir = net.work.path().join("alice");
+    let mut mcp = McpClient::start(&alice_dir, net.url());
+    mcp.call("init", json!({})).ok();
+    mcp.call("register", json!({"nickname": "alice"})).ok();
+
+    let hosted = mcp
+        .call(
+            "host",
+            json!({"protocol": "guess-number", "options": {"secret": 42}, "control_mode": "autonomous"}),
+        )
+        .ok();
+    assert_eq!(hosted["status"], "hosting", "{hosted}");
+    let post_id = hosted["post_id"].as_str().unwrap().to_string();
+    let guest = bob.join(&post_id, &["--control-mode", "autonomous"]);
+    guest.succeed(SESSION_LIMIT);
+    let host = Background {
+        state_dir: hosted["state_dir"].as_str().unwrap().into(),
+    };
+    let host_files = host.wait_final();
+    assert_clean_end(&host_files, &bob.session("guest"));
+    let waited = mcp
+        .call(
+            "session_wait",
+            json!({"state_dir": hosted["state_dir"], "timeout_seconds": 5}),
+        )
+        .ok();
+    assert_eq!(waited["reason"], "ended");
+    assert_eq!(waited["view"]["winner"], host_files.field("winner").clone());
+
+    // A second invitation, withdrawn before anyone joins: its host stops without a game.
+    let second = mcp.call("host", json!({"protocol": "guess-number"})).ok();
+    let second_post = second["post_id"].as_str().unwrap();
+    let offered = mcp.call("browse", json!({"post_id": second_post})).ok();
+    assert_eq!(offered["post_id"], second_post);
+    let cancelled = mcp.call("cancel", json!({"post_id": second_post})).ok();
+    assert_eq!(cancelled["cancelled"], true);
+    let listed = mcp.call("browse", json!({})).ok();
+    assert_eq!(listed["results"], json!([]), "{listed}");
+    let which = json!({"state_dir": second["state_dir"]});
+    let aborting = mcp.call("session_abort", which.clone()).ok();
+    assert_eq!(aborting["status"], "aborting");
+    let mut wait = which.clone();
+    wait["timeout_seconds"] = json!(SESSION_LIMIT.as_secs());
+    let ended = mcp.call("session_wait", wait).ok();
+    assert_eq!(ended["reason"], "ended", "{ended}");
+    assert_eq!(ended["view"]["status"], "aborted", "{ended}");
+    let gone = mcp.call("host", json!({"protocol": "no-such-v1"})).error();
+    assert!(
+        gone.starts_with("no-such-v1 is neither a protocol directory"),
+        "{gone}"
+    );
+}

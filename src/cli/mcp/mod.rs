@@ -98,14 +98,33 @@ async fn blocking<T: Send + 'static>(
 #[derive(Debug, clap::Args)]
 pub struct McpArgs {}
 
-/// Serves MCP on stdin/stdout until the client closes it. Hooks print to stderr: stdout
-/// carries only the protocol.
+/// The protocol's own copy of stdout; from then on, whatever else in this process writes
+/// to stdout (a hook's `print`, or `os.write(1, ...)`) lands on stderr, so it can never
+/// corrupt the MCP stream.
+fn take_stdout() -> anyhow::Result<tokio::fs::File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: dup and dup2 only duplicate this process's descriptors 1 and 2; the new
+    // descriptor is owned by the File made from it, and by nothing else.
+    unsafe {
+        let protocol = libc::dup(libc::STDOUT_FILENO);
+        if protocol < 0 {
+            return Err(std::io::Error::last_os_error()).context("duplicating stdout");
+        }
+        let file = std::fs::File::from_raw_fd(protocol);
+        if libc::dup2(libc::STDERR_FILENO, libc::STDOUT_FILENO) < 0 {
+            return Err(std::io::Error::last_os_error()).context("pointing stdout at stderr");
+        }
+        Ok(tokio::fs::File::from_std(file))
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client closes it.
 pub fn run(_args: McpArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    crate::hooks::interpreter::route_prints_to_stderr().map_err(anyhow::Error::msg)?;
+    let stdout = take_stdout()?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
         let service = Aigenora::new(global.clone())
-            .serve(rmcp::transport::stdio())
+            .serve((tokio::io::stdin(), stdout))
             .await
             .context("starting the MCP session")?;
         service.waiting().await.context("serving MCP")?;
