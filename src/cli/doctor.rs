@@ -17,6 +17,9 @@ pub struct BootstrapArgs {
     /// The project directory whose agent guides to look at. Default: the current directory.
     #[arg(long, value_name = "DIR")]
     pub base: Option<PathBuf>,
+    /// Accepted as the reference client spells it; bootstrap never contacts the network.
+    #[arg(long)]
+    pub offline: bool,
     /// Print one JSON object: ok, version, recommended_entrypoint, skill_md_path,
     /// skill_version, data_dir_default, issues, ...
     #[arg(long)]

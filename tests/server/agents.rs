@@ -374,7 +374,8 @@ fn bootstrap_reports_the_install_and_each_step_still_to_take_with_its_command() 
     let data = work.path().join("data");
     let base = work.path().join("project");
     let base_arg = base.to_str().unwrap();
-    let (code, report) = agent_json(&data, None, &["bootstrap", "--json", "--base", base_arg]);
+    let args = ["bootstrap", "--offline", "--json", "--base", base_arg];
+    let (code, report) = agent_json(&data, None, &args);
     assert_eq!(code, 0, "{report}");
     assert_eq!(report["ok"], true);
     assert_eq!(report["version"], binary_version().as_str());
