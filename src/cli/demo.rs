@@ -1,7 +1,7 @@
 //! `aigenora demo`: the whole product in one command, offline. An embedded community server
 //! on a free loopback port with a fresh SQLite database, two new identities (alice hosts,
-//! bob joins), a built-in protocol played over real iroh on loopback, then the result and
-//! where everything was written.
+//! bob joins), a built-in protocol (or a contract of the library) played over real iroh on
+//! loopback, then the result and where everything was written.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -13,9 +13,13 @@ use anyhow::{Context, bail};
 use clap::Args;
 use serde_json::{Map, Value};
 
+use super::GlobalArgs;
+use crate::api::protocol::NewProtocol;
 use crate::client::RestClient;
 use crate::data_dir::DataDir;
+use crate::hooks::skeleton;
 use crate::identity::create_key_file;
+use crate::protocols::Located;
 use crate::server::{ServerConfig, serve, sqlite_url};
 use crate::session::{self, PlaySettings, Protocol, SessionDir, SessionEnd};
 use crate::spec::ControlMode;
@@ -28,8 +32,9 @@ const DEMO_POW_DIFFICULTY: u8 = 1;
 
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// The built-in protocol to play.
-    #[arg(long, default_value = "rock-paper-scissors", value_name = "ALIAS")]
+    /// The protocol to play: a built-in alias, a protocol directory, or a contract of the
+    /// library by protocol_id or well-known alias (`rps-v1`).
+    #[arg(long, default_value = "rock-paper-scissors", value_name = "NAME")]
     pub protocol: String,
     /// Options for the host (a JSON object).
     #[arg(
@@ -43,15 +48,61 @@ pub struct DemoArgs {
     pub root: Option<PathBuf>,
 }
 
-pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
-    let builtin = crate::protocols::find(&args.protocol).with_context(|| {
-        format!(
-            "{} is not a built-in protocol (see `aigenora protocol list`)",
-            args.protocol
-        )
-    })?;
+/// The protocol the demo plays, with its files (the spec and the hooks both agents run).
+struct DemoProtocol {
+    spec: spec::Spec,
+    files: [(&'static str, Vec<u8>); 2],
+    source: session::ProtocolSource,
+}
+
+impl DemoProtocol {
+    fn locate(argument: &str, global: &GlobalArgs) -> anyhow::Result<DemoProtocol> {
+        let dir = match crate::protocols::locate(argument, &global.data_dir())
+            .map_err(anyhow::Error::msg)?
+        {
+            Located::Builtin(builtin) => {
+                return Ok(DemoProtocol {
+                    spec: builtin.spec(),
+                    files: [
+                        ("spec.json", builtin.spec_json.as_bytes().to_vec()),
+                        ("hooks.py", builtin.hooks_py.as_bytes().to_vec()),
+                    ],
+                    source: session::ProtocolSource::Builtin,
+                });
+            }
+            Located::Dir(dir) => dir,
+        };
+        let spec = spec::Spec::load_runnable(&dir.join("spec.json"))?;
+        skeleton::ensure_implemented(&dir, false).map_err(anyhow::Error::msg)?;
+        let read = |name: &'static str| {
+            let path = dir.join(name);
+            std::fs::read(&path)
+                .with_context(|| format!("reading {}", path.display()))
+                .map(|bytes| (name, bytes))
+        };
+        Ok(DemoProtocol {
+            spec,
+            files: [read("spec.json")?, read("hooks.py")?],
+            source: session::ProtocolSource::Library,
+        })
+    }
+
+    /// Writes the protocol into an agent's library (both play from their own copy).
+    fn install(&self, data_dir: &DataDir) -> anyhow::Result<PathBuf> {
+        let dir = data_dir.protocol_dir(&self.spec.protocol_id());
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        for (name, bytes) in &self.files {
+            let path = dir.join(name);
+            std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        }
+        Ok(dir)
+    }
+}
+
+pub fn run(args: DemoArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+    let protocol = DemoProtocol::locate(&args.protocol, global)?;
     let options = spec::parse_options(Some(&args.options))?;
-    spec::validate_options(builtin.spec().value(), &options).context("options")?;
+    spec::validate_options(protocol.spec.value(), &options).context("options")?;
     let stamp = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default()
@@ -62,7 +113,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
     std::fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
     let runtime = tokio::runtime::Runtime::new()?;
     let started = Instant::now();
-    let (host_end, guest_end, server_url) = runtime.block_on(play(&root, builtin, options))?;
+    let (host_end, guest_end, server_url) = runtime.block_on(play(&root, &protocol, options))?;
     println!();
     println!(
         "=== demo summary ({:.2} s) ===",
@@ -95,7 +146,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
 
 async fn play(
     root: &std::path::Path,
-    builtin: &crate::protocols::Builtin,
+    demo: &DemoProtocol,
     options: Map<String, Value>,
 ) -> anyhow::Result<(SessionEnd, SessionEnd, String)> {
     let listen: SocketAddr = "127.0.0.1:0".parse().expect("a socket address");
@@ -108,16 +159,23 @@ async fn play(
         agent(root, "alice", &url).await?,
         agent(root, "bob", &url).await?,
     ];
-    let protocol_dir = crate::protocols::materialize(builtin, alice.1.root())?;
+    if demo.source != session::ProtocolSource::Builtin {
+        // The server seeds only our built-ins; bob plays the library's hooks from his copy.
+        alice
+            .0
+            .register_protocol(&NewProtocol::for_spec(&demo.spec))
+            .await?;
+        demo.install(&bob.1)?;
+    }
     let protocol = Protocol {
-        dir: protocol_dir,
-        spec: builtin.spec(),
+        dir: demo.install(&alice.1)?,
+        spec: demo.spec.clone(),
     };
     let (invited_tx, invited_rx) = tokio::sync::oneshot::channel();
     let host = session::host::host(session::host::HostRequest {
         client: alice.0,
         protocol,
-        source: Some(session::ProtocolSource::Builtin),
+        source: Some(demo.source),
         options,
         settings: settings("alice"),
         session_dir: SessionDir::create(alice.1.root(), Role::Host)?,

@@ -102,8 +102,9 @@ pub fn cancel(args: CancelArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode>
     Ok(ExitCode::SUCCESS)
 }
 
-/// `--tags a,b`: trimmed, de-duplicated, checked like the server checks them.
-fn parse_tags(text: Option<&str>) -> anyhow::Result<Vec<String>> {
+/// `--tags a,b` (or the tags of `aigenora mcp`'s browse): trimmed, de-duplicated, checked
+/// like the server checks them.
+pub fn parse_tags(text: Option<&str>) -> anyhow::Result<Vec<String>> {
     let Some(text) = text else {
         return Ok(Vec::new());
     };

@@ -4,20 +4,24 @@
 
 mod daemon;
 mod demo;
+mod doctor;
 mod identity;
 mod invitation;
 mod lint_output;
+mod mcp;
 mod play;
 mod protocol;
 mod protocol_diff;
 mod protocol_remote;
 mod protocol_test;
+mod reference;
 mod relay;
 mod remote;
 mod server;
 mod session;
 mod session_control;
 mod session_local;
+mod skill;
 mod validate;
 
 use std::path::PathBuf;
@@ -81,6 +85,19 @@ pub enum Command {
     Relay(relay::RelayArgs),
     /// Lint a spec.json, or validate one message (and --options) against it.
     Validate(validate::ValidateArgs),
+    /// The guide for LLM coding agents (SKILL.md and appendices): install it where Claude
+    /// Code, Codex or OpenCode looks, update it, check it is current.
+    #[command(subcommand)]
+    Skill(skill::SkillCommand),
+    /// What an agent checks first, offline: version, how to call this binary, the guide,
+    /// the data dir, the interpreter, and each step still to take with its command.
+    Bootstrap(doctor::BootstrapArgs),
+    /// Check this install: identity, interpreter, relay setting and (unless --offline) the
+    /// server — reachable, its version, this key registered — each problem with its fix.
+    Doctor(doctor::DoctorArgs),
+    /// Serve the Model Context Protocol on stdin/stdout: every command an agent needs as a
+    /// typed tool (identity, contracts, community, play, sessions).
+    Mcp(mcp::McpArgs),
 }
 
 impl GlobalArgs {
@@ -96,11 +113,12 @@ pub const LOG_ENV_VAR: &str = "AIGENORA_LOG";
 
 impl Command {
     /// Whether the command writes into a directory the user chose for their own files (a
-    /// scaffold into their project), where their umask decides the files' mode.
+    /// scaffold or the agent guide into their project), where their umask decides the
+    /// files' mode.
     fn writes_user_files(&self) -> bool {
         matches!(
             self,
-            Command::Protocol(protocol::ProtocolCommand::Scaffold { .. })
+            Command::Protocol(protocol::ProtocolCommand::Scaffold { .. }) | Command::Skill(_)
         )
     }
 }
@@ -130,10 +148,14 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Join(args) => play::join(args, &cli.global),
         Command::Guest(args) => play::guest(args, &cli.global),
         Command::Session(command) => session::run(command, &cli.global),
-        Command::Demo(args) => demo::run(args),
+        Command::Demo(args) => demo::run(args, &cli.global),
         Command::Server(args) => server::run(args, &cli.global),
         Command::Relay(args) => relay::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Skill(command) => skill::run(command),
+        Command::Bootstrap(args) => doctor::bootstrap(args, &cli.global),
+        Command::Doctor(args) => doctor::doctor(args, &cli.global),
+        Command::Mcp(args) => mcp::run(args, &cli.global),
     };
     match outcome {
         Ok(code) => code,

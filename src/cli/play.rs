@@ -151,7 +151,8 @@ pub struct DaemonArgs {
 
 #[derive(Debug, Args)]
 pub struct HostArgs {
-    /// The protocol: a directory with spec.json and hooks.py, or a built-in alias.
+    /// The protocol: a directory with spec.json and hooks.py, a built-in alias, or a
+    /// contract of the library by protocol_id or well-known alias.
     #[arg(long, value_name = "DIR|ALIAS", required_unless_present = "protocol")]
     pub protocol_dir: Option<String>,
     /// The protocol by its protocol_id, or a well-known contract by its alias (e.g.
@@ -193,7 +194,8 @@ pub struct JoinArgs {
 
 #[derive(Debug, Args)]
 pub struct GuestArgs {
-    /// The protocol directory (spec.json + hooks.py) or a built-in alias.
+    /// The protocol directory (spec.json + hooks.py), a built-in alias, or a contract of
+    /// the library by protocol_id or well-known alias.
     #[arg(long, value_name = "DIR|ALIAS")]
     pub protocol_dir: String,
     /// The host's iroh ticket (`node…`).

@@ -1,7 +1,7 @@
 //! `aigenora protocol ...`: work with protocol contracts, locally (hash, schema, diff) and
 //! on the community server (register, fetch, discover).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -10,8 +10,9 @@ use serde_json::{Value, json};
 
 use super::{GlobalArgs, protocol_remote};
 use crate::canonical::{self, PyJson};
+use crate::protocols::Located;
 use crate::protocols::well_known::WELL_KNOWN;
-use crate::spec::{self, check_spec_version};
+use crate::spec::{self, Spec, check_spec_version};
 
 #[derive(Debug, Subcommand)]
 pub enum ProtocolCommand {
@@ -19,8 +20,9 @@ pub enum ProtocolCommand {
     Test(super::protocol_test::TestArgs),
     /// Write a hooks.py skeleton (and its sidecar) for a spec into a directory.
     Scaffold {
-        /// Path to spec.json.
-        spec: PathBuf,
+        /// A spec.json, a protocol directory, a built-in alias, or a contract of the library
+        /// by protocol_id or well-known alias (`rps-v1`).
+        spec: String,
         /// The protocol directory to create (spec.json is copied there).
         dir: PathBuf,
     },
@@ -29,9 +31,10 @@ pub enum ProtocolCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Print the directory of a built-in protocol (writing it into the data dir).
+    /// Print a protocol's directory (writing a built-in into the data dir's library).
     Path {
-        /// A built-in alias or a protocol directory.
+        /// A protocol directory, a built-in alias, or a contract of the library by
+        /// protocol_id or well-known alias (`rps-v1`).
         protocol: String,
     },
     /// Print a spec's protocol_id (SHA-256 of its canonical contract), as the reference does.
@@ -98,7 +101,7 @@ pub fn run(command: ProtocolCommand, global: &GlobalArgs) -> anyhow::Result<Exit
         }
         ProtocolCommand::Diff { old, new, json } => super::protocol_diff::run(&old, &new, json),
         ProtocolCommand::Test(args) => super::protocol_test::run(args, global),
-        ProtocolCommand::Scaffold { spec, dir } => scaffold(&spec, &dir),
+        ProtocolCommand::Scaffold { spec, dir } => scaffold(&spec, &dir, global),
         ProtocolCommand::List { json } => list(json),
         ProtocolCommand::Path { protocol } => {
             let dir = crate::protocols::resolve(&protocol, &global.data_dir())
@@ -121,12 +124,37 @@ pub fn run(command: ProtocolCommand, global: &GlobalArgs) -> anyhow::Result<Exit
     }
 }
 
-fn scaffold(spec_path: &std::path::Path, dir: &std::path::Path) -> anyhow::Result<ExitCode> {
-    let spec = spec::Spec::load_checked(spec_path)?;
+/// Where `protocol scaffold` reads its contract: a file named on the command line, or one a
+/// protocol name stands for (a built-in's embedded spec, a library directory's spec.json).
+fn scaffold_source(argument: &str, global: &GlobalArgs) -> anyhow::Result<(Spec, Vec<u8>)> {
+    let path = std::path::Path::new(argument);
+    let spec_path = if path.is_file() {
+        path.to_path_buf()
+    } else {
+        match crate::protocols::locate(argument, &global.data_dir()).map_err(anyhow::Error::msg)? {
+            Located::Builtin(builtin) => {
+                return Ok((builtin.spec(), builtin.spec_json.as_bytes().to_vec()));
+            }
+            Located::Dir(dir) => dir.join("spec.json"),
+        }
+    };
+    let spec = Spec::load_checked(&spec_path)?;
+    let bytes = std::fs::read(&spec_path).with_context(|| spec_path.display().to_string())?;
+    Ok((spec, bytes))
+}
+
+fn scaffold(argument: &str, dir: &Path, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+    println!("{}", scaffold_into(argument, dir, global)?.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the spec `argument` names and a hooks.py skeleton into `dir`; the hooks' path.
+pub fn scaffold_into(argument: &str, dir: &Path, global: &GlobalArgs) -> anyhow::Result<PathBuf> {
+    let (spec, bytes) = scaffold_source(argument, global)?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let target = dir.join("spec.json");
     if !target.exists() {
-        std::fs::copy(spec_path, &target)
+        std::fs::write(&target, bytes)
             .with_context(|| format!("copying the spec into {}", dir.display()))?;
     }
     if !crate::hooks::skeleton::write_scaffold(&spec, dir)
@@ -137,11 +165,30 @@ fn scaffold(spec_path: &std::path::Path, dir: &std::path::Path) -> anyhow::Resul
             dir.join("hooks.py").display()
         );
     }
-    println!("{}", dir.join("hooks.py").display());
-    Ok(ExitCode::SUCCESS)
+    Ok(dir.join("hooks.py"))
 }
 
 fn list(as_json: bool) -> anyhow::Result<ExitCode> {
+    let rows = list_rows();
+    if as_json {
+        println!("{}", Value::Array(rows));
+        return Ok(ExitCode::SUCCESS);
+    }
+    for row in rows {
+        println!(
+            "{:<11} {:<22} {:<20} {}  {}",
+            row["kind"].as_str().unwrap_or(""),
+            row["alias"].as_str().unwrap_or(""),
+            row["flow_mode"].as_str().unwrap_or("(server spec)"),
+            row["protocol_id"].as_str().unwrap_or(""),
+            row["name"].as_str().unwrap_or("")
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `protocol list --json`: the built-ins, then the well-known contracts we have hooks for.
+pub fn list_rows() -> Vec<Value> {
     let builtins = crate::protocols::BUILTINS.iter().map(|builtin| {
         let spec = builtin.spec();
         json!({
@@ -162,22 +209,7 @@ fn list(as_json: bool) -> anyhow::Result<ExitCode> {
             "protocol_id": entry.protocol_id,
         })
     });
-    let rows: Vec<Value> = builtins.chain(well_known).collect();
-    if as_json {
-        println!("{}", Value::Array(rows));
-        return Ok(ExitCode::SUCCESS);
-    }
-    for row in rows {
-        println!(
-            "{:<11} {:<22} {:<20} {}  {}",
-            row["kind"].as_str().unwrap_or(""),
-            row["alias"].as_str().unwrap_or(""),
-            row["flow_mode"].as_str().unwrap_or("(server spec)"),
-            row["protocol_id"].as_str().unwrap_or(""),
-            row["name"].as_str().unwrap_or("")
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    builtins.chain(well_known).collect()
 }
 
 /// Hashes without validating (like the reference); an unknown spec_version only warns.

@@ -9,7 +9,7 @@ use serde_json::json;
 use super::GlobalArgs;
 use super::remote::{Remote, print_json};
 use crate::api::protocol::NewProtocol;
-use crate::client::{ProtocolRegistered, fetch_protocol};
+use crate::client::{FetchedProtocol, ProtocolRegistered, fetch_protocol};
 use crate::protocols::well_known::{ProvidedHooks, provide_hooks};
 use crate::spec::Spec;
 use crate::terminal::escape_control;
@@ -46,19 +46,8 @@ pub fn fetch(protocol_id: &str, as_json: bool, global: &GlobalArgs) -> anyhow::R
         .with_context(|| format!("writing hooks into {}", fetched.dir.display()))?;
     let spec_path = fetched.dir.join("spec.json");
     let hooks_path = fetched.dir.join("hooks.py");
-    let hooks = match provided {
-        ProvidedHooks::WellKnown(_) => "well-known",
-        ProvidedHooks::Existing => "existing",
-        ProvidedHooks::Skeleton => "skeleton",
-    };
     if as_json {
-        print_json(&json!({
-            "protocol_id": fetched.protocol_id,
-            "path": spec_path.display().to_string(),
-            "name": fetched.spec.name(),
-            "hooks": hooks,
-            "hooks_skeleton_written": provided == ProvidedHooks::Skeleton,
-        }));
+        print_json(&fetched_json(&fetched, &provided));
         return Ok(ExitCode::SUCCESS);
     }
     println!(
@@ -80,6 +69,22 @@ pub fn fetch(protocol_id: &str, as_json: bool, global: &GlobalArgs) -> anyhow::R
         ProvidedHooks::Existing => println!("hooks: {} (kept)", hooks_path.display()),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `protocol fetch --json`: `{protocol_id, path, name, hooks, hooks_skeleton_written}`.
+pub fn fetched_json(fetched: &FetchedProtocol, provided: &ProvidedHooks) -> serde_json::Value {
+    let hooks = match provided {
+        ProvidedHooks::WellKnown(_) => "well-known",
+        ProvidedHooks::Existing => "existing",
+        ProvidedHooks::Skeleton => "skeleton",
+    };
+    json!({
+        "protocol_id": fetched.protocol_id,
+        "path": fetched.dir.join("spec.json").display().to_string(),
+        "name": fetched.spec.name(),
+        "hooks": hooks,
+        "hooks_skeleton_written": *provided == ProvidedHooks::Skeleton,
+    })
 }
 
 /// `protocol discover`: one page of the server's protocol directory.

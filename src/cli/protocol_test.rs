@@ -20,7 +20,8 @@ use crate::spec::{self, Spec};
 
 #[derive(Debug, Args)]
 pub struct TestArgs {
-    /// A protocol directory (spec.json + hooks.py) or a built-in alias.
+    /// A protocol directory (spec.json + hooks.py), a built-in alias, or a contract of the
+    /// library by protocol_id or well-known alias (`rps-v1`).
     pub protocol: String,
     /// Options for both sides (a JSON object checked against the spec's parameters).
     #[arg(long, value_name = "JSON")]
@@ -59,7 +60,8 @@ pub struct TestArgs {
     pub max_actions: usize,
 }
 
-pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+/// The self-play `args` describe, checked and ready to run.
+fn prepare(args: &TestArgs, global: &GlobalArgs) -> anyhow::Result<SelfPlay> {
     let dir = crate::protocols::resolve(&args.protocol, &global.data_dir())
         .map_err(anyhow::Error::msg)?;
     let spec = Spec::load_checked(&dir.join("spec.json"))?;
@@ -91,7 +93,7 @@ pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         }
         seconds => seconds.map(Duration::from_secs_f64),
     };
-    let play = SelfPlay {
+    Ok(SelfPlay {
         protocol_dir: dir,
         spec,
         options,
@@ -105,10 +107,20 @@ pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         } else {
             stdout_display()
         },
-    };
-    if args.json {
-        crate::hooks::interpreter::route_prints_to_stderr().map_err(anyhow::Error::msg)?;
-    }
+    })
+}
+
+/// One self-play (and the adversarial suite when asked and the play passed).
+struct Tested {
+    host: SideReport,
+    guest: SideReport,
+    elapsed: Duration,
+    failures: Vec<String>,
+    cases: Vec<adversarial::CaseResult>,
+    passed: bool,
+}
+
+fn play_and_check(play: &SelfPlay, adversarial: bool) -> anyhow::Result<Tested> {
     let started = Instant::now();
     let [host, guest] = play.run()?;
     let elapsed = started.elapsed();
@@ -116,29 +128,63 @@ pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .filter_map(|side| failure(side))
         .collect();
-    let cases = if args.adversarial && failures.is_empty() {
-        adversarial::run_suite(&play)?
+    let cases = if adversarial && failures.is_empty() {
+        adversarial::run_suite(play)?
     } else {
         Vec::new()
     };
-    let adversarial_failed = cases.iter().filter(|c| !c.rejected).count();
-    let passed =
-        failures.is_empty() && adversarial_failed == 0 && (!args.adversarial || !cases.is_empty());
+    let adversarial_failed = cases.iter().any(|c| !c.rejected);
+    let passed = failures.is_empty() && !adversarial_failed && (!adversarial || !cases.is_empty());
+    Ok(Tested {
+        host,
+        guest,
+        elapsed,
+        failures,
+        cases,
+        passed,
+    })
+}
+
+impl Tested {
+    fn json(&self) -> Value {
+        json!({
+            "passed": self.passed,
+            "seconds": self.elapsed.as_secs_f64(),
+            "host": side_json(&self.host),
+            "guest": side_json(&self.guest),
+            "adversarial": self.cases.iter().map(|c| json!({"case": c.label, "rejected": c.rejected, "detail": c.detail})).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// `protocol test --json` as a value (hook prints go to stderr): for callers that are not
+/// a terminal, such as `aigenora mcp`.
+pub fn json_report(args: &TestArgs, global: &GlobalArgs) -> anyhow::Result<Value> {
+    let play = prepare(args, global)?;
+    crate::hooks::interpreter::route_prints_to_stderr().map_err(anyhow::Error::msg)?;
+    Ok(play_and_check(&play, args.adversarial)?.json())
+}
+
+pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     if args.json {
-        let report = json!({
-            "passed": passed,
-            "seconds": elapsed.as_secs_f64(),
-            "host": side_json(&host),
-            "guest": side_json(&guest),
-            "adversarial": cases.iter().map(|c| json!({"case": c.label, "rejected": c.rejected, "detail": c.detail})).collect::<Vec<_>>(),
-        });
+        let report = json_report(&args, global)?;
         println!("{}", crate::terminal::json_line(&report));
-        return Ok(if passed {
+        return Ok(if report["passed"] == true {
             ExitCode::SUCCESS
         } else {
             ExitCode::FAILURE
         });
     }
+    let play = prepare(&args, global)?;
+    let tested = play_and_check(&play, args.adversarial)?;
+    let Tested {
+        host,
+        guest,
+        elapsed,
+        failures,
+        cases,
+        ..
+    } = &tested;
     println!(
         "sessions: host {}  guest {}",
         host.session_dir.display(),
@@ -148,12 +194,13 @@ pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         bail!("protocol test failed: {}", failures.join("; "));
     }
     if args.adversarial {
+        let adversarial_failed = cases.iter().filter(|c| !c.rejected).count();
         println!(
             "[adversarial] {}/{} cases rejected malformed messages",
             cases.len() - adversarial_failed,
             cases.len()
         );
-        for case in &cases {
+        for case in cases {
             let verdict = if case.rejected { "PASS" } else { "FAIL" };
             println!("  [{verdict}] {}: {}", case.label, case.detail);
         }
@@ -166,7 +213,7 @@ pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     }
     println!(
         "[OK] protocol test passed ({}; {:.2} s)",
-        summary(&host, &guest),
+        summary(host, guest),
         elapsed.as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)

@@ -87,10 +87,7 @@ pub fn snapshot(target: &Target, as_json: bool, follow: bool) -> anyhow::Result<
     loop {
         // Looked at before reading, so the view printed last is the one after the end.
         let over = FollowEnd::of(&target.root);
-        let mut view = crate::control::view::session_view(target);
-        if let Some(object) = view.as_object_mut() {
-            object.insert("path".into(), current_path(&target.root));
-        }
+        let mut view = snapshot_view(target);
         let now = view.as_object_mut().and_then(|view| view.remove("now"));
         if last.as_ref() != Some(&view) {
             last = Some(view.clone());
@@ -112,6 +109,15 @@ pub fn snapshot(target: &Target, as_json: bool, follow: bool) -> anyhow::Result<
         }
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// What `session snapshot --json` prints once: the session's view and its current path.
+pub fn snapshot_view(target: &Target) -> Value {
+    let mut view = crate::control::view::session_view(target);
+    if let Some(object) = view.as_object_mut() {
+        object.insert("path".into(), current_path(&target.root));
+    }
+    view
 }
 
 /// How packets to the peer travel now: the data of the session's latest `path_changed`
@@ -189,6 +195,22 @@ pub fn strategy(
     change: StrategyChange,
     as_json: bool,
 ) -> anyhow::Result<ExitCode> {
+    let after = change_strategy(target, change)?;
+    if as_json {
+        println!("{}", Value::Object(after));
+    } else if after.is_empty() {
+        println!("(strategy is empty)");
+    } else {
+        println!("{}", serde_json::to_string_pretty(&Value::Object(after))?);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Applies `change` to the session's strategy.json (logged) and returns the strategy now.
+pub fn change_strategy(
+    target: &Target,
+    change: StrategyChange,
+) -> anyhow::Result<Map<String, Value>> {
     let engine_dir = started_engine_dir(target)?;
     let path = engine_dir.join("strategy.json");
     // One change at a time: concurrent merges each see the one before.
@@ -215,14 +237,7 @@ pub fn strategy(
         let line = json!({"ts": iso_now(), "op": op, "before": before, "after": after});
         crate::decision::append_jsonl(&engine_dir.join("strategy_events.jsonl"), &line);
     }
-    if as_json {
-        println!("{}", Value::Object(after));
-    } else if after.is_empty() {
-        println!("(strategy is empty)");
-    } else {
-        println!("{}", serde_json::to_string_pretty(&Value::Object(after))?);
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(after)
 }
 
 fn write_json(path: &Path, value: &Value) -> anyhow::Result<()> {

@@ -145,6 +145,23 @@ impl FollowEnd {
 
 /// Stops a running session (SIGTERM to its process; it records the abort itself).
 pub fn abort(state_dir: &PathBuf, as_json: bool) -> anyhow::Result<ExitCode> {
+    let pid = signal_abort(state_dir)?;
+    if as_json {
+        println!(
+            "{}",
+            json!({"status": "aborting", "pid": pid, "state_dir": state_dir})
+        );
+    } else {
+        println!(
+            "aborting the session in {} (pid {pid})",
+            state_dir.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Sends SIGTERM to the process of the running session in `state_dir`; its pid.
+pub fn signal_abort(state_dir: &Path) -> anyhow::Result<u32> {
     let session = SessionDir::open(state_dir);
     if !state_dir.join(SESSION_FILE).is_file() {
         bail!("no session.json in {}", state_dir.display());
@@ -178,16 +195,5 @@ pub fn abort(state_dir: &PathBuf, as_json: bool) -> anyhow::Result<ExitCode> {
             state_dir.display()
         );
     }
-    if as_json {
-        println!(
-            "{}",
-            json!({"status": "aborting", "pid": pid, "state_dir": state_dir})
-        );
-    } else {
-        println!(
-            "aborting the session in {} (pid {pid})",
-            state_dir.display()
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(pid)
 }

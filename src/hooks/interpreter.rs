@@ -165,6 +165,29 @@ fn importer_module(py: Python<'_>, prebuilt: bool) -> PyResult<Bound<'_, PyModul
     Ok(module.cast_into::<PyModule>()?)
 }
 
+/// What runs hooks in this process: the embedded interpreter's version and stdlib home,
+/// once it has started with the SDK installed (`bootstrap` and `doctor` report it).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct InterpreterInfo {
+    pub version: String,
+    pub home: String,
+}
+
+/// Starts the interpreter and says which one it is, or why it cannot start.
+pub fn describe() -> Result<InterpreterInfo, String> {
+    start()?;
+    Python::attach(|py| {
+        let sys = py.import("sys")?;
+        let version: String = sys.getattr("version")?.extract()?;
+        py.import("aigenora.proto.hooks")?;
+        Ok(InterpreterInfo {
+            version: version.split_whitespace().next().unwrap_or("").to_string(),
+            home: sys.getattr("base_prefix")?.extract()?,
+        })
+    })
+    .map_err(|error: PyErr| format!("the embedded Python cannot load the SDK: {error}"))
+}
+
 /// Sends everything hooks `print` to stderr, keeping stdout for machine-readable output.
 pub fn route_prints_to_stderr() -> Result<(), String> {
     start()?;

@@ -71,22 +71,38 @@ pub fn materialize(
     Ok(dir)
 }
 
+/// Where a protocol argument points: one of our built-ins, or a directory holding its
+/// `spec.json` (the argument itself, or a contract of the library).
+#[derive(Debug, Clone)]
+pub enum Located {
+    Builtin(&'static Builtin),
+    Dir(std::path::PathBuf),
+}
+
 /// A protocol argument: an existing directory, a built-in alias (materialized into the data
 /// dir's library), or a contract already in the library named by its protocol_id or, for the
 /// network's well-known contracts, its alias (`rps-v1`). Otherwise one line saying how to
 /// get it.
 pub fn resolve(argument: &str, data_dir: &std::path::Path) -> Result<std::path::PathBuf, String> {
-    let path = std::path::Path::new(argument);
-    if path.is_dir() {
-        return Ok(path.to_path_buf());
-    }
-    if let Some(builtin) = find(argument) {
-        return materialize(builtin, data_dir).map_err(|e| {
+    match locate(argument, data_dir)? {
+        Located::Dir(dir) => Ok(dir),
+        Located::Builtin(builtin) => materialize(builtin, data_dir).map_err(|e| {
             format!(
                 "cannot write built-in {argument} into {}: {e}",
                 data_dir.display()
             )
-        });
+        }),
+    }
+}
+
+/// What [`resolve`] finds, without writing a built-in anywhere.
+pub fn locate(argument: &str, data_dir: &std::path::Path) -> Result<Located, String> {
+    let path = std::path::Path::new(argument);
+    if path.is_dir() {
+        return Ok(Located::Dir(path.to_path_buf()));
+    }
+    if let Some(builtin) = find(argument) {
+        return Ok(Located::Builtin(builtin));
     }
     let well_known = well_known::find(argument);
     let protocol_id = match well_known {
@@ -106,7 +122,7 @@ pub fn resolve(argument: &str, data_dir: &std::path::Path) -> Result<std::path::
     };
     let dir = crate::data_dir::DataDir::new(data_dir).protocol_dir(protocol_id);
     if dir.join("spec.json").is_file() {
-        return Ok(dir);
+        return Ok(Located::Dir(dir));
     }
     let named = match well_known {
         Some(contract) => format!("{argument} (the network's {})", contract.name),

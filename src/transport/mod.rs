@@ -29,7 +29,7 @@ pub use endpoint::{
 };
 pub use heartbeat::{EventSink, HeartbeatConfig, RttStats};
 pub use iroh_channel::IrohChannel;
-pub use relay::{RELAY_ENV_VAR, RelayChoice, RelayChoiceError};
+pub use relay::{RELAY_ENV_VAR, RelayChoice, RelayChoiceError, probe as probe_relay};
 pub use ticket::{Ticket, TicketError};
 
 use serde_json::Value;

@@ -16,6 +16,7 @@ mod fake_peer;
 mod hostile;
 mod invitation_end;
 mod killed_peer;
+mod mcp;
 mod privacy;
 mod relay;
 mod session_commands;

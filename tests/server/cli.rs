@@ -429,6 +429,29 @@ fn well_known_aliases_name_a_contract_once_it_is_in_the_library() {
         error_line(&cli(&bob_dir, url, &["protocol", "test", "rps-v1"])),
         missing
     );
+    let scaffolded = work.path().join("my-rps");
+    let scaffold = |dir: &Path| {
+        cli(
+            &bob_dir,
+            url,
+            &["protocol", "scaffold", "rps-v1", dir.to_str().unwrap()],
+        )
+    };
+    assert_eq!(error_line(&scaffold(&scaffolded)), missing);
+    assert!(
+        !scaffolded.exists(),
+        "nothing written for a missing contract"
+    );
+    let demo_root = work.path().join("demo");
+    let demo = |protocol: &str| {
+        let root = demo_root.to_str().unwrap();
+        cli(
+            &bob_dir,
+            url,
+            &["demo", "--protocol", protocol, "--root", root],
+        )
+    };
+    assert_eq!(error_line(&demo("rps-v1")), missing);
 
     let fetched = json_of(&cli(
         &bob_dir,
@@ -447,11 +470,92 @@ fn well_known_aliases_name_a_contract_once_it_is_in_the_library() {
     let tested = stdout(&cli(&bob_dir, url, &["protocol", "test", "rps-v1"]));
     assert!(tested.contains("[OK] protocol test passed"), "{tested}");
 
-    let unknown = error_line(&cli(&bob_dir, url, &["protocol", "path", "no-such-v1"]));
+    assert_eq!(
+        stdout(&scaffold(&scaffolded)).trim(),
+        scaffolded.join("hooks.py").display().to_string()
+    );
+    assert_eq!(
+        stdout(&cli(
+            &bob_dir,
+            url,
+            &[
+                "protocol",
+                "hash",
+                scaffolded.join("spec.json").to_str().unwrap()
+            ]
+        ))
+        .trim(),
+        rps.protocol_id
+    );
+    let hooks = std::fs::read_to_string(scaffolded.join("hooks.py")).unwrap();
+    assert!(hooks.contains("class Hooks"), "{hooks}");
+
+    // The demo plays the library's contract on its own server, both agents on our hooks.
+    let played = stdout(&demo(&rps.protocol_id));
     assert!(
-        unknown.starts_with("error: no-such-v1 is neither a protocol directory, a built-in (")
-            && unknown.contains("rps-v1"),
-        "{unknown}"
+        played.contains("alice (host): completed: true")
+            && played.contains("bob (guest): completed: true"),
+        "{played}"
+    );
+    let bob_copy = library_dir(&demo_root.join("bob"), &rps.protocol_id);
+    assert_eq!(
+        std::fs::read(bob_copy.join("hooks.py")).unwrap(),
+        std::fs::read(dir.join("hooks.py")).unwrap()
+    );
+
+    let never = work.path().join("never");
+    for command in [
+        &["protocol", "path"][..],
+        &["protocol", "scaffold"],
+        &["demo", "--protocol"],
+    ] {
+        let mut args = command.to_vec();
+        args.push("no-such-v1");
+        if command[1] == "scaffold" {
+            args.push(never.to_str().unwrap());
+        }
+        let unknown = error_line(&cli(&bob_dir, url, &args));
+        assert!(
+            unknown.starts_with("error: no-such-v1 is neither a protocol directory, a built-in (")
+                && unknown.contains("rps-v1"),
+            "{command:?}: {unknown}"
+        );
+    }
+}
+
+#[test]
+fn scaffold_takes_a_built_in_by_alias_and_never_overwrites_hooks() {
+    let work = tempfile::tempdir().unwrap();
+    let data = work.path().join("agent");
+    let target = work.path().join("mine");
+    let args = [
+        "protocol",
+        "scaffold",
+        "guess-number",
+        target.to_str().unwrap(),
+    ];
+    let output = cli(&data, "http://unused", &args);
+    assert_eq!(
+        stdout(&output).trim(),
+        target.join("hooks.py").display().to_string()
+    );
+    let builtin = aigenora::protocols::find("guess-number").unwrap();
+    assert_eq!(
+        std::fs::read_to_string(target.join("spec.json")).unwrap(),
+        builtin.spec_json
+    );
+    assert_ne!(
+        std::fs::read_to_string(target.join("hooks.py")).unwrap(),
+        builtin.hooks_py,
+        "a skeleton, not our hooks"
+    );
+    assert!(
+        !data.exists(),
+        "a built-in is scaffolded without touching the data dir"
+    );
+    assert!(
+        error_line(&cli(&data, "http://unused", &args))
+            .ends_with("already exists; not overwriting it")
     );
 }
 

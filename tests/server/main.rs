@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod agents;
 mod auth;
 mod cli;
 mod durability;

@@ -15,6 +15,7 @@
 //! - [`process`]: a child process with collected output, bounded waits, SIGKILL on drop.
 //! - [`transport`]: offline iroh endpoints, connected pairs, raw peers writing exact bytes.
 //! - [`http`]: raw HTTP/1.1 requests, byte for byte.
+//! - [`mcp`]: a real MCP client (the PyPI `mcp` package) driving `aigenora mcp`.
 //! - [`system`]: programs from the distribution, installed with apt-get when missing.
 //! - [`fake`]: misbehaving hosts and guests built from the library over raw iroh streams.
 // Each test crate uses its own part of these helpers (the server tests run no reference
@@ -28,6 +29,7 @@ pub mod cli;
 pub mod control;
 pub mod fake;
 pub mod http;
+pub mod mcp;
 pub mod net;
 pub mod postgres;
 pub mod process;

@@ -28,33 +28,36 @@ pub fn reference_python() -> &'static Path {
         if let Some(python) = std::env::var_os("AIGENORA_REFERENCE_PYTHON") {
             return PathBuf::from(python);
         }
-        let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/reference-venv");
-        let python = venv.join("bin/python");
-        let marker = venv.join(format!("aigenora-{REFERENCE_VERSION}.installed"));
-        if !marker.exists() {
-            let lock = venv.with_extension("lock");
-            std::fs::create_dir_all(venv.parent().unwrap()).unwrap();
-            let _guard = FileLock::acquire(&lock);
-            if !marker.exists() {
-                run(
-                    Command::new("python3").args(["-m", "venv"]).arg(&venv),
-                    "create the reference venv",
-                );
-                run(
-                    Command::new(&python).args([
-                        "-m",
-                        "pip",
-                        "install",
-                        "-q",
-                        &format!("aigenora=={REFERENCE_VERSION}"),
-                    ]),
-                    "install the reference client (aigenora) from PyPI",
-                );
-                std::fs::write(&marker, "").unwrap();
-            }
-        }
-        python
+        venv_with("reference-venv", &format!("aigenora=={REFERENCE_VERSION}"))
     })
+}
+
+/// The interpreter of a venv `target/<name>` holding `requirement` (`package==version`),
+/// created and installed from PyPI once (a marker file records it), whichever test process
+/// gets there first. Panics with the reason when it cannot be installed: tests never skip.
+pub fn venv_with(name: &str, requirement: &str) -> PathBuf {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target")
+        .join(name);
+    let python = venv.join("bin/python");
+    let marker = venv.join(format!("{}.installed", requirement.replace("==", "-")));
+    if !marker.exists() {
+        let lock = venv.with_extension("lock");
+        std::fs::create_dir_all(venv.parent().unwrap()).unwrap();
+        let _guard = FileLock::acquire(&lock);
+        if !marker.exists() {
+            run(
+                Command::new("python3").args(["-m", "venv"]).arg(&venv),
+                &format!("create the venv {name}"),
+            );
+            run(
+                Command::new(&python).args(["-m", "pip", "install", "-q", requirement]),
+                &format!("install {requirement} from PyPI"),
+            );
+            std::fs::write(&marker, "").unwrap();
+        }
+    }
+    python
 }
 
 /// The installed reference package directory (for its built-in protocols and hooks).

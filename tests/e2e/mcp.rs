@@ -1,0 +1,414 @@
+//! `aigenora mcp` driven by a real MCP client (the PyPI `mcp` package): the tools it lists
+//! and their typed schemas, contract tools agreeing with the CLI, failures as tool errors
+//! carrying the CLI's one line, and a whole game played only through MCP tools against our
+//! autonomous host.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::support::cli::aigenora;
+use crate::support::mcp::McpClient;
+use crate::support::net::{Background, Net, SESSION_LIMIT, assert_clean_end};
+
+const TOOLS: [&str; 22] = [
+    "whoami",
+    "init",
+    "register",
+    "protocol_list",
+    "protocol_path",
+    "protocol_hash",
+    "protocol_validate",
+    "protocol_scaffold",
+    "protocol_test",
+    "protocol_fetch",
+    "protocol_register",
+    "browse",
+    "cancel",
+    "host",
+    "join",
+    "session_list",
+    "session_snapshot",
+    "session_events",
+    "session_decide",
+    "session_strategy",
+    "session_abort",
+    "session_wait",
+];
+
+/// The one error line the CLI prints for `args` in `data_dir`, without its `error: `.
+fn cli_error(data_dir: &Path, args: &[&str]) -> String {
+    let output = aigenora()
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    stderr
+        .trim_end()
+        .strip_prefix("error: ")
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn the_tools_are_listed_with_typed_schemas_and_the_contract_tools_agree_with_the_cli() {
+    let work = tempfile::tempdir().unwrap();
+    let data = work.path().join("agent");
+    let mut mcp = McpClient::start(&data, "http://127.0.0.1:9");
+    let info = mcp.info();
+    assert_eq!(info["name"], "aigenora");
+    assert_eq!(info["version"], env!("CARGO_PKG_VERSION"));
+    assert!(
+        info["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("session_wait")
+    );
+
+    let tools = mcp.tools();
+    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort();
+    let mut expected = TOOLS.to_vec();
+    expected.sort();
+    assert_eq!(names, expected);
+    for tool in &tools {
+        assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
+        assert!(!tool["description"].as_str().unwrap().is_empty(), "{tool}");
+    }
+    let schema =
+        |name: &str| tools.iter().find(|t| t["name"] == name).unwrap()["inputSchema"].clone();
+    assert_eq!(schema("session_decide")["required"], json!(["decision"]));
+    assert_eq!(schema("join")["required"], json!(["post_id"]));
+    let modes = &schema("host")["$defs"]["ControlModeInput"];
+    let modes: Vec<&str> = modes["oneOf"]
+        .as_array()
+        .map(|variants| {
+            variants
+                .iter()
+                .filter_map(|v| v["const"].as_str())
+                .collect()
+        })
+        .or_else(|| {
+            modes["enum"]
+                .as_array()
+                .map(|v| v.iter().filter_map(Value::as_str).collect())
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        modes,
+        ["autonomous", "hybrid", "human"],
+        "{}",
+        schema("host")
+    );
+
+    let whoami = mcp.call("whoami", json!({})).ok();
+    assert_eq!(whoami["public_key"], Value::Null);
+    assert_eq!(whoami["server"], "http://127.0.0.1:9");
+    let created = mcp.call("init", json!({})).ok();
+    assert_eq!(created["created"], true);
+    let key = aigenora::identity::load_key_file(&data).unwrap();
+    assert_eq!(created["public_key"], key.public_key());
+    assert_eq!(mcp.call("init", json!({})).ok()["created"], false);
+
+    // Failures carry the line the CLI prints for the same request.
+    assert_eq!(
+        mcp.call("protocol_path", json!({"protocol": "no-such-v1"}))
+            .error(),
+        cli_error(&data, &["protocol", "path", "no-such-v1"])
+    );
+    assert_eq!(
+        mcp.call("protocol_path", json!({"protocol": "rps-v1"}))
+            .error(),
+        cli_error(&data, &["protocol", "path", "rps-v1"])
+    );
+    let offline = mcp.call("browse", json!({})).error();
+    assert!(
+        offline.contains("cannot reach http://127.0.0.1:9"),
+        "{offline}"
+    );
+
+    let listed = mcp.call("protocol_list", json!({})).ok();
+    let rows = listed["items"].as_array().unwrap();
+    assert!(rows.iter().any(|row| row["alias"] == "rock-paper-scissors"));
+    let dir = mcp
+        .call("protocol_path", json!({"protocol": "guess-number"}))
+        .ok()["dir"]
+        .clone();
+    let spec = Path::new(dir.as_str().unwrap()).join("spec.json");
+    let hashed = mcp.call("protocol_hash", json!({"spec": spec})).ok();
+    let cli_hash = aigenora()
+        .args(["protocol", "hash"])
+        .arg(&spec)
+        .output()
+        .unwrap();
+    assert_eq!(
+        hashed["protocol_id"],
+        String::from_utf8(cli_hash.stdout).unwrap().trim()
+    );
+    let linted = mcp.call("protocol_validate", json!({"spec": spec})).ok();
+    assert_eq!(
+        (linted["valid"].clone(), linted["errors"].clone()),
+        (json!(true), json!(0))
+    );
+    let faulty = work.path().join("faulty.json");
+    std::fs::write(&faulty, r#"{"name": "x", "messages": []}"#).unwrap();
+    let linted = mcp.call("protocol_validate", json!({"spec": faulty})).ok();
+    assert_eq!(linted["valid"], false);
+    assert!(linted["diagnostics"][0]["check"].is_string(), "{linted}");
+    let message = json!({"action": "guess", "attempt": 1, "number": "seven"});
+    let checked = mcp
+        .call(
+            "protocol_validate",
+            json!({"spec": spec, "message": message, "direction": "guest_to_host"}),
+        )
+        .ok();
+    assert_eq!(checked["valid"], false, "{checked}");
+    assert!(
+        checked["error"].as_str().unwrap().contains("number"),
+        "{checked}"
+    );
+
+    let target = work.path().join("mine");
+    let scaffolded = mcp
+        .call(
+            "protocol_scaffold",
+            json!({"protocol": "guess-number", "dir": target}),
+        )
+        .ok();
+    assert_eq!(
+        scaffolded["hooks"],
+        target.join("hooks.py").to_str().unwrap()
+    );
+    assert!(
+        std::fs::read_to_string(target.join("hooks.py"))
+            .unwrap()
+            .contains("class Hooks")
+    );
+    let again = mcp.call(
+        "protocol_scaffold",
+        json!({"protocol": "guess-number", "dir": target}),
+    );
+    assert!(
+        again
+            .error()
+            .ends_with("already exists; not overwriting it")
+    );
+
+    let tested = mcp
+        .call(
+            "protocol_test",
+            json!({"protocol": "rock-paper-scissors", "options": {"best_of": 3}}),
+        )
+        .ok();
+    assert_eq!(tested["passed"], true, "{tested}");
+    assert_eq!(tested["host"]["completed"], true);
+    let skeleton = mcp.call("protocol_test", json!({"protocol": target}));
+    assert!(skeleton.error().contains("skeleton"));
+}
+
+/// Answers every decision window of the session with its first legal move, only through
+/// MCP tools, until the session ends; the windows answered.
+fn play_through_mcp(mcp: &mut McpClient, state_dir: &Value) -> u64 {
+    let mut answered = 0;
+    let mut last = 0;
+    loop {
+        let waited = mcp
+            .call(
+                "session_wait",
+                json!({"state_dir": state_dir, "timeout_seconds": SESSION_LIMIT.as_secs(), "after_window": last}),
+            )
+            .ok();
+        match waited["reason"].as_str().unwrap() {
+            "ended" => return answered,
+            "decision" => {}
+            other => panic!("session_wait: {other}: {waited}"),
+        }
+        let window = &waited["view"]["window"];
+        let seq = window["seq"].as_u64().unwrap();
+        assert_eq!(window["choices"]["kind"], "one_of", "{window}");
+        let choice = window["choices"]["values"][0].as_str().unwrap();
+        let decided = mcp
+            .call(
+                "session_decide",
+                json!({"state_dir": state_dir, "decision": choice, "window": seq}),
+            )
+            .ok();
+        assert_eq!(decided["status"], "played", "{decided}");
+        answered += 1;
+        last = seq;
+    }
+}
+
+#[test]
+fn a_game_is_played_only_through_mcp_tools_against_our_autonomous_host() {
+    let net = Net::start();
+    let alice = net.agent("alice");
+    let (hosting, host) = {
+        let args = [
+            "host",
+            "--protocol-dir",
+            "rock-paper-scissors",
+            "--options",
+            r#"{"best_of": 3, "moves": "rock,paper,scissors"}"#,
+            "--control-mode",
+            "autonomous",
+            "--daemon",
+        ];
+        let line: Value = serde_json::from_str(&alice.ok(&args)).unwrap();
+        let dir = line["state_dir"].as_str().unwrap().into();
+        (line, Background { state_dir: dir })
+    };
+    let bob_dir = net.work.path().join("bob");
+    let mut mcp = McpClient::start(&bob_dir, net.url());
+    mcp.call("init", json!({})).ok();
+    let registered = mcp.call("register", json!({"nickname": "bob"})).ok();
+    assert_eq!(registered["agent"]["nickname"], "bob");
+
+    let protocol_id = hosting["protocol_id"].as_str().unwrap();
+    let offered = mcp.call("browse", json!({"protocol_id": protocol_id})).ok();
+    let post_id = offered["results"][0]["post_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(post_id, hosting["post_id"].as_str().unwrap());
+
+    let joined = mcp
+        .call(
+            "join",
+            json!({"post_id": post_id, "control_mode": "human", "think_seconds": 60}),
+        )
+        .ok();
+    assert_eq!(joined["status"], "joining", "{joined}");
+    let state_dir = joined["state_dir"].clone();
+    let listed = mcp.call("session_list", json!({})).ok();
+    assert_eq!(listed["sessions"][0]["session_dir"], state_dir);
+
+    let answered = play_through_mcp(&mut mcp, &state_dir);
+    assert!(
+        answered >= 2,
+        "a best-of-3 takes at least two rounds: {answered}"
+    );
+
+    let view = mcp
+        .call("session_snapshot", json!({"state_dir": state_dir}))
+        .ok();
+    assert_eq!(view["status"], "closed", "{view}");
+    assert_eq!(view["window"], Value::Null);
+    let events = mcp
+        .call("session_events", json!({"state_dir": state_dir}))
+        .ok();
+    assert_eq!(events["ended"], true);
+    let all = events["events"].as_array().unwrap();
+    let names: Vec<&str> = all.iter().filter_map(|e| e["type"].as_str()).collect();
+    assert!(
+        names.contains(&"peer_joined") && names.contains(&"session_ended"),
+        "{names:?}"
+    );
+    assert_eq!(events["next_cursor"], all.len());
+    let rest = mcp
+        .call(
+            "session_events",
+            json!({"state_dir": state_dir, "cursor": all.len()}),
+        )
+        .ok();
+    assert_eq!(rest["events"], json!([]));
+    let after_end = mcp.call(
+        "session_decide",
+        json!({"state_dir": state_dir, "decision": "rock"}),
+    );
+    assert_ne!(after_end.ok()["status"], "played");
+    let aborted = mcp
+        .call("session_abort", json!({"state_dir": state_dir}))
+        .error();
+    assert!(aborted.contains("already ended"), "{aborted}");
+
+    let guest = crate::support::net::SessionFiles::read(Path::new(state_dir.as_str().unwrap()));
+    assert_clean_end(&host.wait_final(), &guest);
+}
+
+#[test]
+fn hooks_writing_to_stdout_cannot_corrupt_the_protocol_stream() {
+    let work = tempfile::tempdir().unwrap();
+    let noisy = work.path().join("noisy");
+    std::fs::create_dir_all(&noisy).unwrap();
+    let builtin = aigenora::protocols::find("guess-number").unwrap();
+    std::fs::write(noisy.join("spec.json"), builtin.spec_json).unwrap();
+    // At load time, raw bytes and forged answers to every request id a client may be
+    // waiting on; then a line for every message the hooks display.
+    let forged = r#"{"jsonrpc": "2.0", "id": %d, "result": {"content": [], "structuredContent": {"passed": "forged"}}}"#;
+    let hooks = format!(
+        "{}\nimport os as _os\n_os.write(1, b'not json\\n')\n\
+         for _id in range(50):\n    _os.write(1, (r'{forged}' % _id).encode() + b'\\n')\n\
+         Hooks.proto_display = lambda self, msg, direction: _os.write(1, b'noise\\n') and None\n",
+        builtin.hooks_py
+    );
+    std::fs::write(noisy.join("hooks.py"), hooks).unwrap();
+    let mut mcp = McpClient::start(&work.path().join("agent"), "http://127.0.0.1:9");
+    let tested = mcp.call("protocol_test", json!({"protocol": noisy})).ok();
+    assert_eq!(tested["passed"], true, "{tested}");
+    // The stream is intact: the next call is answered as usual.
+    assert_eq!(
+        mcp.call("whoami", json!({})).ok()["server"],
+        "http://127.0.0.1:9"
+    );
+}
+
+#[test]
+fn a_session_hosted_through_mcp_is_joined_by_our_cli_and_another_is_withdrawn_and_aborted() {
+    let net = Net::start();
+    let bob = net.agent("bob");
+    let alice_dir = net.work.path().join("alice");
+    let mut mcp = McpClient::start(&alice_dir, net.url());
+    mcp.call("init", json!({})).ok();
+    mcp.call("register", json!({"nickname": "alice"})).ok();
+
+    let hosted = mcp
+        .call(
+            "host",
+            json!({"protocol": "guess-number", "options": {"secret": 42}, "control_mode": "autonomous"}),
+        )
+        .ok();
+    assert_eq!(hosted["status"], "hosting", "{hosted}");
+    let post_id = hosted["post_id"].as_str().unwrap().to_string();
+    let guest = bob.join(&post_id, &["--control-mode", "autonomous"]);
+    guest.succeed(SESSION_LIMIT);
+    let host = Background {
+        state_dir: hosted["state_dir"].as_str().unwrap().into(),
+    };
+    let host_files = host.wait_final();
+    assert_clean_end(&host_files, &bob.session("guest"));
+    let waited = mcp
+        .call(
+            "session_wait",
+            json!({"state_dir": hosted["state_dir"], "timeout_seconds": 5}),
+        )
+        .ok();
+    assert_eq!(waited["reason"], "ended");
+    assert_eq!(waited["view"]["winner"], host_files.field("winner").clone());
+
+    // A second invitation, withdrawn before anyone joins: its host stops without a game.
+    let second = mcp.call("host", json!({"protocol": "guess-number"})).ok();
+    let second_post = second["post_id"].as_str().unwrap();
+    let offered = mcp.call("browse", json!({"post_id": second_post})).ok();
+    assert_eq!(offered["post_id"], second_post);
+    let cancelled = mcp.call("cancel", json!({"post_id": second_post})).ok();
+    assert_eq!(cancelled["cancelled"], true);
+    let listed = mcp.call("browse", json!({})).ok();
+    assert_eq!(listed["results"], json!([]), "{listed}");
+    let which = json!({"state_dir": second["state_dir"]});
+    let aborting = mcp.call("session_abort", which.clone()).ok();
+    assert_eq!(aborting["status"], "aborting");
+    let mut wait = which.clone();
+    wait["timeout_seconds"] = json!(SESSION_LIMIT.as_secs());
+    let ended = mcp.call("session_wait", wait).ok();
+    assert_eq!(ended["reason"], "ended", "{ended}");
+    assert_eq!(ended["view"]["status"], "aborted", "{ended}");
+    let gone = mcp.call("host", json!({"protocol": "no-such-v1"})).error();
+    assert!(
+        gone.starts_with("no-such-v1 is neither a protocol directory"),
+        "{gone}"
+    );
+}
