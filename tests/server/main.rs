@@ -7,6 +7,7 @@ mod support;
 mod auth;
 mod cli;
 mod durability;
+mod groups;
 mod hostile;
 mod in_process;
 mod instances;
