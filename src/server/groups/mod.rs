@@ -163,4 +163,3 @@ fn check_ticket(ticket: &str) -> ApiResult<()> {
     }
     Ok(())
 }
-
