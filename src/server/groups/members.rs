@@ -11,6 +11,9 @@ use crate::server::store::{GroupState, MemberRow};
 
 /// Longest admission nonce.
 const MAX_NONCE_CHARS: usize = 64;
+/// Keys one room keeps (members that left stay listed with their id): a long-lived room
+/// with late join and churn stays a bounded answer.
+pub const MAX_KNOWN_MEMBERS: usize = 1024;
 
 /// An admission's answer, and whether it seated a key the room never had (201).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,6 +128,12 @@ fn choose_seat(state: &GroupState, caller: &str) -> ApiResult<(u32, bool)> {
         return Err(ApiError::conflict(
             "late_join_closed",
             "the room is running and takes no new members",
+        ));
+    }
+    if known.is_none() && state.members.len() >= MAX_KNOWN_MEMBERS {
+        return Err(ApiError::conflict(
+            "group_full",
+            format!("the room has seated {MAX_KNOWN_MEMBERS} different keys, its most"),
         ));
     }
     let active = state

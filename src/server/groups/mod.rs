@@ -163,3 +163,6 @@ fn check_ticket(ticket: &str) -> ApiResult<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
