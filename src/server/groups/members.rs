@@ -3,7 +3,9 @@
 //! late-join rule), the member heartbeat, leaving.
 
 use super::{Timing, new_id, require_epoch, require_open};
-use crate::api::group::{MemberAdmitted, MemberStatus, NewMember, admission_canonical};
+use crate::api::group::{
+    GroupStatus, MemberAdmitted, MemberStatus, NewMember, admission_canonical,
+};
 use crate::api::is_url_safe_id;
 use crate::identity;
 use crate::server::error::{ApiError, ApiResult};
@@ -108,7 +110,8 @@ pub fn admit(
 
 /// The seat `caller` gets, and whether it is new to the room: an active member keeps its
 /// seat; a returning one gets its own seat back while nobody holds it, else (unless the room
-/// runs without late join) the lowest free seat, as does a new one.
+/// runs without late join) the lowest free seat, as does a new one — in a running room the
+/// lowest seat nobody ever held, while there is one.
 fn choose_seat(state: &GroupState, caller: &str) -> ApiResult<(u32, bool)> {
     let g = &state.group;
     let held = |seat: u32| {
@@ -123,7 +126,7 @@ fn choose_seat(state: &GroupState, caller: &str) -> ApiResult<(u32, bool)> {
     {
         return Ok((member.seat, false));
     }
-    let late_join_closed = g.status == crate::api::group::GroupStatus::Active && !g.allow_late_join;
+    let late_join_closed = g.status == GroupStatus::Active && !g.allow_late_join;
     if known.is_none() && late_join_closed {
         return Err(ApiError::conflict(
             "late_join_closed",
@@ -158,7 +161,15 @@ fn choose_seat(state: &GroupState, caller: &str) -> ApiResult<(u32, bool)> {
             "the room is running without late join and this member's seat is taken",
         ));
     }
-    let free = (0..g.max_participants).find(|&seat| !held(seat));
+    // A running room keeps the seats of members that left for them while others are free:
+    // its leader may still count them (the reference's leader never forgets a member).
+    let seats = 0..g.max_participants;
+    let never_held = |seat: u32| state.members.iter().all(|m| m.seat != seat);
+    let free = match g.status {
+        GroupStatus::Active => seats.clone().find(|&seat| never_held(seat)),
+        _ => None,
+    }
+    .or_else(|| seats.clone().find(|&seat| !held(seat)));
     free.map(|seat| (seat, known.is_none()))
         .ok_or_else(|| ApiError::conflict("group_full", "no seat is free"))
 }

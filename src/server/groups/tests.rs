@@ -139,6 +139,29 @@ fn a_returning_member_of_a_running_table_gets_only_its_own_seat() {
 }
 
 #[test]
+fn a_running_room_seats_newcomers_away_from_the_seats_of_those_who_left() {
+    let leader = Identity::generate();
+    let keys: Vec<Identity> = (0..4).map(|_| Identity::generate()).collect();
+    let mut state = room(&leader, 4, true);
+    join(&mut state, &leader, &keys[0]).unwrap();
+    leave(&mut state, keys[0].public_key()).unwrap();
+    let mut lobby = state.clone();
+    assert_eq!(
+        join(&mut lobby, &leader, &keys[1]),
+        Ok(1),
+        "the lobby reuses it"
+    );
+    state.group.status = GroupStatus::Active;
+    assert_eq!(join(&mut state, &leader, &keys[1]), Ok(2));
+    assert_eq!(join(&mut state, &leader, &keys[2]), Ok(3));
+    assert_eq!(
+        join(&mut state, &leader, &keys[3]),
+        Ok(1),
+        "once every seat was held, the free one"
+    );
+}
+
+#[test]
 fn admissions_need_the_current_leader_and_epoch_and_an_open_room() {
     let leader = Identity::generate();
     let member = Identity::generate();
