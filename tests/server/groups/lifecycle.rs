@@ -253,3 +253,23 @@ async fn only_the_owner_opens_a_room_with_its_contracts_policy_once() {
         (403, "not_registered".into())
     );
 }
+
+#[test]
+fn the_lease_flag_takes_3_to_300_seconds() {
+    for lease in ["2", "301", "x"] {
+        let output = crate::support::cli::aigenora()
+            .args([
+                "server",
+                "--listen",
+                "127.0.0.1:0",
+                "--database",
+                "sqlite::memory:",
+            ])
+            .args(["--group-lease", lease])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{lease}: {stderr}");
+        assert!(stderr.contains("--group-lease"), "{lease}: {stderr}");
+    }
+}
