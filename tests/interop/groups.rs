@@ -1,9 +1,11 @@
-//! Interop: the reference client's own room calls (`aigenora.proto.group_control`, with its
-//! RestClient and signatures) against OUR server, on its Community Room contract: a host
-//! opens the room, a member finds it by invitation and is admitted (twice: the same seat),
-//! both heartbeat, the room starts, the member claims it once the lease ran out, the old
-//! leader leaves, and the new leader closes it. The reference's own readers of a room
-//! (lease expiry, lease length, start readiness, active members) judge our answers.
+//! Interop: the reference client's rooms against OUR server, on its Community Room
+//! contract. Its own room calls (`aigenora.proto.group_control`, with its RestClient and
+//! signatures): a host opens the room, a member finds it by invitation and is admitted
+//! (twice: the same seat), both heartbeat, the room starts, the member claims it once the
+//! lease ran out, the old leader leaves, and the new leader closes it, while the reference's
+//! own readers of a room (lease expiry, lease length, start readiness, active members) judge
+//! our answers. And two reference agents in a real room over iroh: a message through the
+//! leader, then the leader killed and the member taking over through our server.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -12,6 +14,7 @@ use aigenora::api::group::{GroupStatus, MemberStatus};
 use aigenora::identity::load_key_file;
 use serde_json::Value;
 
+use crate::support::net::{Net, SessionFiles, wait_until};
 use crate::support::reference::{reference_cli, reference_contract, reference_python};
 use crate::support::server::{TestServer, fake_ticket};
 
@@ -203,4 +206,111 @@ fn the_reference_clients_room_calls_work_against_our_server() {
         (old_leader.seat, old_leader.status),
         (0, MemberStatus::Left)
     );
+}
+
+/// How long a member may take to notice a killed leader (its link's idle timeout) and win
+/// the claim.
+const FAILOVER_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+fn has_event(state_dir: &Path, kind: &str) -> bool {
+    !SessionFiles::read(state_dir).events_of(kind).is_empty()
+}
+
+#[tokio::test]
+async fn two_reference_agents_run_a_room_over_our_server_and_fail_over() {
+    let net = Net::start_with(&["--group-lease", "3"]);
+    let host = net.reference_agent("host");
+    let member = net.reference_agent("member");
+    let room = reference_contract("community-room-v1");
+    host.register_protocol(&room.protocol_id);
+    let dir = host.protocol_dir(&room.protocol_id);
+    let (hosting, leader) =
+        host.daemon(&["host", "--protocol-dir", dir.to_str().unwrap(), "--no-web"]);
+    let post_id = hosting["post_id"].as_str().unwrap();
+    let group_id = hosting["group_id"].as_str().unwrap().to_string();
+    let (joining, follower) = member.daemon(&["join", post_id, "--no-web"]);
+    assert_eq!(
+        (joining["group_id"].as_str(), &joining["seat"]),
+        (Some(group_id.as_str()), &Value::from(1))
+    );
+    assert!(
+        wait_until(FAILOVER_LIMIT, || has_event(
+            &leader.state_dir,
+            "group_started"
+        )
+        .then_some(()))
+        .is_some(),
+        "the room never started"
+    );
+
+    // A message through the leader raises the checkpoint floor on our server.
+    ok(run(
+        reference_cli()
+            .args(["session", "action", "--state-dir"])
+            .arg(&follower.state_dir)
+            .args(["--action", r#"{"kind":"send","text":"hello room"}"#]),
+        net.url(),
+    ));
+    let reader = net.server.client(&aigenora::identity::Identity::generate());
+    let started = std::time::Instant::now();
+    let group = loop {
+        let group = reader.group(&group_id).await.unwrap();
+        if group.checkpoint_seq >= 1 {
+            break group;
+        }
+        assert!(
+            started.elapsed() < FAILOVER_LIMIT,
+            "the floor never moved: {group:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
+    assert_eq!(
+        (group.status, group.participant_count),
+        (GroupStatus::Active, 2)
+    );
+
+    // The leader dies; the member notices, claims the room, and leads its next epoch.
+    let leader_pid = SessionFiles::read(&leader.state_dir).info["pid"]
+        .as_u64()
+        .unwrap();
+    assert!(
+        Command::new("kill")
+            .args(["-KILL", &leader_pid.to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let member_key = load_key_file(&member.dir).unwrap();
+    let started = std::time::Instant::now();
+    let claimed = loop {
+        let group = reader.group(&group_id).await.unwrap();
+        if group.leader_epoch == 1 {
+            break group;
+        }
+        assert!(
+            started.elapsed() < FAILOVER_LIMIT,
+            "nobody took over: {group:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    };
+    assert_eq!(claimed.leader_public_key, member_key.public_key());
+    assert!(
+        claimed.checkpoint_seq >= 1,
+        "the claim did not go below the floor"
+    );
+    assert!(has_event(&follower.state_dir, "group_leadership_claimed"));
+    // The dead leader, silent since it was killed, is shown as left once its member
+    // timeout (30 s) has passed.
+    let host_key = load_key_file(&host.dir).unwrap();
+    let started = std::time::Instant::now();
+    loop {
+        let group = reader.group(&group_id).await.unwrap();
+        let old_leader = group.member(host_key.public_key()).unwrap();
+        if old_leader.status == MemberStatus::Left {
+            assert_eq!((old_leader.seat, group.participant_count), (0, 1));
+            break;
+        }
+        assert!(started.elapsed() < FAILOVER_LIMIT, "{group:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
 }
