@@ -7,6 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::identity::{self, Identity, TRANSPORT_IROH};
+
 pub use crate::spec::flow::group::{RecoveryMode, StartPolicy};
 
 /// The checkpoint hash of a room no member has acknowledged anything of yet.
@@ -137,6 +139,129 @@ impl Group {
     /// Whether the leader's lease had run out when the server answered.
     pub fn lease_expired(&self) -> bool {
         self.server_time >= self.leader_lease_expires_at
+    }
+
+    /// The admission statement of `member_public_key` with this nonce, for the room's
+    /// current leader and epoch (what both sides of an admission sign).
+    pub fn admission_statement(&self, member_public_key: &str, join_nonce: &str) -> String {
+        admission_canonical(
+            &self.group_id,
+            &self.leader_public_key,
+            member_public_key,
+            &self.protocol_id,
+            self.leader_epoch,
+            join_nonce,
+        )
+    }
+}
+
+impl NewMember {
+    /// `member`'s admission to `group` in its current epoch, with the leader's signature
+    /// over the same statement (from the leader's admission frame).
+    pub fn signed(
+        member: &Identity,
+        group: &Group,
+        join_nonce: &str,
+        leader_signature: &str,
+    ) -> NewMember {
+        let statement = group.admission_statement(member.public_key(), join_nonce);
+        NewMember {
+            join_nonce: join_nonce.to_string(),
+            leader_epoch: group.leader_epoch,
+            leader_signature: leader_signature.to_string(),
+            member_signature: member.sign_hex(statement.as_bytes()),
+        }
+    }
+}
+
+/// `key`'s signature binding `ticket` to the room's protocol (the invitation's binding).
+fn binding_signature(key: &Identity, ticket: &str, protocol_id: &str) -> String {
+    let binding = identity::transport_binding_canonical(
+        key.public_key(),
+        TRANSPORT_IROH,
+        ticket,
+        protocol_id,
+    );
+    key.sign_hex(binding.as_bytes())
+}
+
+impl LeaderHeartbeat {
+    /// The heartbeat of `leader` in `group`'s current epoch, with its ticket bound to the
+    /// room's protocol and the newest checkpoint a member acknowledged.
+    pub fn signed(
+        leader: &Identity,
+        group: &Group,
+        checkpoint_seq: u64,
+        checkpoint_hash: &str,
+        ticket: &str,
+    ) -> LeaderHeartbeat {
+        LeaderHeartbeat {
+            leader_epoch: group.leader_epoch,
+            checkpoint_seq,
+            checkpoint_hash: checkpoint_hash.to_string(),
+            iroh_ticket: ticket.to_string(),
+            transport_binding_signature: binding_signature(leader, ticket, &group.protocol_id),
+        }
+    }
+}
+
+/// A checkpoint as its leader certified it (see [`checkpoint_canonical`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CertifiedCheckpoint {
+    pub seq: u64,
+    pub checkpoint_hash: String,
+    pub frame_hash: String,
+    pub membership_version: u64,
+    pub signature: String,
+}
+
+impl CertifiedCheckpoint {
+    /// `leader` certifies a checkpoint of `group` in the room's current epoch.
+    pub fn sign(
+        leader: &Identity,
+        group: &Group,
+        seq: u64,
+        frame_hash: &str,
+        membership_version: u64,
+        checkpoint_hash: &str,
+    ) -> CertifiedCheckpoint {
+        let statement = checkpoint_canonical(
+            &group.group_id,
+            leader.public_key(),
+            group.leader_epoch,
+            seq,
+            frame_hash,
+            membership_version,
+            checkpoint_hash,
+        );
+        CertifiedCheckpoint {
+            seq,
+            checkpoint_hash: checkpoint_hash.to_string(),
+            frame_hash: frame_hash.to_string(),
+            membership_version,
+            signature: leader.sign_hex(statement.as_bytes()),
+        }
+    }
+}
+
+impl ClaimLeader {
+    /// `claimant`'s claim of `group`'s next epoch from `checkpoint`, with its own ticket.
+    pub fn signed(
+        claimant: &Identity,
+        group: &Group,
+        checkpoint: &CertifiedCheckpoint,
+        ticket: &str,
+    ) -> ClaimLeader {
+        ClaimLeader {
+            expected_epoch: group.leader_epoch,
+            checkpoint_seq: checkpoint.seq,
+            checkpoint_hash: checkpoint.checkpoint_hash.clone(),
+            checkpoint_frame_hash: checkpoint.frame_hash.clone(),
+            checkpoint_membership_version: checkpoint.membership_version,
+            checkpoint_signature: checkpoint.signature.clone(),
+            iroh_ticket: ticket.to_string(),
+            transport_binding_signature: binding_signature(claimant, ticket, &group.protocol_id),
+        }
     }
 }
 

@@ -80,6 +80,15 @@ pub struct ServerArgs {
     /// How long an invitation stays offered after create/renew (tests shorten it).
     #[arg(long, default_value_t = server::INVITATION_TTL.as_secs(), hide = true)]
     pub invitation_ttl_seconds: u64,
+    /// Seconds a room leader's lease lasts after each heartbeat or claim (3-300); leaders
+    /// heartbeat every third of it, and a member may claim the room once it ran out.
+    #[arg(long, default_value_t = DEFAULT_GROUP_LEASE.as_secs(), value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(*GROUP_LEASE_SECS.start()..=*GROUP_LEASE_SECS.end()))]
+    pub group_lease: u64,
+    /// Seconds a room member may go without a heartbeat before its seat is freed (tests
+    /// shorten it).
+    #[arg(long, default_value_t = DEFAULT_GROUP_MEMBER_TIMEOUT.as_secs_f64(), hide = true, value_parser = seconds)]
+    pub group_member_timeout_seconds: f64,
     /// Also run an iroh relay in this process, clients connecting at ADDR (plain HTTP, or
     /// HTTPS with --relay-tls-cert and --relay-tls-key), with STUN on UDP port 3478 of the
     /// same address. `aigenora relay` runs one on its own, with more settings.
@@ -139,6 +148,8 @@ impl ServerArgs {
         config.database_connections = self.database_connections;
         config.pow_difficulty = self.pow_difficulty;
         config.invitation_ttl = Duration::from_secs(self.invitation_ttl_seconds);
+        config.group_lease = Duration::from_secs(self.group_lease);
+        config.group_member_timeout = Duration::from_secs_f64(self.group_member_timeout_seconds);
         config.rates = RateLimits {
             per_key: Rate::new(self.key_rate, self.key_burst),
             per_address: Rate::new(self.address_rate, self.address_burst),

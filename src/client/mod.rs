@@ -5,6 +5,7 @@
 
 mod agents;
 mod fetch;
+mod groups;
 mod invitations;
 mod meta;
 mod protocols;

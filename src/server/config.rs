@@ -25,6 +25,15 @@ pub const SIGNATURE_WINDOW_SECS: i64 = 300;
 /// How long a registration nonce stays usable.
 pub const CHALLENGE_TTL: Duration = Duration::from_secs(300);
 
+/// How long a room's leader holds its lease after its last heartbeat (or claim). The
+/// reference leader heartbeats every third of it; clients accept 3-300 s.
+pub const DEFAULT_GROUP_LEASE: Duration = Duration::from_secs(15);
+/// The lease lengths a server may be configured with, in seconds.
+pub const GROUP_LEASE_SECS: std::ops::RangeInclusive<u64> = 3..=300;
+/// A room member that sent nothing for this long (three of the reference's 5 s member
+/// heartbeats) has left: its seat is free again.
+pub const DEFAULT_GROUP_MEMBER_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Signed requests per second one verified key may make, and its burst.
 pub const DEFAULT_KEY_RATE: (u32, u32) = (10, 20);
 /// Requests per second one address may make, and its burst.
@@ -142,6 +151,10 @@ pub struct ServerConfig {
     pub http: HttpLimits,
     /// The iroh relay recommended to clients (`GET /api/v1/version`), when there is one.
     pub relay_url: Option<String>,
+    /// A room leader's lease ([`GROUP_LEASE_SECS`]; clamped into it at start).
+    pub group_lease: Duration,
+    /// How long a room member may go without a heartbeat before it counts as left.
+    pub group_member_timeout: Duration,
 }
 
 impl ServerConfig {
@@ -158,6 +171,8 @@ impl ServerConfig {
             quotas: Quotas::default(),
             http: default_http_limits(),
             relay_url: None,
+            group_lease: DEFAULT_GROUP_LEASE,
+            group_member_timeout: DEFAULT_GROUP_MEMBER_TIMEOUT,
         }
     }
 }

@@ -1,12 +1,13 @@
 //! The community server (`aigenora server`): the REST API of docs/rest-api.md over axum,
-//! signed requests, registration with proof of work, protocols, invitations and sessions,
-//! stored with sqlx (SQLite by default), with the limits of docs/SECURITY.md for an open
-//! network. Start it in-process with [`serve`].
+//! signed requests, registration with proof of work, protocols, invitations, sessions and
+//! rooms' control plane, stored with sqlx (SQLite by default), with the limits of
+//! docs/SECURITY.md for an open network. Start it in-process with [`serve`].
 
 pub mod clock;
 pub mod config;
 mod cursor;
 mod error;
+mod groups;
 mod page_cache;
 mod rate_limit;
 mod replay;
@@ -64,6 +65,10 @@ pub(crate) struct Limits {
     pub body_timeout: Duration,
     pub signature_window_secs: i64,
     pub quotas: Quotas,
+    /// A room leader's lease, in ms.
+    pub group_lease_ms: i64,
+    /// A room member without a heartbeat for this long (ms) has left.
+    pub group_member_timeout_ms: i64,
 }
 
 /// What every handler shares.
@@ -128,11 +133,16 @@ pub async fn serve(config: ServerConfig) -> Result<ServerHandle, ServerError> {
         rate_limits: RateLimiters::new(&config.rates, &store),
         limits: Limits {
             pow_difficulty: config.pow_difficulty,
-            invitation_ttl_ms: i64::try_from(config.invitation_ttl.as_millis()).unwrap_or(i64::MAX),
+            invitation_ttl_ms: millis(config.invitation_ttl),
             max_body_bytes: config.max_body_bytes,
             body_timeout: config.http.body_timeout,
             signature_window_secs: SIGNATURE_WINDOW_SECS,
             quotas: config.quotas,
+            group_lease_ms: millis(config.group_lease.clamp(
+                Duration::from_secs(*config::GROUP_LEASE_SECS.start()),
+                Duration::from_secs(*config::GROUP_LEASE_SECS.end()),
+            )),
+            group_member_timeout_ms: millis(config.group_member_timeout).max(1),
         },
         offered_pages: PageCache::default(),
         relay_url: config.relay_url.clone(),
@@ -160,6 +170,10 @@ pub async fn serve(config: ServerConfig) -> Result<ServerHandle, ServerError> {
         "community server listening"
     );
     Ok(ServerHandle { addr, stop, task })
+}
+
+fn millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }
 
 /// Deletes expired request ids, challenges and rate-limit rows (one instance at a time on

@@ -8,6 +8,7 @@ mod support;
 mod clean_end;
 mod community;
 mod control;
+mod groups;
 mod human_browser;
 mod human_play;
 mod mental_poker;

@@ -362,7 +362,7 @@ async fn an_unknown_role_or_a_newer_schema_is_one_clear_line() {
     let pool = sqlx::PgPool::connect(&database_url).await.unwrap();
     sqlx::query(
         "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
-         VALUES (2, 'future', TRUE, '\\x00', 0)",
+         VALUES (3, 'future', TRUE, '\\x00', 0)",
     )
     .execute(&pool)
     .await
@@ -370,7 +370,7 @@ async fn an_unknown_role_or_a_newer_schema_is_one_clear_line() {
     pool.close().await;
     let line = refused_start(&database_url);
     assert!(
-        line.contains("does not have this server's schema: migration 2 was previously applied"),
+        line.contains("does not have this server's schema: migration 3 was previously applied"),
         "{line}"
     );
 }

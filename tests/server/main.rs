@@ -8,6 +8,7 @@ mod agents;
 mod auth;
 mod cli;
 mod durability;
+mod groups;
 mod hostile;
 mod in_process;
 mod instances;

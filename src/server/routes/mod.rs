@@ -3,6 +3,7 @@
 //! methods (never a redirect).
 
 mod agents;
+mod groups;
 mod invitations;
 mod listing;
 mod meta;
@@ -59,6 +60,24 @@ pub fn router(state: Arc<AppState>) -> Router {
             "/api/v1/sessions/{session_id}/result",
             post(sessions::report_result),
         )
+        .route("/api/v1/groups", post(groups::create))
+        .route("/api/v1/groups/by-post/{post_id}", get(groups::by_post))
+        .route("/api/v1/groups/{group_id}", get(groups::get_one))
+        .route("/api/v1/groups/{group_id}/members", post(groups::admit))
+        .route(
+            "/api/v1/groups/{group_id}/members/heartbeat",
+            post(groups::member_heartbeat),
+        )
+        .route("/api/v1/groups/{group_id}/leave", post(groups::leave))
+        .route(
+            "/api/v1/groups/{group_id}/heartbeat",
+            post(groups::leader_heartbeat),
+        )
+        .route(
+            "/api/v1/groups/{group_id}/claim-leader",
+            post(groups::claim_leader),
+        )
+        .route("/api/v1/groups/{group_id}/status", post(groups::set_status))
         .route_layer(from_fn_with_state(state.clone(), require_signature));
     Router::new()
         .route("/api/v1/version", get(meta::version))

@@ -7,6 +7,7 @@
 //! the offered-invitations list, so a cache of that list knows when it went stale.
 
 mod agents;
+mod groups;
 mod invitations;
 mod open;
 mod protocols;
@@ -22,6 +23,7 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{PgPool, Postgres, Row, Sqlite, SqlitePool, Transaction};
 
 pub use agents::{NewAgent, NewChallenge, RegisterOutcome};
+pub use groups::{GroupRow, GroupState, GroupUpdate, InvitationEffect, MemberRow};
 pub use invitations::{
     InvitationRow, InvitationState, NewInvitationRow, OfferedFilter, OfferedPage,
 };

@@ -54,8 +54,8 @@ impl Store {
     }
 
     /// Deletes request ids and registration challenges that expired before `now`,
-    /// invitations never matched and expired for [`INVITATION_RETENTION_MS`] (with their
-    /// tags), and on PostgreSQL rate-limit rows whose allowance is whole again.
+    /// invitations never matched (nor holding a room) and expired for
+    /// [`INVITATION_RETENTION_MS`] (with their tags), and on PostgreSQL rate-limit rows whose allowance is whole again.
     pub async fn delete_expired(&self, now: i64) -> Result<(), StoreError> {
         let mut deletions = vec![
             ("request_ids", "expires_at", now),
@@ -73,8 +73,10 @@ impl Store {
                     .execute(&mut *tx)
                     .await?;
             }
+            // A room's invitation stays with its room.
             const OLD_INVITATIONS: &str = "SELECT post_id FROM invitations \
-                WHERE status IN ('active', 'cancelled') AND expires_at <= $1";
+                WHERE status IN ('active', 'cancelled') AND expires_at <= $1 \
+                AND post_id NOT IN (SELECT post_id FROM groups)";
             for table in ["invitation_tags", "invitations"] {
                 let sql = format!("DELETE FROM {table} WHERE post_id IN ({OLD_INVITATIONS})");
                 sqlx::query(sqlx::AssertSqlSafe(sql))
@@ -131,6 +133,10 @@ mod tests {
             invitation("old-cancelled", "cancelled", old),
             invitation("old-matched", "matched", old),
             invitation("recent", "cancelled", now - 1),
+            invitation("old-room", "active", old),
+            "INSERT INTO groups VALUES ('g1', 'old-room', 'pr', 'h', 2, 4, 0, 'exact', 'full', 'active', 'h', 0, 0, \
+             't', 's', 1, 0, '00', 0, 0);"
+                .to_string(),
         ]
         .join("\n");
         sqlx::raw_sql(sqlx::AssertSqlSafe(setup))
@@ -144,11 +150,11 @@ mod tests {
                 .await
                 .unwrap();
         let left: Vec<&str> = left.iter().map(|(id,)| id.as_str()).collect();
-        assert_eq!(left, ["old-matched", "recent"]);
+        assert_eq!(left, ["old-matched", "old-room", "recent"]);
         let (tags,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM invitation_tags")
             .fetch_one(store.sqlite_writer())
             .await
             .unwrap();
-        assert_eq!(tags, 2);
+        assert_eq!(tags, 3);
     }
 }
