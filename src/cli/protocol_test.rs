@@ -60,8 +60,14 @@ pub struct TestArgs {
     pub max_actions: usize,
 }
 
+/// What `args` ask to play: a host and a guest, or a room.
+enum Prepared {
+    Pair(Box<SelfPlay>),
+    Room(Box<RoomTest>),
+}
+
 /// The self-play `args` describe, checked and ready to run.
-fn prepare(args: &TestArgs, global: &GlobalArgs) -> anyhow::Result<SelfPlay> {
+fn prepare(args: &TestArgs, global: &GlobalArgs) -> anyhow::Result<Prepared> {
     let dir = crate::protocols::resolve(&args.protocol, &global.data_dir())
         .map_err(anyhow::Error::msg)?;
     let spec = Spec::load_checked(&dir.join("spec.json"))?;
@@ -82,7 +88,18 @@ fn prepare(args: &TestArgs, global: &GlobalArgs) -> anyhow::Result<SelfPlay> {
     let options = spec::parse_options(args.options.as_deref())?;
     spec::validate_options(spec.value(), &options).context("options")?;
     if self_test == SelfTest::Room {
-        return room_test(args, dir, spec, options);
+        let script = match &args.actions {
+            Some(path) => read_actions(path)?,
+            None => Vec::new(),
+        };
+        return Ok(Prepared::Room(Box::new(RoomTest {
+            protocol_dir: dir,
+            spec,
+            options,
+            state_base: args.state_base.clone().unwrap_or_else(default_state_base),
+            script,
+            max_actions: args.max_actions,
+        })));
     }
     if !(0.0..=3600.0).contains(&args.pace) {
         bail!("--pace must be between 0 and 3600 seconds");
@@ -93,7 +110,7 @@ fn prepare(args: &TestArgs, global: &GlobalArgs) -> anyhow::Result<SelfPlay> {
         }
         seconds => seconds.map(Duration::from_secs_f64),
     };
-    Ok(SelfPlay {
+    Ok(Prepared::Pair(Box::new(SelfPlay {
         protocol_dir: dir,
         spec,
         options,
@@ -107,7 +124,7 @@ fn prepare(args: &TestArgs, global: &GlobalArgs) -> anyhow::Result<SelfPlay> {
         } else {
             stdout_display()
         },
-    })
+    })))
 }
 
 /// One self-play (and the adversarial suite when asked and the play passed).
@@ -160,9 +177,20 @@ impl Tested {
 /// `protocol test --json` as a value (hook prints go to stderr): for callers that are not
 /// a terminal, such as `aigenora mcp`.
 pub fn json_report(args: &TestArgs, global: &GlobalArgs) -> anyhow::Result<Value> {
-    let play = prepare(args, global)?;
+    let prepared = prepare(args, global)?;
     crate::hooks::interpreter::route_prints_to_stderr().map_err(anyhow::Error::msg)?;
-    Ok(play_and_check(&play, args.adversarial)?.json())
+    match prepared {
+        Prepared::Pair(play) => Ok(play_and_check(&play, args.adversarial)?.json()),
+        Prepared::Room(test) => {
+            let started = Instant::now();
+            let result = test.run();
+            let seconds = started.elapsed().as_secs_f64();
+            Ok(match &result {
+                Ok(report) => json!({"passed": true, "seconds": seconds, "room": report}),
+                Err(error) => json!({"passed": false, "seconds": seconds, "error": error.to_string()}),
+            })
+        }
+    }
 }
 
 pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
@@ -175,7 +203,10 @@ pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
             ExitCode::FAILURE
         });
     }
-    let play = prepare(&args, global)?;
+    let play = match prepare(&args, global)? {
+        Prepared::Pair(play) => play,
+        Prepared::Room(test) => return room_text(&test),
+    };
     let tested = play_and_check(&play, args.adversarial)?;
     let Tested {
         host,
@@ -265,43 +296,11 @@ fn side_json(side: &SideReport) -> Value {
 /// The longest `--actions` file read.
 const MAX_ACTIONS_FILE: u64 = 16 * 1024 * 1024;
 
-/// `protocol test` on a room (see `selfplay::room`).
-fn room_test(
-    args: TestArgs,
-    protocol_dir: PathBuf,
-    spec: Spec,
-    options: serde_json::Map<String, Value>,
-) -> anyhow::Result<ExitCode> {
-    let script = match &args.actions {
-        Some(path) => read_actions(path)?,
-        None => Vec::new(),
-    };
-    if args.json {
-        crate::hooks::interpreter::route_prints_to_stderr().map_err(anyhow::Error::msg)?;
-    }
-    let test = RoomTest {
-        protocol_dir,
-        spec,
-        options,
-        state_base: args.state_base.clone().unwrap_or_else(default_state_base),
-        script,
-        max_actions: args.max_actions,
-    };
+/// `protocol test` on a room (see `selfplay::room`), as text.
+fn room_text(test: &RoomTest) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let result = test.run();
     let seconds = started.elapsed().as_secs_f64();
-    if args.json {
-        let report = match &result {
-            Ok(report) => json!({"passed": true, "seconds": seconds, "room": report}),
-            Err(error) => json!({"passed": false, "seconds": seconds, "error": error.to_string()}),
-        };
-        println!("{}", crate::terminal::json_line(&report));
-        return Ok(if result.is_ok() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::FAILURE
-        });
-    }
     let report = result.map_err(|error| anyhow::anyhow!("protocol test failed: {error}"))?;
     println!("room: {}", report.dir.display());
     println!("[room] {}", room_summary(&report));

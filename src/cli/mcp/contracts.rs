@@ -161,6 +161,8 @@ impl Aigenora {
                     pace: 0.0,
                     timeout: input.timeout_seconds.unwrap_or(60).min(600),
                     json: true,
+                    actions: None,
+                    max_actions: 50,
                 };
                 super::super::protocol_test::json_report(&args, &global)
             })
