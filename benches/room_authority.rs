@@ -23,22 +23,40 @@ use serde_json::{Map, Value, json};
 const MEMBERS: usize = 32;
 
 fn community_room_dir() -> PathBuf {
-    let python = std::env::var("AIGENORA_REFERENCE_PYTHON")
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/target/reference-venv/bin/python").into());
+    let python = std::env::var("AIGENORA_REFERENCE_PYTHON").unwrap_or_else(|_| {
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/target/reference-venv/bin/python"
+        )
+        .into()
+    });
     let output = std::process::Command::new(python)
-        .args(["-c", "import aigenora, os; print(os.path.dirname(aigenora.__file__))"])
+        .args([
+            "-c",
+            "import aigenora, os; print(os.path.dirname(aigenora.__file__))",
+        ])
         .output()
         .expect("the reference client is installed (run the tests once)");
     let package = PathBuf::from(String::from_utf8(output.stdout).unwrap().trim());
     let room = package.join("protocols/9a8a5128");
-    std::fs::read_dir(&room).unwrap().flatten().next().unwrap().path()
+    std::fs::read_dir(&room)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path()
 }
 
 fn main() {
-    let actions: usize = std::env::var("ROOM_ACTIONS").ok().and_then(|n| n.parse().ok()).unwrap_or(500);
+    let actions: usize = std::env::var("ROOM_ACTIONS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(500);
     let dir = community_room_dir();
     let spec = Spec::load(&dir.join("spec.json")).unwrap();
-    let Flow::Group(rules) = spec.model().unwrap().flow.clone() else { panic!("a room") };
+    let Flow::Group(rules) = spec.model().unwrap().flow.clone() else {
+        panic!("a room")
+    };
     let state = tempfile::tempdir().unwrap();
     let mut hooks = PythonHooks::load(&dir).unwrap();
     let options: Map<String, Value> = json!({"history_limit": 200}).as_object().unwrap().clone();
@@ -66,11 +84,22 @@ fn main() {
         })
         .collect();
     let leader = identities[0].clone();
-    let (mut authority, _) =
-        Authority::new(hooks, rules, leader.clone(), "bench-room", 0, MEMBERS as u64, members, Start::Fresh).unwrap();
+    let (mut authority, _) = Authority::new(
+        hooks,
+        rules,
+        leader.clone(),
+        "bench-room",
+        0,
+        MEMBERS as u64,
+        members,
+        Start::Fresh,
+    )
+    .unwrap();
     let watcher = identities[1].public_key().to_string();
     let mut replica = Replica::new("bench-room", &watcher, leader.public_key(), 0);
-    replica.apply(&authority.bootstrap(&watcher).unwrap().unwrap(), true).unwrap();
+    replica
+        .apply(&authority.bootstrap(&watcher).unwrap().unwrap(), true)
+        .unwrap();
     let mut per_action = Vec::with_capacity(actions);
     let mut verify = std::time::Duration::ZERO;
     let started = Instant::now();
@@ -79,7 +108,8 @@ fn main() {
         let action = json!({"kind": "send", "text": format!("message {n} in a busy room")});
         let client_seq = (n / MEMBERS) as u64 + 1;
         let begun = Instant::now();
-        let (envelopes, _) = authority.apply_input(actor.public_key(), client_seq, action.as_object().unwrap());
+        let (envelopes, _) =
+            authority.apply_input(actor.public_key(), client_seq, action.as_object().unwrap());
         per_action.push(begun.elapsed());
         let envelope = &envelopes.iter().find(|(k, _)| *k == watcher).unwrap().1;
         let checked = Instant::now();
@@ -88,7 +118,8 @@ fn main() {
     }
     let seconds = started.elapsed().as_secs_f64();
     per_action.sort();
-    let ms = |q: f64| per_action[((per_action.len() as f64 - 1.0) * q) as usize].as_secs_f64() * 1e3;
+    let ms =
+        |q: f64| per_action[((per_action.len() as f64 - 1.0) * q) as usize].as_secs_f64() * 1e3;
     println!(
         "{}",
         json!({

@@ -187,7 +187,9 @@ pub fn json_report(args: &TestArgs, global: &GlobalArgs) -> anyhow::Result<Value
             let seconds = started.elapsed().as_secs_f64();
             Ok(match &result {
                 Ok(report) => json!({"passed": true, "seconds": seconds, "room": report}),
-                Err(error) => json!({"passed": false, "seconds": seconds, "error": error.to_string()}),
+                Err(error) => {
+                    json!({"passed": false, "seconds": seconds, "error": error.to_string()})
+                }
             })
         }
     }

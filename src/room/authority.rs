@@ -11,13 +11,12 @@ use serde_json::{Map, Value, json};
 
 use super::checkpoint::{self, Checkpoint, CheckpointState, RoomMember};
 use super::delta;
-use super::envelope::{
-    Core, Envelope, Form, FrameKind, Private, WIRE_VERSION, ZERO_HASH, signed_statement,
-};
+use super::envelope::{Core, FrameKind, WIRE_VERSION, ZERO_HASH, signed_statement};
 use super::error::RoomError;
 use super::hooks::{HookFailure, RoomHooks};
 use super::json;
 use crate::api::group::MemberStatus;
+use crate::canonical::sha256_hex;
 use crate::identity::Identity;
 use crate::spec::flow::group::GroupRules;
 
@@ -120,9 +119,8 @@ pub struct Authority<H: RoomHooks> {
     pub completed: bool,
     pub outcome: Option<String>,
     state: Map<String, Value>,
-    last_views: HashMap<String, Map<String, Value>>,
-    last_core: Option<Core>,
-    last_events: Vec<Value>,
+    last_views: HashMap<String, Value>,
+    last_step: Option<Step>,
     last_checkpoint_state: Option<Value>,
     current: Option<Checkpoint>,
     history: BTreeMap<u64, Checkpoint>,
@@ -169,8 +167,7 @@ impl<H: RoomHooks> Authority<H> {
             outcome: None,
             state: Map::new(),
             last_views: HashMap::new(),
-            last_core: None,
-            last_events: Vec::new(),
+            last_step: None,
             last_checkpoint_state: None,
             current: None,
             history: BTreeMap::new(),
@@ -457,9 +454,6 @@ impl<H: RoomHooks> Authority<H> {
     /// A self-contained envelope of the current step for one member (on its channel's
     /// first frame, or when it comes back): the whole view and checkpoint, nothing direct.
     pub fn bootstrap(&mut self, public_key: &str) -> Result<Option<Value>, RoomError> {
-        let (Some(core), Some(checkpoint)) = (self.last_core.clone(), self.current.clone()) else {
-            return Ok(None);
-        };
         let Some(member) = self
             .member(public_key)
             .filter(|m| m.status == MemberStatus::Active)
@@ -467,16 +461,21 @@ impl<H: RoomHooks> Authority<H> {
         else {
             return Ok(None);
         };
-        let view = self.view_of(&member)?;
-        let payload = Payload {
-            view: &view,
-            view_delta: None,
-            direct: Value::Array(Vec::new()),
-            checkpoint_delta: None,
+        let Some(step) = self.last_step.take() else {
+            return Ok(None);
         };
-        let events = self.last_events.clone();
-        self.envelope(&core, &checkpoint, &events, &member.public_key, payload)
-            .map(Some)
+        let built = self.view_of(&member).and_then(|view| {
+            let view_text = json::canonical(&view)?;
+            let member_view = MemberView {
+                view,
+                view_text,
+                delta: None,
+                direct: Value::Array(Vec::new()),
+            };
+            self.envelope(&step, &member.public_key, member_view, false)
+        });
+        self.last_step = Some(step);
+        built.map(Some)
     }
 
     fn normalize(&self, result: Value) -> Result<Outcome, RoomError> {
@@ -513,9 +512,9 @@ impl<H: RoomHooks> Authority<H> {
             Some(Value::String(text)) => Some(text),
             Some(_) => return Err(hook("outcome must be a string or null")),
         };
-        json::check(&Value::Object(state.clone()))?;
-        json::check(&Value::Array(events.clone()))?;
-        json::check(&Value::Object(direct.clone()))?;
+        json::check_map(&state)?;
+        json::check_items(&events)?;
+        json::check_map(&direct)?;
         Ok(Outcome {
             state,
             events,
@@ -525,10 +524,14 @@ impl<H: RoomHooks> Authority<H> {
         })
     }
 
-    fn view_of(&mut self, member: &RoomMember) -> Result<Map<String, Value>, RoomError> {
+    fn view_of(&mut self, member: &RoomMember) -> Result<Value, RoomError> {
         let view = self.hooks.view(&self.state, member).map_err(broken)?;
-        let view = as_object(view, "proto_group_view")?;
-        json::check(&Value::Object(view.clone()))?;
+        if !view.is_object() {
+            return Err(RoomError::Malformed(
+                "proto_group_view must return an object".into(),
+            ));
+        }
+        json::check(&view)?;
         Ok(view)
     }
 
@@ -544,7 +547,14 @@ impl<H: RoomHooks> Authority<H> {
         })
     }
 
-    fn certify(&self, state: CheckpointState, frame_hash: &str) -> Result<Checkpoint, RoomError> {
+    /// The step's checkpoint, certified: its hash over the header and the state's fields
+    /// (rendered once), and the leader's signature.
+    fn certify(
+        &self,
+        state: CheckpointState,
+        state_texts: &[(&'static str, String)],
+        frame_hash: &str,
+    ) -> Result<Checkpoint, RoomError> {
         let mut checkpoint = Checkpoint {
             version: checkpoint::VERSION,
             group_id: self.group_id.clone(),
@@ -557,11 +567,33 @@ impl<H: RoomHooks> Authority<H> {
             checkpoint_hash: String::new(),
             checkpoint_signature: String::new(),
         };
-        let mut unsigned = serde_json::to_value(&checkpoint).expect("a checkpoint serializes");
-        let map = unsigned.as_object_mut().expect("an object");
-        map.shift_remove("checkpoint_hash");
-        map.shift_remove("checkpoint_signature");
-        checkpoint.checkpoint_hash = json::hash(&unsigned)?;
+        let header = [
+            ("version", checkpoint.version.to_string()),
+            (
+                "group_id",
+                json::canonical(&Value::String(checkpoint.group_id.clone()))?,
+            ),
+            (
+                "leader_public_key",
+                json::canonical(&Value::String(checkpoint.leader_public_key.clone()))?,
+            ),
+            ("leader_epoch", checkpoint.leader_epoch.to_string()),
+            ("seq", checkpoint.seq.to_string()),
+            (
+                "frame_hash",
+                json::canonical(&Value::String(checkpoint.frame_hash.clone()))?,
+            ),
+            (
+                "membership_version",
+                checkpoint.membership_version.to_string(),
+            ),
+        ];
+        let mut fields: Vec<(&str, &str)> = header
+            .iter()
+            .chain(state_texts)
+            .map(|(k, v)| (*k, v.as_str()))
+            .collect();
+        checkpoint.checkpoint_hash = sha256_hex(json::canonical_object(&mut fields));
         checkpoint.checkpoint_signature =
             self.identity.sign_hex(checkpoint.certificate().as_bytes());
         Ok(checkpoint)
@@ -580,6 +612,13 @@ impl<H: RoomHooks> Authority<H> {
         }
         let state = self.checkpoint_state()?;
         let state_value = serde_json::to_value(&state).expect("a state serializes");
+        let state_map = state_value.as_object().expect("a state is an object");
+        let state_texts: Vec<(&'static str, String)> = checkpoint::STATE_FIELDS
+            .iter()
+            .map(|key| Ok((*key, json::canonical(&state_map[*key])?)))
+            .collect::<Result<_, RoomError>>()?;
+        let mut state_fields: Vec<(&str, &str)> =
+            state_texts.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let core = Core {
             kind,
             wire_version: WIRE_VERSION,
@@ -589,15 +628,26 @@ impl<H: RoomHooks> Authority<H> {
             seq: self.seq,
             previous_hash: self.previous_hash.clone(),
             membership_version: self.membership_version,
-            authority_state_hash: json::hash(&Value::Object(self.state.clone()))?,
-            recovery_state_hash: json::hash(&state_value)?,
+            authority_state_hash: hash_map(&self.state)?,
+            recovery_state_hash: sha256_hex(json::canonical_object(&mut state_fields)),
             events_hash: json::hash(&Value::Array(events.clone()))?,
             completed: self.completed,
             outcome: self.outcome.clone(),
         };
         let frame_hash = core.hash()?;
-        let checkpoint = self.certify(state, &frame_hash)?;
-        let checkpoint_delta = self.checkpoint_delta(kind, &state_value, &checkpoint)?;
+        let checkpoint = self.certify(state, &state_texts, &frame_hash)?;
+        let checkpoint_value = serde_json::to_value(&checkpoint).expect("a checkpoint serializes");
+        let checkpoint_text = json::canonical(&checkpoint_value)?;
+        let checkpoint_delta = self.checkpoint_delta(kind, &state_value, checkpoint_text.len())?;
+        let step = Step {
+            core: serde_json::to_value(&core).expect("a core serializes"),
+            frame_hash: frame_hash.clone(),
+            events,
+            checkpoint,
+            checkpoint_value,
+            checkpoint_text,
+            checkpoint_delta,
+        };
         let mut envelopes = Vec::new();
         let mut views = HashMap::new();
         let active: Vec<RoomMember> = self
@@ -608,53 +658,63 @@ impl<H: RoomHooks> Authority<H> {
             .collect();
         for member in &active {
             let view = self.view_of(member)?;
-            let view_delta = match self.last_views.get(&member.public_key) {
+            let view_text = json::canonical(&view)?;
+            let delta = match self.last_views.get(&member.public_key) {
                 Some(previous) if kind == FrameKind::Frame => {
-                    let ops = delta::diff(
-                        &Value::Object(previous.clone()),
-                        &Value::Object(view.clone()),
-                    );
-                    let saving =
-                        json::canonical(&Value::Array(ops.clone()))?.len() + VIEW_DELTA_SAVING;
-                    (saving < json::canonical(&Value::Object(view.clone()))?.len()).then_some(ops)
+                    let ops = delta::diff(previous, &view);
+                    let ops_text = json::canonical(&Value::Array(ops.clone()))?;
+                    (ops_text.len() + VIEW_DELTA_SAVING < view_text.len())
+                        .then_some((ops, ops_text))
                 }
                 _ => None,
             };
-            let payload = Payload {
-                view: &view,
-                view_delta,
-                direct: direct
-                    .get(&member.public_key)
-                    .cloned()
-                    .unwrap_or_else(|| Value::Array(Vec::new())),
-                checkpoint_delta: checkpoint_delta.clone(),
+            let sent_direct = direct
+                .get(&member.public_key)
+                .cloned()
+                .unwrap_or_else(|| Value::Array(Vec::new()));
+            let member_view = MemberView {
+                view,
+                view_text,
+                delta,
+                direct: sent_direct,
             };
-            let envelope =
-                self.envelope(&core, &checkpoint, &events, &member.public_key, payload)?;
+            let (envelope, view) =
+                self.envelope_keeping_view(&step, &member.public_key, member_view)?;
             envelopes.push((member.public_key.clone(), envelope));
             views.insert(member.public_key.clone(), view);
         }
-        self.history.insert(self.seq, checkpoint.clone());
+        self.history.insert(self.seq, step.checkpoint.clone());
         while self.history.len() > HISTORY {
             self.history.pop_first();
         }
         self.previous_hash = frame_hash;
         self.last_views = views;
-        self.last_core = Some(core);
-        self.last_events = events;
         self.last_checkpoint_state = Some(state_value);
-        self.current = Some(checkpoint);
+        self.current = Some(step.checkpoint.clone());
+        self.last_step = Some(step);
         Ok(envelopes)
     }
 }
 
-/// What one member's envelope carries besides the shared core.
-struct Payload<'a> {
-    /// The member's whole view (always hashed; sent whole unless `view_delta`).
-    view: &'a Map<String, Value>,
-    view_delta: Option<Vec<Value>>,
+/// What every member's envelope of one step shares, rendered once.
+struct Step {
+    core: Value,
+    frame_hash: String,
+    events: Vec<Value>,
+    checkpoint: Checkpoint,
+    checkpoint_value: Value,
+    checkpoint_text: String,
+    /// The checkpoint as a delta and its text, when it travels so.
+    checkpoint_delta: Option<(Vec<Value>, String)>,
+}
+
+/// One member's part of a step.
+struct MemberView {
+    /// The whole view (always hashed; sent whole unless `delta`).
+    view: Value,
+    view_text: String,
+    delta: Option<(Vec<Value>, String)>,
     direct: Value,
-    checkpoint_delta: Option<Vec<Value>>,
 }
 
 impl<H: RoomHooks> Authority<H> {
@@ -664,8 +724,8 @@ impl<H: RoomHooks> Authority<H> {
         &self,
         kind: FrameKind,
         state: &Value,
-        checkpoint: &Checkpoint,
-    ) -> Result<Option<Vec<Value>>, RoomError> {
+        full_len: usize,
+    ) -> Result<Option<(Vec<Value>, String)>, RoomError> {
         let Some(previous) = &self.last_checkpoint_state else {
             return Ok(None);
         };
@@ -678,65 +738,156 @@ impl<H: RoomHooks> Authority<H> {
             return Ok(None);
         }
         let ops = delta::diff(previous, state);
-        let full =
-            json::canonical(&serde_json::to_value(checkpoint).expect("a checkpoint serializes"))?
-                .len();
-        let small =
-            json::canonical(&Value::Array(ops.clone()))?.len() + CHECKPOINT_DELTA_SAVING < full;
-        Ok(small.then_some(ops))
+        let text = json::canonical(&Value::Array(ops.clone()))?;
+        Ok((text.len() + CHECKPOINT_DELTA_SAVING < full_len).then_some((ops, text)))
     }
 
+    /// One member's envelope of `step`; `delta_checkpoint: false` sends it whole (a
+    /// bootstrap).
     fn envelope(
         &self,
-        core: &Core,
-        checkpoint: &Checkpoint,
-        events: &[Value],
+        step: &Step,
         viewer: &str,
-        payload: Payload,
+        member: MemberView,
+        delta_checkpoint: bool,
     ) -> Result<Value, RoomError> {
-        let (view_mode, view, view_delta) = match payload.view_delta {
-            Some(ops) => (Form::Delta, None, ops),
-            None => (Form::Full, Some(payload.view.clone()), Vec::new()),
+        self.build_envelope(step, viewer, member, delta_checkpoint)
+            .map(|(envelope, _)| envelope)
+    }
+
+    /// [`Authority::envelope`] of a step, giving the member's whole view back for the next
+    /// step's delta.
+    fn envelope_keeping_view(
+        &self,
+        step: &Step,
+        viewer: &str,
+        member: MemberView,
+    ) -> Result<(Value, Value), RoomError> {
+        self.build_envelope(step, viewer, member, true)
+    }
+
+    fn build_envelope(
+        &self,
+        step: &Step,
+        viewer: &str,
+        member: MemberView,
+        delta_checkpoint: bool,
+    ) -> Result<(Value, Value), RoomError> {
+        let viewer_text = json::canonical(&Value::String(viewer.to_string()))?;
+        let view_state_hash = sha256_hex(&member.view_text);
+        let (view_mode, view_text, view_delta, view_delta_text) = match &member.delta {
+            Some((ops, text)) => (
+                "\"delta\"",
+                "null",
+                Value::Array(ops.clone()),
+                text.as_str(),
+            ),
+            None => (
+                "\"full\"",
+                member.view_text.as_str(),
+                Value::Array(Vec::new()),
+                "[]",
+            ),
         };
-        let (checkpoint_mode, full_checkpoint, checkpoint_delta) = match payload.checkpoint_delta {
-            Some(ops) => (Form::Delta, None, ops),
-            None => (Form::Full, Some(object_of(checkpoint)), Vec::new()),
-        };
-        let private = Private {
-            viewer_public_key: viewer.to_string(),
-            view_mode,
-            view,
-            view_delta,
-            view_state_hash: json::hash(&Value::Object(payload.view.clone()))?,
-            direct: payload.direct,
-            checkpoint_mode,
-            checkpoint: full_checkpoint,
-            checkpoint_delta,
-            checkpoint_hash: checkpoint.checkpoint_hash.clone(),
-            checkpoint_signature: checkpoint.checkpoint_signature.clone(),
-        };
-        let frame_hash = core.hash()?;
-        let view_hash = private.hash()?;
+        let checkpoint_delta = step.checkpoint_delta.as_ref().filter(|_| delta_checkpoint);
+        let (checkpoint_mode, checkpoint_text, checkpoint_ops, checkpoint_ops_text) =
+            match checkpoint_delta {
+                Some((ops, text)) => (
+                    "\"delta\"",
+                    "null",
+                    Value::Array(ops.clone()),
+                    text.as_str(),
+                ),
+                None => (
+                    "\"full\"",
+                    step.checkpoint_text.as_str(),
+                    Value::Array(Vec::new()),
+                    "[]",
+                ),
+            };
+        let direct_text = json::canonical(&member.direct)?;
+        let quoted = |text: &str| json::canonical(&Value::String(text.to_string()));
+        let (state_hash_text, hash_text, signature_text) = (
+            quoted(&view_state_hash)?,
+            quoted(&step.checkpoint.checkpoint_hash)?,
+            quoted(&step.checkpoint.checkpoint_signature)?,
+        );
+        let mut private = [
+            ("viewer_public_key", viewer_text.as_str()),
+            ("view_mode", view_mode),
+            ("view", view_text),
+            ("view_delta", view_delta_text),
+            ("view_state_hash", state_hash_text.as_str()),
+            ("direct", direct_text.as_str()),
+            ("checkpoint_mode", checkpoint_mode),
+            ("checkpoint", checkpoint_text),
+            ("checkpoint_delta", checkpoint_ops_text),
+            ("checkpoint_hash", hash_text.as_str()),
+            ("checkpoint_signature", signature_text.as_str()),
+        ];
+        let view_hash = sha256_hex(json::canonical_object(&mut private));
         let signature = self
             .identity
-            .sign_hex(signed_statement(&frame_hash, &view_hash, viewer)?.as_bytes());
-        let envelope = Envelope {
-            core: core.clone(),
-            frame_hash,
-            events: events.to_vec(),
-            private,
-            view_hash,
-            signature,
+            .sign_hex(signed_statement(&step.frame_hash, &view_hash, viewer)?.as_bytes());
+        let Value::Object(mut envelope) = step.core.clone() else {
+            unreachable!("a core is an object")
         };
-        Ok(serde_json::to_value(envelope).expect("an envelope serializes"))
+        let full = |mode: &str| mode == "\"full\"";
+        envelope.insert("frame_hash".into(), step.frame_hash.clone().into());
+        envelope.insert("events".into(), Value::Array(step.events.clone()));
+        envelope.insert("viewer_public_key".into(), viewer.into());
+        envelope.insert(
+            "view_mode".into(),
+            if full(view_mode) { "full" } else { "delta" }.into(),
+        );
+        let view = member.view;
+        envelope.insert(
+            "view".into(),
+            if full(view_mode) {
+                view.clone()
+            } else {
+                Value::Null
+            },
+        );
+        envelope.insert("view_delta".into(), view_delta);
+        envelope.insert("view_state_hash".into(), view_state_hash.into());
+        envelope.insert("direct".into(), member.direct);
+        envelope.insert(
+            "checkpoint_mode".into(),
+            if full(checkpoint_mode) {
+                "full"
+            } else {
+                "delta"
+            }
+            .into(),
+        );
+        envelope.insert(
+            "checkpoint".into(),
+            if full(checkpoint_mode) {
+                step.checkpoint_value.clone()
+            } else {
+                Value::Null
+            },
+        );
+        envelope.insert("checkpoint_delta".into(), checkpoint_ops);
+        envelope.insert(
+            "checkpoint_hash".into(),
+            step.checkpoint.checkpoint_hash.clone().into(),
+        );
+        envelope.insert(
+            "checkpoint_signature".into(),
+            step.checkpoint.checkpoint_signature.clone().into(),
+        );
+        envelope.insert("view_hash".into(), view_hash.into());
+        envelope.insert("signature".into(), signature.into());
+        Ok((Value::Object(envelope), view))
     }
 }
 
-fn object_of(checkpoint: &Checkpoint) -> Map<String, Value> {
-    match serde_json::to_value(checkpoint).expect("a checkpoint serializes") {
-        Value::Object(map) => map,
-        _ => unreachable!("a checkpoint is an object"),
-    }
+/// The hash of a state map, without copying it.
+fn hash_map(map: &Map<String, Value>) -> Result<String, RoomError> {
+    let keys: Vec<&str> = map.keys().map(String::as_str).collect();
+    Ok(sha256_hex(json::canonical_part(map, &keys)?))
 }
 
 fn broken(failure: HookFailure) -> RoomError {

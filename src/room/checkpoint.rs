@@ -81,17 +81,18 @@ impl Checkpoint {
     /// Checks a received checkpoint: its hash over its content, its state, and its leader's
     /// certificate.
     pub fn verify(raw: &Map<String, Value>) -> Result<Checkpoint, RoomError> {
-        let mut unsigned = raw.clone();
-        let hash = unsigned.shift_remove("checkpoint_hash");
-        unsigned.shift_remove("checkpoint_signature");
-        if hash.as_ref().and_then(Value::as_str)
-            != Some(json::hash(&Value::Object(unsigned))?.as_str())
-        {
+        let unsigned: Vec<&str> = raw
+            .keys()
+            .map(String::as_str)
+            .filter(|key| !matches!(*key, "checkpoint_hash" | "checkpoint_signature"))
+            .collect();
+        let hash = crate::canonical::sha256_hex(json::canonical_part(raw, &unsigned)?);
+        if raw.get("checkpoint_hash").and_then(Value::as_str) != Some(hash.as_str()) {
             return Err(RoomError::CheckpointHash);
         }
-        check_state(&state_of(raw)?)?;
-        let checkpoint: Checkpoint = serde_json::from_value(Value::Object(raw.clone()))
-            .map_err(|e| RoomError::CheckpointState(e.to_string()))?;
+        check_state_of(raw)?;
+        let checkpoint =
+            Checkpoint::deserialize(raw).map_err(|e| RoomError::CheckpointState(e.to_string()))?;
         if checkpoint.version != VERSION {
             return Err(RoomError::CheckpointState(format!(
                 "version {} is not 1",
@@ -108,38 +109,20 @@ impl Checkpoint {
     }
 }
 
-/// The six state fields of a checkpoint object.
-pub fn state_of(checkpoint: &Map<String, Value>) -> Result<Value, RoomError> {
-    STATE_FIELDS
-        .iter()
-        .map(|key| {
-            checkpoint
-                .get(*key)
-                .map(|value| (key.to_string(), value.clone()))
-                .ok_or_else(|| RoomError::CheckpointState(format!("{key} is missing")))
-        })
-        .collect::<Result<Map<String, Value>, _>>()
-        .map(Value::Object)
-}
-
-/// Checks a checkpoint state: exactly the six fields, within the room's JSON limits, with
-/// members of distinct keys and seats.
-pub fn check_state(state: &Value) -> Result<CheckpointState, RoomError> {
+/// Checks a checkpoint's state (its six fields, read in place): within the room's JSON
+/// limits, with members of distinct keys and seats (the rest of the types are checked as the
+/// checkpoint is read).
+pub fn check_state_of(checkpoint: &Map<String, Value>) -> Result<(), RoomError> {
     let invalid = |what: String| RoomError::CheckpointState(what);
-    let map = state
-        .as_object()
-        .ok_or_else(|| invalid("not an object".into()))?;
-    if map.len() != STATE_FIELDS.len() || !STATE_FIELDS.iter().all(|key| map.contains_key(*key)) {
-        return Err(invalid(format!(
-            "its state must hold exactly {}",
-            STATE_FIELDS.join(", ")
-        )));
+    for key in STATE_FIELDS {
+        let value = checkpoint
+            .get(key)
+            .ok_or_else(|| invalid(format!("{key} is missing")))?;
+        json::check(value)?;
     }
-    json::check(state)?;
-    let typed: CheckpointState =
-        serde_json::from_value(state.clone()).map_err(|e| invalid(e.to_string()))?;
-    check_members(&typed.members).map_err(invalid)?;
-    Ok(typed)
+    let members = Vec::<RoomMember>::deserialize(&checkpoint["members"])
+        .map_err(|e| invalid(e.to_string()))?;
+    check_members(&members).map_err(invalid)
 }
 
 /// Members have 64-hex keys, seats up to 31, and no key or seat twice.

@@ -37,15 +37,19 @@ enum Step {
 
 /// Applies `ops` to a copy of `base`.
 pub fn apply(base: &Value, ops: &Value) -> Result<Value, DeltaError> {
-    let ops = ops
-        .as_array()
-        .filter(|ops| ops.len() <= MAX_OPS)
-        .ok_or(DeltaError::NotOps)?;
-    let mut result = base.clone();
-    for (index, op) in ops.iter().enumerate() {
-        apply_one(&mut result, op, index)?;
+    let ops = ops.as_array().ok_or(DeltaError::NotOps)?;
+    apply_to(base.clone(), ops)
+}
+
+/// Applies `ops` to `base` itself.
+pub fn apply_to(mut base: Value, ops: &[Value]) -> Result<Value, DeltaError> {
+    if ops.len() > MAX_OPS {
+        return Err(DeltaError::NotOps);
     }
-    Ok(result)
+    for (index, op) in ops.iter().enumerate() {
+        apply_one(&mut base, op, index)?;
+    }
+    Ok(base)
 }
 
 fn apply_one(root: &mut Value, op: &Value, index: usize) -> Result<(), DeltaError> {

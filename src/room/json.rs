@@ -33,6 +33,25 @@ pub fn check(value: &Value) -> Result<(), JsonLimit> {
     check_at(value, 0)
 }
 
+/// [`check`] of the object `map` would be, without building it.
+pub fn check_map(map: &serde_json::Map<String, Value>) -> Result<(), JsonLimit> {
+    if map.len() > MAX_ITEMS {
+        return Err(JsonLimit::TooManyItems);
+    }
+    map.iter().try_for_each(|(key, item)| {
+        check_string(key)?;
+        check_at(item, 1)
+    })
+}
+
+/// [`check`] of the array `items` would be, without building it.
+pub fn check_items(items: &[Value]) -> Result<(), JsonLimit> {
+    if items.len() > MAX_ITEMS {
+        return Err(JsonLimit::TooManyItems);
+    }
+    items.iter().try_for_each(|item| check_at(item, 1))
+}
+
 fn check_at(value: &Value, depth: usize) -> Result<(), JsonLimit> {
     if depth > MAX_DEPTH {
         return Err(JsonLimit::TooDeep);
@@ -171,5 +190,61 @@ mod tests {
             check(&json!("x".repeat(MAX_STRING_BYTES + 1))),
             Err(JsonLimit::StringTooLong)
         );
+    }
+}
+
+/// The canonical text of an object from its fields' canonical texts (already rendered and
+/// within the limits), so a large part shared by many objects is rendered once.
+pub fn canonical_object(fields: &mut [(&str, &str)]) -> String {
+    fields.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut out = String::with_capacity(
+        fields
+            .iter()
+            .map(|(k, v)| k.len() + v.len() + 4)
+            .sum::<usize>()
+            + 2,
+    );
+    out.push('{');
+    for (index, (key, text)) in fields.iter().enumerate() {
+        if index > 0 {
+            out.push(',');
+        }
+        write_string(&mut out, key);
+        out.push(':');
+        out.push_str(text);
+    }
+    out.push('}');
+    out
+}
+
+/// The canonical text of the object made of `fields` of `map` (a missing field is `null`),
+/// without copying the map.
+pub fn canonical_part(
+    map: &serde_json::Map<String, Value>,
+    fields: &[&str],
+) -> Result<String, JsonLimit> {
+    let rendered: Vec<(&str, String)> = fields
+        .iter()
+        .map(|key| Ok((*key, canonical(map.get(*key).unwrap_or(&Value::Null))?)))
+        .collect::<Result<_, JsonLimit>>()?;
+    let mut parts: Vec<(&str, &str)> = rendered.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    Ok(canonical_object(&mut parts))
+}
+
+#[cfg(test)]
+mod assembled {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_object_assembled_from_rendered_fields_is_its_canonical_text() {
+        let value = json!({"b": [1, {"z": 0, "a": "é"}], "a": null, "c": "x"});
+        let map = value.as_object().unwrap();
+        assert_eq!(
+            canonical_part(map, &["c", "b", "a"]).unwrap(),
+            canonical(&value).unwrap()
+        );
+        let with_missing = canonical_part(map, &["a", "d"]).unwrap();
+        assert_eq!(with_missing, r#"{"a":null,"d":null}"#);
     }
 }

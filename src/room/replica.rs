@@ -4,12 +4,15 @@
 //! hooks; it only trusts what verifies. A bootstrap (the first envelope on a channel, or of
 //! a new epoch) may jump ahead but never back.
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
+
+use crate::canonical::sha256_hex;
 
 use super::checkpoint::{self, Checkpoint};
 use super::delta;
 use super::envelope::{
-    CORE_FIELDS, Envelope, Form, PRIVATE_FIELDS, WIRE_VERSION, part_of, signed_statement,
+    CORE_FIELDS, Envelope, Form, PRIVATE_FIELDS, WIRE_VERSION, signed_statement,
 };
 use super::error::RoomError;
 use super::json;
@@ -65,16 +68,17 @@ impl Replica {
         let map = raw
             .as_object()
             .ok_or_else(|| RoomError::Malformed("not an object".into()))?;
-        let envelope: Envelope =
-            serde_json::from_value(raw.clone()).map_err(|e| RoomError::Malformed(e.to_string()))?;
+        let envelope =
+            Envelope::deserialize(raw).map_err(|e| RoomError::Malformed(e.to_string()))?;
         self.check_identity(&envelope)?;
-        if json::hash(&part_of(map, &CORE_FIELDS))? != envelope.frame_hash {
+        if sha256_hex(json::canonical_part(map, &CORE_FIELDS)?) != envelope.frame_hash {
             return Err(RoomError::FrameHash);
         }
-        if json::hash(&Value::Array(envelope.events.clone()))? != envelope.core.events_hash {
+        let events = map.get("events").unwrap_or(&Value::Null);
+        if json::hash(events)? != envelope.core.events_hash {
             return Err(RoomError::EventsHash);
         }
-        if json::hash(&part_of(map, &PRIVATE_FIELDS))? != envelope.view_hash {
+        if sha256_hex(json::canonical_part(map, &PRIVATE_FIELDS)?) != envelope.view_hash {
             return Err(RoomError::ViewHash);
         }
         let statement = signed_statement(&envelope.frame_hash, &envelope.view_hash, &self.viewer)?;
@@ -103,8 +107,9 @@ impl Replica {
             None if !bootstrap => return Err(RoomError::NotBootstrap),
             _ => {}
         }
-        let checkpoint = self.decode_checkpoint(&envelope, bootstrap)?;
-        let view = self.decode_view(&envelope, bootstrap)?;
+        let mut envelope = envelope;
+        let checkpoint = self.decode_checkpoint(&mut envelope, bootstrap)?;
+        let view = self.decode_view(&mut envelope, bootstrap)?;
         self.head = Some(Head {
             seq,
             frame_hash: envelope.frame_hash.clone(),
@@ -165,13 +170,14 @@ impl Replica {
 
     fn decode_checkpoint(
         &self,
-        envelope: &Envelope,
+        envelope: &mut Envelope,
         bootstrap: bool,
     ) -> Result<Checkpoint, RoomError> {
-        let private = &envelope.private;
+        let frame_hash = envelope.frame_hash.clone();
         let core = &envelope.core;
-        let raw = match (private.checkpoint_mode, &private.checkpoint) {
-            (Form::Full, Some(full)) if private.checkpoint_delta.is_empty() => full.clone(),
+        let private = &mut envelope.private;
+        let raw = match (private.checkpoint_mode, private.checkpoint.take()) {
+            (Form::Full, Some(full)) if private.checkpoint_delta.is_empty() => full,
             (Form::Delta, None) if bootstrap => {
                 return Err(RoomError::BootstrapDelta("checkpoint"));
             }
@@ -182,11 +188,12 @@ impl Replica {
                     .ok_or(RoomError::NoBase("checkpoint"))?;
                 let base_state = serde_json::to_value(&base.state).expect("a state serializes");
                 let state =
-                    delta::apply(&base_state, &Value::Array(private.checkpoint_delta.clone()))
-                        .map_err(|error| RoomError::Delta {
+                    delta::apply_to(base_state, &private.checkpoint_delta).map_err(|error| {
+                        RoomError::Delta {
                             what: "checkpoint",
                             error,
-                        })?;
+                        }
+                    })?;
                 let Value::Object(state) = state else {
                     return Err(RoomError::CheckpointState(
                         "the delta made a non-object".into(),
@@ -198,7 +205,7 @@ impl Replica {
                 raw.insert("leader_public_key".into(), self.leader.clone().into());
                 raw.insert("leader_epoch".into(), self.epoch.into());
                 raw.insert("seq".into(), core.seq.into());
-                raw.insert("frame_hash".into(), envelope.frame_hash.clone().into());
+                raw.insert("frame_hash".into(), frame_hash.clone().into());
                 raw.insert("membership_version".into(), core.membership_version.into());
                 raw.extend(state);
                 raw.insert(
@@ -224,7 +231,7 @@ impl Replica {
             ("leader", checkpoint.leader_public_key == self.leader),
             ("epoch", checkpoint.leader_epoch == self.epoch),
             ("seq", checkpoint.seq == core.seq),
-            ("frame_hash", checkpoint.frame_hash == envelope.frame_hash),
+            ("frame_hash", checkpoint.frame_hash == frame_hash),
             (
                 "membership_version",
                 checkpoint.membership_version == core.membership_version,
@@ -235,7 +242,9 @@ impl Replica {
         if let Some((what, _)) = differs.iter().find(|(_, same)| !same) {
             return Err(RoomError::CheckpointFrame(what));
         }
-        if json::hash(&checkpoint::state_of(&raw)?)? != core.recovery_state_hash {
+        if sha256_hex(json::canonical_part(&raw, &checkpoint::STATE_FIELDS)?)
+            != core.recovery_state_hash
+        {
             return Err(RoomError::RecoveryHash);
         }
         Ok(checkpoint)
@@ -243,32 +252,34 @@ impl Replica {
 
     fn decode_view(
         &self,
-        envelope: &Envelope,
+        envelope: &mut Envelope,
         bootstrap: bool,
     ) -> Result<Map<String, Value>, RoomError> {
-        let private = &envelope.private;
-        let view = match (private.view_mode, &private.view) {
-            (Form::Full, Some(full)) if private.view_delta.is_empty() => full.clone(),
+        let private = &mut envelope.private;
+        let view = match (private.view_mode, private.view.take()) {
+            (Form::Full, Some(full)) if private.view_delta.is_empty() => full,
             (Form::Delta, None) if bootstrap => return Err(RoomError::BootstrapDelta("view")),
             (Form::Delta, None) => {
                 let base = self.view.as_ref().ok_or(RoomError::NoBase("view"))?;
-                match delta::apply(
-                    &Value::Object(base.clone()),
-                    &Value::Array(private.view_delta.clone()),
-                )
-                .map_err(|error| RoomError::Delta {
-                    what: "view",
-                    error,
-                })? {
+                match delta::apply_to(Value::Object(base.clone()), &private.view_delta).map_err(
+                    |error| RoomError::Delta {
+                        what: "view",
+                        error,
+                    },
+                )? {
                     Value::Object(view) => view,
                     _ => return Err(RoomError::Form("view")),
                 }
             }
             _ => return Err(RoomError::Form("view")),
         };
-        if json::hash(&Value::Object(view.clone()))? != private.view_state_hash {
+        let view = Value::Object(view);
+        if json::hash(&view)? != private.view_state_hash {
             return Err(RoomError::ViewState);
         }
+        let Value::Object(view) = view else {
+            unreachable!("built as an object above")
+        };
         Ok(view)
     }
 }

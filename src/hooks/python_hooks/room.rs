@@ -7,18 +7,33 @@ use pyo3::types::PyTuple;
 use serde_json::{Map, Value};
 
 use super::{PythonHooks, describe};
-use crate::hooks::convert::{from_python, to_python};
+use crate::hooks::convert::{from_python, to_python, to_python_dict};
 use crate::room::checkpoint::RoomMember;
 use crate::room::hooks::{HookFailure, HookResult, RoomHooks};
 
+/// One argument of a room hook, converted to Python without an intermediate copy.
+enum Arg<'a> {
+    Map(&'a Map<String, Value>),
+    Json(Value),
+}
+
+impl Arg<'_> {
+    fn to_python<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            Arg::Map(map) => to_python_dict(py, map).map(Bound::into_any),
+            Arg::Json(value) => to_python(py, value),
+        }
+    }
+}
+
 impl PythonHooks {
-    /// Calls `method(*args)` with JSON arguments and returns its JSON result.
-    fn call_room(&self, method: &str, args: Vec<Value>, refusal: bool) -> HookResult {
+    /// Calls `method(*args)` and returns its JSON result.
+    fn call_room(&self, method: &str, args: Vec<Arg>, refusal: bool) -> HookResult {
         Python::attach(|py| {
             let run = || -> PyResult<Value> {
                 let items = args
                     .iter()
-                    .map(|arg| to_python(py, arg))
+                    .map(|arg| arg.to_python(py))
                     .collect::<PyResult<Vec<_>>>()?;
                 let returned = self
                     .instance
@@ -41,16 +56,20 @@ impl PythonHooks {
     }
 }
 
-fn member(member: &RoomMember) -> Value {
-    serde_json::to_value(member).expect("a member serializes")
+fn member(member: &RoomMember) -> Arg<'static> {
+    Arg::Json(serde_json::to_value(member).expect("a member serializes"))
 }
 
-fn members(members: &[RoomMember]) -> Value {
-    Value::Array(members.iter().map(member).collect())
+fn members(members: &[RoomMember]) -> Arg<'static> {
+    Arg::Json(serde_json::to_value(members).expect("members serialize"))
 }
 
-fn state(state: &Map<String, Value>) -> Value {
-    Value::Object(state.clone())
+fn state(state: &Map<String, Value>) -> Arg<'_> {
+    Arg::Map(state)
+}
+
+fn text(text: &str) -> Arg<'static> {
+    Arg::Json(Value::String(text.to_string()))
 }
 
 impl RoomHooks for PythonHooks {
@@ -64,7 +83,7 @@ impl RoomHooks for PythonHooks {
         actor: &RoomMember,
         action: &Map<String, Value>,
     ) -> HookResult {
-        let args = vec![state(now), member(actor), Value::Object(action.clone())];
+        let args = vec![state(now), member(actor), Arg::Map(action)];
         self.call_room("proto_group_handle", args, true)
     }
 
@@ -86,7 +105,7 @@ impl RoomHooks for PythonHooks {
         left: &RoomMember,
         reason: &str,
     ) -> HookResult {
-        let args = vec![state(now), member(left), Value::String(reason.to_string())];
+        let args = vec![state(now), member(left), text(reason)];
         self.call_room("proto_group_member_left", args, false)
     }
 
@@ -100,16 +119,16 @@ impl RoomHooks for PythonHooks {
         list: &[RoomMember],
         epoch: u64,
     ) -> HookResult {
-        let args = vec![state(protocol_state), members(list), Value::from(epoch)];
+        let args = vec![
+            state(protocol_state),
+            members(list),
+            Arg::Json(Value::from(epoch)),
+        ];
         self.call_room("proto_group_restore", args, false)
     }
 
     fn leader_changed(&mut self, now: &Map<String, Value>, old: &str, new: &str) -> HookResult {
-        let args = vec![
-            state(now),
-            Value::String(old.to_string()),
-            Value::String(new.to_string()),
-        ];
+        let args = vec![state(now), text(old), text(new)];
         self.call_room("proto_group_on_leader_changed", args, false)
     }
 }
