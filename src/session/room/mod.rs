@@ -7,6 +7,7 @@
 pub mod admission;
 pub mod leader;
 pub mod member;
+pub mod rest;
 
 use crate::api::group::{Group, MemberAdmitted, NewMember};
 
