@@ -17,6 +17,7 @@ mod protocol_test;
 mod reference;
 mod relay;
 mod remote;
+mod room_action;
 mod server;
 mod session;
 mod session_control;

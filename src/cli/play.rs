@@ -295,6 +295,7 @@ fn remote_play(
         &remote.data_dir,
         protocol_id,
         play.allow_skeleton_hooks,
+        false,
     ))?;
     let options = spec::parse_options(options)?;
     spec::validate_options(prepared.spec.value(), &options).context("options")?;

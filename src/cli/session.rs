@@ -84,6 +84,25 @@ pub enum SessionCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Rooms: submit one action (a JSON object). It is queued in the session directory and
+    /// the member sends it to the room's leader, one at a time, until its receipt arrives.
+    Action {
+        /// The action, e.g. '{"kind": "send", "text": "hello"}'.
+        #[arg(
+            long,
+            value_name = "JSON",
+            required_unless_present = "action_file",
+            conflicts_with = "action_file"
+        )]
+        action: Option<String>,
+        /// Read the action from a file (at most 1 MiB).
+        #[arg(long, value_name = "FILE")]
+        action_file: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        which: Which,
+        #[arg(long)]
+        json: bool,
+    },
     /// Show what the hooks publish (phase, score, last event) and the open decision window.
     Snapshot {
         #[command(flatten)]
@@ -196,6 +215,12 @@ pub fn run(command: SessionCommand, global: &GlobalArgs) -> anyhow::Result<ExitC
             follow,
             json,
         } => session_control::snapshot(&which.target(global)?, json, follow),
+        SessionCommand::Action {
+            action,
+            action_file,
+            which,
+            json,
+        } => super::room_action::submit(&which.target(global)?, action, action_file, json),
         SessionCommand::Strategy {
             which,
             set,

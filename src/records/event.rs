@@ -77,6 +77,28 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         relay_url: Option<String>,
     },
+    /// A room's leader admitted this member (the server gave it its seat).
+    GroupMemberAdmitted {
+        group_id: String,
+        leader_public_key: String,
+        member_id: String,
+        seat: u32,
+    },
+    /// A verified envelope of the room's leader.
+    GroupFrameReceived {
+        group_id: String,
+        leader_epoch: u64,
+        seq: u64,
+        frame_hash: String,
+    },
+    /// The leader's answer to one of this member's actions.
+    GroupActionReceipt {
+        status: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client_seq: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
     /// A host refused a dialer (failed or skipped handshake, unconfirmed session) and keeps
     /// waiting for its guest.
     GuestRefused {

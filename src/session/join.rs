@@ -53,8 +53,26 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, SessionError>
     }
     // The contract first: a mode this build does not run is refused before the ticket
     // is even read.
-    let prepared =
-        prepare_protocol(&client, &data_dir, &invitation.protocol_id, allow_skeleton).await?;
+    let prepared = prepare_protocol(
+        &client,
+        &data_dir,
+        &invitation.protocol_id,
+        allow_skeleton,
+        true,
+    )
+    .await?;
+    if prepared.spec.capabilities().joins_as_member {
+        let room = super::room::join::RoomJoin {
+            client,
+            invitation,
+            prepared,
+            control_mode: settings.control_mode,
+            relay: settings.relay.clone(),
+            display: settings.display.clone(),
+            session_dir,
+        };
+        return room.run().await;
+    }
     let ticket: Ticket = invitation
         .verified_ticket()
         .map_err(|e| refuse(&e.to_string()))?

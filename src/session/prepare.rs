@@ -46,12 +46,14 @@ pub struct PreparedProtocol {
 }
 
 /// Finds or fetches `protocol_id` and checks it can run (spec gate, hooks present and not a
-/// skeleton unless `allow_skeleton`).
+/// skeleton unless `allow_skeleton`). `as_member`: a room contract is accepted without hooks,
+/// for a member that runs none.
 pub async fn prepare_protocol(
     client: &RestClient,
     data_dir: &DataDir,
     protocol_id: &str,
     allow_skeleton: bool,
+    as_member: bool,
 ) -> Result<PreparedProtocol, SessionError> {
     let builtin = crate::protocols::BUILTINS
         .iter()
@@ -70,12 +72,30 @@ pub async fn prepare_protocol(
         let fetched = fetch_protocol(client, data_dir, protocol_id).await?;
         (fetched.dir, ProtocolSource::Fetched)
     };
-    let spec = Spec::load_runnable(&dir.join("spec.json"))?;
+    let spec_path = dir.join("spec.json");
+    let spec = Spec::load_checked(&spec_path)?;
+    let member_only = as_member && spec.capabilities().joins_as_member;
+    if !member_only {
+        spec.ensure_runnable()
+            .map_err(|error| crate::spec::SpecFileError {
+                path: spec_path.clone(),
+                error,
+            })?;
+    }
     if spec.protocol_id() != protocol_id {
         return Err(SessionError::ProtocolMismatch {
             found: spec.protocol_id(),
             dir,
             expected: protocol_id.to_string(),
+        });
+    }
+    if member_only {
+        // A member runs no hooks of its own.
+        return Ok(PreparedProtocol {
+            dir,
+            spec,
+            source,
+            skeleton_written: false,
         });
     }
     let provided = if source == ProtocolSource::Builtin {

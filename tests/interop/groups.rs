@@ -314,3 +314,82 @@ async fn two_reference_agents_run_a_room_over_our_server_and_fail_over() {
         tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     }
 }
+
+/// Our member at a reference leader's room, through our server: `aigenora join` finds the
+/// room, is admitted by the reference leader, verifies its envelopes; `aigenora session
+/// action` sends a message that comes back in every verified view; the reference owner
+/// closes the room and our member ends completed.
+#[test]
+fn our_member_sits_in_a_reference_leaders_room() {
+    let limit = std::time::Duration::from_secs(90);
+    let net = Net::start();
+    let host = net.reference_agent("host");
+    let ours = net.agent("ours");
+    let room = reference_contract("community-room-v1");
+    host.register_protocol(&room.protocol_id);
+    let dir = host.protocol_dir(&room.protocol_id);
+    let (hosting, leader) =
+        host.daemon(&["host", "--protocol-dir", dir.to_str().unwrap(), "--no-web"]);
+    let post_id = hosting["post_id"].as_str().unwrap().to_string();
+    let member = crate::support::process::Proc::spawn(
+        "join",
+        ours.command(&["join", &post_id, "--control-mode", "autonomous"]),
+    );
+    let sessions = ours.dir.join("sessions");
+    let session = wait_until(limit, || {
+        std::fs::read_dir(&sessions)
+            .ok()?
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.join("room.json").is_file())
+    })
+    .expect("our member was admitted and verified the leader's first envelope");
+    assert!(
+        wait_until(limit, || has_event(&leader.state_dir, "group_started")
+            .then_some(()))
+        .is_some(),
+        "the reference leader started the room"
+    );
+    ours.ok(&[
+        "session",
+        "action",
+        "--state-dir",
+        session.to_str().unwrap(),
+        "--action",
+        r#"{"kind": "send", "text": "hello from the rust member"}"#,
+    ]);
+    let said = wait_until(limit, || {
+        let room: Value =
+            serde_json::from_str(&std::fs::read_to_string(session.join("room.json")).ok()?).ok()?;
+        room["view"]["messages"]
+            .as_array()?
+            .iter()
+            .any(|m| m["text"] == "hello from the rust member")
+            .then_some(())
+    });
+    assert!(
+        said.is_some(),
+        "our message came back through the reference leader"
+    );
+    ok(run(
+        reference_cli()
+            .args(["session", "action", "--state-dir"])
+            .arg(&leader.state_dir)
+            .args(["--action", r#"{"kind":"close_room"}"#]),
+        net.url(),
+    ));
+    let finished = member.succeed(limit);
+    let _ = finished;
+    let events = std::fs::read_to_string(session.join("events.jsonl")).unwrap();
+    assert!(events.contains("\"group_member_admitted\""), "{events}");
+    assert!(
+        events.contains("\"group_action_receipt\"") && events.contains("\"accepted\""),
+        "{events}"
+    );
+    let room: Value =
+        serde_json::from_str(&std::fs::read_to_string(session.join("room.json")).unwrap()).unwrap();
+    assert_eq!(
+        (room["completed"].as_bool(), room["outcome"].as_str()),
+        (Some(true), Some("closed"))
+    );
+}
