@@ -641,3 +641,55 @@ fn every_network_contract_registers_and_a_realtime_invitation_is_refused_in_one_
         );
     }
 }
+
+/// `session action` checks what it queues: a JSON object, at most 64 KiB in canonical form,
+/// no floats, into a session directory; each refusal is one line and queues nothing.
+#[test]
+fn session_action_refuses_what_a_room_could_not_carry_in_one_line() {
+    let work = tempfile::tempdir().unwrap();
+    let data = work.path().join("agent");
+    let session = data.join("sessions").join("guest-1");
+    std::fs::create_dir_all(&session).unwrap();
+    std::fs::write(
+        session.join("session.json"),
+        r#"{"role": "guest", "protocol_id": "abc", "status": "running"}"#,
+    )
+    .unwrap();
+    let dir = session.to_str().unwrap();
+    let texts: Vec<String> = (0..700).map(|_| "x".repeat(100)).collect();
+    let big = serde_json::json!({ "texts": texts }).to_string();
+    for (action, expected) in [
+        ("[1, 2]", "the action must be a JSON object, not an array"),
+        ("{\"x\": 1.5}", "the action cannot travel in a room"),
+        ("{not json", "the action is not JSON"),
+        (big.as_str(), "bytes; at most 65536"),
+    ] {
+        let refused = error_line(&cli(
+            &data,
+            "http://unused",
+            &["session", "action", "--state-dir", dir, "--action", action],
+        ));
+        assert!(refused.contains(expected), "{action:.40}: {refused}");
+    }
+    assert!(
+        !session.join("room-actions.jsonl").exists(),
+        "nothing was queued"
+    );
+    let queued = json_of(&cli(
+        &data,
+        "http://unused",
+        &[
+            "session",
+            "action",
+            "--state-dir",
+            dir,
+            "--action",
+            r#"{"kind": "send", "text": "hi"}"#,
+            "--json",
+        ],
+    ));
+    assert_eq!(queued["status"], "ok");
+    let line = std::fs::read_to_string(session.join("room-actions.jsonl")).unwrap();
+    let line: Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!(line["action"]["text"], "hi");
+}
