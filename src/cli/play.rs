@@ -224,10 +224,15 @@ fn local_play(
     argument: &str,
     options: Option<&str>,
     play: &PlayArgs,
+    leads_rooms: bool,
 ) -> anyhow::Result<Ready> {
     let data_dir = DataDir::new(resolve_data_dir(global.data_dir.as_deref()));
     let dir = crate::protocols::resolve(argument, data_dir.root()).map_err(anyhow::Error::msg)?;
-    let spec = Spec::load_runnable(&dir.join("spec.json"))?;
+    let spec = Spec::load_checked(&dir.join("spec.json"))?;
+    if !(leads_rooms && spec.capabilities().room) {
+        spec.ensure_runnable()
+            .map_err(|error| anyhow::anyhow!("{error} ({})", dir.join("spec.json").display()))?;
+    }
     skeleton::ensure_implemented(&dir, play.allow_skeleton_hooks).map_err(anyhow::Error::msg)?;
     let options = spec::parse_options(options)?;
     spec::validate_options(spec.value(), &options).context("options")?;
@@ -319,7 +324,7 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         source,
     } = match (&args.protocol, &args.protocol_dir) {
         (Some(id_or_alias), _) => remote_play(global, id_or_alias, options, &args.play)?,
-        (None, Some(dir)) => local_play(global, dir, options, &args.play)?,
+        (None, Some(dir)) => local_play(global, dir, options, &args.play, !args.direct)?,
         (None, None) => bail!("give --protocol-dir or --protocol"),
     };
     let (mut settings, desk) = args.play.settings()?;
@@ -336,6 +341,21 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         return daemon::start(&dir, Waiting::Invitation);
     }
     settings.relay = choose_relay(&args.play, &client)?;
+    if protocol.spec.capabilities().room {
+        let leading = session::room::host::RoomHost {
+            client: client.clone(),
+            protocol,
+            options,
+            relay: settings.relay.clone(),
+            display: settings.display.clone(),
+            session_dir: dir.clone(),
+        };
+        let ended = daemon::run_until_signal(&dir, &desk, leading.run());
+        if ended.is_err() {
+            withdraw_if_unmatched(&client, &dir);
+        }
+        return finish(ended);
+    }
     start_web(&args.play, &dir)?;
     let request = session::host::HostRequest {
         client: client.clone(),
@@ -442,6 +462,7 @@ pub fn guest(args: GuestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         &args.protocol_dir,
         args.options.as_deref(),
         &args.play,
+        false,
     )?;
     let ticket: Ticket = args.iroh_ticket.parse()?;
     let (mut settings, desk) = args.play.settings()?;

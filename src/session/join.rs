@@ -61,7 +61,7 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, SessionError>
         true,
     )
     .await?;
-    if prepared.spec.capabilities().joins_as_member {
+    if prepared.spec.capabilities().room {
         let room = super::room::join::RoomJoin {
             client,
             invitation,

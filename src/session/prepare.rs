@@ -74,7 +74,7 @@ pub async fn prepare_protocol(
     };
     let spec_path = dir.join("spec.json");
     let spec = Spec::load_checked(&spec_path)?;
-    let member_only = as_member && spec.capabilities().joins_as_member;
+    let member_only = as_member && spec.capabilities().room;
     if !member_only {
         spec.ensure_runnable()
             .map_err(|error| crate::spec::SpecFileError {

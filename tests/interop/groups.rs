@@ -393,3 +393,121 @@ fn our_member_sits_in_a_reference_leaders_room() {
         (Some(true), Some("closed"))
     );
 }
+
+/// The newest session directory of an agent of ours holding `file`.
+fn session_with(agent_dir: &Path, file: &str) -> Option<std::path::PathBuf> {
+    let mut dirs: Vec<_> = std::fs::read_dir(agent_dir.join("sessions"))
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join(file).is_file())
+        .collect();
+    dirs.sort();
+    dirs.pop()
+}
+
+fn view_says(path: &Path, text: &str) -> Option<()> {
+    let room: Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    let messages = room["view"]["messages"]
+        .as_array()
+        .or(room["group_view"]["messages"].as_array())?;
+    messages.iter().any(|m| m["text"] == text).then_some(())
+}
+
+/// Our leader's room with a reference member and one of ours: `aigenora host` opens the
+/// invitation and the room on our server and starts it once the reference member is in; our
+/// member joins late; each member's message reaches the other's verified view; our leader's
+/// own `session action` closes the room and everyone ends.
+#[test]
+fn our_leader_hosts_a_reference_member_and_one_of_ours() {
+    let limit = std::time::Duration::from_secs(90);
+    let net = Net::start();
+    let leader = net.agent("leader");
+    let ours = net.agent("ours");
+    let theirs = net.reference_agent("theirs");
+    let room = reference_contract("community-room-v1");
+    let dir = leader.dir.join("room");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&room.spec, dir.join("spec.json")).unwrap();
+    std::fs::copy(room.spec.with_file_name("hooks.py"), dir.join("hooks.py")).unwrap();
+    leader.ok(&[
+        "protocol",
+        "register",
+        dir.join("spec.json").to_str().unwrap(),
+    ]);
+    let (hosting, post_id) = leader.host(dir.to_str().unwrap(), &[]);
+    theirs.register_protocol(&room.protocol_id);
+    let (_, reference_member) = theirs.daemon(&["join", &post_id, "--no-web"]);
+    assert!(
+        wait_until(limit, || has_event(
+            &reference_member.state_dir,
+            "group_frame_received"
+        )
+        .then_some(()))
+        .is_some(),
+        "the reference member was admitted by our leader: {}\n--- our host: {}",
+        std::fs::read_to_string(reference_member.state_dir.join("events.jsonl"))
+            .unwrap_or_default(),
+        hosting.stdout()
+    );
+    let member = crate::support::process::Proc::spawn(
+        "join",
+        ours.command(&["join", &post_id, "--control-mode", "autonomous"]),
+    );
+    let our_session = wait_until(limit, || session_with(&ours.dir, "room.json"))
+        .expect("our member joined the running room");
+    ok(run(
+        reference_cli()
+            .args(["session", "action", "--state-dir"])
+            .arg(&reference_member.state_dir)
+            .args([
+                "--action",
+                r#"{"kind":"send","text":"hello from the reference"}"#,
+            ]),
+        net.url(),
+    ));
+    assert!(
+        wait_until(limit, || view_says(
+            &our_session.join("room.json"),
+            "hello from the reference"
+        ))
+        .is_some(),
+        "the reference member's message reached our member through our leader"
+    );
+    ours.ok(&[
+        "session",
+        "action",
+        "--state-dir",
+        our_session.to_str().unwrap(),
+        "--action",
+        r#"{"kind": "send", "text": "hello from ours"}"#,
+    ]);
+    assert!(
+        wait_until(limit, || view_says(
+            &reference_member.state_dir.join("snapshot.json"),
+            "hello from ours"
+        ))
+        .is_some(),
+        "our member's message reached the reference member"
+    );
+    let leader_session = session_with(&leader.dir, "room.json").expect("our leader's session");
+    leader.ok(&[
+        "session",
+        "action",
+        "--state-dir",
+        leader_session.to_str().unwrap(),
+        "--action",
+        r#"{"kind": "close_room"}"#,
+    ]);
+    hosting.succeed(limit);
+    member.succeed(limit);
+    let room_file: Value =
+        serde_json::from_str(&std::fs::read_to_string(leader_session.join("room.json")).unwrap())
+            .unwrap();
+    assert_eq!(room_file["completed"], true);
+    assert_eq!(
+        room_file["members"].as_array().unwrap().len(),
+        3,
+        "{room_file}"
+    );
+}

@@ -326,8 +326,8 @@ fn hooks_missing_an_mp_hook_are_refused_before_anything_runs_is_published_or_dia
 }
 
 /// The reference's Tank Battle (realtime) and Community Room: `validate` passes them, while
-/// `host` (through a server or direct), `guest` and (for realtime) `protocol test` refuse
-/// them in one line naming the mode, before the hooks load and before any session starts.
+/// `host --direct` and `guest` (and, for realtime, `host` and `protocol test`) refuse them in
+/// one line naming the mode, before the hooks load and before any session starts.
 #[test]
 fn realtime_and_room_contracts_validate_and_are_refused_by_every_runner_in_one_line() {
     for (alias, mode) in [
@@ -353,18 +353,19 @@ fn realtime_and_room_contracts_validate_and_are_refused_by_every_runner_in_one_l
         let ticket = "nodeaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
         let state = home.path().join("state");
         let mut runners = vec![
-            vec![
+            vec!["host", "--direct", "--protocol-dir", dir],
+            vec!["guest", "--protocol-dir", dir, "--iroh-ticket", ticket],
+        ];
+        if mode == "authoritative_realtime" {
+            // A room is hosted through a server (tests/interop/groups.rs) and its protocol
+            // test plays it in one process (tests/spec/room_test.rs).
+            runners.push(vec![
                 "host",
                 "--protocol-dir",
                 dir,
                 "--server",
                 "http://127.0.0.1:9",
-            ],
-            vec!["host", "--direct", "--protocol-dir", dir],
-            vec!["guest", "--protocol-dir", dir, "--iroh-ticket", ticket],
-        ];
-        if mode == "authoritative_realtime" {
-            // A room's protocol test plays it in one process (tests/spec/room_test.rs).
+            ]);
             runners.push(vec![
                 "protocol",
                 "test",

@@ -5,6 +5,7 @@
 //! reached through [`RoomControl`].
 
 pub mod admission;
+pub mod host;
 pub mod join;
 pub mod leader;
 pub mod member;

@@ -76,7 +76,7 @@ impl FlowMode {
             FlowMode::AuthoritativeGroup => &Capabilities {
                 runs: false,
                 self_test: SelfTest::Room,
-                joins_as_member: true,
+                room: true,
                 decision_windows: false,
                 hooks: hooks::GROUP,
                 ..TURNS
@@ -99,8 +99,9 @@ pub struct Capabilities {
     pub runs: bool,
     /// How `protocol test` plays it in one process.
     pub self_test: SelfTest,
-    /// `join` may take part as a member that runs no hooks of its own (a room).
-    pub joins_as_member: bool,
+    /// A room: `join` takes a seat as a member that runs no hooks of its own, `host` leads
+    /// it (its own paths in `session/room/`).
+    pub room: bool,
     /// The link runs the `_sys` heartbeat after the handshake (as the reference does).
     pub heartbeat: bool,
     /// Lines the person types (or appends to the engine dir's `inbox.jsonl`) are sent: a chat.
@@ -139,7 +140,7 @@ pub enum SelfTest {
 const TURNS: Capabilities = Capabilities {
     runs: true,
     self_test: SelfTest::Pair,
-    joins_as_member: false,
+    room: false,
     heartbeat: true,
     local_input: false,
     decision_windows: true,
