@@ -16,8 +16,9 @@ use crate::wire::group::{self, Ack, GroupError, Input, Receipt, ReceiptStatus};
 
 /// How often an unanswered action is sent again.
 pub const RESEND: Duration = Duration::from_secs(1);
-/// How long one wait on the channel lasts before the member looks at its own actions.
-const TICK: Duration = Duration::from_millis(50);
+/// How long one wait on the channel lasts before the member looks at its own actions (an
+/// action waits this long at most before it is sent).
+const TICK: Duration = Duration::from_millis(5);
 /// How long a member waits for the leader's first envelope after admission.
 pub const FIRST_ENVELOPE: Duration = Duration::from_secs(60);
 
