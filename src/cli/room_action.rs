@@ -38,6 +38,23 @@ pub fn submit(
         (None, None) => bail!("give --action JSON or --action-file FILE"),
     };
     let action: Value = serde_json::from_str(&text).context("the action is not JSON")?;
+    let line = queue(target, action)?;
+    if json {
+        println!(
+            "{}",
+            crate::terminal::json_line(&json!({"status": "ok", "action": line["action"]}))
+        );
+    } else {
+        println!(
+            "[OK] action queued for the room in {}",
+            target.root.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Checks `action` and appends it to `target`'s queue; returns the queued line.
+pub fn queue(target: &Target, action: Value) -> anyhow::Result<Value> {
     if !action.is_object() {
         bail!(
             "the action must be a JSON object, not {}",
@@ -56,16 +73,5 @@ pub fn submit(
     let line = json!({"action": action, "ts": crate::records::iso_now()});
     crate::layout::append_json_line(&target.root.join(ACTIONS_FILE), &line)
         .with_context(|| format!("queueing the action in {}", target.root.display()))?;
-    if json {
-        println!(
-            "{}",
-            crate::terminal::json_line(&json!({"status": "ok", "action": line["action"]}))
-        );
-    } else {
-        println!(
-            "[OK] action queued for the room in {}",
-            target.root.display()
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(line)
 }

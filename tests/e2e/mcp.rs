@@ -11,7 +11,7 @@ use crate::support::cli::aigenora;
 use crate::support::mcp::McpClient;
 use crate::support::net::{Background, Net, SESSION_LIMIT, assert_clean_end};
 
-const TOOLS: [&str; 22] = [
+const TOOLS: [&str; 23] = [
     "whoami",
     "init",
     "register",
@@ -33,6 +33,7 @@ const TOOLS: [&str; 22] = [
     "session_decide",
     "session_strategy",
     "session_abort",
+    "session_action",
     "session_wait",
 ];
 
@@ -411,4 +412,52 @@ fn a_session_hosted_through_mcp_is_joined_by_our_cli_and_another_is_withdrawn_an
         gone.starts_with("no-such-v1 is neither a protocol directory"),
         "{gone}"
     );
+}
+
+/// `session_action` queues a room action in a session directory exactly as `session action`
+/// does, and refuses what a room could not carry with the CLI's line.
+#[test]
+fn session_action_queues_a_room_action_and_refuses_like_the_cli() {
+    let work = tempfile::tempdir().unwrap();
+    let data = work.path().join("agent");
+    let session = data.join("sessions").join("guest-1");
+    std::fs::create_dir_all(&session).unwrap();
+    std::fs::write(
+        session.join("session.json"),
+        r#"{"role": "guest", "protocol_id": "abc"}"#,
+    )
+    .unwrap();
+    let mut mcp = McpClient::start(&data, "http://127.0.0.1:9");
+    let queued = mcp
+        .call(
+            "session_action",
+            json!({"state_dir": session, "action": {"kind": "send", "text": "hi"}}),
+        )
+        .ok();
+    assert_eq!(queued["status"], "ok");
+    let line: Value = serde_json::from_str(
+        std::fs::read_to_string(session.join("room-actions.jsonl"))
+            .unwrap()
+            .trim(),
+    )
+    .unwrap();
+    assert_eq!(line["action"]["text"], "hi");
+    let refused = mcp
+        .call(
+            "session_action",
+            json!({"state_dir": session, "action": {"score": 1.5}}),
+        )
+        .error();
+    let cli = cli_error(
+        &data,
+        &[
+            "session",
+            "action",
+            "--state-dir",
+            session.to_str().unwrap(),
+            "--action",
+            r#"{"score": 1.5}"#,
+        ],
+    );
+    assert_eq!(refused, cli);
 }

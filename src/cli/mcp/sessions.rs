@@ -71,6 +71,14 @@ pub struct StrategyInput {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct ActionInput {
+    #[serde(flatten)]
+    pub which: WhichInput,
+    /// The action for the room, e.g. {"kind": "send", "text": "hello"}.
+    pub action: Map<String, Value>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct WaitInput {
     #[serde(flatten)]
     pub which: WhichInput,
@@ -209,6 +217,23 @@ impl Aigenora {
                 let target = target(&input, &data_dir)?;
                 let pid = signal_abort(&target.root)?;
                 Ok(json!({"status": "aborting", "pid": pid, "state_dir": target.root}))
+            })
+            .await,
+        )
+    }
+
+    #[tool(
+        description = "Rooms: queue one action (a JSON object) for the room this session sits \
+                       in; the member sends it to the leader and its receipt becomes a \
+                       group_action_receipt event."
+    )]
+    async fn session_action(&self, Parameters(input): Parameters<ActionInput>) -> CallToolResult {
+        let data_dir = self.data_dir();
+        answer(
+            blocking(move || {
+                let target = target(&input.which, &data_dir)?;
+                let line = super::super::room_action::queue(&target, Value::Object(input.action))?;
+                Ok(json!({"status": "ok", "action": line["action"], "state_dir": target.root}))
             })
             .await,
         )
