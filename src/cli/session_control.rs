@@ -154,6 +154,29 @@ fn print_snapshot(view: &Value) {
     if let Some(summary) = snapshot.pointer("/last_event/summary") {
         println!("last: {}", text(summary));
     }
+    let room = &view["room"];
+    if !room.is_null() {
+        let members = room["members"].as_array().map(Vec::len).unwrap_or(0);
+        let active = room["members"]
+            .as_array()
+            .map(|m| m.iter().filter(|m| m["status"] == "active").count())
+            .unwrap_or(0);
+        let end = match (room["completed"].as_bool(), room["outcome"].as_str()) {
+            (Some(true), Some(outcome)) => {
+                format!("  ended: {}", text(&Value::String(outcome.into())))
+            }
+            (Some(true), None) => "  ended".to_string(),
+            _ => String::new(),
+        };
+        println!(
+            "room {}  step {}  members {active} active of {members}{end}",
+            text(&room["group_id"]),
+            text(&room["seq"])
+        );
+        if let Some(events) = room["events"].as_array().filter(|e| !e.is_empty()) {
+            println!("last step: {}", text(&Value::Array(events.clone())));
+        }
+    }
     let path = &view["path"];
     if !path.is_null() {
         let via = [&path["addr"], &path["relay_url"]]
