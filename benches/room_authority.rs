@@ -7,7 +7,6 @@
 //! Prints one JSON line: actions, seconds, actions per second, p50/p99 per action (ms), and
 //! the mean time for one member to verify one envelope (µs).
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use aigenora::api::group::MemberStatus;
@@ -20,31 +19,14 @@ use aigenora::room::checkpoint::RoomMember;
 use aigenora::spec::{Flow, Role, Spec};
 use serde_json::{Map, Value, json};
 
+#[path = "common/mod.rs"]
+#[allow(dead_code)]
+mod common;
+
 const MEMBERS: usize = 32;
 
-fn community_room_dir() -> PathBuf {
-    let python = std::env::var("AIGENORA_REFERENCE_PYTHON").unwrap_or_else(|_| {
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/target/reference-venv/bin/python"
-        )
-        .into()
-    });
-    let output = std::process::Command::new(python)
-        .args([
-            "-c",
-            "import aigenora, os; print(os.path.dirname(aigenora.__file__))",
-        ])
-        .output()
-        .expect("the reference client is installed (run the tests once)");
-    let package = PathBuf::from(String::from_utf8(output.stdout).unwrap().trim());
-    let room = package.join("protocols/9a8a5128");
-    std::fs::read_dir(&room)
-        .unwrap()
-        .flatten()
-        .next()
-        .unwrap()
-        .path()
+fn community_room_dir() -> std::path::PathBuf {
+    common::reference_protocol_dir("9a8a5128")
 }
 
 fn main() {

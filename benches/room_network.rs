@@ -57,27 +57,7 @@ impl MemberEvents for Steps {
 }
 
 fn community_room_dir() -> std::path::PathBuf {
-    let python = std::env::var("AIGENORA_REFERENCE_PYTHON").unwrap_or_else(|_| {
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/target/reference-venv/bin/python"
-        )
-        .into()
-    });
-    let output = std::process::Command::new(python)
-        .args([
-            "-c",
-            "import aigenora, os; print(os.path.dirname(aigenora.__file__))",
-        ])
-        .output()
-        .expect("the reference client is installed (run the tests once)");
-    let package = std::path::PathBuf::from(String::from_utf8(output.stdout).unwrap().trim());
-    std::fs::read_dir(package.join("protocols/9a8a5128"))
-        .unwrap()
-        .flatten()
-        .next()
-        .unwrap()
-        .path()
+    common::reference_protocol_dir("9a8a5128")
 }
 
 fn main() {

@@ -29,3 +29,29 @@ pub fn load_average() -> String {
         })
         .unwrap_or_default()
 }
+
+/// The reference package's protocol directory whose hash starts with `prefix` (the reference
+/// client is installed by the tests, or named by `$AIGENORA_REFERENCE_PYTHON`).
+pub fn reference_protocol_dir(prefix: &str) -> std::path::PathBuf {
+    let python = std::env::var("AIGENORA_REFERENCE_PYTHON").unwrap_or_else(|_| {
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/target/reference-venv/bin/python"
+        )
+        .into()
+    });
+    let output = std::process::Command::new(python)
+        .args([
+            "-c",
+            "import aigenora, os; print(os.path.dirname(aigenora.__file__))",
+        ])
+        .output()
+        .expect("the reference client is installed (run the tests once)");
+    let package = std::path::PathBuf::from(String::from_utf8(output.stdout).unwrap().trim());
+    std::fs::read_dir(package.join("protocols").join(prefix))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path()
+}
