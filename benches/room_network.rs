@@ -179,16 +179,7 @@ fn main() {
         channels.push((member, channel));
     }
     let listed = control.group(&group.group_id).unwrap();
-    let seats: Vec<RoomMember> = listed
-        .members
-        .iter()
-        .map(|m| RoomMember {
-            member_id: m.member_id.clone(),
-            public_key: m.public_key.clone(),
-            seat: m.seat,
-            status: m.status,
-        })
-        .collect();
+    let seats: Vec<RoomMember> = listed.members.iter().map(RoomMember::from).collect();
     let Flow::Group(rules) = spec.model().unwrap().flow.clone() else {
         panic!("a room")
     };

@@ -36,6 +36,18 @@ pub struct RoomMember {
     pub status: MemberStatus,
 }
 
+impl From<&crate::api::group::GroupMember> for RoomMember {
+    /// A member as the server lists it.
+    fn from(member: &crate::api::group::GroupMember) -> RoomMember {
+        RoomMember {
+            member_id: member.member_id.clone(),
+            public_key: member.public_key.clone(),
+            seat: member.seat,
+            status: member.status,
+        }
+    }
+}
+
 /// What a checkpoint records.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckpointState {

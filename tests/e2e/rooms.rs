@@ -145,12 +145,7 @@ fn a_room_runs_over_iroh_with_our_server_as_its_control_plane() {
         .unwrap()
         .members
         .iter()
-        .map(|m| RoomMember {
-            member_id: m.member_id.clone(),
-            public_key: m.public_key.clone(),
-            seat: m.seat,
-            status: m.status,
-        })
+        .map(RoomMember::from)
         .collect();
     assert_eq!(listed.len(), 3, "the leader and two members hold seats");
     let Flow::Group(rules) = spec.model().unwrap().flow.clone() else {

@@ -202,10 +202,5 @@ pub fn leader_admit(
     if member.member_id != ready.member_id || member.seat != ready.seat {
         return Err("the member's seat differs from the server's".into());
     }
-    Ok(RoomMember {
-        member_id: member.member_id.clone(),
-        public_key: member.public_key.clone(),
-        seat: member.seat,
-        status: MemberStatus::Active,
-    })
+    Ok(RoomMember::from(member))
 }

@@ -14,8 +14,9 @@ use tokio::runtime::Handle;
 
 use super::RoomControl;
 use super::admission::leader_admit;
-use super::join::{ACTIONS_FILE, MAX_ACTION_LINE, ROOM_FILE};
+use super::join::{QueuedActions, ROOM_FILE};
 use super::leader::Hub;
+use super::member::ActionSource;
 use super::rest::RestControl;
 use crate::api::group::{
     EMPTY_CHECKPOINT_HASH, Group, GroupStatus, LeaderHeartbeat, NewGroup, StartPolicy,
@@ -26,7 +27,6 @@ use crate::engine::{DisplaySink, Outcome};
 use crate::hooks::python_hooks::PythonHooks;
 use crate::hooks::{Hooks, InitContext};
 use crate::identity::Identity;
-use crate::layout::{Tail, TailLine};
 use crate::records::{Event, SessionRecord};
 use crate::room::authority::{Authority, Receipt, Start};
 use crate::room::checkpoint::RoomMember;
@@ -233,12 +233,7 @@ impl Lead {
             .members
             .iter()
             .filter(|m| m.status == crate::api::group::MemberStatus::Active)
-            .map(|m| RoomMember {
-                member_id: m.member_id.clone(),
-                public_key: m.public_key.clone(),
-                seat: m.seat,
-                status: m.status,
-            })
+            .map(RoomMember::from)
             .collect();
         let hooks = self.hooks()?;
         let (authority, _) = Authority::new(
@@ -261,13 +256,14 @@ impl Lead {
             self.group.leader_epoch,
             GroupStatus::Active,
         ));
-        let mut own = Tail::new(self.dir.root().join(ACTIONS_FILE), MAX_ACTION_LINE);
+        let mut own = QueuedActions::of(self.dir.root());
+        let mut recorded = None;
         while !hub.authority.completed {
             let busy = hub.poll();
             while let Ok((member, channel)) = admitted.try_recv() {
                 self.late(&mut hub, member, channel);
             }
-            for action in own_actions(&mut own) {
+            while let Some(action) = own.next_action() {
                 let key = self.identity.public_key().to_string();
                 let seq = hub
                     .authority
@@ -279,18 +275,9 @@ impl Lead {
                 hub.broadcast(&envelopes);
                 self.record_receipt(&receipt);
             }
-            if let Some(checkpoint) = hub.authority.replicated_checkpoint() {
-                *self.floor.lock().expect("the floor lock") =
-                    (checkpoint.seq, checkpoint.checkpoint_hash.clone());
-            }
-            if let Some(checkpoint) = hub.authority.checkpoint() {
-                let record = serde_json::json!({"group_id": checkpoint.group_id, "seq": checkpoint.seq,
-                    "members": checkpoint.state.members, "completed": checkpoint.state.completed,
-                    "outcome": checkpoint.state.outcome});
-                let _ = crate::layout::write_atomic(
-                    &self.dir.root().join(ROOM_FILE),
-                    record.to_string().as_bytes(),
-                );
+            if recorded != Some(hub.authority.seq) {
+                recorded = Some(hub.authority.seq);
+                self.record_step(&hub);
             }
             if !busy {
                 std::thread::sleep(IDLE);
@@ -344,6 +331,23 @@ impl Lead {
         Ok(hooks)
     }
 
+    /// After a new step: the floor the lease reports, and `room.json`.
+    fn record_step(&self, hub: &Hub<PythonHooks>) {
+        if let Some(checkpoint) = hub.authority.replicated_checkpoint() {
+            *self.floor.lock().expect("the floor lock") =
+                (checkpoint.seq, checkpoint.checkpoint_hash.clone());
+        }
+        if let Some(checkpoint) = hub.authority.checkpoint() {
+            let record = serde_json::json!({"group_id": checkpoint.group_id, "seq": checkpoint.seq,
+                "members": checkpoint.state.members, "completed": checkpoint.state.completed,
+                "outcome": checkpoint.state.outcome});
+            let _ = crate::layout::write_atomic(
+                &self.dir.root().join(ROOM_FILE),
+                record.to_string().as_bytes(),
+            );
+        }
+    }
+
     fn record_receipt(&self, receipt: &Receipt) {
         let (status, client_seq, reason) = match receipt {
             Receipt::Accepted { client_seq, .. } => ("accepted", *client_seq, None),
@@ -365,17 +369,4 @@ impl Lead {
             detail: what,
         }
     }
-}
-
-/// The leader's own actions appended since the last look.
-fn own_actions(tail: &mut Tail) -> Vec<Map<String, Value>> {
-    tail.read()
-        .into_iter()
-        .filter_map(|line| match line {
-            TailLine::Text { text, .. } => serde_json::from_str::<Value>(&text)
-                .ok()
-                .and_then(|line| line.get("action").and_then(Value::as_object).cloned()),
-            TailLine::Skipped { .. } => None,
-        })
-        .collect()
 }

@@ -5,7 +5,8 @@
 //! appends), a heartbeat to the server every [`HEARTBEAT`] so its seat stays its own. The
 //! last verified view and checkpoint are kept in `room.json`.
 
-use std::path::{Path, PathBuf};
+use std::collections::VecDeque;
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -175,7 +176,7 @@ fn follow(
         &group.leader_public_key,
         group.leader_epoch,
     );
-    let mut actions = FileActions::new(dir.root().join(ACTIONS_FILE));
+    let mut actions = QueuedActions::of(dir.root());
     let mut recorder = Recorder {
         dir: dir.clone(),
         group_id: group.group_id.clone(),
@@ -192,27 +193,38 @@ fn follow(
     end
 }
 
-/// Actions appended to the session's `room-actions.jsonl`, read as they arrive.
-struct FileActions {
+/// Actions appended to a session's `room-actions.jsonl`, read as they arrive and handed out
+/// one at a time (several appended at once all wait their turn).
+pub(super) struct QueuedActions {
     tail: Tail,
+    waiting: VecDeque<Map<String, Value>>,
 }
 
-impl FileActions {
-    fn new(path: PathBuf) -> FileActions {
-        FileActions {
-            tail: Tail::new(path, MAX_ACTION_LINE),
+impl QueuedActions {
+    pub(super) fn of(dir: &Path) -> QueuedActions {
+        QueuedActions {
+            tail: Tail::new(dir.join(ACTIONS_FILE), MAX_ACTION_LINE),
+            waiting: VecDeque::new(),
         }
     }
 }
 
-impl ActionSource for FileActions {
+impl ActionSource for QueuedActions {
     fn next_action(&mut self) -> Option<Map<String, Value>> {
-        self.tail.read().into_iter().find_map(|line| match line {
-            TailLine::Text { text, .. } => serde_json::from_str::<Value>(&text)
-                .ok()
-                .and_then(|line| line.get("action").and_then(Value::as_object).cloned()),
-            TailLine::Skipped { .. } => None,
-        })
+        if self.waiting.is_empty() {
+            self.waiting
+                .extend(self.tail.read().into_iter().filter_map(|line| {
+                    match line {
+                        TailLine::Text { text, .. } => {
+                            serde_json::from_str::<Value>(&text).ok().and_then(|line| {
+                                line.get("action").and_then(Value::as_object).cloned()
+                            })
+                        }
+                        TailLine::Skipped { .. } => None,
+                    }
+                }));
+        }
+        self.waiting.pop_front()
     }
 }
 

@@ -195,12 +195,7 @@ fn members_are_admitted_act_verify_and_see_the_room_end() {
         .unwrap()
         .members
         .iter()
-        .map(|m| RoomMember {
-            member_id: m.member_id.clone(),
-            public_key: m.public_key.clone(),
-            seat: m.seat,
-            status: m.status,
-        })
+        .map(RoomMember::from)
         .collect();
     let (authority, _) = Authority::new(
         ChatHooks,
