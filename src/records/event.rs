@@ -91,6 +91,12 @@ pub enum Event {
         seq: u64,
         frame_hash: String,
     },
+    /// The leader let a member's channel go (it broke, fell silent, or sent what a member
+    /// may not); the member keeps its seat and may come back.
+    GroupMemberDisconnected {
+        public_key: String,
+        reason: String,
+    },
     /// The leader's answer to one of this member's actions.
     GroupActionReceipt {
         status: String,

@@ -12,6 +12,7 @@ mod groups;
 mod human_browser;
 mod human_play;
 mod mental_poker;
+mod room_sizes;
 mod rooms;
 mod sessions;
 mod spec;

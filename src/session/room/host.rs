@@ -260,6 +260,7 @@ impl Lead {
         let mut recorded = None;
         while !hub.authority.completed {
             let busy = hub.poll();
+            self.record_detached(&mut hub);
             while let Ok((member, channel)) = admitted.try_recv() {
                 self.late(&mut hub, member, channel);
             }
@@ -345,6 +346,16 @@ impl Lead {
                 &self.dir.root().join(ROOM_FILE),
                 record.to_string().as_bytes(),
             );
+        }
+    }
+
+    /// Each member the hub let go, once, as an event.
+    fn record_detached(&self, hub: &mut Hub<PythonHooks>) {
+        for detached in hub.detached.drain(..) {
+            self.dir.events().emit(Event::GroupMemberDisconnected {
+                public_key: detached.public_key,
+                reason: detached.reason,
+            });
         }
     }
 
