@@ -24,7 +24,7 @@ use aigenora::server::{self, ServerConfig};
 use aigenora::session::room::RoomControl;
 use aigenora::session::room::admission::{leader_admit, member_admit};
 use aigenora::session::room::leader::Hub;
-use aigenora::session::room::member::{ActionSource, Follower, MemberEvents};
+use aigenora::session::room::member::{ActionSource, Follower, MemberEvents, Outbox};
 use aigenora::session::room::rest::RestControl;
 use aigenora::spec::{Flow, Role, Spec};
 use aigenora::transport::{
@@ -152,6 +152,7 @@ fn main() {
                 &identity,
                 &mut inbox,
                 &mut steps,
+                &mut Outbox::default(),
             )
             .run();
             drop(channel);

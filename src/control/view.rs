@@ -22,7 +22,7 @@ pub fn session_view(target: &Target) -> Value {
         .as_ref()
         .and_then(|dir| DecisionFiles::of(dir).window())
         .filter(|window| window.open);
-    let room = std::fs::read_to_string(target.root.join(crate::session::room::join::ROOM_FILE))
+    let room = std::fs::read_to_string(target.root.join(crate::session::room::record::ROOM_FILE))
         .ok()
         .and_then(|text| serde_json::from_str::<Value>(&text).ok())
         .unwrap_or(Value::Null);

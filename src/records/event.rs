@@ -97,6 +97,39 @@ pub enum Event {
         public_key: String,
         reason: String,
     },
+    /// The leader took a member out of the room: the server no longer lists it as active
+    /// (it left, or stopped heartbeating).
+    GroupMemberLeft {
+        public_key: String,
+    },
+    /// This leader lost its lease (the server fenced its epoch, or it could not renew it)
+    /// and stopped leading.
+    GroupLeaderFenced {
+        reason: String,
+    },
+    /// The server refused or missed this member's heartbeat (its seat is at risk).
+    GroupMemberHeartbeatFailed {
+        reason: String,
+    },
+    /// The channel to the room's leader ended; the member asks the server what became of
+    /// the room.
+    GroupLeaderDisconnected {
+        group_id: String,
+        leader_epoch: u64,
+        seq: u64,
+    },
+    /// This member took the room over: it leads `leader_epoch` from its checkpoint `seq`.
+    GroupLeadershipClaimed {
+        group_id: String,
+        leader_epoch: u64,
+        seq: u64,
+    },
+    /// The room has a new leader, whom this member follows.
+    GroupLeaderChanged {
+        group_id: String,
+        leader_public_key: String,
+        leader_epoch: u64,
+    },
     /// The leader's answer to one of this member's actions.
     GroupActionReceipt {
         status: String,

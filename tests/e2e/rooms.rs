@@ -18,7 +18,7 @@ use aigenora::room::replica::Verified;
 use aigenora::session::room::RoomControl;
 use aigenora::session::room::admission::{leader_admit, member_admit, verify_binding};
 use aigenora::session::room::leader::Hub;
-use aigenora::session::room::member::{FollowEnd, Follower, MemberEvents};
+use aigenora::session::room::member::{FollowEnd, Follower, MemberEvents, Outbox};
 use aigenora::session::room::rest::RestControl;
 use aigenora::spec::{Flow, Role, Spec};
 use aigenora::transport::{DEFAULT_CONNECT_TIMEOUT, IrohChannel, Ticket};
@@ -111,6 +111,7 @@ fn a_room_runs_over_iroh_with_our_server_as_its_control_plane() {
                 &identity,
                 &mut actions,
                 &mut seen,
+                &mut Outbox::default(),
             )
             .run();
             drop(channel);

@@ -2,97 +2,11 @@
 //! reference members and ours at once (each acting as soon as it is admitted); every member's
 //! message must reach every other member's verified view, and no member may be let go.
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
-
 use serde_json::Value;
 
-use crate::support::net::{Agent, Background, Net, SessionFiles, wait_until};
+use crate::room_seats::{LIMIT, Seat, community_room, session_with, texts};
+use crate::support::net::{Net, SessionFiles, wait_until};
 use crate::support::process::Proc;
-use crate::support::reference::{ReferenceAgent, reference_cli, reference_contract};
-
-const LIMIT: Duration = Duration::from_secs(120);
-
-/// The texts of the messages a room view shows (ours in `room.json`, the reference's in
-/// `snapshot.json`).
-fn texts(path: &Path) -> Vec<String> {
-    let Some(room) = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-    else {
-        return Vec::new();
-    };
-    room["view"]["messages"]
-        .as_array()
-        .or(room["group_view"]["messages"].as_array())
-        .map(|messages| {
-            messages
-                .iter()
-                .filter_map(|m| m["text"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn session_with(agent_dir: &Path, file: &str) -> Option<PathBuf> {
-    std::fs::read_dir(agent_dir.join("sessions"))
-        .ok()?
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.join(file).is_file())
-}
-
-/// One seat of the room, and where its verified view is kept.
-enum Seat {
-    Ours {
-        agent: Agent,
-        process: Proc,
-        session: PathBuf,
-    },
-    Theirs {
-        agent: ReferenceAgent,
-        process: Background,
-    },
-}
-
-impl Seat {
-    fn view(&self) -> PathBuf {
-        match self {
-            Seat::Ours { session, .. } => session.join("room.json"),
-            Seat::Theirs { process, .. } => process.state_dir.join("snapshot.json"),
-        }
-    }
-
-    fn act(&self, text: &str) {
-        let action = format!(r#"{{"kind":"send","text":"{text}"}}"#);
-        match self {
-            Seat::Ours { agent, session, .. } => {
-                agent.ok(&[
-                    "session",
-                    "action",
-                    "--state-dir",
-                    session.to_str().unwrap(),
-                    "--action",
-                    &action,
-                ]);
-            }
-            Seat::Theirs { agent, process } => {
-                let output = reference_cli()
-                    .args(["session", "action", "--state-dir"])
-                    .arg(&process.state_dir)
-                    .args(["--action", &action])
-                    .env("P2P_SERVER", &agent.server)
-                    .output()
-                    .unwrap();
-                assert!(
-                    output.status.success(),
-                    "reference session action: {}",
-                    String::from_utf8_lossy(&output.stderr)
-                );
-            }
-        }
-    }
-}
 
 /// Our leader, four reference members and three of ours in one Community Room: each member
 /// says hello the moment it is admitted, every hello reaches all eight verified views, our
@@ -101,16 +15,7 @@ impl Seat {
 fn our_leader_seats_eight_with_four_reference_members() {
     let net = Net::start();
     let leader = net.agent("leader");
-    let room = reference_contract("community-room-v1");
-    let dir = leader.dir.join("room");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(&room.spec, dir.join("spec.json")).unwrap();
-    std::fs::copy(room.spec.with_file_name("hooks.py"), dir.join("hooks.py")).unwrap();
-    leader.ok(&[
-        "protocol",
-        "register",
-        dir.join("spec.json").to_str().unwrap(),
-    ]);
+    let (room, dir) = community_room(&leader);
     let (hosting, post_id) = leader.host(dir.to_str().unwrap(), &[]);
     let mut seats = Vec::new();
     for index in 0..7 {
@@ -141,7 +46,7 @@ fn our_leader_seats_eight_with_four_reference_members() {
                 session,
             }
         };
-        seat.act(&format!("hello from seat {index}"));
+        seat.say(&format!("hello from seat {index}"));
         seats.push(seat);
     }
     let leader_session = session_with(&leader.dir, "room.json").expect("our leader's session");

@@ -259,6 +259,11 @@ impl<H: RoomHooks> Authority<H> {
         Ok(outcome.events)
     }
 
+    /// The leader's own view of the last step.
+    pub fn own_view(&self) -> Option<&Value> {
+        self.last_views.get(self.identity.public_key())
+    }
+
     /// The member with this key.
     pub fn member(&self, public_key: &str) -> Option<&RoomMember> {
         self.members.iter().find(|m| m.public_key == public_key)

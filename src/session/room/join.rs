@@ -3,38 +3,48 @@
 //! and follows the room until it ends — every envelope verified and recorded, its own actions
 //! taken from the session directory's `room-actions.jsonl` (what `aigenora session action`
 //! appends), a heartbeat to the server every [`HEARTBEAT`] so its seat stays its own. The
-//! last verified view and checkpoint are kept in `room.json`.
+//! last verified view and checkpoint are kept in `room.json`. When the leader's channel
+//! ends the member finds its way back ([`failover`](super::failover)): it follows the
+//! same or a new leader with its action in flight, or, holding the room's hooks, takes the
+//! room over and leads it from its newest checkpoint to the end.
 
 use std::collections::VecDeque;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio::runtime::Handle;
 
 use super::admission::{member_admit, verify_binding};
-use super::member::{ActionSource, FollowEnd, Follower, MemberEvents};
+use super::failover::{Claimed, Next, Recovery};
+use super::lead::{self, Lead, leader_hooks};
+use super::leader::Hub;
+use super::member::{ActionSource, FollowEnd, Follower, MemberEvents, Outbox};
+use super::record::RoomRecord;
 use super::rest::RestControl;
+use crate::api::group::{Group, GroupStatus};
 use crate::api::invitation::Invitation;
 use crate::client::RestClient;
 use crate::engine::{DisplaySink, Outcome};
+use crate::hooks::skeleton;
+use crate::identity::Identity;
 use crate::layout::{Tail, TailLine};
 use crate::records::{Event, SessionRecord};
 use crate::room::Replica;
+use crate::room::authority::{Authority, Start};
 use crate::room::replica::Verified;
-use crate::session::{PreparedProtocol, SessionDir, SessionEnd, SessionError};
-use crate::spec::{ControlMode, Role};
-use crate::transport::{
-    DEFAULT_CONNECT_TIMEOUT, IrohChannel, RelayChoice, SessionEndpoint, Ticket,
-};
+use crate::session::{PreparedProtocol, Protocol, SessionDir, SessionEnd, SessionError};
+use crate::spec::flow::group::GroupRules;
+use crate::spec::{ControlMode, Flow, Role};
+use crate::transport::{IrohChannel, RelayChoice, SessionEndpoint, Ticket};
 use crate::wire::group::Receipt;
 
+/// How long a member waits for its leader's endpoint to answer a dial.
+const DIAL_TIMEOUT: Duration = Duration::from_secs(5);
 /// How often a member tells the server it is still there.
 pub const HEARTBEAT: Duration = Duration::from_secs(5);
 /// The file of actions waiting to be sent, in the session directory.
 pub const ACTIONS_FILE: &str = "room-actions.jsonl";
-/// The member's last verified view and checkpoint, in the session directory.
-pub const ROOM_FILE: &str = "room.json";
 /// The longest line of the actions file.
 pub const MAX_ACTION_LINE: usize = 1024 * 1024;
 
@@ -49,25 +59,37 @@ pub struct RoomJoin {
     pub session_dir: SessionDir,
 }
 
+/// Why following a leader on one channel stopped short of the room's end.
+enum Stop {
+    /// The channel could not be opened or was lost: look for the room's leader again.
+    Lost(String),
+    /// The leader sent what a member must not believe: this member leaves the room.
+    Untrusted(String),
+}
+
+/// What a member carries from one channel (and one leader) to the next.
+struct MemberState {
+    replica: Replica,
+    outbox: Outbox,
+    actions: QueuedActions,
+    recorder: Recorder,
+}
+
 impl RoomJoin {
     pub async fn run(self) -> Result<SessionEnd, SessionError> {
         let post_id = self.invitation.post_id.clone();
-        let refuse = |reason: String| SessionError::Invitation {
-            post_id: post_id.clone(),
-            reason,
-        };
         let group = self
             .client
             .group_by_post(&post_id)
             .await
-            .map_err(|e| refuse(format!("no room on the server for it ({e})")))?;
+            .map_err(|e| self.refusal(format!("no room on the server for it ({e})")))?;
         if group.protocol_id != self.invitation.protocol_id {
-            return Err(refuse("its room plays another protocol".into()));
+            return Err(self.refusal("its room plays another protocol".into()));
         }
-        verify_binding(&group).map_err(refuse)?;
-        let ticket: Ticket = group
+        verify_binding(&group).map_err(|reason| self.refusal(reason))?;
+        group
             .iroh_ticket
-            .parse()
+            .parse::<Ticket>()
             .map_err(|error| SessionError::Ticket {
                 post_id: post_id.clone(),
                 error,
@@ -87,57 +109,31 @@ impl RoomJoin {
             Role::Guest,
             &format!("[join] room {} of invitation {post_id}", group.group_id),
         );
-        let endpoint = SessionEndpoint::bind(&self.relay).await?;
-        let link = match endpoint.dial(&ticket, DEFAULT_CONNECT_TIMEOUT).await {
-            Ok(link) => link,
-            Err(error) => {
-                endpoint.shutdown().await;
-                return Err(error.into());
-            }
-        };
-        let channel = IrohChannel::new(link, &Handle::current());
         let heartbeats = {
             let client = self.client.clone();
             let group_id = group.group_id.clone();
+            let events = self.session_dir.events().clone();
             tokio::spawn(async move {
-                let mut every = tokio::time::interval(HEARTBEAT);
+                // The first beat once the member has had time to be admitted.
+                let mut every =
+                    tokio::time::interval_at(tokio::time::Instant::now() + HEARTBEAT, HEARTBEAT);
                 loop {
                     every.tick().await;
-                    let _ = client.heartbeat_member(&group_id).await;
+                    if let Err(error) = client.heartbeat_member(&group_id).await {
+                        events.emit(Event::GroupMemberHeartbeatFailed {
+                            reason: error.to_string(),
+                        });
+                    }
                 }
             })
         };
-        let follow = {
-            let control = RestControl::new(self.client.clone(), Handle::current());
-            let identity = self.client.identity().clone();
-            let dir = self.session_dir.clone();
-            let control_mode = self.control_mode;
-            tokio::task::spawn_blocking(move || {
-                follow(channel, control, identity, group, dir, control_mode)
-            })
+        let leave = LeaveOnDrop {
+            client: self.client.clone(),
+            group_id: Some(group.group_id.clone()),
         };
-        let ended = follow.await;
+        let result = self.take_part(group).await;
+        leave.disarm();
         heartbeats.abort();
-        endpoint.shutdown().await;
-        let result = match ended {
-            Ok(Ok(FollowEnd::Completed(outcome))) => Ok(Outcome {
-                completed: true,
-                winner: None,
-                reason: outcome,
-                metadata: None,
-            }),
-            Ok(Ok(FollowEnd::LeaderGone(reason))) => Ok(Outcome {
-                completed: false,
-                winner: None,
-                reason: Some(format!("leader_disconnected: {reason}")),
-                metadata: None,
-            }),
-            Ok(Err(reason)) => Err(refuse(reason)),
-            Err(panic) => Err(SessionError::Stopped {
-                what: "the room member",
-                detail: panic.to_string(),
-            }),
-        };
         Ok(SessionEnd {
             session_dir: self.session_dir.root().to_path_buf(),
             session_id: self.invitation.post_id.clone(),
@@ -145,24 +141,310 @@ impl RoomJoin {
             result,
         })
     }
+
+    fn refusal(&self, reason: String) -> SessionError {
+        SessionError::Invitation {
+            post_id: self.invitation.post_id.clone(),
+            reason,
+        }
+    }
+
+    /// Follows the room's leader, and its successors, until the room ends — or leads it,
+    /// when this member takes it over.
+    async fn take_part(&self, mut group: Group) -> Result<Outcome, SessionError> {
+        let identity = self.client.identity().clone();
+        let mut state = MemberState {
+            replica: Replica::new(
+                &group.group_id,
+                identity.public_key(),
+                &group.leader_public_key,
+                group.leader_epoch,
+            ),
+            outbox: Outbox::default(),
+            actions: QueuedActions::of(self.session_dir.root()),
+            recorder: Recorder {
+                dir: self.session_dir.clone(),
+                group_id: group.group_id.clone(),
+            },
+        };
+        let rules = self.rules()?;
+        let group_id = group.group_id.clone();
+        let recovery = Recovery {
+            client: &self.client,
+            group_id: &group_id,
+            relay: &self.relay,
+            can_lead: self.can_lead(),
+            recovery_mode: rules.recovery_mode,
+        };
+        let limit = Duration::from_secs(60 + 3 * group.leader_lease_seconds);
+        let mut lost_since: Option<Instant> = None;
+        loop {
+            let (back, ended) = self.follow_leader(&group, state).await;
+            state = back;
+            let reason = match ended {
+                Ok(FollowEnd::Completed(outcome)) => return Ok(completed(outcome)),
+                Ok(FollowEnd::LeaderGone(reason)) => {
+                    lost_since = None;
+                    reason
+                }
+                Err(Stop::Lost(reason)) => reason,
+                Err(Stop::Untrusted(reason)) => return Err(self.refusal(reason)),
+            };
+            let since = *lost_since.get_or_insert_with(Instant::now);
+            if since.elapsed() > limit {
+                return Err(self.refusal(format!(
+                    "no way back to the room's leader for {} s (last: {reason})",
+                    limit.as_secs()
+                )));
+            }
+            self.session_dir
+                .events()
+                .emit(Event::GroupLeaderDisconnected {
+                    group_id: group.group_id.clone(),
+                    leader_epoch: state.replica.epoch,
+                    seq: state.replica.head.as_ref().map_or(0, |h| h.seq),
+                });
+            match recovery
+                .next(&state.replica, limit.saturating_sub(since.elapsed()))
+                .await
+                .map_err(|reason| self.refusal(reason))?
+            {
+                Next::Follow(next) => {
+                    if next.leader_epoch > state.replica.epoch {
+                        state
+                            .replica
+                            .advance_epoch(&next.leader_public_key, next.leader_epoch)
+                            .map_err(|e| self.refusal(e.to_string()))?;
+                        self.session_dir.events().emit(Event::GroupLeaderChanged {
+                            group_id: next.group_id.clone(),
+                            leader_public_key: next.leader_public_key.clone(),
+                            leader_epoch: next.leader_epoch,
+                        });
+                    }
+                    group = next;
+                }
+                Next::Lead(claimed) => return self.lead(claimed, rules, state).await,
+                Next::Ended(status) => {
+                    return Ok(Outcome {
+                        completed: status == GroupStatus::Closed,
+                        winner: None,
+                        reason: Some(format!("room_{status}")),
+                        metadata: None,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Dials the room's leader and follows it on that channel (on a blocking thread).
+    async fn follow_leader(
+        &self,
+        group: &Group,
+        mut state: MemberState,
+    ) -> (MemberState, Result<FollowEnd, Stop>) {
+        let ticket: Ticket = match group.iroh_ticket.parse() {
+            Ok(ticket) => ticket,
+            Err(error) => {
+                return (
+                    state,
+                    Err(Stop::Lost(format!("the room's ticket: {error}"))),
+                );
+            }
+        };
+        let endpoint = match SessionEndpoint::bind(&self.relay).await {
+            Ok(endpoint) => endpoint,
+            Err(error) => return (state, Err(Stop::Lost(error.to_string()))),
+        };
+        let link = match endpoint.dial(&ticket, DIAL_TIMEOUT).await {
+            Ok(link) => link,
+            Err(error) => {
+                endpoint.shutdown().await;
+                return (state, Err(Stop::Lost(error.to_string())));
+            }
+        };
+        let channel = IrohChannel::new(link, &Handle::current());
+        let control = RestControl::new(self.client.clone(), Handle::current());
+        let identity = self.client.identity().clone();
+        let (group, dir, mode) = (group.clone(), self.session_dir.clone(), self.control_mode);
+        let followed = tokio::task::spawn_blocking(move || {
+            let ended = follow(channel, &control, &identity, &group, &dir, mode, &mut state);
+            (state, ended)
+        })
+        .await;
+        endpoint.shutdown().await;
+        match followed {
+            Ok(followed) => followed,
+            Err(panic) => panic!("the room member's thread failed: {panic}"),
+        }
+    }
+
+    /// Leads the room's new epoch from the member's checkpoint, until the room ends.
+    async fn lead(
+        &self,
+        claimed: Claimed,
+        rules: GroupRules,
+        state: MemberState,
+    ) -> Result<Outcome, SessionError> {
+        let Claimed {
+            group,
+            mut endpoint,
+            ticket,
+        } = claimed;
+        self.session_dir
+            .events()
+            .emit(Event::GroupLeadershipClaimed {
+                group_id: group.group_id.clone(),
+                leader_epoch: group.leader_epoch,
+                seq: group.checkpoint_seq,
+            });
+        (self.display)(
+            Role::Guest,
+            &format!(
+                "[join] the leader is gone; this member leads room {} from step {}",
+                group.group_id, group.checkpoint_seq
+            ),
+        );
+        let (tasks, arrivals, lease) = lead::open(
+            &mut endpoint,
+            &self.client,
+            &group,
+            &ticket,
+            usize::from(rules.max_participants),
+        )?;
+        let MemberState {
+            replica,
+            mut outbox,
+            actions,
+            ..
+        } = state;
+        let checkpoint = replica
+            .checkpoint
+            .ok_or_else(|| self.refusal("no checkpoint to lead from".into()))?;
+        let protocol = Protocol {
+            dir: self.prepared.dir.clone(),
+            spec: self.prepared.spec.clone(),
+        };
+        let options = self.invitation.options.clone();
+        let mut lead = Lead {
+            control: RestControl::new(self.client.clone(), Handle::current()),
+            client: self.client.clone(),
+            runtime: Handle::current(),
+            identity: self.client.identity().clone(),
+            group,
+            rules,
+            dir: self.session_dir.clone(),
+            lease,
+            own: actions,
+        };
+        let led = tokio::task::spawn_blocking(move || {
+            let hooks = leader_hooks(&protocol, &options, &lead.dir)?;
+            let (members, version) = lead.active_members()?;
+            let (authority, _) = Authority::new(
+                hooks,
+                lead.rules.clone(),
+                lead.identity.clone(),
+                &lead.group.group_id,
+                lead.group.leader_epoch,
+                version,
+                members,
+                Start::Restore(&checkpoint),
+            )
+            .map_err(|e| lead.stopped(e.to_string()))?;
+            let mut hub = Hub::new(authority);
+            if let Some((client_seq, action)) = outbox.take() {
+                lead.act(&mut hub, Some(client_seq), &action);
+            }
+            lead.serve(&mut hub, &arrivals)
+        })
+        .await;
+        drop(tasks);
+        endpoint.shutdown().await;
+        match led {
+            Ok(Ok(outcome)) => Ok(completed(outcome)),
+            Ok(Err(error)) => Err(error),
+            Err(panic) => Err(SessionError::Stopped {
+                what: "the room leader",
+                detail: panic.to_string(),
+            }),
+        }
+    }
+
+    fn rules(&self) -> Result<GroupRules, SessionError> {
+        let model = self
+            .prepared
+            .spec
+            .model()
+            .map_err(|error| crate::spec::SpecFileError {
+                path: self.prepared.dir.join("spec.json"),
+                error,
+            })?;
+        match &model.flow {
+            Flow::Group(rules) => Ok(rules.clone()),
+            _ => Err(self.refusal("its contract is not a room".into())),
+        }
+    }
+
+    /// Whether this member has hooks of its own for the room (so it can take it over).
+    fn can_lead(&self) -> bool {
+        self.prepared.dir.join("hooks.py").is_file()
+            && !skeleton::detect(&self.prepared.dir).pristine
+    }
+}
+
+/// Gives up the member's seat when its session is stopped midway (`session abort`, Ctrl-C
+/// drop the session's future), so the room does not wait on it until its heartbeats lapse.
+struct LeaveOnDrop {
+    client: RestClient,
+    group_id: Option<String>,
+}
+
+impl LeaveOnDrop {
+    /// The session ended by itself: nothing to give up.
+    fn disarm(mut self) {
+        self.group_id = None;
+    }
+}
+
+impl Drop for LeaveOnDrop {
+    fn drop(&mut self) {
+        if let Some(group_id) = self.group_id.take()
+            && let Ok(runtime) = Handle::try_current()
+        {
+            let client = self.client.clone();
+            runtime.spawn(async move {
+                let _ = client.leave_group(&group_id).await;
+            });
+        }
+    }
+}
+
+fn completed(outcome: Option<String>) -> Outcome {
+    Outcome {
+        completed: true,
+        winner: None,
+        reason: outcome,
+        metadata: None,
+    }
 }
 
 /// Admission, then the follow loop, on the blocking thread.
 fn follow(
     mut channel: IrohChannel,
-    control: RestControl,
-    identity: crate::identity::Identity,
-    group: crate::api::group::Group,
-    dir: SessionDir,
+    control: &RestControl,
+    identity: &Identity,
+    group: &Group,
+    dir: &SessionDir,
     control_mode: ControlMode,
-) -> Result<FollowEnd, String> {
+    state: &mut MemberState,
+) -> Result<FollowEnd, Stop> {
     let seat = member_admit(
         &mut channel,
-        &control,
-        &identity,
-        &group,
+        control,
+        identity,
+        group,
         control_mode.as_str(),
-    )?;
+    )
+    .map_err(Stop::Lost)?;
     let _ = dir.update(|record| record.session_id = Some(group.group_id.clone()));
     dir.events().emit(Event::GroupMemberAdmitted {
         group_id: group.group_id.clone(),
@@ -170,38 +452,29 @@ fn follow(
         member_id: seat.member_id.clone(),
         seat: seat.seat,
     });
-    let mut replica = Replica::new(
-        &group.group_id,
-        identity.public_key(),
-        &group.leader_public_key,
-        group.leader_epoch,
-    );
-    let mut actions = QueuedActions::of(dir.root());
-    let mut recorder = Recorder {
-        dir: dir.clone(),
-        group_id: group.group_id.clone(),
-    };
     let end = Follower::new(
         &mut channel,
-        &mut replica,
-        &identity,
-        &mut actions,
-        &mut recorder,
+        &mut state.replica,
+        identity,
+        &mut state.actions,
+        &mut state.recorder,
+        &mut state.outbox,
     )
-    .run();
+    .run()
+    .map_err(Stop::Untrusted);
     let _ = crate::transport::Channel::close(&mut channel);
     end
 }
 
 /// Actions appended to a session's `room-actions.jsonl`, read as they arrive and handed out
 /// one at a time (several appended at once all wait their turn).
-pub(super) struct QueuedActions {
+pub struct QueuedActions {
     tail: Tail,
     waiting: VecDeque<Map<String, Value>>,
 }
 
 impl QueuedActions {
-    pub(super) fn of(dir: &Path) -> QueuedActions {
+    pub fn of(dir: &Path) -> QueuedActions {
         QueuedActions {
             tail: Tail::new(dir.join(ACTIONS_FILE), MAX_ACTION_LINE),
             waiting: VecDeque::new(),
@@ -258,16 +531,10 @@ impl MemberEvents for Recorder {
 }
 
 fn write_room(dir: &Path, verified: &Verified) {
-    let record = json!({
-        "group_id": verified.checkpoint.group_id,
-        "leader_public_key": verified.checkpoint.leader_public_key,
-        "leader_epoch": verified.checkpoint.leader_epoch,
-        "seq": verified.envelope.core.seq,
-        "members": verified.checkpoint.state.members,
-        "view": verified.view,
-        "events": verified.envelope.events,
-        "completed": verified.envelope.core.completed,
-        "outcome": verified.envelope.core.outcome,
-    });
-    let _ = crate::layout::write_atomic(&dir.join(ROOM_FILE), record.to_string().as_bytes());
+    RoomRecord::of_checkpoint(
+        &verified.checkpoint,
+        Some(Value::Object(verified.view.clone())),
+        verified.envelope.events.clone(),
+    )
+    .write(dir);
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::room::authority::{Authority, Envelopes};
 use crate::room::hooks::RoomHooks;
 use crate::transport::{Channel, ChannelError};
-use crate::wire::group::{self, Ack, Input, Ping, Pong};
+use crate::wire::group::{self, Ack, GroupError, Input, Ping, Pong};
 
 /// How long a member may leave a step unacknowledged before it is detached.
 pub const ACK_TIMEOUT: Duration = Duration::from_secs(15);
@@ -53,18 +53,24 @@ impl<H: RoomHooks> Hub<H> {
         }
     }
 
-    /// Attaches an admitted member's channel and sends it a bootstrap of the current step.
+    /// Attaches an admitted member's channel and sends it a bootstrap of the current step;
+    /// a key that is not an active member of the room is refused on its channel.
     pub fn attach(
         &mut self,
         public_key: &str,
         mut channel: Box<dyn Channel>,
     ) -> Result<(), String> {
-        let bootstrap = self
-            .authority
-            .bootstrap(public_key)
-            .map_err(|e| e.to_string())?;
-        let Some(bootstrap) = bootstrap else {
-            return Err("not an active member of the room".into());
+        let bootstrap = match self.authority.bootstrap(public_key) {
+            Ok(Some(bootstrap)) => bootstrap,
+            Ok(None) => {
+                let reason = "not an active member of the room";
+                self.refuse(channel, reason);
+                return Err(reason.into());
+            }
+            Err(error) => {
+                self.refuse(channel, &error.to_string());
+                return Err(error.to_string());
+            }
         };
         channel.send(&bootstrap).map_err(|e| e.to_string())?;
         self.members.insert(
@@ -76,6 +82,15 @@ impl<H: RoomHooks> Hub<H> {
             },
         );
         Ok(())
+    }
+
+    /// Tells a member on `channel` why the room will not have it, and closes the channel.
+    pub fn refuse(&self, mut channel: Box<dyn Channel>, reason: &str) {
+        let error = GroupError {
+            reason: reason.to_string(),
+        };
+        let _ = channel.send(&error.to_value());
+        let _ = channel.close();
     }
 
     /// How many members have a channel.

@@ -48,6 +48,22 @@ struct Pending {
     sent_at: Option<Instant>,
 }
 
+/// The member's one action in flight, kept across channels: after a reconnect or a
+/// failover it is sent again with the same `client_seq` and `action_id`, so a leader that
+/// already applied it answers `duplicate` instead of applying it twice.
+#[derive(Default)]
+pub struct Outbox {
+    pending: Option<Pending>,
+}
+
+impl Outbox {
+    /// The action in flight and its `client_seq` (a member taking the room over applies
+    /// it itself).
+    pub fn take(&mut self) -> Option<(u64, Map<String, Value>)> {
+        self.pending.take().map(|p| (p.client_seq, p.action))
+    }
+}
+
 /// How following ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FollowEnd {
@@ -64,7 +80,7 @@ pub struct Follower<'a> {
     pub identity: &'a Identity,
     pub actions: &'a mut dyn ActionSource,
     pub events: &'a mut dyn MemberEvents,
-    pending: Option<Pending>,
+    outbox: &'a mut Outbox,
 }
 
 impl<'a> Follower<'a> {
@@ -74,14 +90,19 @@ impl<'a> Follower<'a> {
         identity: &'a Identity,
         actions: &'a mut dyn ActionSource,
         events: &'a mut dyn MemberEvents,
+        outbox: &'a mut Outbox,
     ) -> Follower<'a> {
+        if let Some(pending) = &mut outbox.pending {
+            // A new channel: the action in flight goes out again at once.
+            pending.sent_at = None;
+        }
         Follower {
             channel,
             replica,
             identity,
             actions,
             events,
-            pending: None,
+            outbox,
         }
     }
 
@@ -92,7 +113,9 @@ impl<'a> Follower<'a> {
         let mut bootstrapped = false;
         loop {
             if bootstrapped {
-                self.submit()?;
+                if let Err(lost) = self.submit() {
+                    return Ok(FollowEnd::LeaderGone(lost));
+                }
             } else if started.elapsed() > FIRST_ENVELOPE {
                 return Err(format!(
                     "no envelope from the leader within {} s",
@@ -113,7 +136,9 @@ impl<'a> Follower<'a> {
                         .map_err(|e| e.to_string())?;
                     bootstrapped = true;
                     let Some(verified) = verified else { continue };
-                    self.acknowledge(&verified)?;
+                    if let Err(lost) = self.acknowledge(&verified) {
+                        return Ok(FollowEnd::LeaderGone(lost));
+                    }
                     self.events.step(&verified);
                     if verified.envelope.core.completed {
                         return Ok(FollowEnd::Completed(verified.envelope.core.outcome.clone()));
@@ -150,7 +175,7 @@ impl<'a> Follower<'a> {
 
     /// Sends the next action when none is in flight, or resends the one in flight.
     fn submit(&mut self) -> Result<(), String> {
-        if self.pending.is_none() {
+        if self.outbox.pending.is_none() {
             let Some(action) = self.actions.next_action() else {
                 return Ok(());
             };
@@ -165,14 +190,14 @@ impl<'a> Follower<'a> {
                         .copied()
                 })
                 .unwrap_or(0);
-            self.pending = Some(Pending {
+            self.outbox.pending = Some(Pending {
                 client_seq: accepted + 1,
                 action_id: super::admission::fresh_hex(),
                 action,
                 sent_at: None,
             });
         }
-        let pending = self.pending.as_mut().expect("set above");
+        let pending = self.outbox.pending.as_mut().expect("set above");
         if pending.sent_at.is_some_and(|at| at.elapsed() < RESEND) {
             return Ok(());
         }
@@ -193,7 +218,7 @@ impl<'a> Follower<'a> {
     /// A receipt for the action in flight settles it; any other receipt is ignored.
     fn settle(&mut self, frame: &Value) -> Result<(), String> {
         let receipt = Receipt::parse(frame).map_err(|e| e.to_string())?;
-        let Some(pending) = &self.pending else {
+        let Some(pending) = &self.outbox.pending else {
             return Ok(());
         };
         if receipt.action_id.as_deref() != Some(pending.action_id.as_str()) {
@@ -202,7 +227,7 @@ impl<'a> Follower<'a> {
         let keep = receipt.status == ReceiptStatus::Rejected && receipt.retryable == Some(true);
         self.events.receipt(&receipt, &pending.action);
         if !keep {
-            self.pending = None;
+            self.outbox.pending = None;
         }
         Ok(())
     }

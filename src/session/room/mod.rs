@@ -5,10 +5,13 @@
 //! reached through [`RoomControl`].
 
 pub mod admission;
+pub mod failover;
 pub mod host;
 pub mod join;
+pub mod lead;
 pub mod leader;
 pub mod member;
+pub mod record;
 pub mod rest;
 
 use crate::api::group::{Group, MemberAdmitted, NewMember};

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use super::RoomControl;
 use super::admission::{leader_admit, member_admit};
 use super::leader::Hub;
-use super::member::{FollowEnd, Follower, MemberEvents};
+use super::member::{FollowEnd, Follower, MemberEvents, Outbox};
 use crate::api::group::{
     Group, GroupMember, GroupStatus, MemberAdmitted, MemberStatus, NewMember, RecoveryMode,
     StartPolicy, admission_canonical,
@@ -156,8 +156,8 @@ fn members_are_admitted_act_verify_and_see_the_room_end() {
     let control = room_of(&leader);
     let members: Vec<Identity> = (0..2).map(|_| Identity::generate()).collect();
     let scripts = [
-        vec![say("hello"), say(""), say("again")],
-        vec![say("hi"), say("more"), say("bye")],
+        vec![say(""), say("hello"), say("again")],
+        vec![say("hi"), say("more"), say("and"), say("more"), say("bye")],
     ];
     let mut leader_ends = Vec::new();
     let mut threads = Vec::new();
@@ -179,6 +179,7 @@ fn members_are_admitted_act_verify_and_see_the_room_end() {
                 &identity,
                 &mut actions,
                 &mut seen,
+                &mut Outbox::default(),
             )
             .run();
             (seat, end, seen, replica)
@@ -256,12 +257,16 @@ fn members_are_admitted_act_verify_and_see_the_room_end() {
         .collect();
     // The second member's "bye" ends the room, maybe before the first member's "again".
     assert_eq!(texts.last(), Some(&"bye"), "{texts:?}");
-    for said in ["hello", "hi", "more"] {
-        assert_eq!(texts.iter().filter(|t| **t == said).count(), 1, "{texts:?}");
+    for (said, times) in [("hello", 1), ("hi", 1), ("more", 2)] {
+        assert_eq!(
+            texts.iter().filter(|t| **t == said).count(),
+            times,
+            "{texts:?}"
+        );
     }
     let first_member = &results[0].2.receipts;
     assert_eq!(
-        first_member[1],
+        first_member[0],
         (
             ReceiptStatus::Rejected,
             Some("the hooks refused the action: say something".into())

@@ -121,6 +121,16 @@ pub struct GroupRules {
     pub peer_channels: Option<PeerChannels>,
 }
 
+impl GroupRules {
+    /// How many members (the leader among them) the start policy waits for.
+    pub fn members_to_start(&self) -> u8 {
+        match self.start_policy {
+            StartPolicy::MinReady => self.min_participants,
+            StartPolicy::Full | StartPolicy::FixedFull => self.max_participants,
+        }
+    }
+}
+
 /// Whether `name` is a side-channel name: a lowercase letter, then letters, digits, `_` or
 /// `-`, 32 characters at most.
 pub fn is_channel_slug(name: &str) -> bool {

@@ -1,0 +1,58 @@
+//! `room.json` in a room's session directory: the room as this side last saw it (verified
+//! by a member, produced by a leader) — one shape for both, since a member may become the
+//! leader mid-session. `session snapshot`, the browser controller and agents read it.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::room::checkpoint::{Checkpoint, RoomMember};
+
+/// The file, in the session directory.
+pub const ROOM_FILE: &str = "room.json";
+
+/// One step of the room as this side holds it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoomRecord {
+    pub group_id: String,
+    pub leader_public_key: String,
+    pub leader_epoch: u64,
+    pub seq: u64,
+    pub members: Vec<RoomMember>,
+    /// This side's own view (what the room's hooks show it).
+    pub view: Option<Value>,
+    /// The events of the step.
+    pub events: Vec<Value>,
+    pub completed: bool,
+    pub outcome: Option<String>,
+}
+
+impl RoomRecord {
+    /// The step a checkpoint certifies, with this side's view and the step's events.
+    pub fn of_checkpoint(
+        checkpoint: &Checkpoint,
+        view: Option<Value>,
+        events: Vec<Value>,
+    ) -> RoomRecord {
+        RoomRecord {
+            group_id: checkpoint.group_id.clone(),
+            leader_public_key: checkpoint.leader_public_key.clone(),
+            leader_epoch: checkpoint.leader_epoch,
+            seq: checkpoint.seq,
+            members: checkpoint.state.members.clone(),
+            view,
+            events,
+            completed: checkpoint.state.completed,
+            outcome: checkpoint.state.outcome.clone(),
+        }
+    }
+
+    /// Replaces the session's `room.json` (atomically; a failed write only loses this view
+    /// of the room, never the session).
+    pub fn write(&self, session_dir: &Path) {
+        if let Ok(text) = serde_json::to_vec(self) {
+            let _ = crate::layout::write_atomic(&session_dir.join(ROOM_FILE), &text);
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! What the room interop tests share: a Community Room contract in an agent's hands, the
+//! seats of a room (ours or the reference's) with their verified views and `session
+//! action`, and readers of those views.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::net::{Agent, Background, SessionFiles, wait_until};
+use crate::support::process::Proc;
+use crate::support::reference::{
+    ReferenceAgent, ReferenceContract, reference_cli, reference_contract,
+};
+
+pub const LIMIT: Duration = Duration::from_secs(120);
+
+/// The texts of the messages a room view shows (ours in `room.json`, the reference's in
+/// `snapshot.json`).
+pub fn texts(path: &Path) -> Vec<String> {
+    let Some(room) = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+    else {
+        return Vec::new();
+    };
+    room["view"]["messages"]
+        .as_array()
+        .or(room["group_view"]["messages"].as_array())
+        .map(|messages| {
+            messages
+                .iter()
+                .filter_map(|m| m["text"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+pub fn session_with(agent_dir: &Path, file: &str) -> Option<PathBuf> {
+    std::fs::read_dir(agent_dir.join("sessions"))
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join(file).is_file())
+}
+
+/// One seat of the room, and where its verified view is kept.
+pub enum Seat {
+    Ours {
+        agent: Agent,
+        process: Proc,
+        session: PathBuf,
+    },
+    Theirs {
+        agent: ReferenceAgent,
+        process: Background,
+    },
+}
+
+impl Seat {
+    /// The seat's session directory (its events, its files).
+    pub fn dir(&self) -> &Path {
+        match self {
+            Seat::Ours { session, .. } => session,
+            Seat::Theirs { process, .. } => &process.state_dir,
+        }
+    }
+
+    pub fn view(&self) -> PathBuf {
+        match self {
+            Seat::Ours { session, .. } => session.join("room.json"),
+            Seat::Theirs { process, .. } => process.state_dir.join("snapshot.json"),
+        }
+    }
+
+    /// The events of `kind` the seat recorded so far.
+    pub fn events(&self, kind: &str) -> Vec<Value> {
+        SessionFiles::read(self.dir())
+            .events_of(kind)
+            .into_iter()
+            .cloned()
+            .collect()
+    }
+
+    /// Waits until the seat's verified view shows every one of `wanted`.
+    pub fn wait_for_texts(&self, wanted: &[&str]) {
+        let view = self.view();
+        let all = wait_until(LIMIT, || {
+            let seen = texts(&view);
+            wanted
+                .iter()
+                .all(|w| seen.iter().any(|s| s == w))
+                .then_some(())
+        });
+        assert!(
+            all.is_some(),
+            "{} shows {:?}, not all of {wanted:?}",
+            view.display(),
+            texts(&view)
+        );
+    }
+
+    /// Sends a message to the room (its `send` action).
+    pub fn say(&self, text: &str) {
+        self.act(&format!(r#"{{"kind":"send","text":"{text}"}}"#));
+    }
+
+    /// Queues one action (JSON) with the seat's own `session action`.
+    pub fn act(&self, action: &str) {
+        match self {
+            Seat::Ours { agent, session, .. } => {
+                agent.ok(&[
+                    "session",
+                    "action",
+                    "--state-dir",
+                    session.to_str().unwrap(),
+                    "--action",
+                    action,
+                ]);
+            }
+            Seat::Theirs { agent, process } => {
+                let output = reference_cli()
+                    .args(["session", "action", "--state-dir"])
+                    .arg(&process.state_dir)
+                    .args(["--action", action])
+                    .env("P2P_SERVER", &agent.server)
+                    .output()
+                    .unwrap();
+                assert!(
+                    output.status.success(),
+                    "reference session action: {}",
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
+        }
+    }
+}
+
+/// The reference's Community Room (its spec and hooks) in a directory of `agent`'s, the
+/// spec registered on the agent's server.
+pub fn community_room(agent: &Agent) -> (ReferenceContract, PathBuf) {
+    let room = reference_contract("community-room-v1");
+    let dir = agent.dir.join("room");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&room.spec, dir.join("spec.json")).unwrap();
+    std::fs::copy(room.spec.with_file_name("hooks.py"), dir.join("hooks.py")).unwrap();
+    agent.ok(&[
+        "protocol",
+        "register",
+        dir.join("spec.json").to_str().unwrap(),
+    ]);
+    (room, dir)
+}
