@@ -45,7 +45,14 @@ fn a_reference_room_plays_its_whole_life_with_every_envelope_verified() {
     );
     let (code, report, _state) = protocol_test_json(
         room.to_str().unwrap(),
-        &["--actions", script.to_str().unwrap(), "--max-actions", "4"],
+        &[
+            "--actions",
+            script.to_str().unwrap(),
+            "--actions-before-failover",
+            "4",
+            "--max-actions",
+            "4",
+        ],
     );
     assert_eq!(code, 0, "{report}");
     let room_report = &report["room"];
