@@ -9,7 +9,7 @@ use super::SessionError;
 use crate::client::{RestClient, fetch_protocol};
 use crate::data_dir::DataDir;
 use crate::hooks::skeleton;
-use crate::protocols::well_known::{ProvidedHooks, provide_hooks};
+use crate::protocols::well_known::{self, Installed, ProvidedHooks, provide_hooks};
 use crate::spec::Spec;
 
 /// Where a protocol (and its hooks) came from.
@@ -90,7 +90,19 @@ pub async fn prepare_protocol(
         });
     }
     if member_only {
-        // A member runs no hooks of its own.
+        // A member runs no hooks while it follows; ours for a well-known room are still put
+        // in place (never over the user's own), ready for when this identity leads the room.
+        let source = match well_known::by_id(protocol_id) {
+            Some(entry) if source != ProtocolSource::Builtin => {
+                match well_known::install(entry, &dir).map_err(|e| {
+                    SessionError::io(format!("cannot write hooks into {}", dir.display()), e)
+                })? {
+                    Installed::KeptOwn => source,
+                    _ => ProtocolSource::WellKnown,
+                }
+            }
+            _ => source,
+        };
         return Ok(PreparedProtocol {
             dir,
             spec,

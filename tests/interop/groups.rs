@@ -392,6 +392,19 @@ fn our_member_sits_in_a_reference_leaders_room() {
         (room["completed"].as_bool(), room["outcome"].as_str()),
         (Some(true), Some("closed"))
     );
+    // The member follows without hooks, but ours for the contract were put in its library
+    // (ready for when it leads the room), and the session says where its protocol came from.
+    let library = crate::support::reference::library_dir(&ours.dir, &room.protocol_id);
+    assert_eq!(
+        std::fs::read_to_string(library.join("hooks.py")).unwrap(),
+        aigenora::protocols::well_known::find("community-room-v1")
+            .unwrap()
+            .hooks_py
+    );
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(session.join("session.json")).unwrap())
+            .unwrap();
+    assert_eq!(record["protocol_source"], "well-known", "{record}");
 }
 
 /// The newest session directory of an agent of ours holding `file`.
