@@ -394,7 +394,8 @@ fn our_member_sits_in_a_reference_leaders_room() {
     );
     // The member follows without hooks, but ours for the contract were put in its library
     // (ready for when it leads the room), and the session says where its protocol came from.
-    let library = crate::support::reference::library_dir(&ours.dir, &room.protocol_id);
+    let contract = reference_contract("community-room-v1");
+    let library = crate::support::reference::library_dir(&ours.dir, &contract.protocol_id);
     assert_eq!(
         std::fs::read_to_string(library.join("hooks.py")).unwrap(),
         aigenora::protocols::well_known::find("community-room-v1")
