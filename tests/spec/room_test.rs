@@ -256,7 +256,13 @@ fn our_rooms_play_their_whole_life_to_the_end() {
 fn the_poll_room_decides_every_poll_and_says_so() {
     let work = tempfile::tempdir().unwrap();
     let output = aigenora()
-        .args(["protocol", "test", "poll-room", "--options", r#"{"polls": 7}"#])
+        .args([
+            "protocol",
+            "test",
+            "poll-room",
+            "--options",
+            r#"{"polls": 7}"#,
+        ])
         .arg("--state-base")
         .arg(work.path())
         .output()
