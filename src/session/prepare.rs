@@ -45,15 +45,27 @@ pub struct PreparedProtocol {
     pub skeleton_written: bool,
 }
 
+/// What the side preparing a protocol would do in a room, should the contract be one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoomPart {
+    /// Nothing: this side plays one-to-one sessions only (`host --direct`), so a room
+    /// contract is refused like any mode this build does not run.
+    None,
+    /// Follow it as a member (`join`): no hooks are needed.
+    Member,
+    /// Lead it (`host`): the hooks run here.
+    Leader,
+}
+
 /// Finds or fetches `protocol_id` and checks it can run (spec gate, hooks present and not a
-/// skeleton unless `allow_skeleton`). `as_member`: a room contract is accepted without hooks,
-/// for a member that runs none.
+/// skeleton unless `allow_skeleton`); a room contract passes the gate for a side that takes
+/// `room` part in it, and a member's needs no hooks.
 pub async fn prepare_protocol(
     client: &RestClient,
     data_dir: &DataDir,
     protocol_id: &str,
     allow_skeleton: bool,
-    as_member: bool,
+    room: RoomPart,
 ) -> Result<PreparedProtocol, SessionError> {
     let builtin = crate::protocols::BUILTINS
         .iter()
@@ -74,8 +86,9 @@ pub async fn prepare_protocol(
     };
     let spec_path = dir.join("spec.json");
     let spec = Spec::load_checked(&spec_path)?;
-    let member_only = as_member && spec.capabilities().room;
-    if !member_only {
+    let is_room = spec.capabilities().room;
+    let member_only = is_room && room == RoomPart::Member;
+    if !(is_room && room != RoomPart::None) {
         spec.ensure_runnable()
             .map_err(|error| crate::spec::SpecFileError {
                 path: spec_path.clone(),

@@ -30,7 +30,7 @@ use crate::identity::Identity;
 use crate::records::{Event, SessionRecord};
 use crate::room::authority::{Authority, Receipt, Start};
 use crate::room::checkpoint::RoomMember;
-use crate::session::{Protocol, SessionDir, SessionEnd, SessionError};
+use crate::session::{Protocol, ProtocolSource, SessionDir, SessionEnd, SessionError};
 use crate::spec::flow::group::GroupRules;
 use crate::spec::{Flow, Role};
 use crate::transport::{IrohChannel, RelayChoice, SessionEndpoint};
@@ -42,6 +42,8 @@ const IDLE: Duration = Duration::from_millis(2);
 pub struct RoomHost {
     pub client: RestClient,
     pub protocol: Protocol,
+    /// Where the protocol came from, when it was prepared by id (`host --protocol`).
+    pub source: Option<ProtocolSource>,
     pub options: Map<String, Value>,
     pub relay: RelayChoice,
     pub display: DisplaySink,
@@ -71,6 +73,7 @@ impl RoomHost {
             SessionRecord {
                 protocol_dir: Some(self.protocol.dir.clone()),
                 protocol_id: Some(protocol_id.clone()),
+                protocol_source: self.source.map(|source| source.as_str().to_string()),
                 ..SessionRecord::default()
             },
         );
