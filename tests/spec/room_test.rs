@@ -301,6 +301,22 @@ fn the_poll_room_decides_every_poll_and_says_so() {
     }
 }
 
+#[test]
+fn the_demo_sends_a_room_builtin_to_protocol_test_in_one_line() {
+    let output = aigenora()
+        .args(["demo", "--protocol", "poll-room"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("poll-room is a room")
+            && stderr.contains("`aigenora protocol test poll-room`"),
+        "{stderr}"
+    );
+}
+
 fn path_text(path: &Path) -> String {
     path.to_str().unwrap().to_string()
 }
