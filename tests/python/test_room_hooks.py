@@ -171,6 +171,23 @@ class MeetingRoom(Differential, unittest.TestCase):
         self.play(steps)
 
 
+class MeetingBounds(unittest.TestCase):
+    def test_action_items_and_votes_are_capped(self):
+        meeting = loaded(WELL_KNOWN / "meeting-room-v1", self, {})
+        state = meeting.proto_group_initial_state([member(0), member(1)])
+        for _ in range(200):
+            state = meeting.proto_group_handle(state, member(1), {"kind": "add_action_item", "text": "t"})["state"]
+        with self.assertRaisesRegex(ValueError, "200 action items"):
+            meeting.proto_group_handle(state, member(1), {"kind": "add_action_item", "text": "t"})
+        for _ in range(50):
+            state = meeting.proto_group_handle(state, member(0), {"kind": "open_vote", "question": "q",
+                                                                    "choices": ["a", "b"]})["state"]
+            state = meeting.proto_group_handle(state, member(0), {"kind": "close_vote"})["state"]
+        with self.assertRaisesRegex(ValueError, "50 votes"):
+            meeting.proto_group_handle(state, member(0), {"kind": "open_vote", "question": "q",
+                                                          "choices": ["a", "b"]})
+
+
 class PollRoom(unittest.TestCase):
     def setUp(self):
         self.room = loaded(harness.OUR_PROTOCOLS / "poll-room", self, {"polls": 2})

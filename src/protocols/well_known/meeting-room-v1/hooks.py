@@ -14,7 +14,9 @@ Actions, each `{"kind": ...}` with its fields:
   an active member) and `complete_action_item {item_id}` (facilitator or assignee);
 - `transfer_facilitator {public_key}` (facilitator, to an active member);
 - `end_meeting` (facilitator) ends the room.
-Texts are 1-500 UTF-8 bytes after trimming (choices 1-100) and are kept as data.
+Texts are 1-500 UTF-8 bytes after trimming (choices 1-100) and are kept as data. The contract
+sets no limit on action items or votes; ours cap a meeting at 200 and 50, so no member can
+grow the state past what a room may hold.
 
 The state keeps the contract's public shape, so a leader running any implementation of the
 contract resumes from another's checkpoint. A member's view is the meeting with the open
@@ -31,6 +33,9 @@ from aigenora.proto.hooks import ProtocolHooks
 TEXT_BYTES = 500
 CHOICE_BYTES = 100
 CHOICES = (2, 6)
+# Beyond the contract's own limits, so a room's state stays well inside what a room may hold.
+MAX_ACTION_ITEMS = 200
+MAX_VOTES = 50
 AGENDA = ("Round of updates", "Decision: ship this week?", "Wrap-up")
 VOTE = {"question": "Ship this week?", "choices": ["yes", "no", "next week"]}
 
@@ -140,6 +145,8 @@ class Hooks(ProtocolHooks):
     def _do_open_vote(self, state, actor, action):
         if state["vote"] is not None:
             raise ValueError("a vote is already open")
+        if len(state["vote_history"]) >= MAX_VOTES:
+            raise ValueError(f"this meeting has held its {MAX_VOTES} votes")
         question = bounded_text(action.get("question"), TEXT_BYTES, "question")
         choices = action.get("choices")
         if not isinstance(choices, list) or not CHOICES[0] <= len(choices) <= CHOICES[1]:
@@ -171,6 +178,8 @@ class Hooks(ProtocolHooks):
 
     def _do_add_action_item(self, state, actor, action):
         text = bounded_text(action.get("text"), TEXT_BYTES, "text")
+        if len(state["action_items"]) >= MAX_ACTION_ITEMS:
+            raise ValueError(f"the meeting already has {MAX_ACTION_ITEMS} action items")
         assignee = action.get("assignee") or actor["public_key"]
         if not is_active(state, assignee):
             raise ValueError("assignee must be a member public key")
