@@ -60,6 +60,14 @@ impl DemoProtocol {
         let dir = match crate::protocols::locate(argument, &global.data_dir())
             .map_err(anyhow::Error::msg)?
         {
+            Located::Builtin(builtin) if builtin.spec().capabilities().room => {
+                bail!(
+                    "{} is a room; the demo plays two-sided sessions only (play the room by \
+                     itself with `aigenora protocol test {}`)",
+                    builtin.alias,
+                    builtin.alias
+                )
+            }
             Located::Builtin(builtin) => {
                 return Ok(DemoProtocol {
                     spec: builtin.spec(),

@@ -281,6 +281,7 @@ fn remote_play(
     id_or_alias: &str,
     options: Option<&str>,
     play: &PlayArgs,
+    room: session::RoomPart,
 ) -> anyhow::Result<Ready> {
     let protocol_id = match well_known::find(id_or_alias) {
         Some(entry) => entry.protocol_id,
@@ -300,7 +301,7 @@ fn remote_play(
         &remote.data_dir,
         protocol_id,
         play.allow_skeleton_hooks,
-        false,
+        room,
     ))?;
     let options = spec::parse_options(options)?;
     spec::validate_options(prepared.spec.value(), &options).context("options")?;
@@ -323,7 +324,13 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         options,
         source,
     } = match (&args.protocol, &args.protocol_dir) {
-        (Some(id_or_alias), _) => remote_play(global, id_or_alias, options, &args.play)?,
+        (Some(id_or_alias), _) => {
+            let room = match args.direct {
+                true => session::RoomPart::None,
+                false => session::RoomPart::Leader,
+            };
+            remote_play(global, id_or_alias, options, &args.play, room)?
+        }
         (None, Some(dir)) => local_play(global, dir, options, &args.play, !args.direct)?,
         (None, None) => bail!("give --protocol-dir or --protocol"),
     };
@@ -345,6 +352,7 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         let leading = session::room::host::RoomHost {
             client: client.clone(),
             protocol,
+            source,
             options,
             relay: settings.relay.clone(),
             display: settings.display.clone(),

@@ -55,7 +55,10 @@ pub struct TestArgs {
     /// (then the hooks' proto_group_autoplay chooses).
     #[arg(long, value_name = "FILE")]
     pub actions: Option<PathBuf>,
-    /// Rooms: most actions before the failover, and again after it.
+    /// Rooms: most actions before the late join, the departure and the failover.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub actions_before_failover: usize,
+    /// Rooms: most actions after the failover.
     #[arg(long, default_value_t = 50, value_name = "N")]
     pub max_actions: usize,
 }
@@ -98,6 +101,7 @@ fn prepare(args: &TestArgs, global: &GlobalArgs) -> anyhow::Result<Prepared> {
             options,
             state_base: args.state_base.clone().unwrap_or_else(default_state_base),
             script,
+            first_actions: args.actions_before_failover,
             max_actions: args.max_actions,
         })));
     }
@@ -343,6 +347,9 @@ fn room_summary(report: &RoomReport) -> String {
         None => {
             parts.push("no failover (recovery_mode abort: the room fails with its leader)".into())
         }
+    }
+    if report.rejoined {
+        parts.push("the old leader rejoined".into());
     }
     parts.join("; ")
 }

@@ -37,6 +37,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("text-transform"),
     builtin!("hero-duel"),
     builtin!("thirty-one"),
+    builtin!("poll-room"),
 ];
 
 /// Finds a built-in by alias.

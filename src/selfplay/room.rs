@@ -2,7 +2,8 @@
 //! per member, in one process, through a room's whole life — the first members, their
 //! actions (scripted with `--actions`, or chosen by the hooks' `proto_group_autoplay`), a late
 //! arrival, a departure, the leader's death and a member taking over from its checkpoint,
-//! then actions again until the room ends or the step budget runs out. Every envelope must
+//! the old leader coming back as a member, then actions again until the room ends or the
+//! step budget runs out. Every envelope must
 //! verify in its member's replica; each member's last view and checkpoint are written to the
 //! test's directory.
 
@@ -33,7 +34,9 @@ pub struct RoomTest {
     pub state_base: PathBuf,
     /// Scripted actions, played before any the hooks choose.
     pub script: Vec<ScriptedAction>,
-    /// Most actions in each half (before and after the failover).
+    /// Most actions before the late join, the departure and the failover.
+    pub first_actions: usize,
+    /// Most actions after the failover.
     pub max_actions: usize,
 }
 
@@ -55,6 +58,8 @@ pub struct RoomReport {
     pub rejected: Vec<String>,
     pub late_join: bool,
     pub departure: bool,
+    /// The old leader came back as a member after the failover.
+    pub rejoined: bool,
     /// The seq the new leader restored from, unless the room's recovery is `abort`.
     pub failover_from: Option<u64>,
     pub completed: bool,
@@ -109,10 +114,10 @@ impl RoomTest {
             StartPolicy::Full | StartPolicy::FixedFull => rules.max_participants,
         };
         let leader = Identity::generate();
-        let mut seats = vec![new_seat(leader.clone(), 0, leader.public_key())];
+        let mut seats = vec![new_seat(leader.clone(), 0, leader.public_key(), 0)];
         seats.extend(
             (1..u32::from(first))
-                .map(|seat| new_seat(Identity::generate(), seat, leader.public_key())),
+                .map(|seat| new_seat(Identity::generate(), seat, leader.public_key(), 0)),
         );
         report.members = seats.len();
         let players = self.hooks(&dir, Role::Guest, "players")?;
@@ -134,7 +139,7 @@ impl RoomTest {
             &mut authority,
             &mut seats,
             &players,
-            &mut script,
+            (&mut script, self.first_actions),
             &mut report,
         )?;
         let mut version = authority.membership_version;
@@ -147,6 +152,7 @@ impl RoomTest {
                 Identity::generate(),
                 next_free_seat(&seats),
                 &seats[0].replica.leader.clone(),
+                0,
             );
             let envelopes = authority.add_member(newcomer.member.clone(), version)?;
             seats.push(newcomer);
@@ -163,14 +169,20 @@ impl RoomTest {
             report.departure = true;
         }
         if rules.recovery_mode != RecoveryMode::Abort && !authority.completed && seats.len() > 1 {
-            let (next, from) = self.fail_over(&dir, &rules, &mut seats, version, &mut report)?;
+            let (next, from, old) =
+                self.fail_over(&dir, &rules, &mut seats, version, &mut report)?;
             report.failover_from = Some(from);
             authority = next;
+            version += 1;
+            if rules.allow_late_join && !authority.completed {
+                version += 1;
+                rejoin(&mut authority, &mut seats, old, version, &mut report)?;
+            }
             self.play(
                 &mut authority,
                 &mut seats,
                 &players,
-                &mut script,
+                (&mut script, self.max_actions),
                 &mut report,
             )?;
         }
@@ -202,19 +214,19 @@ impl RoomTest {
         Ok(hooks)
     }
 
-    /// Actions until the room ends, nothing is left to play, or the budget runs out: the
+    /// Actions until the room ends, nothing is left to play, or `budget` runs out: the
     /// script first, then each seat in turn as its hooks choose.
     fn play(
         &self,
         authority: &mut Authority<PythonHooks>,
         seats: &mut [Seat],
         players: &PythonHooks,
-        script: &mut std::slice::Iter<ScriptedAction>,
+        (script, budget): (&mut std::slice::Iter<ScriptedAction>, usize),
         report: &mut RoomReport,
     ) -> Result<(), RoomTestError> {
         let mut played = 0;
         let mut idle_rounds = 0;
-        while played < self.max_actions && !authority.completed && idle_rounds < 2 {
+        while played < budget && !authority.completed && idle_rounds < 2 {
             let next = match script.next() {
                 Some(line) => Some(line.clone()),
                 None => autoplay(seats, players, played)?,
@@ -279,7 +291,8 @@ fn autoplay(
 
 impl RoomTest {
     /// The leader (seat 0) dies; the next seat restores from its own checkpoint, and the
-    /// others follow it into the new epoch.
+    /// others follow it into the new epoch. Returns the new authority, the seq it restored
+    /// from and the old leader's seat.
     fn fail_over(
         &self,
         dir: &Path,
@@ -287,8 +300,8 @@ impl RoomTest {
         seats: &mut Vec<Seat>,
         version: u64,
         report: &mut RoomReport,
-    ) -> Result<(Authority<PythonHooks>, u64), RoomTestError> {
-        seats.remove(0);
+    ) -> Result<(Authority<PythonHooks>, u64, Seat), RoomTestError> {
+        let old = seats.remove(0);
         let successor = seats[0].identity.clone();
         let checkpoint = seats[0]
             .replica
@@ -311,19 +324,37 @@ impl RoomTest {
             seat.replica.advance_epoch(successor.public_key(), 1)?;
         }
         bootstrap_all(&mut authority, seats, report)?;
-        Ok((authority, checkpoint.seq))
+        Ok((authority, checkpoint.seq, old))
     }
 }
 
-/// A member at `seat` following the leader `leader`.
-fn new_seat(identity: Identity, seat: u32, leader: &str) -> Seat {
+/// The old leader comes back as a member, in its own seat, following the new leader (stable
+/// seats survive a leader change).
+fn rejoin(
+    authority: &mut Authority<PythonHooks>,
+    seats: &mut Vec<Seat>,
+    old: Seat,
+    version: u64,
+    report: &mut RoomReport,
+) -> Result<(), RoomTestError> {
+    let leader = seats[0].identity.public_key().to_string();
+    let back = new_seat(old.identity, old.member.seat, &leader, authority.epoch);
+    let envelopes = authority.add_member(back.member.clone(), version)?;
+    seats.insert(0, back);
+    deliver(seats, &envelopes, false, report)?;
+    report.rejoined = true;
+    Ok(())
+}
+
+/// A member at `seat` following the leader `leader` of `epoch`.
+fn new_seat(identity: Identity, seat: u32, leader: &str, epoch: u64) -> Seat {
     let member = RoomMember {
         member_id: format!("seat-{seat}"),
         public_key: identity.public_key().to_string(),
         seat,
         status: MemberStatus::Active,
     };
-    let replica = Replica::new(GROUP_ID, identity.public_key(), leader, 0);
+    let replica = Replica::new(GROUP_ID, identity.public_key(), leader, epoch);
     Seat {
         identity,
         member,

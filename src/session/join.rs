@@ -58,7 +58,7 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, SessionError>
         &data_dir,
         &invitation.protocol_id,
         allow_skeleton,
-        true,
+        super::RoomPart::Member,
     )
     .await?;
     if prepared.spec.capabilities().room {

@@ -24,7 +24,7 @@ use std::time::Duration;
 
 pub use dir::{EVENTS_FILE, SESSION_FILE, SessionDir, claim_dir, list_sessions};
 pub use error::SessionError;
-pub use prepare::{PreparedProtocol, ProtocolSource, prepare_protocol};
+pub use prepare::{PreparedProtocol, ProtocolSource, RoomPart, prepare_protocol};
 
 use crate::decision::Desk;
 use crate::engine::{DecisionSettings, DisplaySink, Outcome};

@@ -9,7 +9,7 @@ use super::SessionError;
 use crate::client::{RestClient, fetch_protocol};
 use crate::data_dir::DataDir;
 use crate::hooks::skeleton;
-use crate::protocols::well_known::{ProvidedHooks, provide_hooks};
+use crate::protocols::well_known::{self, Installed, ProvidedHooks, provide_hooks};
 use crate::spec::Spec;
 
 /// Where a protocol (and its hooks) came from.
@@ -45,15 +45,27 @@ pub struct PreparedProtocol {
     pub skeleton_written: bool,
 }
 
+/// What the side preparing a protocol would do in a room, should the contract be one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoomPart {
+    /// Nothing: this side plays one-to-one sessions only (`host --direct`), so a room
+    /// contract is refused like any mode this build does not run.
+    None,
+    /// Follow it as a member (`join`): no hooks are needed.
+    Member,
+    /// Lead it (`host`): the hooks run here.
+    Leader,
+}
+
 /// Finds or fetches `protocol_id` and checks it can run (spec gate, hooks present and not a
-/// skeleton unless `allow_skeleton`). `as_member`: a room contract is accepted without hooks,
-/// for a member that runs none.
+/// skeleton unless `allow_skeleton`); a room contract passes the gate for a side that takes
+/// `room` part in it, and a member's needs no hooks.
 pub async fn prepare_protocol(
     client: &RestClient,
     data_dir: &DataDir,
     protocol_id: &str,
     allow_skeleton: bool,
-    as_member: bool,
+    room: RoomPart,
 ) -> Result<PreparedProtocol, SessionError> {
     let builtin = crate::protocols::BUILTINS
         .iter()
@@ -74,8 +86,9 @@ pub async fn prepare_protocol(
     };
     let spec_path = dir.join("spec.json");
     let spec = Spec::load_checked(&spec_path)?;
-    let member_only = as_member && spec.capabilities().room;
-    if !member_only {
+    let is_room = spec.capabilities().room;
+    let member_only = is_room && room == RoomPart::Member;
+    if !(is_room && room != RoomPart::None) {
         spec.ensure_runnable()
             .map_err(|error| crate::spec::SpecFileError {
                 path: spec_path.clone(),
@@ -90,7 +103,19 @@ pub async fn prepare_protocol(
         });
     }
     if member_only {
-        // A member runs no hooks of its own.
+        // A member runs no hooks while it follows; ours for a well-known room are still put
+        // in place (never over the user's own), ready for when this identity leads the room.
+        let source = match well_known::by_id(protocol_id) {
+            Some(entry) if source != ProtocolSource::Builtin => {
+                match well_known::install(entry, &dir).map_err(|e| {
+                    SessionError::io(format!("cannot write hooks into {}", dir.display()), e)
+                })? {
+                    Installed::KeptOwn => source,
+                    _ => ProtocolSource::WellKnown,
+                }
+            }
+            _ => source,
+        };
         return Ok(PreparedProtocol {
             dir,
             spec,

@@ -392,6 +392,20 @@ fn our_member_sits_in_a_reference_leaders_room() {
         (room["completed"].as_bool(), room["outcome"].as_str()),
         (Some(true), Some("closed"))
     );
+    // The member follows without hooks, but ours for the contract were put in its library
+    // (ready for when it leads the room), and the session says where its protocol came from.
+    let contract = reference_contract("community-room-v1");
+    let library = crate::support::reference::library_dir(&ours.dir, &contract.protocol_id);
+    assert_eq!(
+        std::fs::read_to_string(library.join("hooks.py")).unwrap(),
+        aigenora::protocols::well_known::find("community-room-v1")
+            .unwrap()
+            .hooks_py
+    );
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(session.join("session.json")).unwrap())
+            .unwrap();
+    assert_eq!(record["protocol_source"], "well-known", "{record}");
 }
 
 /// The newest session directory of an agent of ours holding `file`.
@@ -510,4 +524,78 @@ fn our_leader_hosts_a_reference_member_and_one_of_ours() {
         3,
         "{room_file}"
     );
+}
+
+/// `aigenora host --protocol community-room-v1`: the spec comes from the server, the hooks by
+/// the contract's id are OURS, and a reference member admitted to the room verifies every
+/// envelope our leader builds with them: its message, our leader's topic and the close all
+/// reach its verified view, and it ends with the room closed.
+#[test]
+fn our_leader_on_our_community_room_hooks_leads_a_reference_member() {
+    let limit = std::time::Duration::from_secs(90);
+    let net = Net::start();
+    let leader = net.agent("leader");
+    let theirs = net.reference_agent("theirs");
+    let room = reference_contract("community-room-v1");
+    theirs.register_protocol(&room.protocol_id);
+    let (hosting, post_id) = leader.host_with(&["--protocol", "community-room-v1"]);
+    let ours = aigenora::protocols::well_known::find("community-room-v1").unwrap();
+    let library = crate::support::reference::library_dir(&leader.dir, &room.protocol_id);
+    assert_eq!(
+        std::fs::read_to_string(library.join("hooks.py")).unwrap(),
+        ours.hooks_py,
+        "the room's id brought our hooks"
+    );
+    let (_, member) = theirs.daemon(&["join", &post_id, "--no-web"]);
+    let leader_session = wait_until(limit, || session_with(&leader.dir, "room.json"))
+        .expect("our leader started the room");
+    let record: Value = serde_json::from_str(
+        &std::fs::read_to_string(leader_session.join("session.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(record["protocol_source"], "well-known", "{record}");
+    ok(run(
+        reference_cli()
+            .args(["session", "action", "--state-dir"])
+            .arg(&member.state_dir)
+            .args([
+                "--action",
+                r#"{"kind":"send","text":"hello to your hooks"}"#,
+            ]),
+        net.url(),
+    ));
+    let snapshot = member.state_dir.join("snapshot.json");
+    assert!(
+        wait_until(limit, || view_says(&snapshot, "hello to your hooks")).is_some(),
+        "the reference member's line came back in a view it verified: {}",
+        hosting.stdout()
+    );
+    for action in [
+        r#"{"kind": "set_topic", "topic": "our hooks"}"#,
+        r#"{"kind": "close_room"}"#,
+    ] {
+        leader.ok(&[
+            "session",
+            "action",
+            "--state-dir",
+            leader_session.to_str().unwrap(),
+            "--action",
+            action,
+        ]);
+    }
+    hosting.succeed(limit);
+    let closed = wait_until(limit, || {
+        let seen: Value = serde_json::from_str(&std::fs::read_to_string(&snapshot).ok()?).ok()?;
+        (seen["completed"] == true).then_some(seen)
+    })
+    .expect("the reference member saw the room close");
+    assert_eq!(closed["outcome"], "closed", "{closed}");
+    assert_eq!(closed["group_view"]["topic"], "our hooks", "{closed}");
+    assert_eq!(closed["group_view"]["closed"], true, "{closed}");
+    assert!(
+        view_says(&snapshot, "The room was closed").is_some(),
+        "{closed}"
+    );
+    let events = std::fs::read_to_string(member.state_dir.join("events.jsonl")).unwrap();
+    assert!(!events.contains("group_frame_rejected"), "{events}");
 }

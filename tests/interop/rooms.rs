@@ -1,7 +1,8 @@
 //! Rooms against the reference's own room code, both ways, on the reference's Community
 //! Room hooks: every envelope the reference's leader builds (bootstraps, frames with views
 //! and checkpoints as deltas, a late join, a failover to a new epoch) verifies in our
-//! member's replica, and every envelope our leader builds verifies in the reference's.
+//! member's replica, and every envelope our leader builds verifies in the reference's — on
+//! the reference's hooks and on our own hooks for the contract.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -160,20 +161,20 @@ fn our_members_verify_every_envelope_of_the_reference_leader() {
     assert_eq!(view["topic"], "interop");
 }
 
-/// Our authority on the reference's Community Room hooks (through our embedded
-/// interpreter), as a leader would run it.
+/// Our authority on the Community Room hooks in `dir` (through our embedded interpreter), as
+/// a leader would run it.
 fn our_authority(
+    dir: &Path,
     identity: &Identity,
     epoch: u64,
     members: Vec<RoomMember>,
     start: Start,
 ) -> (Authority<PythonHooks>, Envelopes, tempfile::TempDir) {
-    let dir = community_room_dir();
     let spec = Spec::load(&dir.join("spec.json")).unwrap();
     let Flow::Group(rules) = spec.model().unwrap().flow.clone() else {
         panic!("a room");
     };
-    let mut hooks = PythonHooks::load(&dir).unwrap();
+    let mut hooks = PythonHooks::load(dir).unwrap();
     let state = tempfile::tempdir().unwrap();
     let options: Map<String, Value> = json!({"history_limit": 200, "initial_topic": "Ours"})
         .as_object()
@@ -217,6 +218,28 @@ fn seat(identity: &Identity, seat: u32) -> RoomMember {
 
 #[test]
 fn the_reference_verifies_every_envelope_of_our_leader() {
+    reference_follows_our_leader(&community_room_dir());
+}
+
+/// The same room with OUR hooks for the contract (the ones its protocol_id gets) beside the
+/// reference's spec: the reference's members verify every envelope, view and checkpoint.
+#[test]
+fn the_reference_verifies_our_leader_on_our_community_room_hooks() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        community_room_dir().join("spec.json"),
+        dir.path().join("spec.json"),
+    )
+    .unwrap();
+    let ours = aigenora::protocols::well_known::find("community-room-v1").unwrap();
+    std::fs::write(dir.path().join("hooks.py"), ours.hooks_py).unwrap();
+    reference_follows_our_leader(dir.path());
+}
+
+/// Our leader on the hooks in `hooks_dir`: bootstraps, 30 messages, a refusal, a late join, a
+/// failover to a new epoch and one more message, all followed by the reference's replicas,
+/// and one forged envelope they must refuse.
+fn reference_follows_our_leader(hooks_dir: &Path) {
     let leader = Identity::generate();
     let members: Vec<Identity> = (0..3).map(|_| Identity::generate()).collect();
     let mut listed = vec![seat(&leader, 0)];
@@ -226,7 +249,8 @@ fn the_reference_verifies_every_envelope_of_our_leader() {
             .enumerate()
             .map(|(i, m)| seat(m, i as u32 + 1)),
     );
-    let (mut authority, _, _state) = our_authority(&leader, 0, listed.clone(), Start::Fresh);
+    let (mut authority, _, _state) =
+        our_authority(hooks_dir, &leader, 0, listed.clone(), Start::Fresh);
     let mut lines = Vec::new();
     let mut record = |envelopes: &Envelopes, leader: &Identity, epoch: u64, bootstrap: bool| {
         for (viewer, envelope) in envelopes {
@@ -296,8 +320,13 @@ fn the_reference_verifies_every_envelope_of_our_leader() {
         .cloned()
         .collect();
     let successor = &members[0];
-    let (mut next, _, _state2) =
-        our_authority(successor, 1, survivors.clone(), Start::Restore(&checkpoint));
+    let (mut next, _, _state2) = our_authority(
+        hooks_dir,
+        successor,
+        1,
+        survivors.clone(),
+        Start::Restore(&checkpoint),
+    );
     let bootstraps: Envelopes = survivors
         .iter()
         .map(|m| {

@@ -12,7 +12,7 @@ import driver
 from test_reference_games import first_difference
 
 BUILTINS = ("rock-paper-scissors", "coin-flip", "guess-number", "chat", "text-transform", "hero-duel",
-            "thirty-one")
+            "thirty-one", "poll-room")
 
 
 def play(alias: str, test: unittest.TestCase, **kwargs) -> dict:

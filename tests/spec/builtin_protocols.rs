@@ -8,7 +8,7 @@ use crate::support::cli::aigenora;
 
 #[test]
 fn every_builtin_spec_lints_clean() {
-    assert_eq!(BUILTINS.len(), 7, "expected the seven built-in protocols");
+    assert_eq!(BUILTINS.len(), 8, "expected the eight built-in protocols");
     for builtin in BUILTINS {
         let dir = tempfile::tempdir().unwrap();
         let spec_path = dir.path().join("spec.json");

@@ -1,10 +1,14 @@
 //! `aigenora protocol test` on a room: the reference's Community Room hooks, unchanged, played
 //! through a room's whole life (scripted actions, a late join, a departure, a failover) with
 //! every envelope verified by its member; an `abort` room has no failover; hooks that break
-//! the room fail the test in one line.
+//! the room fail the test in one line. Our own rooms — the poll-room built-in and our hooks
+//! for the network's Community Room and Meeting Room (the hooks a contract's id gets) — play
+//! by themselves through the same life to the room's end.
 
 use std::path::{Path, PathBuf};
 
+use aigenora::protocols::well_known;
+use aigenora::spec::Spec;
 use serde_json::{Value, json};
 
 use crate::support::cli::{aigenora, protocol_test_json};
@@ -45,7 +49,14 @@ fn a_reference_room_plays_its_whole_life_with_every_envelope_verified() {
     );
     let (code, report, _state) = protocol_test_json(
         room.to_str().unwrap(),
-        &["--actions", script.to_str().unwrap(), "--max-actions", "4"],
+        &[
+            "--actions",
+            script.to_str().unwrap(),
+            "--actions-before-failover",
+            "4",
+            "--max-actions",
+            "4",
+        ],
     );
     assert_eq!(code, 0, "{report}");
     let room_report = &report["room"];
@@ -160,4 +171,152 @@ fn hooks_that_break_the_room_fail_the_test_in_one_line() {
         stderr.starts_with("error: --actions ") && stderr.contains("actions.jsonl:1:"),
         "{stderr}"
     );
+}
+
+/// Our hooks for a well-known room beside the reference's spec of it, laid out the way
+/// `join`, `host --protocol` and `protocol fetch` lay out a fetched contract: the hooks that
+/// land there for its protocol_id are ours.
+fn our_well_known_room(into: &Path, alias: &str) -> PathBuf {
+    let contract = reference_contract(alias);
+    let dir = into.join(alias);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&contract.spec, dir.join("spec.json")).unwrap();
+    let spec = Spec::load_checked(&dir.join("spec.json")).unwrap();
+    let ours = well_known::find(alias).unwrap();
+    assert_eq!(ours.protocol_id, contract.protocol_id, "{alias}");
+    assert_eq!(
+        well_known::provide_hooks(&spec, &dir).unwrap(),
+        well_known::ProvidedHooks::WellKnown(ours)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("hooks.py")).unwrap(),
+        ours.hooks_py,
+        "{alias}"
+    );
+    dir
+}
+
+#[test]
+fn our_rooms_play_their_whole_life_to_the_end() {
+    let work = tempfile::tempdir().unwrap();
+    // (protocol, the outcome, the flag that marks the end in a member's view)
+    let cases = [
+        ("poll-room".to_string(), "5 polls decided", "ended"),
+        (
+            path_text(&our_well_known_room(work.path(), "community-room-v1")),
+            "closed",
+            "closed",
+        ),
+        (
+            path_text(&our_well_known_room(work.path(), "meeting-room-v1")),
+            "ended",
+            "ended",
+        ),
+    ];
+    for (protocol, outcome, ended) in cases {
+        let (code, report, _state) = protocol_test_json(&protocol, &[]);
+        assert_eq!(code, 0, "{protocol}: {report}");
+        let room = &report["room"];
+        assert_eq!(
+            (room["completed"].as_bool(), room["outcome"].as_str()),
+            (Some(true), Some(outcome)),
+            "{protocol}: {room}"
+        );
+        assert_eq!(room["members"], 2, "{protocol}: {room}");
+        assert_eq!(room["rejected"], json!([]), "{protocol}: {room}");
+        for stage in ["late_join", "departure", "rejoined"] {
+            assert_eq!(room[stage], true, "{protocol}: {stage}: {room}");
+        }
+        let from = room["failover_from"].as_u64().expect("a failover");
+        let steps = room["steps"].as_u64().unwrap();
+        assert!(
+            from >= 10 && steps > from + 3,
+            "{protocol}: actions before and after the failover: {room}"
+        );
+        assert_eq!(
+            room["accepted"].as_u64().unwrap() + 4,
+            steps,
+            "{protocol}: every step but the join, the departure, the new epoch and the rejoin \
+             is an action: {room}"
+        );
+        let dir = PathBuf::from(room["dir"].as_str().unwrap());
+        for seat in [0, 1] {
+            let record: Value = serde_json::from_str(
+                &std::fs::read_to_string(dir.join(format!("seat-{seat}.json"))).unwrap(),
+            )
+            .unwrap();
+            assert_eq!(record["view"][ended], true, "{protocol} seat {seat}");
+            assert_eq!(record["checkpoint"]["completed"], true, "{protocol}");
+            assert_eq!(record["checkpoint"]["leader_epoch"], 1, "{protocol}");
+        }
+    }
+}
+
+#[test]
+fn the_poll_room_decides_every_poll_and_says_so() {
+    let work = tempfile::tempdir().unwrap();
+    let output = aigenora()
+        .args([
+            "protocol",
+            "test",
+            "poll-room",
+            "--options",
+            r#"{"polls": 7}"#,
+        ])
+        .arg("--state-base")
+        .arg(work.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("a late join; a departure; failover from step ")
+            && stdout.contains("; the old leader rejoined"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("[OK] protocol test passed (room completed, outcome 7 polls decided;"),
+        "{stdout}"
+    );
+    let room = std::fs::read_dir(work.path())
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("room-"))
+        .unwrap()
+        .path();
+    let seat: Value =
+        serde_json::from_str(&std::fs::read_to_string(room.join("seat-1.json")).unwrap()).unwrap();
+    let results = seat["view"]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 7);
+    assert_eq!(seat["view"]["polls_left"], 0);
+    for result in results {
+        let counts: u64 = result["counts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .sum();
+        assert_eq!(counts, result["voters"].as_u64().unwrap(), "{result}");
+        assert!(counts >= 2, "everyone present voted: {result}");
+    }
+}
+
+#[test]
+fn the_demo_sends_a_room_builtin_to_protocol_test_in_one_line() {
+    let output = aigenora()
+        .args(["demo", "--protocol", "poll-room"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("poll-room is a room")
+            && stderr.contains("`aigenora protocol test poll-room`"),
+        "{stderr}"
+    );
+}
+
+fn path_text(path: &Path) -> String {
+    path.to_str().unwrap().to_string()
 }

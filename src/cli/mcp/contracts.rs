@@ -162,6 +162,7 @@ impl Aigenora {
                     timeout: input.timeout_seconds.unwrap_or(60).min(600),
                     json: true,
                     actions: None,
+                    actions_before_failover: 10,
                     max_actions: 50,
                 };
                 super::super::protocol_test::json_report(&args, &global)

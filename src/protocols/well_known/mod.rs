@@ -2,7 +2,9 @@
 //! protocols), shipped in the binary and keyed by protocol_id. Only the hooks are ours: the
 //! spec always comes from the community server (hash checked), and a well-known id then
 //! gets these hooks instead of a skeleton. The two card games run on the mental_poker engine
-//! (their shared Python is the SDK's `aigenora.proto.cards`).
+//! (their shared Python is the SDK's `aigenora.proto.cards`); the two rooms
+//! (`community-room-v1`, `meeting-room-v1`) on the authoritative_group engine, where the
+//! leader runs them.
 
 mod install;
 
@@ -95,6 +97,16 @@ pub const WELL_KNOWN: &[WellKnown] = &[
         "trusted-agent-task-v1",
         "Trusted Agent Task",
         "8cd35f96dd028318b7da11e0ac579953e0e13016deef85bc9aacc1636ab50dec"
+    ),
+    well_known!(
+        "community-room-v1",
+        "Community Room",
+        "9a8a512873c4ad083b2692c06221b789002ce3fd813da2c8dd71501eb8b054ec"
+    ),
+    well_known!(
+        "meeting-room-v1",
+        "Meeting Room",
+        "182ceaf26c288909862ad2f753c1e03858daac7e2550a18d2a856adfac02b58d"
     ),
 ];
 

@@ -18,7 +18,7 @@ use crate::client::RestClient;
 use crate::engine::{DisplaySink, Outcome};
 use crate::records::{Event, SessionRecord};
 use crate::room::authority::{Authority, Start};
-use crate::session::{Protocol, SessionDir, SessionEnd, SessionError};
+use crate::session::{Protocol, ProtocolSource, SessionDir, SessionEnd, SessionError};
 use crate::spec::{Flow, Role};
 use crate::transport::{RelayChoice, SessionEndpoint};
 
@@ -26,6 +26,8 @@ use crate::transport::{RelayChoice, SessionEndpoint};
 pub struct RoomHost {
     pub client: RestClient,
     pub protocol: Protocol,
+    /// Where the protocol came from, when it was prepared by id (`host --protocol`).
+    pub source: Option<ProtocolSource>,
     pub options: Map<String, Value>,
     pub relay: RelayChoice,
     pub display: DisplaySink,
@@ -52,6 +54,7 @@ impl RoomHost {
             SessionRecord {
                 protocol_dir: Some(self.protocol.dir.clone()),
                 protocol_id: Some(protocol_id.clone()),
+                protocol_source: self.source.map(|source| source.as_str().to_string()),
                 ..SessionRecord::default()
             },
         );
