@@ -3,7 +3,9 @@
 //! leads its next epoch from its newest checkpoint, and the others follow it there: nothing
 //! said before the crash is lost, no member's room goes back a step, the dead leader is
 //! taken out of the room once the server stops listing it, and the new leader closes the
-//! room for everyone.
+//! room for everyone. The same across implementations: the reference takes over from our
+//! dead leader, ours from a dead reference leader, and with both able to claim exactly one
+//! of them does.
 
 use aigenora::api::group::GroupStatus;
 use serde_json::Value;
@@ -11,7 +13,7 @@ use serde_json::Value;
 use crate::room_seats::{LIMIT, Seat, community_room, session_with};
 use crate::support::net::{Agent, Net, wait_until};
 use crate::support::process::Proc;
-use crate::support::reference::install_reference_protocol;
+use crate::support::reference::{ReferenceAgent, install_reference_protocol};
 
 /// A short lease and member timeout, so a dead leader is noticed within seconds.
 const QUICK_FAILOVER: [&str; 4] = ["--group-lease", "3", "--group-member-timeout-seconds", "8"];
@@ -31,6 +33,58 @@ fn our_member(net: &Net, name: &str, protocol_id: &str, post_id: &str) -> Seat {
         process,
         session,
     }
+}
+
+/// A reference member in the room of `post_id` (its own hooks: it can lead).
+fn their_member(net: &Net, name: &str, protocol_id: &str, post_id: &str) -> Seat {
+    let agent: ReferenceAgent = net.reference_agent(name);
+    agent.register_protocol(protocol_id);
+    let (_, process) = agent.daemon(&["join", post_id, "--no-web"]);
+    wait_until(LIMIT, || {
+        process
+            .state_dir
+            .join("snapshot.json")
+            .is_file()
+            .then_some(())
+    })
+    .unwrap_or_else(|| panic!("{name} was admitted"));
+    Seat::Theirs { agent, process }
+}
+
+/// Kills a reference session's process (as a crash would).
+fn kill_reference(seat: &Seat) {
+    let pid = crate::support::net::SessionFiles::read(seat.dir()).info["pid"]
+        .as_u64()
+        .expect("the reference session's pid");
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+}
+
+/// Waits until exactly one of `seats` claims the room and every other one follows the
+/// new leader; returns the claimant's index.
+fn one_takes_over(seats: &[Seat]) -> usize {
+    let claimant = wait_until(LIMIT, || {
+        seats
+            .iter()
+            .position(|s| !s.events("group_leadership_claimed").is_empty())
+    })
+    .expect("a member took the room over");
+    for (index, seat) in seats.iter().enumerate().filter(|(i, _)| *i != claimant) {
+        assert!(
+            wait_until(LIMIT, || (!seat.events("group_leader_changed").is_empty())
+                .then_some(()))
+            .is_some(),
+            "member {index} followed the new leader"
+        );
+        assert!(
+            seat.events("group_leadership_claimed").is_empty(),
+            "exactly one member leads"
+        );
+    }
+    claimant
 }
 
 /// The step a seat's verified view is at.
@@ -180,4 +234,87 @@ async fn our_member_takes_over_when_our_leader_dies() {
         (group.status, group.leader_epoch, group.participant_count),
         (GroupStatus::Active, 1, 1)
     );
+}
+
+/// Our leader dies with a reference member in its room: the reference claims it from the
+/// checkpoints our leader certified, and its room carries on from what was said.
+#[test]
+fn the_reference_takes_over_from_our_dead_leader() {
+    let net = Net::start_with(&QUICK_FAILOVER);
+    let leader = net.agent("leader");
+    let (room, dir) = community_room(&leader);
+    let (mut hosting, post_id) = leader.host(dir.to_str().unwrap(), &[]);
+    let theirs = their_member(&net, "theirs", &room.protocol_id, &post_id);
+    theirs.say("before the crash");
+    theirs.wait_for_texts(&["before the crash"]);
+    hosting.kill_and_reap();
+    let seats = [theirs];
+    assert_eq!(one_takes_over(&seats), 0);
+    seats[0].say("after the crash");
+    seats[0].wait_for_texts(&["before the crash", "after the crash"]);
+}
+
+/// A reference leader dies with one of our members in its room: ours claims it from the
+/// reference's certified checkpoint and leads on.
+#[test]
+fn ours_takes_over_from_a_dead_reference_leader() {
+    let net = Net::start_with(&QUICK_FAILOVER);
+    let host = net.reference_agent("host");
+    let room = crate::support::reference::reference_contract("community-room-v1");
+    host.register_protocol(&room.protocol_id);
+    let dir = host.protocol_dir(&room.protocol_id);
+    let (hosting, leader) =
+        host.daemon(&["host", "--protocol-dir", dir.to_str().unwrap(), "--no-web"]);
+    let post_id = hosting["post_id"].as_str().unwrap().to_string();
+    let ours = our_member(&net, "ours", &room.protocol_id, &post_id);
+    ours.say("before the crash");
+    ours.wait_for_texts(&["before the crash"]);
+    let before = step(&ours);
+    kill_reference(&Seat::Theirs {
+        agent: host,
+        process: leader,
+    });
+    let seats = [ours];
+    assert_eq!(one_takes_over(&seats), 0);
+    seats[0].say("after the crash");
+    seats[0].wait_for_texts(&["before the crash", "after the crash"]);
+    assert!(step(&seats[0]) > before);
+    assert_never_backwards(&seats[0]);
+}
+
+/// A reference leader dies with a member of each implementation in its room, both able to
+/// claim: exactly one does, the other follows it, and both see each other's messages.
+#[test]
+fn with_both_able_to_claim_exactly_one_leads() {
+    let net = Net::start_with(&QUICK_FAILOVER);
+    let host = net.reference_agent("host");
+    let room = crate::support::reference::reference_contract("community-room-v1");
+    host.register_protocol(&room.protocol_id);
+    let dir = host.protocol_dir(&room.protocol_id);
+    let (hosting, leader) =
+        host.daemon(&["host", "--protocol-dir", dir.to_str().unwrap(), "--no-web"]);
+    let post_id = hosting["post_id"].as_str().unwrap().to_string();
+    let seats = [
+        our_member(&net, "ours", &room.protocol_id, &post_id),
+        their_member(&net, "theirs", &room.protocol_id, &post_id),
+    ];
+    seats[1].say("before the crash");
+    for seat in &seats {
+        seat.wait_for_texts(&["before the crash"]);
+    }
+    kill_reference(&Seat::Theirs {
+        agent: host,
+        process: leader,
+    });
+    one_takes_over(&seats);
+    seats[0].say("ours after the crash");
+    seats[1].say("theirs after the crash");
+    for seat in &seats {
+        seat.wait_for_texts(&[
+            "before the crash",
+            "ours after the crash",
+            "theirs after the crash",
+        ]);
+    }
+    assert_never_backwards(&seats[0]);
 }
