@@ -10,46 +10,11 @@
 use aigenora::api::group::GroupStatus;
 use serde_json::Value;
 
-use crate::room_seats::{LIMIT, Seat, community_room, session_with};
-use crate::support::net::{Agent, Net, wait_until};
-use crate::support::process::Proc;
-use crate::support::reference::{ReferenceAgent, install_reference_protocol};
+use crate::room_seats::{LIMIT, Seat, community_room, our_member, their_member};
+use crate::support::net::{Net, wait_until};
 
 /// A short lease and member timeout, so a dead leader is noticed within seconds.
 const QUICK_FAILOVER: [&str; 4] = ["--group-lease", "3", "--group-member-timeout-seconds", "8"];
-
-/// One of our members in the room of `post_id`, holding the room's hooks (it can lead).
-fn our_member(net: &Net, name: &str, protocol_id: &str, post_id: &str) -> Seat {
-    let agent: Agent = net.agent(name);
-    install_reference_protocol(&agent, protocol_id);
-    let process = Proc::spawn(
-        name,
-        agent.command(&["join", post_id, "--control-mode", "autonomous"]),
-    );
-    let session = wait_until(LIMIT, || session_with(&agent.dir, "room.json"))
-        .unwrap_or_else(|| panic!("{name} was admitted"));
-    Seat::Ours {
-        agent,
-        process,
-        session,
-    }
-}
-
-/// A reference member in the room of `post_id` (its own hooks: it can lead).
-fn their_member(net: &Net, name: &str, protocol_id: &str, post_id: &str) -> Seat {
-    let agent: ReferenceAgent = net.reference_agent(name);
-    agent.register_protocol(protocol_id);
-    let (_, process) = agent.daemon(&["join", post_id, "--no-web"]);
-    wait_until(LIMIT, || {
-        process
-            .state_dir
-            .join("snapshot.json")
-            .is_file()
-            .then_some(())
-    })
-    .unwrap_or_else(|| panic!("{name} was admitted"));
-    Seat::Theirs { agent, process }
-}
 
 /// Kills a reference session's process (as a crash would).
 fn kill_reference(seat: &Seat) {
