@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::room_seats::{LIMIT, Seat, community_room, our_member, their_member};
 use crate::support::net::{Net, wait_until};
+use crate::support::process::Proc;
 
 /// A short lease and member timeout, so a dead leader is noticed within seconds.
 const QUICK_FAILOVER: [&str; 4] = ["--group-lease", "3", "--group-member-timeout-seconds", "8"];
@@ -282,4 +283,81 @@ fn with_both_able_to_claim_exactly_one_leads() {
         ]);
     }
     assert_never_backwards(&seats[0]);
+}
+
+/// A member whose process dies comes back on its session directory (as a supervisor would
+/// restart it): it is admitted to its seat again, the action it had in flight goes out with
+/// the same `client_seq` and `action_id` (here one the leader applied already: a
+/// `duplicate`, not applied twice), and its queue resumes past what was settled — nothing
+/// said twice, nothing lost.
+#[test]
+fn a_restarted_member_resumes_its_outbox() {
+    let net = Net::start();
+    let leader = net.agent("leader");
+    let (room, dir) = community_room(&leader);
+    let (_hosting, post_id) = leader.host(dir.to_str().unwrap(), &[]);
+    let seat = our_member(&net, "member", &room.protocol_id, &post_id);
+    seat.say("one");
+    seat.wait_for_texts(&["one"]);
+    seat.say("two");
+    seat.wait_for_texts(&["one", "two"]);
+    let Seat::Ours {
+        agent,
+        mut process,
+        session,
+    } = seat
+    else {
+        unreachable!()
+    };
+    process.kill_and_reap();
+    // As if it died after sending "two" a second time but before its receipt came.
+    let outbox: Value =
+        serde_json::from_str(&std::fs::read_to_string(session.join("room-outbox.json")).unwrap())
+            .unwrap();
+    assert!(outbox["pending"].is_null(), "{outbox}");
+    let replay = serde_json::json!({
+        "version": 1,
+        "committed_offset": outbox["committed_offset"],
+        "pending": {"client_seq": 2, "action_id": "cd".repeat(16),
+            "action": {"kind": "send", "text": "two"},
+            "end_offset": outbox["committed_offset"]},
+    });
+    std::fs::write(session.join("room-outbox.json"), replay.to_string()).unwrap();
+    let _restarted = Proc::spawn(
+        "member again",
+        agent.command(&[
+            "join",
+            &post_id,
+            "--control-mode",
+            "autonomous",
+            "--internal-session-dir",
+            session.to_str().unwrap(),
+        ]),
+    );
+    let seat = Seat::Ours {
+        agent,
+        process: _restarted,
+        session,
+    };
+    assert!(
+        wait_until(LIMIT, || seat
+            .events("group_action_receipt")
+            .iter()
+            .any(|e| e["status"] == "duplicate")
+            .then_some(()))
+        .is_some(),
+        "the action in flight was answered as a duplicate: {:?}",
+        seat.events("group_action_receipt")
+    );
+    seat.say("three");
+    seat.wait_for_texts(&["one", "two", "three"]);
+    let said = crate::room_seats::texts(&seat.view());
+    for text in ["one", "two", "three"] {
+        assert_eq!(
+            said.iter().filter(|t| *t == text).count(),
+            1,
+            "{text} once: {said:?}"
+        );
+    }
+    assert_eq!(seat.events("group_member_admitted").len(), 2);
 }
