@@ -116,12 +116,14 @@ impl<'a> Follower<'a> {
                         .map_err(|e| e.to_string())?;
                     bootstrapped = true;
                     let Some(verified) = verified else { continue };
-                    if let Err(lost) = self.acknowledge(&verified) {
-                        return Ok(FollowEnd::LeaderGone(lost));
-                    }
+                    let acked = self.acknowledge(&verified);
                     self.events.step(&verified);
                     if verified.envelope.core.completed {
+                        // The room is over: an ack the leader no longer takes changes nothing.
                         return Ok(FollowEnd::Completed(verified.envelope.core.outcome.clone()));
+                    }
+                    if let Err(lost) = acked {
+                        return Ok(FollowEnd::LeaderGone(lost));
                     }
                 }
                 Some("receipt") => self.settle(&frame)?,
