@@ -10,7 +10,7 @@
 use aigenora::api::group::GroupStatus;
 use serde_json::Value;
 
-use crate::room_seats::{LIMIT, Seat, community_room, our_member, their_member};
+use crate::room_seats::{LIMIT, Seat, community_room, our_follower, our_member, their_member};
 use crate::support::net::{Net, wait_until};
 use crate::support::process::Proc;
 
@@ -360,4 +360,59 @@ fn a_restarted_member_resumes_its_outbox() {
         );
     }
     assert_eq!(seat.events("group_member_admitted").len(), 2);
+}
+
+/// A room whose contract says `abort` does not fail over: when its leader dies, a member's
+/// claim makes the server fail the room, and every member ends with it (`room_failed`)
+/// instead of waiting on a room nobody may lead.
+#[tokio::test]
+async fn an_abort_room_ends_on_every_member_when_its_leader_dies() {
+    let net = Net::start_with(&QUICK_FAILOVER);
+    let leader = net.agent("leader");
+    let (_, dir) = community_room(&leader);
+    let spec_path = dir.join("spec.json");
+    let mut spec: Value =
+        serde_json::from_str(&std::fs::read_to_string(&spec_path).unwrap()).unwrap();
+    spec["flow"]["group"]["recovery_mode"] = "abort".into();
+    std::fs::write(&spec_path, spec.to_string()).unwrap();
+    leader.ok(&["protocol", "register", spec_path.to_str().unwrap()]);
+    let (mut hosting, post_id) = leader.host(dir.to_str().unwrap(), &[]);
+    let group_id = hosting
+        .wait_for_line("group_id: ", LIMIT)
+        .trim_start_matches("group_id: ")
+        .trim()
+        .to_string();
+    let seats = [
+        our_follower(&net, "first", &post_id),
+        our_follower(&net, "second", &post_id),
+    ];
+    seats[0].say("before the crash");
+    for seat in &seats {
+        seat.wait_for_texts(&["before the crash"]);
+    }
+    hosting.kill_and_reap();
+    for seat in seats {
+        let dir = seat.dir().to_path_buf();
+        let Seat::Ours { process, .. } = seat else {
+            unreachable!()
+        };
+        let finished = process.finish(LIMIT);
+        let events = std::fs::read_to_string(dir.join("events.jsonl")).unwrap_or_default();
+        let files = crate::support::net::SessionFiles::read(&dir);
+        assert_eq!(
+            (files.field("end_reason").as_str(), files.is_final()),
+            (Some("room_failed"), true),
+            "{} ended with the failed room ({}):\n{events}\n{}",
+            dir.display(),
+            finished.status,
+            finished.stderr
+        );
+        assert!(
+            !events.contains("group_leadership_claimed"),
+            "nobody leads an abort room: {events}"
+        );
+    }
+    let reader = net.server.client(&aigenora::identity::Identity::generate());
+    let group = reader.group(&group_id).await.unwrap();
+    assert_eq!((group.status, group.leader_epoch), (GroupStatus::Failed, 0));
 }

@@ -157,6 +157,15 @@ pub fn community_room(agent: &Agent) -> (ReferenceContract, PathBuf) {
 pub fn our_member(net: &Net, name: &str, protocol_id: &str, post_id: &str) -> Seat {
     let agent: Agent = net.agent(name);
     install_reference_protocol(&agent, protocol_id);
+    seated(agent, name, post_id)
+}
+
+/// One of our members in the room of `post_id` with no hooks of its own (it follows only).
+pub fn our_follower(net: &Net, name: &str, post_id: &str) -> Seat {
+    seated(net.agent(name), name, post_id)
+}
+
+fn seated(agent: Agent, name: &str, post_id: &str) -> Seat {
     let process = Proc::spawn(
         name,
         agent.command(&["join", post_id, "--control-mode", "autonomous"]),

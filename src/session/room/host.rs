@@ -124,12 +124,14 @@ impl RoomHost {
                 detail: panic.to_string(),
             }),
         };
-        Ok(SessionEnd {
+        let end = SessionEnd {
             session_dir: self.session_dir.root().to_path_buf(),
             session_id: post_id.clone(),
             post_id,
             result,
-        })
+        };
+        crate::session::reports::record_end(&end, &self.session_dir);
+        Ok(end)
     }
 }
 

@@ -134,12 +134,14 @@ impl RoomJoin {
         let result = self.take_part(group).await;
         leave.disarm();
         heartbeats.abort();
-        Ok(SessionEnd {
+        let end = SessionEnd {
             session_dir: self.session_dir.root().to_path_buf(),
             session_id: self.invitation.post_id.clone(),
             post_id,
             result,
-        })
+        };
+        crate::session::reports::record_end(&end, &self.session_dir);
+        Ok(end)
     }
 
     fn refusal(&self, reason: String) -> SessionError {
