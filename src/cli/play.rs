@@ -132,6 +132,11 @@ impl PlayArgs {
             relay: self.relay.clone().unwrap_or_default(),
             display: Arc::new(|_, text| println!("{}", crate::terminal::escape_display(text))),
             chat_from_stdin: true,
+            on_room: (self.control_mode != ControlMode::Autonomous).then(|| {
+                let on_room: crate::session::OnRoom =
+                    Arc::new(|root| crate::control::room::console::start(root.to_path_buf()));
+                on_room
+            }),
             peer_timeout: Duration::from_secs_f64(self.peer_timeout),
         };
         Ok((settings, desk))
@@ -348,6 +353,7 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         return daemon::start(&dir, Waiting::Invitation);
     }
     settings.relay = choose_relay(&args.play, &client)?;
+    start_web(&args.play, &dir)?;
     if protocol.spec.capabilities().room {
         let leading = session::room::host::RoomHost {
             client: client.clone(),
@@ -356,15 +362,17 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
             options,
             relay: settings.relay.clone(),
             display: settings.display.clone(),
+            control_mode: settings.control_mode,
+            on_room: settings.on_room.clone(),
             session_dir: dir.clone(),
         };
         let ended = daemon::run_until_signal(&dir, &desk, leading.run());
         if ended.is_err() {
             withdraw_if_unmatched(&client, &dir);
         }
+        let_pages_see_the_end(&args.play);
         return finish(ended);
     }
-    start_web(&args.play, &dir)?;
     let request = session::host::HostRequest {
         client: client.clone(),
         protocol,

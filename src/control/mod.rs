@@ -8,6 +8,7 @@
 pub mod target;
 pub mod terminal;
 pub mod view;
+pub mod room;
 pub mod web;
 
 pub use target::Target;
