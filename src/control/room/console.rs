@@ -10,6 +10,7 @@
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -29,16 +30,52 @@ const LOOK: Duration = Duration::from_millis(20);
 /// The most characters of one event shown.
 const MAX_SHOWN: usize = 400;
 
-/// Starts reading actions from stdin and showing the room of `session_root` on stdout, each
-/// on a thread of its own for as long as the process runs.
-pub fn start(session_root: PathBuf) {
-    let root = session_root.clone();
-    std::thread::spawn(move || {
-        read_actions(&mut std::io::stdin().lock(), &root, &mut |line| {
-            println!("{line}")
-        })
-    });
-    std::thread::spawn(move || show_room(&session_root, &mut |line| println!("{line}")));
+/// The terminal of one room's side.
+pub struct Console {
+    root: PathBuf,
+    /// The step last shown.
+    shown: Mutex<Option<RoomRecord>>,
+}
+
+impl Console {
+    /// Starts reading actions from stdin and showing the room of `session_root` on stdout,
+    /// each on a thread of its own for as long as the process runs.
+    pub fn start(session_root: PathBuf) -> Arc<Console> {
+        let console = Arc::new(Console {
+            root: session_root,
+            shown: Mutex::new(None),
+        });
+        let root = console.root.clone();
+        std::thread::spawn(move || {
+            read_actions(&mut std::io::stdin().lock(), &root, &mut |line| {
+                println!("{line}")
+            })
+        });
+        let watching = console.clone();
+        std::thread::spawn(move || {
+            while !watching.catch_up() {
+                std::thread::sleep(LOOK);
+            }
+        });
+        console
+    }
+
+    /// Shows what the room did since the last look (the CLI looks once more when the
+    /// session ends, so the room's last step is shown before the process exits); true once
+    /// the room's end was shown.
+    pub fn catch_up(&self) -> bool {
+        let mut shown = self.shown.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let room = std::fs::read(self.root.join(ROOM_FILE))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<RoomRecord>(&bytes).ok());
+        if let Some(room) = room.filter(|room| shown.as_ref() != Some(room)) {
+            for line in describe(shown.as_ref(), &room) {
+                println!("{line}");
+            }
+            *shown = Some(room);
+        }
+        shown.as_ref().is_some_and(|room| room.completed)
+    }
 }
 
 /// One line of input, as read within its bound.
@@ -114,27 +151,6 @@ fn act(line: &str, root: &Path) -> Result<(), String> {
     match typed_action(line, talk)? {
         Some(action) => queue(&target, action).map(drop).map_err(|e| e.to_string()),
         None => Ok(()),
-    }
-}
-
-/// Shows each new step of the room until it ends.
-fn show_room(root: &Path, say: &mut dyn FnMut(&str)) {
-    let mut shown: Option<RoomRecord> = None;
-    loop {
-        let room = std::fs::read(root.join(ROOM_FILE))
-            .ok()
-            .and_then(|bytes| serde_json::from_slice::<RoomRecord>(&bytes).ok());
-        if let Some(room) = room.filter(|room| shown.as_ref() != Some(room)) {
-            for line in describe(shown.as_ref(), &room) {
-                say(&line);
-            }
-            let ended = room.completed;
-            shown = Some(room);
-            if ended {
-                return;
-            }
-        }
-        std::thread::sleep(LOOK);
     }
 }
 
