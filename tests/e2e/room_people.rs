@@ -40,7 +40,9 @@ fn texts(session: &Path) -> Vec<String> {
 }
 
 fn wait_for_text(session: &Path, text: &str) {
-    let seen = wait_until(LIMIT, || texts(session).iter().any(|t| t == text).then_some(()));
+    let seen = wait_until(LIMIT, || {
+        texts(session).iter().any(|t| t == text).then_some(())
+    });
     assert!(
         seen.is_some(),
         "{} never showed {text:?}: {:?}",
@@ -94,7 +96,11 @@ fn a_member_talks_to_the_room_from_its_terminal() {
     let topic = wait_until(LIMIT, || {
         (room(&bob_room)["view"]["topic"] == "typed as JSON").then_some(())
     });
-    assert!(topic.is_some(), "the JSON line reached bob: {}", room(&bob_room));
+    assert!(
+        topic.is_some(),
+        "the JSON line reached bob: {}",
+        room(&bob_room)
+    );
 
     talking.say("{not json");
     wait_for_output(&talking, "error: the line is not a JSON object");
@@ -113,7 +119,10 @@ fn a_member_talks_to_the_room_from_its_terminal() {
         .collect();
     assert_eq!(
         said,
-        ["hello from the terminal", "still here \u{1b}[31m after all that"],
+        [
+            "hello from the terminal",
+            "still here \u{1b}[31m after all that"
+        ],
         "exactly the good lines became messages, in order"
     );
 
@@ -198,8 +207,12 @@ async fn a_member_takes_part_from_the_browser() {
         .await
         .unwrap();
     page.click("#room-act button").await;
-    page.until("the refusal", "#room-feedback", "Not sent: the action must be a JSON object")
-        .await;
+    page.until(
+        "the refusal",
+        "#room-feedback",
+        "Not sent: the action must be a JSON object",
+    )
+    .await;
     page.close().await;
     for process in [paging, listening, hosting] {
         process.terminate(LIMIT);

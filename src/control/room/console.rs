@@ -64,7 +64,10 @@ impl Console {
     /// session ends, so the room's last step is shown before the process exits); true once
     /// the room's end was shown.
     pub fn catch_up(&self) -> bool {
-        let mut shown = self.shown.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut shown = self
+            .shown
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let room = std::fs::read(self.root.join(ROOM_FILE))
             .ok()
             .and_then(|bytes| serde_json::from_slice::<RoomRecord>(&bytes).ok());
@@ -130,7 +133,9 @@ fn read_actions(reader: &mut impl BufRead, root: &Path, say: &mut dyn FnMut(&str
         let line = match input {
             Input::Text(line) => line,
             Input::TooLong => {
-                say(&format!("error: the line is longer than {MAX_LINE} bytes (not sent)"));
+                say(&format!(
+                    "error: the line is longer than {MAX_LINE} bytes (not sent)"
+                ));
                 continue;
             }
             Input::NotText => {
@@ -172,7 +177,11 @@ fn describe(before: Option<&RoomRecord>, now: &RoomRecord) -> Vec<String> {
                 seat_of(&now.leader_public_key)
             ));
             for member in now.members.iter().filter(|m| active(m)) {
-                lines.push(format!("[room] seat {} is here ({})", member.seat, short(&member.public_key)));
+                lines.push(format!(
+                    "[room] seat {} is here ({})",
+                    member.seat,
+                    short(&member.public_key)
+                ));
             }
         }
         Some(before) => {
@@ -192,7 +201,10 @@ fn describe(before: Option<&RoomRecord>, now: &RoomRecord) -> Vec<String> {
     }
     if now.completed && before.is_none_or(|b| !b.completed) {
         let outcome = now.outcome.as_deref().unwrap_or("no outcome");
-        lines.push(format!("[room] the room ended ({})", escape_control(outcome)));
+        lines.push(format!(
+            "[room] the room ended ({})",
+            escape_control(outcome)
+        ));
     }
     lines
 }
@@ -208,14 +220,26 @@ fn member_changes(before: &[RoomMember], now: &[RoomMember]) -> Vec<String> {
     for member in now {
         let (was, is) = (was_active(&member.public_key), active(member));
         if is && !was {
-            lines.push(format!("[room] seat {} joined ({})", member.seat, short(&member.public_key)));
+            lines.push(format!(
+                "[room] seat {} joined ({})",
+                member.seat,
+                short(&member.public_key)
+            ));
         } else if was && !is {
-            lines.push(format!("[room] seat {} left ({})", member.seat, short(&member.public_key)));
+            lines.push(format!(
+                "[room] seat {} left ({})",
+                member.seat,
+                short(&member.public_key)
+            ));
         }
     }
     for gone in before.iter().filter(|m| active(m)) {
         if !now.iter().any(|m| m.public_key == gone.public_key) {
-            lines.push(format!("[room] seat {} left ({})", gone.seat, short(&gone.public_key)));
+            lines.push(format!(
+                "[room] seat {} left ({})",
+                gone.seat,
+                short(&gone.public_key)
+            ));
         }
     }
     lines
@@ -223,13 +247,19 @@ fn member_changes(before: &[RoomMember], now: &[RoomMember]) -> Vec<String> {
 
 /// One event of a step: a message as `seat N: text`, anything else as its kind and JSON.
 fn describe_event(event: &Value) -> String {
-    let message = event.get("message").filter(|m| m.is_object()).unwrap_or(event);
+    let message = event
+        .get("message")
+        .filter(|m| m.is_object())
+        .unwrap_or(event);
     let kind = event
         .get("kind")
         .or_else(|| event.get("type"))
         .and_then(Value::as_str)
         .unwrap_or("event");
-    let line = match (message.get("text").and_then(Value::as_str), message.get("seat")) {
+    let line = match (
+        message.get("text").and_then(Value::as_str),
+        message.get("seat"),
+    ) {
         (Some(text), Some(seat)) if seat.as_i64().is_some_and(|s| s >= 0) => {
             format!("seat {seat}: {text}")
         }
@@ -298,7 +328,8 @@ mod tests {
         };
         let mut now = before.clone();
         now.seq = 2;
-        now.members.push(member(&"bbbb".repeat(16), 1, MemberStatus::Active));
+        now.members
+            .push(member(&"bbbb".repeat(16), 1, MemberStatus::Active));
         now.events = vec![
             json!({"kind": "message", "message": {"seat": 1, "text": "hi\u{1b}[2J"}}),
             json!({"kind": "topic_changed", "topic": "x"}),
@@ -310,9 +341,15 @@ mod tests {
         now.completed = true;
         now.outcome = Some("closed".into());
         let again = describe(Some(&now.clone()), &now);
-        assert!(again.is_empty(), "an unchanged step shows nothing: {again:?}");
+        assert!(
+            again.is_empty(),
+            "an unchanged step shows nothing: {again:?}"
+        );
         let mut ended = now.clone();
         ended.completed = false;
-        assert_eq!(describe(Some(&ended), &now).last().unwrap(), "[room] the room ended (closed)");
+        assert_eq!(
+            describe(Some(&ended), &now).last().unwrap(),
+            "[room] the room ended (closed)"
+        );
     }
 }

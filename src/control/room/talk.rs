@@ -87,16 +87,31 @@ mod tests {
             Ok(Some(json!({"kind": "close_room"})))
         );
         assert_eq!(typed_action("   ", Some(SEND)), Ok(None));
-        assert!(typed_action("{not json", Some(SEND)).unwrap_err().contains("not a JSON"));
-        assert!(typed_action("far too long a line", Some(SEND)).unwrap_err().contains("at most 10"));
-        assert!(typed_action("hello", None).unwrap_err().contains("JSON actions only"));
+        assert!(
+            typed_action("{not json", Some(SEND))
+                .unwrap_err()
+                .contains("not a JSON")
+        );
+        assert!(
+            typed_action("far too long a line", Some(SEND))
+                .unwrap_err()
+                .contains("at most 10")
+        );
+        assert!(
+            typed_action("hello", None)
+                .unwrap_err()
+                .contains("JSON actions only")
+        );
         assert!(typed_action("[1]", None).is_err());
     }
 
     #[test]
     fn community_room_is_conversational_and_meeting_room_is_not() {
         let community = crate::protocols::well_known::find("community-room-v1").unwrap();
-        assert_eq!(Talk::of(community.protocol_id).map(|t| t.kind), Some("send"));
+        assert_eq!(
+            Talk::of(community.protocol_id).map(|t| t.kind),
+            Some("send")
+        );
         let meeting = crate::protocols::well_known::find("meeting-room-v1").unwrap();
         assert_eq!(Talk::of(meeting.protocol_id), None);
     }

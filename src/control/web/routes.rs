@@ -82,7 +82,11 @@ async fn list(State(controller): State<Arc<Controller>>, headers: HeaderMap) -> 
 }
 
 /// The session `id`, once the token presented is its own.
-pub(super) fn authorized(controller: &Controller, id: &str, token: Option<&str>) -> Result<Target, Refusal> {
+pub(super) fn authorized(
+    controller: &Controller,
+    id: &str,
+    token: Option<&str>,
+) -> Result<Target, Refusal> {
     let Some(target) = controller.scope.find(id) else {
         return Err(Refusal {
             status: StatusCode::NOT_FOUND,
@@ -144,7 +148,8 @@ pub(super) async fn json_body(body: axum::body::Body, limit: usize) -> Result<Va
         Ok(Err(_)) => return Err(refuse(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large")),
         Err(_) => return Err(refuse(StatusCode::REQUEST_TIMEOUT, "body_timeout")),
     };
-    serde_json::from_slice::<Value>(&bytes).map_err(|_| refuse(StatusCode::BAD_REQUEST, "invalid_json"))
+    serde_json::from_slice::<Value>(&bytes)
+        .map_err(|_| refuse(StatusCode::BAD_REQUEST, "invalid_json"))
 }
 
 /// Largest decision body the page sends (a move and the window it answers).
