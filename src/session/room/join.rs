@@ -56,6 +56,8 @@ pub struct RoomJoin {
     pub control_mode: ControlMode,
     pub relay: RelayChoice,
     pub display: DisplaySink,
+    /// Told the session dir once the room is found (a person's terminal starts on it).
+    pub on_room: Option<crate::session::OnRoom>,
     pub session_dir: SessionDir,
 }
 
@@ -109,6 +111,9 @@ impl RoomJoin {
             Role::Guest,
             &format!("[join] room {} of invitation {post_id}", group.group_id),
         );
+        if let Some(on_room) = &self.on_room {
+            on_room(self.session_dir.root());
+        }
         let heartbeats = {
             let client = self.client.clone();
             let group_id = group.group_id.clone();
