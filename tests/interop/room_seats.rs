@@ -170,8 +170,15 @@ fn seated(agent: Agent, name: &str, post_id: &str) -> Seat {
         name,
         agent.command(&["join", post_id, "--control-mode", "autonomous"]),
     );
-    let session = wait_until(LIMIT, || session_with(&agent.dir, "room.json"))
-        .unwrap_or_else(|| panic!("{name} was admitted"));
+    // Admitted: in a room still in its lobby no envelope (and no room.json) comes yet.
+    let session = wait_until(LIMIT, || {
+        let session = session_with(&agent.dir, "events.jsonl")?;
+        (!SessionFiles::read(&session)
+            .events_of("group_member_admitted")
+            .is_empty())
+        .then_some(session)
+    })
+    .unwrap_or_else(|| panic!("{name} was admitted"));
     Seat::Ours {
         agent,
         process,

@@ -2,10 +2,12 @@
 //! reference members and ours at once (each acting as soon as it is admitted); every member's
 //! message must reach every other member's verified view, and no member may be let go.
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 use crate::room_seats::{
-    LIMIT, Seat, community_room, our_member, session_with, texts, their_member,
+    LIMIT, Seat, community_room, our_follower, our_member, session_with, texts, their_member,
 };
 use crate::support::net::{Net, SessionFiles, wait_until};
 
@@ -97,4 +99,45 @@ fn a_full_room(size: usize) {
         size,
         "{room_file}"
     );
+}
+
+/// A room that starts only when full keeps its early member waiting longer than a member
+/// waits on one channel for its first envelope: the early member dials again (keeping its
+/// seat and counted once), and when the last member arrives the room starts with all three.
+#[test]
+fn an_early_member_waits_out_a_slow_lobby() {
+    let net = Net::start();
+    let leader = net.agent("leader");
+    let (_, dir) = community_room(&leader);
+    let spec_path = dir.join("spec.json");
+    let mut spec: Value =
+        serde_json::from_str(&std::fs::read_to_string(&spec_path).unwrap()).unwrap();
+    spec["flow"]["group"]["start_policy"] = "full".into();
+    spec["flow"]["group"]["max_participants"] = 3.into();
+    std::fs::write(&spec_path, spec.to_string()).unwrap();
+    leader.ok(&["protocol", "register", spec_path.to_str().unwrap()]);
+    let (hosting, post_id) = leader.host(dir.to_str().unwrap(), &[]);
+    let early = our_follower(&net, "early", &post_id);
+    let waited = aigenora::session::room::member::FIRST_ENVELOPE + Duration::from_secs(5);
+    assert!(
+        wait_until(waited + LIMIT, || (early
+            .events("group_member_admitted")
+            .len()
+            >= 2)
+            .then_some(()))
+        .is_some(),
+        "the early member dialed again while the lobby filled: {:?}",
+        early.events("group_leader_disconnected")
+    );
+    let late = our_follower(&net, "late", &post_id);
+    early.say("the room started");
+    for seat in [&early, &late] {
+        seat.wait_for_texts(&["the room started"]);
+    }
+    let leader_session = session_with(&leader.dir, "room.json").expect("our leader's session");
+    let room: Value =
+        serde_json::from_str(&std::fs::read_to_string(leader_session.join("room.json")).unwrap())
+            .unwrap();
+    assert_eq!(room["members"].as_array().unwrap().len(), 3, "{room}");
+    drop(hosting);
 }

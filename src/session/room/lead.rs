@@ -208,16 +208,21 @@ pub struct Lead {
 }
 
 impl Lead {
-    /// Waits until the start policy has enough members in (the leader counts itself).
+    /// Waits until the start policy has enough members in (the leader counts itself); a
+    /// slow lobby costs its early members nothing (they dial again and keep their seats).
     pub fn lobby(
         &self,
         arrivals: &Arrivals,
     ) -> Result<Vec<(RoomMember, IrohChannel)>, SessionError> {
         let needed = usize::from(self.rules.members_to_start());
-        let mut lobby = Vec::new();
+        let mut lobby: Vec<(RoomMember, IrohChannel)> = Vec::new();
         while lobby.len() + 1 < needed {
             match arrivals.recv_timeout(Duration::from_millis(200)) {
-                Ok(arrived) => lobby.push(arrived),
+                // A member that dials again while it waits counts once, on its newest channel.
+                Ok(arrived) => {
+                    lobby.retain(|(m, _)| m.public_key != arrived.0.public_key);
+                    lobby.push(arrived);
+                }
                 Err(mpsc::RecvTimeoutError::Timeout) => self.check_lease()?,
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
                     return Err(self.stopped("no more arrivals".into()));

@@ -21,7 +21,9 @@ pub const RESEND: Duration = Duration::from_secs(1);
 /// How long one wait on the channel lasts before the member looks at its own actions (an
 /// action waits this long at most before it is sent).
 const TICK: Duration = Duration::from_millis(5);
-/// How long a member waits for the leader's first envelope after admission.
+/// How long a member waits on one channel for the leader's first envelope after admission
+/// (a room still in its lobby sends none); then the channel counts as lost, and the member
+/// asks the server whether the room and its leader are still there before it dials again.
 pub const FIRST_ENVELOPE: Duration = Duration::from_secs(60);
 
 /// Where the member's own actions come from (a person, an agent, a script).
@@ -97,10 +99,10 @@ impl<'a> Follower<'a> {
                     return Ok(FollowEnd::LeaderGone(lost));
                 }
             } else if started.elapsed() > FIRST_ENVELOPE {
-                return Err(format!(
+                return Ok(FollowEnd::LeaderGone(format!(
                     "no envelope from the leader within {} s",
                     FIRST_ENVELOPE.as_secs()
-                ));
+                )));
             }
             let frame = match self.channel.recv_timeout(TICK) {
                 Ok(Some(frame)) => frame,
