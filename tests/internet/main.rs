@@ -8,8 +8,7 @@
 //!   symmetric NAT; the relay stopping mid-session and before the start; a second relay.
 //! - `reference`: the reference client in the same topology, as guest and as host.
 //! - `lossy`: 100 ms round trip and 2% loss each way; a stall past the heartbeat timeout.
-//! - Rooms (group sessions, members behind different NATs) get their module here once the
-//!   rooms flow mode exists, built on the same fixture.
+//! - `rooms`: a room whose leader and members sit behind different NATs.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -21,4 +20,5 @@ mod fixture;
 mod lossy;
 mod paths;
 mod reference;
+mod rooms;
 mod topology;
