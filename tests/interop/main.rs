@@ -18,5 +18,6 @@ mod room_sizes;
 mod rooms;
 mod sessions;
 mod spec;
+mod tables;
 mod transport;
 mod well_known;
