@@ -81,7 +81,9 @@ struct Backlog {
 
 impl Backlog {
     fn lock(&self) -> std::sync::MutexGuard<'_, (usize, usize)> {
-        self.queued.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.queued
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn written(&self, bytes: usize, result: Result<(), ChannelError>) {

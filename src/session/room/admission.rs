@@ -156,7 +156,8 @@ pub fn leader_admit(
     protocol_id: &str,
     epoch: u64,
 ) -> Result<RoomMember, String> {
-    let join = Join::parse(&recv_within(channel, "join", JOIN_TIMEOUT)?).map_err(|e| e.to_string())?;
+    let join =
+        Join::parse(&recv_within(channel, "join", JOIN_TIMEOUT)?).map_err(|e| e.to_string())?;
     join.check(group_id).map_err(|e| e.to_string())?;
     let current = control.group(group_id)?;
     if current.leader_public_key != identity.public_key() || current.leader_epoch != epoch {

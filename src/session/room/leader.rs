@@ -5,7 +5,7 @@
 //! hub never waits on a member's channel (frames are posted, a channel is closed on a thread
 //! of its own), reads a bounded number of frames from each per pass, and throttles a
 //! member's inputs to a budget. A member whose channel breaks or carries a malformed frame,
-//! that leaves a step unacknowledged for [`ACK_TIMEOUT`], that falls [`MAX_UNACKED_STEPS`]
+//! that acknowledges nothing for [`ACK_TIMEOUT`] while it has steps to acknowledge, that falls [`MAX_UNACKED_STEPS`]
 //! behind, or that stops reading, is detached with the reason (it may come back and
 //! re-admit).
 
@@ -29,10 +29,11 @@ pub const MAX_UNACKED_STEPS: u64 = HISTORY as u64;
 /// compact encoding. Admission frames are far smaller.
 pub const MEMBER_FRAME_BYTES: usize = 128 * 1024;
 /// Inputs a member may send at once before its budget runs out...
-pub const INPUT_BURST: f64 = 100.0;
-/// ...and how fast the budget refills: an input beyond it is rejected unapplied, as
-/// retryable (a member with one action in flight resends it a second later).
-pub const INPUTS_PER_SECOND: f64 = 50.0;
+pub const INPUT_BURST: f64 = 20.0;
+/// ...and how fast the budget refills (far above what a person or an agent acting in turn
+/// needs, below what one leader can apply for a full room): an input beyond it is rejected
+/// unapplied, as retryable (a member with one action in flight resends it a second later).
+pub const INPUTS_PER_SECOND: f64 = 10.0;
 /// How long the hub waits on each channel per pass.
 const POLL: Duration = Duration::from_millis(1);
 /// Frames read from one member per pass, so a flood cannot starve the others.
@@ -41,7 +42,7 @@ const FRAMES_PER_PASS: usize = 16;
 /// One attached member.
 struct Attached {
     channel: Box<dyn Channel>,
-    /// When the oldest step it has not acknowledged was sent.
+    /// Since when it has had steps to acknowledge without acknowledging any.
     unacked_since: Option<Instant>,
     /// The last step it was sent.
     last_sent: u64,
@@ -227,9 +228,8 @@ impl<H: RoomHooks> Hub<H> {
             && ours
         {
             member.acked = member.acked.max(ack.seq);
-            if ack.seq >= member.last_sent {
-                member.unacked_since = None;
-            }
+            // Caught up, or at least moving: the clock restarts for what is still unacked.
+            member.unacked_since = (member.acked < member.last_sent).then(Instant::now);
         }
     }
 
