@@ -421,7 +421,8 @@ fn a_lying_leaders_signed_envelope_is_caught_with_its_reason() {
     let leader = room.leader.clone();
     let forger = Identity::generate();
     let forged_certificate = forger.sign_hex(b"not the leader's certificate");
-    let cases: Vec<(&str, Box<dyn Fn(&mut Value)>, RoomError)> = vec![
+    type Lie<'a> = Box<dyn Fn(&mut Value) + 'a>;
+    let cases: Vec<(&str, Lie, RoomError)> = vec![
         (
             "previous_hash",
             Box::new(|e| {
