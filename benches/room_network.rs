@@ -1,15 +1,21 @@
-//! A room over the real parts, in one process: our community server (SQLite, in process) as
-//! the control plane, iroh on loopback, our leader's hub on the reference's Community Room
-//! hooks and `ROOM_MEMBERS` (default 31) of our members, each on its own endpoint and thread.
-//! One action at a time, from the members in turn: the time from handing the action to its
-//! member until every member has verified the step it made (the issue's "action → every
-//! member's verified frame"), and actions per second. Prints one JSON line.
+//! A room over the real parts: our community server (SQLite, in process) as the control
+//! plane, iroh on loopback, the reference's Community Room hooks, and `ROOM_MEMBERS`
+//! (default 31) of our members, each on its own endpoint and thread. The leader is ours
+//! (our hub, in this process) or, with `ROOM_LEADER=reference`, the reference client's
+//! `host` process on the same hooks — the same members, the same server, the same
+//! workload, so the two leaders compare side by side. One action at a time, from the
+//! members in turn: the time from handing the action to its member until every member has
+//! verified the step it made (the issue's "action → every member's verified frame"),
+//! actions per second, and the leader's CPU per action and memory. Prints one JSON line.
 
-use std::collections::VecDeque;
-use std::sync::mpsc;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use aigenora::api::group::{NewGroup, RecoveryMode};
+use aigenora::api::group::{Group, NewGroup, RecoveryMode};
 use aigenora::api::invitation::NewInvitation;
 use aigenora::api::protocol::NewProtocol;
 use aigenora::client::RestClient;
@@ -32,6 +38,7 @@ use aigenora::transport::{
 };
 use aigenora::wire::group::Receipt;
 use serde_json::{Map, Value, json};
+use tokio::runtime::{Handle, Runtime};
 
 #[path = "common/mod.rs"]
 #[allow(dead_code)]
@@ -46,29 +53,66 @@ impl ActionSource for Inbox {
     }
 }
 
-/// Reports each verified step to the benchmark.
-struct Steps(mpsc::Sender<u64>);
+/// Reports each verified step (member index, seq) to the benchmark.
+struct Steps(usize, mpsc::Sender<(usize, u64)>);
 
 impl MemberEvents for Steps {
     fn step(&mut self, verified: &Verified) {
-        let _ = self.0.send(verified.envelope.core.seq);
+        let _ = self.1.send((self.0, verified.envelope.core.seq));
     }
     fn receipt(&mut self, _receipt: &Receipt, _action: &Map<String, Value>) {}
 }
 
-fn community_room_dir() -> std::path::PathBuf {
+fn community_room_dir() -> PathBuf {
     common::reference_protocol_dir("9a8a5128")
 }
 
+fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The leader under test, running until [`Leading::stop`].
+enum Leading {
+    Ours {
+        stop: Arc<AtomicBool>,
+        thread: std::thread::JoinHandle<()>,
+    },
+    Reference {
+        pid: String,
+        _data: tempfile::TempDir,
+    },
+}
+
+impl Leading {
+    /// The process whose CPU and memory the leader uses (ours shares this one with the
+    /// members).
+    fn pid(&self) -> String {
+        match self {
+            Leading::Ours { .. } => "self".into(),
+            Leading::Reference { pid, .. } => pid.clone(),
+        }
+    }
+
+    fn stop(self) {
+        match self {
+            Leading::Ours { stop, thread } => {
+                stop.store(true, Ordering::SeqCst);
+                let _ = thread.join();
+            }
+            Leading::Reference { pid, .. } => {
+                let _ = Command::new("kill").args(["-KILL", &pid]).status();
+            }
+        }
+    }
+}
+
 fn main() {
-    let members: usize = std::env::var("ROOM_MEMBERS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(31);
-    let actions: usize = std::env::var("ROOM_ACTIONS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(100);
+    let members = env_number("ROOM_MEMBERS", 31);
+    let actions = env_number("ROOM_ACTIONS", 100);
+    let reference = std::env::var("ROOM_LEADER").as_deref() == Ok("reference");
     let load_before = common::load_average();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -89,6 +133,8 @@ fn main() {
     config.http.connections_per_address = 4096;
     config.http.max_connections = 4096;
     config.quotas.challenges_per_address = 4096;
+    // The members here send no heartbeats; keep their seats for the whole run.
+    config.group_member_timeout = Duration::from_secs(3600);
     let handle = rt.block_on(server::serve(config)).unwrap();
     let url = handle.url();
     let register = |name: &str| {
@@ -97,30 +143,17 @@ fn main() {
         rt.block_on(client.register(name, "")).unwrap();
         (identity, client)
     };
-    let (leader, leader_client) = register("leader");
     let dir = community_room_dir();
     let spec = Spec::load(&dir.join("spec.json")).unwrap();
+    let (leader, leader_client) = register("leader");
     rt.block_on(leader_client.register_protocol(&NewProtocol::for_spec(&spec)))
         .unwrap();
-    let mut endpoint = rt
-        .block_on(SessionEndpoint::bind(&RelayChoice::Disabled))
-        .unwrap();
-    let ticket = rt.block_on(endpoint.ticket()).unwrap().to_string();
-    let offer = NewInvitation::signed(&leader, &spec.protocol_id(), &ticket);
-    let post_id = rt
-        .block_on(leader_client.create_invitation(&offer))
-        .unwrap()
-        .post_id;
-    let group = rt
-        .block_on(leader_client.create_group(&NewGroup {
-            post_id,
-            min_participants: 2,
-            max_participants: 32,
-            allow_late_join: true,
-            recovery_mode: RecoveryMode::Exact,
-        }))
-        .unwrap();
-    let (steps_tx, steps_rx) = mpsc::channel::<u64>();
+    let (group, leading) = if reference {
+        reference_leader(&rt, &url, &dir, &leader_client)
+    } else {
+        our_leader(&rt, &leader, &leader_client, &spec, &dir, members)
+    };
+    let (steps_tx, steps_rx) = mpsc::channel::<(usize, u64)>();
     let mut inboxes = Vec::new();
     let mut threads = Vec::new();
     for n in 0..members {
@@ -129,149 +162,262 @@ fn main() {
         inboxes.push(inbox_tx);
         let (handle, group, steps) = (rt.handle().clone(), group.clone(), steps_tx.clone());
         threads.push(std::thread::spawn(move || {
-            let ticket: Ticket = group.iroh_ticket.parse().unwrap();
-            let dialer = handle
-                .block_on(SessionEndpoint::bind(&RelayChoice::Disabled))
-                .unwrap();
-            let link = handle
-                .block_on(dialer.dial(&ticket, DEFAULT_CONNECT_TIMEOUT))
-                .unwrap();
-            let mut channel = IrohChannel::new(link, &handle);
-            let control = RestControl::new(client, handle.clone());
-            member_admit(&mut channel, &control, &identity, &group, "autonomous").unwrap();
-            let mut replica = Replica::new(
-                &group.group_id,
-                identity.public_key(),
-                &group.leader_public_key,
-                0,
-            );
-            let (mut inbox, mut steps) = (Inbox(inbox_rx), Steps(steps));
-            let _ = Follower::new(
-                &mut channel,
-                &mut replica,
-                &identity,
-                &mut inbox,
-                &mut steps,
-                &mut Outbox::default(),
+            follow(
+                handle,
+                client,
+                identity,
+                group,
+                Inbox(inbox_rx),
+                Steps(n, steps),
             )
-            .run();
-            drop(channel);
-            handle.block_on(dialer.shutdown());
         }));
     }
-    let control = RestControl::new(leader_client.clone(), rt.handle().clone());
-    let mut knocks = {
-        let _inside = rt.enter();
-        endpoint.knocks(members).unwrap()
-    };
-    let mut channels = Vec::new();
-    for _ in 0..members {
-        let link = rt.block_on(knocks.next()).unwrap();
-        let mut channel = IrohChannel::new(link, rt.handle());
-        let member = leader_admit(
-            &mut channel,
-            &control,
-            &leader,
-            &group.group_id,
-            &group.protocol_id,
-            0,
-        )
-        .unwrap();
-        channels.push((member, channel));
-    }
-    let listed = control.group(&group.group_id).unwrap();
-    let seats: Vec<RoomMember> = listed.members.iter().map(RoomMember::from).collect();
-    let Flow::Group(rules) = spec.model().unwrap().flow.clone() else {
-        panic!("a room")
-    };
-    let state = tempfile::tempdir().unwrap();
-    let mut hooks = PythonHooks::load(&dir).unwrap();
-    hooks
-        .init(&InitContext {
-            options: &Map::new(),
-            role: Role::Host,
-            args: &[],
-            state_dir: state.path(),
-            decision: None,
-            pass_decision: true,
-            timing: None,
-            desk: None,
-        })
-        .unwrap();
-    let (authority, _) = Authority::new(
-        hooks,
-        rules,
-        leader.clone(),
-        &group.group_id,
-        0,
-        listed.membership_version,
-        seats,
-        Start::Fresh,
-    )
-    .unwrap();
-    let mut hub = Hub::new(authority);
-    for (member, channel) in channels {
-        hub.attach(&member.public_key, Box::new(channel)).unwrap();
-    }
-    // Every member verifies the bootstrap first.
-    let mut pending: VecDeque<u64> = VecDeque::new();
-    let wait_all = |hub: &mut Hub<PythonHooks>, seq: u64, pending: &mut VecDeque<u64>| {
-        let mut seen = pending.iter().filter(|s| **s == seq).count();
-        pending.retain(|s| *s > seq);
-        while seen < members {
-            hub.poll();
-            while let Ok(got) = steps_rx.try_recv() {
-                if got == seq {
-                    seen += 1;
-                } else if got > seq {
-                    pending.push_back(got);
-                }
-            }
-        }
-    };
-    wait_all(&mut hub, 0, &mut pending);
+    let mut latest: BTreeMap<usize, u64> = BTreeMap::new();
+    settle(&steps_rx, &mut latest, members);
+    let pid = leading.pid();
+    let (cpu_before, started) = (common::cpu_seconds(&pid), Instant::now());
     let mut latencies = Vec::with_capacity(actions);
-    let started = Instant::now();
     for n in 0..actions {
+        let before = latest.values().copied().max().unwrap_or(0);
         let begun = Instant::now();
+        let text = format!("message {n}");
         inboxes[n % members]
             .send(
-                json!({"kind": "send", "text": format!("message {n}")})
+                json!({"kind": "send", "text": text})
                     .as_object()
                     .unwrap()
                     .clone(),
             )
             .unwrap();
-        wait_all(&mut hub, n as u64 + 1, &mut pending);
+        while latest.len() < members || latest.values().any(|seq| *seq <= before) {
+            let (member, seq) = steps_rx.recv_timeout(Duration::from_secs(60)).unwrap();
+            latest.insert(member, seq);
+        }
         latencies.push(begun.elapsed());
     }
     let seconds = started.elapsed().as_secs_f64();
-    let (envelopes, _) = hub.authority.apply_input(
-        leader.public_key(),
-        1,
-        json!({"kind": "close_room"}).as_object().unwrap(),
-    );
-    hub.broadcast(&envelopes);
+    let cpu = common::cpu_seconds(&pid) - cpu_before;
+    let rss = common::rss_kib(&pid);
+    leading.stop();
     let deadline = Instant::now() + Duration::from_secs(30);
     while threads.iter().any(|t| !t.is_finished()) && Instant::now() < deadline {
-        hub.poll();
+        std::thread::sleep(Duration::from_millis(20));
     }
-    hub.close();
     latencies.sort();
     let ms = |q: f64| latencies[((latencies.len() as f64 - 1.0) * q) as usize].as_secs_f64() * 1e3;
     println!(
         "{}",
         json!({
-            "implementation": "ours",
+            "leader": if reference { "reference" } else { "ours" },
             "members": members + 1,
             "actions": actions,
             "actions_per_second": actions as f64 / seconds,
             "action_to_every_member_p50_ms": ms(0.5),
             "action_to_every_member_p99_ms": ms(0.99),
+            // Ours shares its process with the 31 members and the server: an upper bound.
+            "leader_process_cpu_ms_per_action": cpu * 1e3 / actions as f64,
+            "leader_process_rss_mib": rss as f64 / 1024.0,
             "load_before": load_before,
             "load_after": common::load_average(),
         })
     );
-    rt.block_on(endpoint.shutdown());
     let _ = rt.block_on(handle.shutdown());
+}
+
+/// Waits until every member has verified a step and the room has been quiet a moment (the
+/// reference's leader admits late members one membership step at a time).
+fn settle(steps: &mpsc::Receiver<(usize, u64)>, latest: &mut BTreeMap<usize, u64>, members: usize) {
+    loop {
+        match steps.recv_timeout(Duration::from_millis(500)) {
+            Ok((member, seq)) => {
+                latest.insert(member, seq);
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let top = latest.values().copied().max();
+                if latest.len() == members && latest.values().all(|s| Some(*s) == top) {
+                    return;
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => panic!("every member stopped"),
+        }
+    }
+}
+
+/// One member: dial, admission, then following until the leader goes.
+fn follow(
+    handle: Handle,
+    client: RestClient,
+    identity: Identity,
+    group: Group,
+    mut inbox: Inbox,
+    mut steps: Steps,
+) {
+    let ticket: Ticket = group.iroh_ticket.parse().unwrap();
+    let dialer = handle
+        .block_on(SessionEndpoint::bind(&RelayChoice::Disabled))
+        .unwrap();
+    let link = handle
+        .block_on(dialer.dial(&ticket, DEFAULT_CONNECT_TIMEOUT))
+        .unwrap();
+    let mut channel = IrohChannel::new(link, &handle);
+    let control = RestControl::new(client, handle.clone());
+    member_admit(&mut channel, &control, &identity, &group, "autonomous").unwrap();
+    let mut replica = Replica::new(
+        &group.group_id,
+        identity.public_key(),
+        &group.leader_public_key,
+        group.leader_epoch,
+    );
+    let _ = Follower::new(
+        &mut channel,
+        &mut replica,
+        &identity,
+        &mut inbox,
+        &mut steps,
+        &mut Outbox::default(),
+    )
+    .run();
+    drop(channel);
+    handle.block_on(dialer.shutdown());
+}
+
+/// The reference's `host` on the Community Room, as a daemon talking to our server.
+fn reference_leader(rt: &Runtime, url: &str, dir: &Path, reader: &RestClient) -> (Group, Leading) {
+    let data = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let output = Command::new(common::reference_python())
+            .args(["-m", "aigenora", args[0], "--data-dir"])
+            .arg(data.path())
+            .args(&args[1..])
+            .env("P2P_SERVER", url)
+            .env_remove("AIGENORA_CONFIG")
+            .env_remove("P2P_DATA_DIR")
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "reference {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    };
+    run(&["init"]);
+    run(&["register", "--nickname", "reference-leader"]);
+    let out = run(&[
+        "host",
+        "--protocol-dir",
+        dir.to_str().unwrap(),
+        "--no-web",
+        "--daemon",
+    ]);
+    let line: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    let state_dir = PathBuf::from(line["state_dir"].as_str().unwrap());
+    let session: Value =
+        serde_json::from_str(&std::fs::read_to_string(state_dir.join("session.json")).unwrap())
+            .unwrap();
+    let pid = session["pid"].as_u64().unwrap().to_string();
+    let group = rt
+        .block_on(reader.group_by_post(line["post_id"].as_str().unwrap()))
+        .unwrap();
+    (group, Leading::Reference { pid, _data: data })
+}
+
+/// Our hub on the Community Room, on its own thread: it admits every member, starts the
+/// room with all of them, and serves it until stopped.
+fn our_leader(
+    rt: &Runtime,
+    leader: &Identity,
+    client: &RestClient,
+    spec: &Spec,
+    dir: &Path,
+    members: usize,
+) -> (Group, Leading) {
+    let mut endpoint = rt
+        .block_on(SessionEndpoint::bind(&RelayChoice::Disabled))
+        .unwrap();
+    let ticket = rt.block_on(endpoint.ticket()).unwrap().to_string();
+    let offer = NewInvitation::signed(leader, &spec.protocol_id(), &ticket);
+    let post_id = rt
+        .block_on(client.create_invitation(&offer))
+        .unwrap()
+        .post_id;
+    let group = rt
+        .block_on(client.create_group(&NewGroup {
+            post_id,
+            min_participants: 2,
+            max_participants: 32,
+            allow_late_join: true,
+            recovery_mode: RecoveryMode::Exact,
+        }))
+        .unwrap();
+    let mut knocks = {
+        let _inside = rt.enter();
+        endpoint.knocks(members).unwrap()
+    };
+    let Flow::Group(rules) = spec.model().unwrap().flow.clone() else {
+        panic!("a room")
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let (handle, leader, client, dir) = (
+        rt.handle().clone(),
+        leader.clone(),
+        client.clone(),
+        dir.to_path_buf(),
+    );
+    let (group_out, stopping) = (group.clone(), stop.clone());
+    let thread = std::thread::spawn(move || {
+        let control = RestControl::new(client, handle.clone());
+        let mut channels = Vec::new();
+        for _ in 0..members {
+            let link = handle.block_on(knocks.next()).unwrap();
+            let mut channel = IrohChannel::new(link, &handle);
+            let member = leader_admit(
+                &mut channel,
+                &control,
+                &leader,
+                &group.group_id,
+                &group.protocol_id,
+                0,
+            )
+            .unwrap();
+            channels.push((member, channel));
+        }
+        let listed = control.group(&group.group_id).unwrap();
+        let seats: Vec<RoomMember> = listed.members.iter().map(RoomMember::from).collect();
+        let state = tempfile::tempdir().unwrap();
+        let mut hooks = PythonHooks::load(&dir).unwrap();
+        hooks
+            .init(&InitContext {
+                options: &Map::new(),
+                role: Role::Host,
+                args: &[],
+                state_dir: state.path(),
+                decision: None,
+                pass_decision: true,
+                timing: None,
+                desk: None,
+            })
+            .unwrap();
+        let (authority, _) = Authority::new(
+            hooks,
+            rules,
+            leader.clone(),
+            &group.group_id,
+            0,
+            listed.membership_version,
+            seats,
+            Start::Fresh,
+        )
+        .unwrap();
+        let mut hub = Hub::new(authority);
+        for (member, channel) in channels {
+            hub.attach(&member.public_key, Box::new(channel)).unwrap();
+        }
+        while !stopping.load(Ordering::SeqCst) {
+            hub.poll();
+        }
+        hub.close();
+        handle.block_on(endpoint.shutdown());
+    });
+    (group_out, Leading::Ours { stop, thread })
 }

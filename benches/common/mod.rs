@@ -30,16 +30,32 @@ pub fn load_average() -> String {
         .unwrap_or_default()
 }
 
-/// The reference package's protocol directory whose hash starts with `prefix` (the reference
-/// client is installed by the tests, or named by `$AIGENORA_REFERENCE_PYTHON`).
-pub fn reference_protocol_dir(prefix: &str) -> std::path::PathBuf {
-    let python = std::env::var("AIGENORA_REFERENCE_PYTHON").unwrap_or_else(|_| {
+/// The reference client's Python: `$AIGENORA_REFERENCE_PYTHON`, or the venv the tests
+/// install.
+pub fn reference_python() -> String {
+    std::env::var("AIGENORA_REFERENCE_PYTHON").unwrap_or_else(|_| {
         concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/target/reference-venv/bin/python"
         )
         .into()
-    });
+    })
+}
+
+/// Resident memory of a process in KiB (`VmRSS` of /proc/PID/status; 0 if unreadable).
+pub fn rss_kib(pid: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The reference package's protocol directory whose hash starts with `prefix` (the reference
+/// client is installed by the tests, or named by `$AIGENORA_REFERENCE_PYTHON`).
+pub fn reference_protocol_dir(prefix: &str) -> std::path::PathBuf {
+    let python = reference_python();
     let output = std::process::Command::new(python)
         .args([
             "-c",

@@ -241,6 +241,7 @@ fn settings(name: &'static str) -> PlaySettings {
             }
         }),
         chat_from_stdin: false,
+        on_room: None,
         think: None,
         attended: false,
         on_desk: None,

@@ -15,6 +15,7 @@ use super::daemon::{self, Waiting};
 use super::remote::Remote;
 use crate::client::RestClient;
 use crate::config::{resolve_data_dir, resolve_server};
+use crate::control::room::console::Console;
 use crate::data_dir::DataDir;
 use crate::hooks::skeleton;
 use crate::identity::{is_lower_hex_64, load_key_file};
@@ -69,9 +70,13 @@ pub struct PlayArgs {
 }
 
 /// This process's side as its front end sees it: the desk, once the engine has made one (a
-/// terminal prompt runs on it; an abort closes its windows).
+/// terminal prompt runs on it; an abort closes its windows), and a room's terminal, once
+/// the side is in a room.
 #[derive(Clone, Default)]
-pub(super) struct SideDesk(Arc<std::sync::OnceLock<Arc<crate::decision::Desk>>>);
+pub(super) struct SideDesk(
+    Arc<std::sync::OnceLock<Arc<crate::decision::Desk>>>,
+    Arc<std::sync::OnceLock<Arc<Console>>>,
+);
 
 impl SideDesk {
     /// Closes the side's open window, if any, and lets no other open (the process is
@@ -79,6 +84,13 @@ impl SideDesk {
     pub(super) fn cancel(&self, why: &str) {
         if let Some(desk) = self.0.get() {
             desk.cancel(why);
+        }
+    }
+
+    /// Shows a room's last steps on its terminal before the process exits.
+    fn room_caught_up(&self) {
+        if let Some(console) = self.1.get() {
+            console.catch_up();
         }
     }
 }
@@ -132,6 +144,13 @@ impl PlayArgs {
             relay: self.relay.clone().unwrap_or_default(),
             display: Arc::new(|_, text| println!("{}", crate::terminal::escape_display(text))),
             chat_from_stdin: true,
+            on_room: (self.control_mode != ControlMode::Autonomous).then(|| {
+                let consoles = desk.1.clone();
+                let on_room: crate::session::OnRoom = Arc::new(move |root| {
+                    let _ = consoles.set(Console::start(root.to_path_buf()));
+                });
+                on_room
+            }),
             peer_timeout: Duration::from_secs_f64(self.peer_timeout),
         };
         Ok((settings, desk))
@@ -348,6 +367,7 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         return daemon::start(&dir, Waiting::Invitation);
     }
     settings.relay = choose_relay(&args.play, &client)?;
+    start_web(&args.play, &dir)?;
     if protocol.spec.capabilities().room {
         let leading = session::room::host::RoomHost {
             client: client.clone(),
@@ -356,15 +376,18 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
             options,
             relay: settings.relay.clone(),
             display: settings.display.clone(),
+            control_mode: settings.control_mode,
+            on_room: settings.on_room.clone(),
             session_dir: dir.clone(),
         };
         let ended = daemon::run_until_signal(&dir, &desk, leading.run());
+        desk.room_caught_up();
         if ended.is_err() {
             withdraw_if_unmatched(&client, &dir);
         }
+        let_pages_see_the_end(&args.play);
         return finish(ended);
     }
-    start_web(&args.play, &dir)?;
     let request = session::host::HostRequest {
         client: client.clone(),
         protocol,
@@ -455,6 +478,7 @@ pub fn join(args: JoinArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         allow_skeleton: args.play.allow_skeleton_hooks,
     };
     let ended = daemon::run_until_signal(&dir, &desk, session::join::join(request));
+    desk.room_caught_up();
     let_pages_see_the_end(&args.play);
     finish(ended)
 }

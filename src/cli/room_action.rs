@@ -1,6 +1,6 @@
-//! `aigenora session action`: one action for a room, checked (a JSON object, at most 64 KiB
-//! in canonical form, from a file of at most 1 MiB) and appended to the session directory's
-//! queue, which the member sends on.
+//! `aigenora session action`: one action for a room, read from the flag or a file of at most
+//! 1 MiB, and queued through [`crate::control::room::queue`] (the same checks as the terminal
+//! and the browser controller).
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -10,10 +10,7 @@ use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
 use crate::control::target::Target;
-use crate::session::room::join::ACTIONS_FILE;
 
-/// The largest action, in canonical bytes.
-const MAX_ACTION_BYTES: usize = 64 * 1024;
 /// The largest action file.
 const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
@@ -38,7 +35,7 @@ pub fn submit(
         (None, None) => bail!("give --action JSON or --action-file FILE"),
     };
     let action: Value = serde_json::from_str(&text).context("the action is not JSON")?;
-    let line = queue(target, action)?;
+    let line = crate::control::room::queue(target, action)?;
     if json {
         println!(
             "{}",
@@ -51,27 +48,4 @@ pub fn submit(
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Checks `action` and appends it to `target`'s queue; returns the queued line.
-pub fn queue(target: &Target, action: Value) -> anyhow::Result<Value> {
-    if !action.is_object() {
-        bail!(
-            "the action must be a JSON object, not {}",
-            crate::spec::json_kind(&action)
-        );
-    }
-    let size = crate::room::json::canonical(&action)
-        .map_err(|e| anyhow::anyhow!("the action cannot travel in a room: {e}"))?
-        .len();
-    if size > MAX_ACTION_BYTES {
-        bail!("the action is {size} bytes; at most {MAX_ACTION_BYTES}");
-    }
-    if target.record.protocol_id.is_none() {
-        bail!("{} is not a session directory", target.root.display());
-    }
-    let line = json!({"action": action, "ts": crate::records::iso_now()});
-    crate::layout::append_json_line(&target.root.join(ACTIONS_FILE), &line)
-        .with_context(|| format!("queueing the action in {}", target.root.display()))?;
-    Ok(line)
 }

@@ -5,6 +5,7 @@
 //! session they act on ([`target`]) and show it ([`view`]). Control modes are local: nothing
 //! here touches the spec or the wire.
 
+pub mod room;
 pub mod target;
 pub mod terminal;
 pub mod view;

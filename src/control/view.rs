@@ -1,5 +1,6 @@
 //! One session as a person steering it sees it: its status, the state the hooks publish
-//! (snapshot.json) and the open decision window, as one JSON object — what `session
+//! (snapshot.json), the open decision window, and for a room the room as this side holds it
+//! (room.json) with its text action when it is conversational, as one JSON object — what `session
 //! snapshot` prints and what the browser controller pushes.
 
 use serde_json::{Value, json};
@@ -8,7 +9,7 @@ use super::Target;
 use crate::records::{DecisionFiles, Window};
 
 /// `{status, role, control_mode, peer_control_mode, winner, end_reason, snapshot, window,
-/// now}` of a session, read afresh (`now` in Unix seconds, for countdowns).
+/// room, room_talk, now}` of a session, read afresh (`now` in Unix seconds, for countdowns).
 pub fn session_view(target: &Target) -> Value {
     let target = Target::at(&target.root).unwrap_or_else(|_| target.clone());
     let record = &target.record;
@@ -36,6 +37,7 @@ pub fn session_view(target: &Target) -> Value {
         "snapshot": snapshot,
         "window": window,
         "room": room,
+        "room_talk": crate::control::room::Talk::of(record.protocol_id.as_deref().unwrap_or_default()),
         "now": crate::decision::epoch_now(),
     })
 }

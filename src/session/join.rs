@@ -69,6 +69,7 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, SessionError>
             control_mode: settings.control_mode,
             relay: settings.relay.clone(),
             display: settings.display.clone(),
+            on_room: settings.on_room.clone(),
             session_dir,
         };
         return room.run().await;

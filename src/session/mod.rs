@@ -54,10 +54,16 @@ pub struct PlaySettings {
     pub on_desk: Option<OnDesk>,
     /// The longest this side waits for the peer's next frame (`--peer-timeout`).
     pub peer_timeout: Duration,
+    /// What the front end does once a room's side is under way, given its session dir (the
+    /// CLI starts the room's terminal on it in human or hybrid control).
+    pub on_room: Option<OnRoom>,
 }
 
 /// See [`PlaySettings::on_desk`].
 pub type OnDesk = Arc<dyn Fn(Arc<Desk>) + Send + Sync>;
+
+/// See [`PlaySettings::on_room`].
+pub type OnRoom = Arc<dyn Fn(&std::path::Path) + Send + Sync>;
 
 impl PlaySettings {
     /// The engine's decision settings for these play settings.

@@ -20,6 +20,7 @@ mod killed_peer;
 mod mcp;
 mod privacy;
 mod relay;
+mod room_people;
 mod rooms;
 mod session_commands;
 mod silent_peer;

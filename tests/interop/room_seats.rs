@@ -7,10 +7,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::support::net::{Agent, Background, SessionFiles, wait_until};
+use crate::support::net::{Agent, Background, Net, SessionFiles, wait_until};
 use crate::support::process::Proc;
 use crate::support::reference::{
-    ReferenceAgent, ReferenceContract, reference_cli, reference_contract,
+    ReferenceAgent, ReferenceContract, install_reference_protocol, reference_cli,
+    reference_contract,
 };
 
 pub const LIMIT: Duration = Duration::from_secs(120);
@@ -150,4 +151,46 @@ pub fn community_room(agent: &Agent) -> (ReferenceContract, PathBuf) {
         dir.join("spec.json").to_str().unwrap(),
     ]);
     (room, dir)
+}
+
+/// One of our members in the room of `post_id`, holding the room's hooks (it can lead).
+pub fn our_member(net: &Net, name: &str, protocol_id: &str, post_id: &str) -> Seat {
+    let agent: Agent = net.agent(name);
+    install_reference_protocol(&agent, protocol_id);
+    seated(agent, name, post_id)
+}
+
+/// One of our members in the room of `post_id` with no hooks of its own (it follows only).
+pub fn our_follower(net: &Net, name: &str, post_id: &str) -> Seat {
+    seated(net.agent(name), name, post_id)
+}
+
+fn seated(agent: Agent, name: &str, post_id: &str) -> Seat {
+    let process = Proc::spawn(
+        name,
+        agent.command(&["join", post_id, "--control-mode", "autonomous"]),
+    );
+    let session = wait_until(LIMIT, || session_with(&agent.dir, "room.json"))
+        .unwrap_or_else(|| panic!("{name} was admitted"));
+    Seat::Ours {
+        agent,
+        process,
+        session,
+    }
+}
+
+/// A reference member in the room of `post_id` (its own hooks: it can lead).
+pub fn their_member(net: &Net, name: &str, protocol_id: &str, post_id: &str) -> Seat {
+    let agent: ReferenceAgent = net.reference_agent(name);
+    agent.register_protocol(protocol_id);
+    let (_, process) = agent.daemon(&["join", post_id, "--no-web"]);
+    wait_until(LIMIT, || {
+        process
+            .state_dir
+            .join("snapshot.json")
+            .is_file()
+            .then_some(())
+    })
+    .unwrap_or_else(|| panic!("{name} was admitted"));
+    Seat::Theirs { agent, process }
 }

@@ -4,47 +4,38 @@
 
 use serde_json::Value;
 
-use crate::room_seats::{LIMIT, Seat, community_room, session_with, texts};
+use crate::room_seats::{
+    LIMIT, Seat, community_room, our_member, session_with, texts, their_member,
+};
 use crate::support::net::{Net, SessionFiles, wait_until};
-use crate::support::process::Proc;
 
-/// Our leader, four reference members and three of ours in one Community Room: each member
-/// says hello the moment it is admitted, every hello reaches all eight verified views, our
-/// leader lets nobody go, and the room closes on every seat.
+/// Our leader, four reference members and three of ours in one Community Room.
 #[test]
 fn our_leader_seats_eight_with_four_reference_members() {
+    a_full_room(8);
+}
+
+/// A full Community Room of 32: our leader, sixteen reference members and fifteen of ours.
+#[test]
+fn our_leader_seats_thirty_two_with_sixteen_reference_members() {
+    a_full_room(32);
+}
+
+/// Our leader and `seats - 1` members, every other one the reference's: each member says
+/// hello the moment it is admitted, every hello reaches every verified view, our leader
+/// lets nobody go, and the room closes on every seat.
+fn a_full_room(size: usize) {
     let net = Net::start();
     let leader = net.agent("leader");
     let (room, dir) = community_room(&leader);
     let (hosting, post_id) = leader.host(dir.to_str().unwrap(), &[]);
+    let members = size - 1;
     let mut seats = Vec::new();
-    for index in 0..7 {
+    for index in 0..members {
         let seat = if index % 2 == 0 {
-            let agent = net.reference_agent(&format!("theirs{index}"));
-            agent.register_protocol(&room.protocol_id);
-            let (_, process) = agent.daemon(&["join", &post_id, "--no-web"]);
-            wait_until(LIMIT, || {
-                process
-                    .state_dir
-                    .join("snapshot.json")
-                    .is_file()
-                    .then_some(())
-            })
-            .unwrap_or_else(|| panic!("reference member {index} was admitted"));
-            Seat::Theirs { agent, process }
+            their_member(&net, &format!("theirs{index}"), &room.protocol_id, &post_id)
         } else {
-            let agent = net.agent(&format!("ours{index}"));
-            let process = Proc::spawn(
-                "join",
-                agent.command(&["join", &post_id, "--control-mode", "autonomous"]),
-            );
-            let session = wait_until(LIMIT, || session_with(&agent.dir, "room.json"))
-                .unwrap_or_else(|| panic!("our member {index} was admitted"));
-            Seat::Ours {
-                agent,
-                process,
-                session,
-            }
+            our_member(&net, &format!("ours{index}"), &room.protocol_id, &post_id)
         };
         seat.say(&format!("hello from seat {index}"));
         seats.push(seat);
@@ -54,7 +45,7 @@ fn our_leader_seats_eight_with_four_reference_members() {
         let view = seat.view();
         let all = wait_until(LIMIT, || {
             let seen = texts(&view);
-            (0..7)
+            (0..members)
                 .all(|i| seen.contains(&format!("hello from seat {i}")))
                 .then_some(())
         });
@@ -103,7 +94,7 @@ fn our_leader_seats_eight_with_four_reference_members() {
     assert_eq!(room_file["completed"], true);
     assert_eq!(
         room_file["members"].as_array().unwrap().len(),
-        8,
+        size,
         "{room_file}"
     );
 }

@@ -232,7 +232,7 @@ impl Aigenora {
         answer(
             blocking(move || {
                 let target = target(&input.which, &data_dir)?;
-                let line = super::super::room_action::queue(&target, Value::Object(input.action))?;
+                let line = crate::control::room::queue(&target, Value::Object(input.action))?;
                 Ok(json!({"status": "ok", "action": line["action"], "state_dir": target.root}))
             })
             .await,

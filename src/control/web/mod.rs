@@ -5,10 +5,11 @@
 //! POSTs must be `application/json`. The page follows a session through a server-sent event
 //! stream fed from the session's files (events, snapshot, the open decision window) within
 //! milliseconds, and answers decision windows through the same checked submission as
-//! `session decide`. Connections are capped and timed like the community server's
+//! `session decide`; a room's page queues actions as `session action` does. Connections are capped and timed like the community server's
 //! ([`LIMITS`]); tokens are checked before any body is read; event streams are capped.
 
 mod guard;
+mod room;
 mod routes;
 mod sessions;
 mod stream;

@@ -1,5 +1,6 @@
 //! The controller's routes: the page and its two static files, the session list, one
-//! session's view, its push stream, and decisions. Everything under `/api` needs a token.
+//! session's view, its push stream, decisions, and a room's actions ([`super::room`]).
+//! Everything under `/api` needs a token.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,6 +44,7 @@ pub fn router(controller: Arc<Controller>) -> Router {
         .route("/api/sessions/{id}", get(view))
         .route("/api/sessions/{id}/stream", get(stream))
         .route("/api/sessions/{id}/decide", post(decide))
+        .route("/api/sessions/{id}/action", post(super::room::action))
         .layer(axum::middleware::from_fn_with_state(
             controller.clone(),
             same_origin,
@@ -80,7 +82,11 @@ async fn list(State(controller): State<Arc<Controller>>, headers: HeaderMap) -> 
 }
 
 /// The session `id`, once the token presented is its own.
-fn authorized(controller: &Controller, id: &str, token: Option<&str>) -> Result<Target, Refusal> {
+pub(super) fn authorized(
+    controller: &Controller,
+    id: &str,
+    token: Option<&str>,
+) -> Result<Target, Refusal> {
     let Some(target) = controller.scope.find(id) else {
         return Err(Refusal {
             status: StatusCode::NOT_FOUND,
@@ -134,6 +140,18 @@ async fn stream(
         .into_response()
 }
 
+/// A request's JSON body, read within `limit` bytes and the body deadline.
+pub(super) async fn json_body(body: axum::body::Body, limit: usize) -> Result<Value, Response> {
+    let read = axum::body::to_bytes(body, limit);
+    let bytes = match tokio::time::timeout(super::LIMITS.body_timeout, read).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(_)) => return Err(refuse(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large")),
+        Err(_) => return Err(refuse(StatusCode::REQUEST_TIMEOUT, "body_timeout")),
+    };
+    serde_json::from_slice::<Value>(&bytes)
+        .map_err(|_| refuse(StatusCode::BAD_REQUEST, "invalid_json"))
+}
+
 /// Largest decision body the page sends (a move and the window it answers).
 const MAX_DECIDE_BODY: usize = 64 * 1024;
 
@@ -151,14 +169,9 @@ async fn decide(
         Ok(target) => target,
         Err(refusal) => return refusal.into_response(),
     };
-    let read = axum::body::to_bytes(body, MAX_DECIDE_BODY);
-    let bytes = match tokio::time::timeout(super::LIMITS.body_timeout, read).await {
-        Ok(Ok(bytes)) => bytes,
-        Ok(Err(_)) => return refuse(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large"),
-        Err(_) => return refuse(StatusCode::REQUEST_TIMEOUT, "body_timeout"),
-    };
-    let Ok(body) = serde_json::from_slice::<Value>(&bytes) else {
-        return refuse(StatusCode::BAD_REQUEST, "invalid_json");
+    let body = match json_body(body, MAX_DECIDE_BODY).await {
+        Ok(body) => body,
+        Err(refusal) => return refusal,
     };
     let input = match (body.get("move"), body.get("decision")) {
         (Some(value), _) if !value.is_object() && !value.is_array() => {

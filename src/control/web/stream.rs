@@ -1,5 +1,6 @@
 //! The push stream of one session (server-sent events): `state` (the whole session view)
-//! on connect and whenever the snapshot, the decision window or the status changes, and
+//! on connect and whenever the snapshot, the decision window, the room or the status
+//! changes, and
 //! `event` for every events.jsonl line, with the byte offset of the line's end as its id so a
 //! reconnecting page resumes where it left off (Last-Event-ID) instead of replaying
 //! everything. A fresh page gets only the recent events (a bounded tail of the file, however
@@ -19,6 +20,7 @@ use crate::control::Target;
 use crate::control::view::session_view;
 use crate::layout::jsonl::{Tail, TailLine, recent_start};
 use crate::records::DecisionFiles;
+use crate::session::room::record::ROOM_FILE;
 use crate::session::{EVENTS_FILE, SESSION_FILE};
 
 const POLL: Duration = Duration::from_millis(10);
@@ -86,7 +88,10 @@ struct Follow {
 
 impl Follow {
     fn watched(&self) -> Vec<PathBuf> {
-        let mut paths = vec![self.target.root.join(SESSION_FILE)];
+        let mut paths = vec![
+            self.target.root.join(SESSION_FILE),
+            self.target.root.join(ROOM_FILE),
+        ];
         if let Some(engine) = Target::at(&self.target.root)
             .ok()
             .and_then(|t| t.engine_dir())

@@ -8,6 +8,8 @@
 
 mod install;
 
+use crate::control::room::Talk;
+
 pub use install::{Installed, ProvidedHooks, install, provide_hooks};
 
 /// Our hooks for one contract of the network.
@@ -22,16 +24,22 @@ pub struct WellKnown {
     pub protocol_id: &'static str,
     /// Our `hooks.py` for it.
     pub hooks_py: &'static str,
+    /// A room contract's text action, when it is conversational (a typed line becomes it).
+    pub talk: Option<Talk>,
 }
 
 /// Declares a contract whose hooks live in `src/protocols/well_known/<alias>/hooks.py`.
 macro_rules! well_known {
     ($alias:literal, $name:literal, $protocol_id:literal) => {
+        well_known!($alias, $name, $protocol_id, None)
+    };
+    ($alias:literal, $name:literal, $protocol_id:literal, $talk:expr) => {
         WellKnown {
             alias: $alias,
             name: $name,
             protocol_id: $protocol_id,
             hooks_py: include_str!(concat!($alias, "/hooks.py")),
+            talk: $talk,
         }
     };
 }
@@ -101,7 +109,13 @@ pub const WELL_KNOWN: &[WellKnown] = &[
     well_known!(
         "community-room-v1",
         "Community Room",
-        "9a8a512873c4ad083b2692c06221b789002ce3fd813da2c8dd71501eb8b054ec"
+        "9a8a512873c4ad083b2692c06221b789002ce3fd813da2c8dd71501eb8b054ec",
+        // `{"kind": "send", "text"}`: 1-2000 bytes of text.
+        Some(Talk {
+            kind: "send",
+            field: "text",
+            max_bytes: 2000
+        })
     ),
     well_known!(
         "meeting-room-v1",

@@ -264,6 +264,11 @@ impl<H: RoomHooks> Authority<H> {
         self.last_views.get(self.identity.public_key())
     }
 
+    /// The events of the last step.
+    pub fn last_events(&self) -> &[Value] {
+        self.last_step.as_ref().map_or(&[], |step| &step.events)
+    }
+
     /// The member with this key.
     pub fn member(&self, public_key: &str) -> Option<&RoomMember> {
         self.members.iter().find(|m| m.public_key == public_key)

@@ -18,8 +18,8 @@ use crate::client::RestClient;
 use crate::engine::{DisplaySink, Outcome};
 use crate::records::{Event, SessionRecord};
 use crate::room::authority::{Authority, Start};
-use crate::session::{Protocol, ProtocolSource, SessionDir, SessionEnd, SessionError};
-use crate::spec::{Flow, Role};
+use crate::session::{OnRoom, Protocol, ProtocolSource, SessionDir, SessionEnd, SessionError};
+use crate::spec::{ControlMode, Flow, Role};
 use crate::transport::{RelayChoice, SessionEndpoint};
 
 /// What `host` needs to lead a room.
@@ -31,6 +31,11 @@ pub struct RoomHost {
     pub options: Map<String, Value>,
     pub relay: RelayChoice,
     pub display: DisplaySink,
+    /// Who acts for this side (recorded; a person's actions come through the session's
+    /// queue whatever the mode).
+    pub control_mode: ControlMode,
+    /// Told the session dir once the room is under way (a person's terminal starts on it).
+    pub on_room: Option<OnRoom>,
     pub session_dir: SessionDir,
 }
 
@@ -55,9 +60,13 @@ impl RoomHost {
                 protocol_dir: Some(self.protocol.dir.clone()),
                 protocol_id: Some(protocol_id.clone()),
                 protocol_source: self.source.map(|source| source.as_str().to_string()),
+                local_control_mode: Some(self.control_mode),
                 ..SessionRecord::default()
             },
         );
+        if let Some(on_room) = &self.on_room {
+            on_room(self.session_dir.root());
+        }
         let mut endpoint = SessionEndpoint::bind(&self.relay).await?;
         let ticket = endpoint.ticket().await?.to_string();
         let mut offer = NewInvitation::signed(&identity, &protocol_id, &ticket);
@@ -124,12 +133,14 @@ impl RoomHost {
                 detail: panic.to_string(),
             }),
         };
-        Ok(SessionEnd {
+        let end = SessionEnd {
             session_dir: self.session_dir.root().to_path_buf(),
             session_id: post_id.clone(),
             post_id,
             result,
-        })
+        };
+        crate::session::reports::record_end(&end, &self.session_dir);
+        Ok(end)
     }
 }
 

@@ -56,6 +56,8 @@ pub struct RoomJoin {
     pub control_mode: ControlMode,
     pub relay: RelayChoice,
     pub display: DisplaySink,
+    /// Told the session dir once the room is found (a person's terminal starts on it).
+    pub on_room: Option<crate::session::OnRoom>,
     pub session_dir: SessionDir,
 }
 
@@ -109,6 +111,9 @@ impl RoomJoin {
             Role::Guest,
             &format!("[join] room {} of invitation {post_id}", group.group_id),
         );
+        if let Some(on_room) = &self.on_room {
+            on_room(self.session_dir.root());
+        }
         let heartbeats = {
             let client = self.client.clone();
             let group_id = group.group_id.clone();
@@ -134,12 +139,14 @@ impl RoomJoin {
         let result = self.take_part(group).await;
         leave.disarm();
         heartbeats.abort();
-        Ok(SessionEnd {
+        let end = SessionEnd {
             session_dir: self.session_dir.root().to_path_buf(),
             session_id: self.invitation.post_id.clone(),
             post_id,
             result,
-        })
+        };
+        crate::session::reports::record_end(&end, &self.session_dir);
+        Ok(end)
     }
 
     fn refusal(&self, reason: String) -> SessionError {
@@ -153,6 +160,8 @@ impl RoomJoin {
     /// when this member takes it over.
     async fn take_part(&self, mut group: Group) -> Result<Outcome, SessionError> {
         let identity = self.client.identity().clone();
+        let outbox = Outbox::durable(self.session_dir.root());
+        let actions = QueuedActions::resuming(self.session_dir.root(), outbox.resume_offset());
         let mut state = MemberState {
             replica: Replica::new(
                 &group.group_id,
@@ -160,8 +169,8 @@ impl RoomJoin {
                 &group.leader_public_key,
                 group.leader_epoch,
             ),
-            outbox: Outbox::default(),
-            actions: QueuedActions::of(self.session_dir.root()),
+            outbox,
+            actions,
             recorder: Recorder {
                 dir: self.session_dir.clone(),
                 group_id: group.group_id.clone(),
@@ -467,17 +476,26 @@ fn follow(
 }
 
 /// Actions appended to a session's `room-actions.jsonl`, read as they arrive and handed out
-/// one at a time (several appended at once all wait their turn).
+/// one at a time (several appended at once all wait their turn), each with the file offset
+/// just past it.
 pub struct QueuedActions {
     tail: Tail,
-    waiting: VecDeque<Map<String, Value>>,
+    waiting: VecDeque<(Map<String, Value>, u64)>,
+    handed_out: u64,
 }
 
 impl QueuedActions {
+    /// The queue of a session directory, from its start.
     pub fn of(dir: &Path) -> QueuedActions {
+        QueuedActions::resuming(dir, 0)
+    }
+
+    /// The queue from byte `offset` of its file (where an earlier process stopped).
+    pub fn resuming(dir: &Path, offset: u64) -> QueuedActions {
         QueuedActions {
-            tail: Tail::new(dir.join(ACTIONS_FILE), MAX_ACTION_LINE),
+            tail: Tail::from_offset(dir.join(ACTIONS_FILE), MAX_ACTION_LINE, offset),
             waiting: VecDeque::new(),
+            handed_out: offset,
         }
     }
 }
@@ -488,16 +506,21 @@ impl ActionSource for QueuedActions {
             self.waiting
                 .extend(self.tail.read().into_iter().filter_map(|line| {
                     match line {
-                        TailLine::Text { text, .. } => {
-                            serde_json::from_str::<Value>(&text).ok().and_then(|line| {
-                                line.get("action").and_then(Value::as_object).cloned()
-                            })
-                        }
+                        TailLine::Text { text, end } => serde_json::from_str::<Value>(&text)
+                            .ok()
+                            .and_then(|line| line.get("action").and_then(Value::as_object).cloned())
+                            .map(|action| (action, end)),
                         TailLine::Skipped { .. } => None,
                     }
                 }));
         }
-        self.waiting.pop_front()
+        let (action, end) = self.waiting.pop_front()?;
+        self.handed_out = end;
+        Some(action)
+    }
+
+    fn position(&self) -> Option<u64> {
+        Some(self.handed_out)
     }
 }
 

@@ -399,7 +399,8 @@ impl Lead {
                 (checkpoint.seq, checkpoint.checkpoint_hash.clone());
         }
         if let Some(checkpoint) = hub.authority.checkpoint() {
-            RoomRecord::of_checkpoint(checkpoint, hub.authority.own_view().cloned(), Vec::new())
+            let events = hub.authority.last_events().to_vec();
+            RoomRecord::of_checkpoint(checkpoint, hub.authority.own_view().cloned(), events)
                 .write(self.dir.root());
         }
     }

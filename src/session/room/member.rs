@@ -14,6 +14,8 @@ use crate::room::replica::Verified;
 use crate::transport::{Channel, ChannelError};
 use crate::wire::group::{self, Ack, GroupError, Input, Receipt, ReceiptStatus};
 
+pub use super::outbox::{Outbox, Pending};
+
 /// How often an unanswered action is sent again.
 pub const RESEND: Duration = Duration::from_secs(1);
 /// How long one wait on the channel lasts before the member looks at its own actions (an
@@ -26,6 +28,11 @@ pub const FIRST_ENVELOPE: Duration = Duration::from_secs(60);
 pub trait ActionSource {
     /// The next action to submit, if one is waiting (never blocks).
     fn next_action(&mut self) -> Option<Map<String, Value>>;
+    /// Where the queue stands just past the last action handed out, for a queue kept in a
+    /// file (`None` for one in memory).
+    fn position(&self) -> Option<u64> {
+        None
+    }
 }
 
 impl ActionSource for std::collections::VecDeque<Map<String, Value>> {
@@ -38,30 +45,6 @@ impl ActionSource for std::collections::VecDeque<Map<String, Value>> {
 pub trait MemberEvents {
     fn step(&mut self, verified: &Verified);
     fn receipt(&mut self, receipt: &Receipt, action: &Map<String, Value>);
-}
-
-/// The action in flight.
-struct Pending {
-    client_seq: u64,
-    action_id: String,
-    action: Map<String, Value>,
-    sent_at: Option<Instant>,
-}
-
-/// The member's one action in flight, kept across channels: after a reconnect or a
-/// failover it is sent again with the same `client_seq` and `action_id`, so a leader that
-/// already applied it answers `duplicate` instead of applying it twice.
-#[derive(Default)]
-pub struct Outbox {
-    pending: Option<Pending>,
-}
-
-impl Outbox {
-    /// The action in flight and its `client_seq` (a member taking the room over applies
-    /// it itself).
-    pub fn take(&mut self) -> Option<(u64, Map<String, Value>)> {
-        self.pending.take().map(|p| (p.client_seq, p.action))
-    }
 }
 
 /// How following ended.
@@ -92,10 +75,7 @@ impl<'a> Follower<'a> {
         events: &'a mut dyn MemberEvents,
         outbox: &'a mut Outbox,
     ) -> Follower<'a> {
-        if let Some(pending) = &mut outbox.pending {
-            // A new channel: the action in flight goes out again at once.
-            pending.sent_at = None;
-        }
+        outbox.rewind();
         Follower {
             channel,
             replica,
@@ -136,12 +116,14 @@ impl<'a> Follower<'a> {
                         .map_err(|e| e.to_string())?;
                     bootstrapped = true;
                     let Some(verified) = verified else { continue };
-                    if let Err(lost) = self.acknowledge(&verified) {
-                        return Ok(FollowEnd::LeaderGone(lost));
-                    }
+                    let acked = self.acknowledge(&verified);
                     self.events.step(&verified);
                     if verified.envelope.core.completed {
+                        // The room is over: an ack the leader no longer takes changes nothing.
                         return Ok(FollowEnd::Completed(verified.envelope.core.outcome.clone()));
+                    }
+                    if let Err(lost) = acked {
+                        return Ok(FollowEnd::LeaderGone(lost));
                     }
                 }
                 Some("receipt") => self.settle(&frame)?,
@@ -175,7 +157,7 @@ impl<'a> Follower<'a> {
 
     /// Sends the next action when none is in flight, or resends the one in flight.
     fn submit(&mut self) -> Result<(), String> {
-        if self.outbox.pending.is_none() {
+        if self.outbox.pending().is_none() {
             let Some(action) = self.actions.next_action() else {
                 return Ok(());
             };
@@ -190,14 +172,15 @@ impl<'a> Follower<'a> {
                         .copied()
                 })
                 .unwrap_or(0);
-            self.outbox.pending = Some(Pending {
+            self.outbox.start(Pending {
                 client_seq: accepted + 1,
                 action_id: super::admission::fresh_hex(),
                 action,
+                end_offset: self.actions.position(),
                 sent_at: None,
             });
         }
-        let pending = self.outbox.pending.as_mut().expect("set above");
+        let pending = self.outbox.pending_mut().expect("set above");
         if pending.sent_at.is_some_and(|at| at.elapsed() < RESEND) {
             return Ok(());
         }
@@ -218,7 +201,7 @@ impl<'a> Follower<'a> {
     /// A receipt for the action in flight settles it; any other receipt is ignored.
     fn settle(&mut self, frame: &Value) -> Result<(), String> {
         let receipt = Receipt::parse(frame).map_err(|e| e.to_string())?;
-        let Some(pending) = &self.outbox.pending else {
+        let Some(pending) = self.outbox.pending() else {
             return Ok(());
         };
         if receipt.action_id.as_deref() != Some(pending.action_id.as_str()) {
@@ -227,7 +210,7 @@ impl<'a> Follower<'a> {
         let keep = receipt.status == ReceiptStatus::Rejected && receipt.retryable == Some(true);
         self.events.receipt(&receipt, &pending.action);
         if !keep {
-            self.outbox.pending = None;
+            self.outbox.settle();
         }
         Ok(())
     }

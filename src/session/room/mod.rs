@@ -11,6 +11,7 @@ pub mod join;
 pub mod lead;
 pub mod leader;
 pub mod member;
+pub mod outbox;
 pub mod record;
 pub mod rest;
 

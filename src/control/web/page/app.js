@@ -2,7 +2,9 @@
 // countdown, the board of a board game and the hand of a card game (the legal moves on them
 // clickable), the other legal moves of the open decision window (generated from its schema),
 // the agent's intended move in hybrid control, the score and the event log, and submits
-// moves. All text from the session goes through textContent, never HTML.
+// moves; for a room, its members and seats, this side's view, the last step's events, and
+// forms that queue an action (a JSON object, or a line of text in a conversational room).
+// All text from the session goes through textContent, never HTML.
 "use strict";
 
 const hash = new URLSearchParams(location.hash.slice(1));
@@ -82,6 +84,7 @@ async function loadSessions() {
 function follow(option) {
   if (source) source.close();
   current = { id: option.value, token: option.dataset.token };
+  roomKey = null;
   $("log").replaceChildren();
   source = new EventSource(`/api/sessions/${encodeURIComponent(current.id)}/stream?token=${encodeURIComponent(current.token)}`);
   source.addEventListener("state", (message) => {
@@ -124,6 +127,9 @@ function render() {
     setTurn(`Your move: ${window_.match_key} ${text(window_.match_value)}`, true);
   } else if (window_) {
     setTurn(`Your agent is about to play ${text(window_.intended)} (${window_.match_key} ${text(window_.match_value)}): override?`, true);
+  } else if (view.room && view.room.members) {
+    const present = view.room.members.filter((m) => m.status === "active").length;
+    setTurn(`In the room: ${present} members present, step ${view.room.seq}`, false);
   } else if (view.status === "running") {
     setTurn("Waiting for the opponent (thinking)…", false);
   } else {
@@ -139,8 +145,122 @@ function render() {
     renderMoves(over ? null : window_);
   }
 
+  renderRoom();
   tick();
 }
+
+// Bounds on what a room may ask the page to draw.
+const MAX_MEMBERS = 64;
+const MAX_LINES = 200;
+let roomKey = null;
+
+function renderRoom() {
+  const room = view.room;
+  $("room").hidden = !room;
+  $("room-say").hidden = !(room && view.room_talk);
+  const key = JSON.stringify([room, view.room_talk]);
+  if (!room || key === roomKey) return;
+  roomKey = key;
+  const you = room.view && room.view.you && room.view.you.public_key;
+  const leader = (room.members || []).find((m) => m.public_key === room.leader_public_key);
+  $("room-status").textContent = `Step ${room.seq}, epoch ${room.leader_epoch}` +
+    (leader ? `, led by seat ${leader.seat}` : "") + (room.completed ? ` (ended: ${room.outcome || "no outcome"})` : "");
+  const members = $("room-members");
+  members.replaceChildren();
+  for (const member of (room.members || []).slice(0, MAX_MEMBERS)) {
+    const item = document.createElement("li");
+    const notes = [member.status];
+    if (member.public_key === room.leader_public_key) notes.push("leads");
+    if (member.public_key === you) notes.push("you");
+    item.textContent = `seat ${member.seat} · ${String(member.public_key).slice(0, 8)} · ${notes.join(" · ")}`;
+    item.classList.toggle("left", member.status !== "active");
+    members.append(item);
+  }
+  $("room-view").replaceChildren(readable(room.view));
+  const events = $("room-events");
+  events.replaceChildren();
+  for (const event of (room.events || []).slice(0, MAX_LINES)) {
+    const item = document.createElement("li");
+    item.textContent = eventLine(event);
+    events.append(item);
+  }
+}
+
+// A message or event as one line: "seat 1: hello", else its kind and JSON.
+function eventLine(event) {
+  const message = event && typeof event.message === "object" && event.message ? event.message : event;
+  const kind = (event && (event.kind || event.type)) || "event";
+  if (message && typeof message.text === "string") {
+    return Number.isInteger(message.seat) && message.seat >= 0 ? `seat ${message.seat}: ${message.text}` : `${kind}: ${message.text}`;
+  }
+  return `${kind}: ${JSON.stringify(event)}`;
+}
+
+// A view readably: its fields as a list — text and numbers as they are, lists of messages
+// as lines, anything else as JSON.
+function readable(value) {
+  if (!value || typeof value !== "object" || Array.isArray(value)) {
+    const pre = document.createElement("pre");
+    pre.textContent = JSON.stringify(value, null, 2);
+    return pre;
+  }
+  const list = document.createElement("dl");
+  for (const [name, field] of Object.entries(value)) {
+    const term = document.createElement("dt");
+    term.textContent = name;
+    const detail = document.createElement("dd");
+    if (field === null || typeof field !== "object") {
+      detail.textContent = String(field);
+    } else if (Array.isArray(field) && field.every((item) => item && typeof item.text === "string")) {
+      const lines = document.createElement("ol");
+      for (const item of field.slice(-MAX_LINES)) {
+        const line = document.createElement("li");
+        line.textContent = eventLine(item);
+        lines.append(line);
+      }
+      detail.append(lines);
+    } else {
+      const pre = document.createElement("pre");
+      pre.textContent = JSON.stringify(field, null, 2);
+      detail.append(pre);
+    }
+    list.append(term, detail);
+  }
+  return list;
+}
+
+// Queues a room action the way `session action` does; the input is kept when it is refused.
+async function act(body, input) {
+  const feedback = $("room-feedback");
+  if (!current) return;
+  const answer = await api(`/api/sessions/${encodeURIComponent(current.id)}/action`, current.token, body);
+  const data = answer.data || {};
+  feedback.classList.toggle("refused", !answer.ok);
+  if (answer.ok) {
+    feedback.textContent = "Sent to the room.";
+    input.value = "";
+  } else {
+    feedback.textContent = `Not sent: ${data.reason || data.error || answer.status}`;
+  }
+}
+
+$("room-say").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const input = $("room-text");
+  if (input.value.trim()) act({ text: input.value }, input);
+});
+
+$("room-act").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const input = $("room-json");
+  let action;
+  try { action = JSON.parse(input.value); } catch (error) {
+    $("room-feedback").classList.add("refused");
+    $("room-feedback").textContent = `Not sent: not JSON (${error.message})`;
+    return;
+  }
+  act({ action }, input);
+});
 
 function renderMoves(window_) {
   const moves = $("moves");
