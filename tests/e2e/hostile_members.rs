@@ -3,7 +3,8 @@
 //! are admitted properly (`member_admit` against the server, over a bare iroh stream) and
 //! then misbehave on their channel — an oversized frame, bad JSON, a malformed input, a
 //! replayed input, out-of-sequence and misdirected inputs, a channel that falls silent, a
-//! flood of inputs, a member that never reads while the leader sends. Each costs that
+//! flood of inputs, a member that never reads while the leader sends — and strangers that
+//! dial and stall their admission. Each costs that
 //! member a refusal (its receipt says why) or a detach (the leader's events say why),
 //! never the room: the honest member keeps acting and verifies every step.
 
@@ -12,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use aigenora::api::group::Group;
 use aigenora::identity::Identity;
-use aigenora::session::room::admission::{fresh_hex, member_admit};
+use aigenora::session::room::admission::{JOIN_TIMEOUT, MAX_ADMITTING, fresh_hex, member_admit};
 use aigenora::session::room::leader::{INPUT_BURST, INPUTS_PER_SECOND, MEMBER_FRAME_BYTES};
 use aigenora::session::room::rest::RestControl;
 use aigenora::transport::{Channel, ChannelError, Ticket};
@@ -460,6 +461,29 @@ fn silent_ones(room: &Room, mut polite: Vec<Hostile>, silent: &mut Hostile, deaf
     room.honest_says("honest after the silent ones left");
 }
 
+/// Strangers that dial and never say `join` hold the leader's admission slots for
+/// JOIN_TIMEOUT at most, and nothing else: the room goes on, and the next member is
+/// admitted once a slot frees.
+fn strangers_stall(net: &Net, rt: &Runtime, room: &Room, post_id: &str, group: &Group) {
+    let ticket: Ticket = group.iroh_ticket.parse().unwrap();
+    let _strangers: Vec<RawPeer> = (0..MAX_ADMITTING)
+        .map(|_| {
+            let mut peer = rt.block_on(raw_guest(&ticket));
+            rt.block_on(peer.send.write_all(b"\n")).unwrap();
+            peer
+        })
+        .collect();
+    let stalled = Instant::now();
+    room.honest_says("honest while strangers stall");
+    let latecomer = Hostile::admitted(net, rt, post_id, "latecomer");
+    let waited = stalled.elapsed();
+    assert!(
+        waited >= JOIN_TIMEOUT - Duration::from_secs(1) && waited < JOIN_TIMEOUT + LIMIT / 4,
+        "admitted after {waited:?}: at most {MAX_ADMITTING} admissions at once, each stranger gone after {JOIN_TIMEOUT:?}"
+    );
+    drop(latecomer);
+}
+
 #[test]
 fn hostile_members_cost_themselves_a_refusal_or_a_detach_never_the_room() {
     let net = Net::start();
@@ -468,6 +492,7 @@ fn hostile_members_cost_themselves_a_refusal_or_a_detach_never_the_room() {
     room.honest_says("honest before");
     let mut silent = Hostile::admitted(&net, &rt, &post_id, "silent");
     let deaf = Hostile::admitted(&net, &rt, &post_id, "deaf");
+    strangers_stall(&net, &rt, &room, &post_id, &silent.group);
     let mut polite = wire_and_inputs(&net, &rt, &room, &post_id);
     polite.push(flood(&net, &rt, &room, &post_id));
     silent_ones(&room, polite, &mut silent, &deaf);
