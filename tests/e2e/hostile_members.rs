@@ -4,9 +4,9 @@
 //! then misbehave on their channel — an oversized frame, bad JSON, a malformed input, a
 //! replayed input, out-of-sequence and misdirected inputs, a channel that falls silent, a
 //! flood of inputs, a member that never reads while the leader sends — and strangers that
-//! dial and stall their admission. Each costs that
-//! member a refusal (its receipt says why) or a detach (the leader's events say why),
-//! never the room: the honest member keeps acting and verifies every step.
+//! dial and stall their admission. Each costs that member a refusal (its receipt says why)
+//! or a detach (the leader's events say why), never the room: the honest member keeps
+//! acting and verifies every step.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
