@@ -400,3 +400,99 @@ fn a_new_leader_restores_from_a_members_checkpoint_and_the_others_follow() {
         RoomError::Mismatch { what: "leader", .. }
     ));
 }
+
+/// Recomputes an envelope's frame hash over its (edited) core, then signs it again.
+fn rehash(envelope: &mut Value, signer: &Identity) {
+    let map = envelope.as_object().unwrap();
+    let core = super::json::canonical_part(map, &super::envelope::CORE_FIELDS).unwrap();
+    envelope["frame_hash"] = json!(crate::canonical::sha256_hex(core));
+    resign(envelope, signer);
+}
+
+/// A lying leader signs what it sends, so only the checks behind the signature catch it:
+/// a broken chain, a view that is not the one hashed, a checkpoint it did not certify, a
+/// delta that does not apply, an envelope of an epoch the member has left.
+#[test]
+fn a_lying_leaders_signed_envelope_is_caught_with_its_reason() {
+    let mut room = room();
+    let (step1, _) = say(&mut room, 0, 1, "one");
+    let viewer = room.replicas[0].viewer.clone();
+    let good = step1.iter().find(|(k, _)| *k == viewer).unwrap().1.clone();
+    let leader = room.leader.clone();
+    let forger = Identity::generate();
+    let forged_certificate = forger.sign_hex(b"not the leader's certificate");
+    type Lie<'a> = Box<dyn Fn(&mut Value) + 'a>;
+    let cases: Vec<(&str, Lie, RoomError)> = vec![
+        (
+            "previous_hash",
+            Box::new(|e| {
+                e["previous_hash"] = json!("ab".repeat(32));
+                rehash(e, &leader);
+            }),
+            RoomError::Chain(1),
+        ),
+        (
+            "view_state_hash",
+            Box::new(|e| {
+                e["view_state_hash"] = json!("cd".repeat(32));
+                resign(e, &leader);
+            }),
+            RoomError::ViewState,
+        ),
+        (
+            "checkpoint_signature",
+            Box::new(|e| {
+                e["checkpoint_signature"] = json!(forged_certificate);
+                if e["checkpoint"].is_object() {
+                    e["checkpoint"]["checkpoint_signature"] = json!(forged_certificate);
+                }
+                resign(e, &leader);
+            }),
+            RoomError::Certificate,
+        ),
+        (
+            "view_delta",
+            Box::new(|e| {
+                e["view_mode"] = json!("delta");
+                e["view"] = Value::Null;
+                e["view_delta"] = json!([{"op": "remove", "path": ["no such key"]}]);
+                resign(e, &leader);
+            }),
+            RoomError::Delta {
+                what: "view",
+                error: super::delta::apply_to(
+                    json!({}),
+                    &[json!({"op": "remove", "path": ["no such key"]})],
+                )
+                .unwrap_err(),
+            },
+        ),
+    ];
+    for (name, edit, expected) in cases {
+        let mut replica = room.replicas[0].clone();
+        let mut forged = good.clone();
+        edit(&mut forged);
+        assert_eq!(
+            replica.apply(&forged, false).unwrap_err(),
+            expected,
+            "{name}"
+        );
+        assert_eq!(replica, room.replicas[0], "{name}: nothing changed");
+    }
+    // The same leader, once the member follows it into epoch 1, is no longer believed
+    // about epoch 0.
+    let mut replica = room.replicas[0].clone();
+    replica.advance_epoch(leader.public_key(), 1).unwrap();
+    assert_eq!(
+        replica.apply(&good, false).unwrap_err(),
+        RoomError::Mismatch {
+            what: "epoch",
+            expected: "1".into(),
+            got: "0".into()
+        }
+    );
+    assert_eq!(
+        replica.advance_epoch(leader.public_key(), 1).unwrap_err(),
+        RoomError::EpochNotNewer { have: 1, got: 1 }
+    );
+}

@@ -87,6 +87,9 @@ async fn receive(
         Err(ChannelError::Malformed(reason)) => Err(HandshakeError::Refused(format!(
             "malformed {what}: {reason}"
         ))),
+        Err(error @ ChannelError::Backlog { .. }) => {
+            Err(HandshakeError::PeerLeft(error.to_string()))
+        }
     }
 }
 

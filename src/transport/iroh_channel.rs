@@ -39,6 +39,12 @@ const RECEIVE_QUEUE_FRAMES: usize = 128;
 /// bounds what a peer that sends faster than the engine takes can make us hold (short
 /// lines are at most `RECEIVE_QUEUE_FRAMES` × 4 KiB before parsing).
 const RECEIVE_QUEUE_BYTES: usize = 16 * 1024 * 1024;
+/// Bytes of posted frames (see [`Channel::post`]) the writer may still hold before a new
+/// post is refused: a peer that stops reading is found out here instead of growing our
+/// memory. A post into an empty backlog always goes, so one frame of any size fits.
+const POST_BACKLOG_BYTES: usize = 8 * 1024 * 1024;
+/// Posted frames the writer may still hold, whatever their size.
+const POST_BACKLOG_FRAMES: usize = 1024;
 /// How long `close` waits for the peer.
 const CLOSE_GRACE: Duration = Duration::from_secs(3);
 /// Extra time the engine thread allows the writer beyond its close budget.
@@ -57,10 +63,40 @@ type PendingPong = Arc<std::sync::Mutex<Option<Vec<u8>>>>;
 enum Outgoing {
     /// One encoded line; the engine waits for `done`, `_sys` frames pass `None`.
     Line { bytes: Vec<u8>, done: Option<Reply> },
+    /// One encoded line posted without waiting; its bytes leave the [`Backlog`] once written.
+    Posted(Vec<u8>),
     /// Write the [`PendingPong`], if it is still there.
     Pong,
     /// Finish the stream and end the connection cleanly.
     Finish { grace: Duration, done: Reply },
+}
+
+/// What was posted and not written yet, and why writing a posted frame failed, if it did
+/// (the poster has no one waiting for the answer, so the next post reports it).
+#[derive(Default)]
+struct Backlog {
+    queued: std::sync::Mutex<(usize, usize)>,
+    failed: std::sync::Mutex<Option<ChannelError>>,
+}
+
+impl Backlog {
+    fn lock(&self) -> std::sync::MutexGuard<'_, (usize, usize)> {
+        self.queued
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn written(&self, bytes: usize, result: Result<(), ChannelError>) {
+        let mut queued = self.lock();
+        queued.0 = queued.0.saturating_sub(1);
+        queued.1 = queued.1.saturating_sub(bytes);
+        if let Err(error) = result {
+            *self
+                .failed
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(error);
+        }
+    }
 }
 
 /// A [`Channel`] over one iroh bidirectional stream.
@@ -72,6 +108,7 @@ pub struct IrohChannel {
     credits: Arc<Semaphore>,
     byte_credits: Arc<Semaphore>,
     sys: Arc<SysLayer>,
+    backlog: Arc<Backlog>,
     io_tasks: Vec<AbortHandle>,
     heartbeat_tasks: Vec<AbortHandle>,
     recv_timeout: Option<Duration>,
@@ -86,13 +123,24 @@ impl IrohChannel {
     /// pings answered from now on; our own pings only start with
     /// [`start_heartbeat`](Self::start_heartbeat).
     pub fn new(link: PeerLink, runtime: &Handle) -> IrohChannel {
+        IrohChannel::with_frame_limit(link, runtime, MAX_FRAME_BYTES)
+    }
+
+    /// [`new`](Self::new), accepting lines of at most `max_frame_bytes` from the peer (a
+    /// longer one ends the channel as malformed): for a peer whose frames are known to be
+    /// small, such as a room's member seen from its leader.
+    pub fn with_frame_limit(
+        link: PeerLink,
+        runtime: &Handle,
+        max_frame_bytes: usize,
+    ) -> IrohChannel {
         let PeerLink {
             connection,
             send,
             mut lines,
             path,
         } = link;
-        lines.set_limit(MAX_FRAME_BYTES);
+        lines.set_limit(max_frame_bytes.min(MAX_FRAME_BYTES));
         let (outgoing, queue) = mpsc::unbounded_channel();
         let (deliver, incoming) = std::sync::mpsc::channel();
         let (peer_done_tx, peer_done_rx) = watch::channel(false);
@@ -105,6 +153,7 @@ impl IrohChannel {
         let byte_credits = Arc::new(Semaphore::new(RECEIVE_QUEUE_BYTES));
         let sys = Arc::new(SysLayer::new());
         let pong = PendingPong::default();
+        let backlog = Arc::new(Backlog::default());
         let reader = Reader {
             lines,
             sys: sys.clone(),
@@ -120,6 +169,7 @@ impl IrohChannel {
             send,
             connection: connection.clone(),
             pong,
+            backlog: backlog.clone(),
             broken: None,
         };
         runtime.spawn(writer.run(queue, Some(peer)));
@@ -137,6 +187,7 @@ impl IrohChannel {
             credits,
             byte_credits,
             sys,
+            backlog,
             io_tasks,
             heartbeat_tasks: Vec::new(),
             recv_timeout: None,
@@ -275,6 +326,39 @@ impl Channel for IrohChannel {
             })
             .map_err(|_| writer_gone())?;
         outcome.recv().map_err(|_| writer_gone())?
+    }
+
+    fn post(&mut self, frame: &Value) -> Result<(), ChannelError> {
+        if self.closed_locally {
+            return Err(ChannelError::Closed("channel closed locally".into()));
+        }
+        if let Some(ended) = &self.ended {
+            return Err(ended.clone());
+        }
+        if let Some(failed) = self
+            .backlog
+            .failed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+        {
+            return Err(failed);
+        }
+        let bytes = encode_line(frame)?;
+        let mut queued = self.backlog.lock();
+        let (frames, held) = *queued;
+        if frames > 0 && (frames >= POST_BACKLOG_FRAMES || held + bytes.len() > POST_BACKLOG_BYTES)
+        {
+            return Err(ChannelError::Backlog {
+                frames,
+                bytes: held,
+            });
+        }
+        *queued = (frames + 1, held + bytes.len());
+        drop(queued);
+        self.outgoing
+            .send(Outgoing::Posted(bytes))
+            .map_err(|_| ChannelError::Closed("channel writer stopped".into()))
     }
 
     fn recv(&mut self) -> Result<Value, ChannelError> {
@@ -417,6 +501,7 @@ struct Writer {
     send: SendStream,
     connection: Connection,
     pong: PendingPong,
+    backlog: Arc<Backlog>,
     /// Why writing failed, once it has: every later line fails the same way.
     broken: Option<ChannelError>,
 }
@@ -434,6 +519,10 @@ impl Writer {
                     if let Some(done) = done {
                         let _ = done.send(result);
                     }
+                }
+                Outgoing::Posted(bytes) => {
+                    let result = self.write(&bytes).await;
+                    self.backlog.written(bytes.len(), result);
                 }
                 Outgoing::Pong => {
                     let pong = self.pong.lock().unwrap().take();

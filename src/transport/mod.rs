@@ -49,6 +49,9 @@ pub enum ChannelError {
     /// Nothing arrived within the allotted time.
     #[error("timed out waiting for the peer")]
     Timeout,
+    /// Frames posted without waiting pile up unwritten: the peer is not reading.
+    #[error("the peer is not reading: {frames} frames ({bytes} bytes) wait to be sent")]
+    Backlog { frames: usize, bytes: usize },
 }
 
 /// A bidirectional, ordered stream of JSON frames. Implementations deliver every frame the
@@ -57,6 +60,13 @@ pub enum ChannelError {
 pub trait Channel: Send {
     /// Sends one frame.
     fn send(&mut self, frame: &Value) -> Result<(), ChannelError>;
+
+    /// Sends one frame without waiting for it to be written, so a peer that stops reading
+    /// never blocks the caller: [`ChannelError::Backlog`] once too much posted earlier is
+    /// still unwritten. Channels that never block on a send just send.
+    fn post(&mut self, frame: &Value) -> Result<(), ChannelError> {
+        self.send(frame)
+    }
 
     /// Blocks until the next frame arrives.
     fn recv(&mut self) -> Result<Value, ChannelError>;

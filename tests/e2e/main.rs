@@ -14,6 +14,7 @@ mod controller_page;
 mod daemon;
 mod fake_peer;
 mod hostile;
+mod hostile_members;
 mod invitation_end;
 mod killed_peer;
 mod mcp;

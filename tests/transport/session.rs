@@ -311,3 +311,30 @@ fn a_killed_peer_is_reported_closed_after_the_idle_timeout() {
     eprintln!("killed peer noticed after {elapsed:?}");
     assert!(elapsed < Duration::from_secs(15), "took {elapsed:?}");
 }
+
+/// A peer that stops reading never blocks a poster: once its stream's window and our
+/// bounded backlog are full, `post` says so at once (a blocking `send` would wait forever).
+#[test]
+fn posting_to_a_peer_that_never_reads_ends_in_a_backlog_error_never_a_wait() {
+    let runtime = runtime();
+    let mut pair = connected_pair(&runtime);
+    let frame = json!({"blob": "x".repeat(64 * 1024)});
+    let started = Instant::now();
+    let refused = (0..4096).find_map(|_| pair.host.post(&frame).err());
+    match refused {
+        Some(ChannelError::Backlog { frames, bytes }) => {
+            assert!(
+                frames >= 1 && bytes <= 8 * 1024 * 1024,
+                "{frames} frames, {bytes} bytes"
+            );
+        }
+        other => panic!("expected a backlog error, got {other:?}"),
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        started.elapsed()
+    );
+    // The guest was never disturbed: what reached it is intact and in order.
+    assert_eq!(pair.guest.recv().unwrap(), frame);
+}

@@ -24,7 +24,7 @@ use envelopes::{MemberView, Step, hash_map};
 mod envelopes;
 
 /// Checkpoints kept for acknowledgements.
-const HISTORY: usize = 256;
+pub const HISTORY: usize = 256;
 /// A view travels as a delta only when that saves more than this many bytes.
 const VIEW_DELTA_SAVING: usize = 96;
 /// A checkpoint travels as a delta only when that saves more than this many bytes.

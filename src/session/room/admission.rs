@@ -19,6 +19,14 @@ use crate::wire::group::{Admission, Join, Ready, is_hex_32};
 
 /// How long each side waits for each admission frame.
 pub const FRAME_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long the leader waits for a stranger's `join`, the first frame a member sends as
+/// soon as its channel is open (the later frames wait on the server, hence the longer
+/// [`FRAME_TIMEOUT`]).
+pub const JOIN_TIMEOUT: Duration = Duration::from_secs(10);
+/// Admissions a leader runs at once; more channels wait for a free one (and beyond the
+/// endpoint's queue are turned away as busy), so strangers that dial and stall cannot
+/// pile up threads and channels.
+pub const MAX_ADMITTING: usize = 8;
 
 /// A fresh 32-hex nonce or challenge.
 pub fn fresh_hex() -> String {
@@ -44,9 +52,17 @@ pub fn verify_binding(group: &Group) -> Result<(), String> {
 }
 
 fn recv(channel: &mut dyn Channel, what: &str) -> Result<serde_json::Value, String> {
-    match channel.recv_timeout(FRAME_TIMEOUT) {
+    recv_within(channel, what, FRAME_TIMEOUT)
+}
+
+fn recv_within(
+    channel: &mut dyn Channel,
+    what: &str,
+    within: Duration,
+) -> Result<serde_json::Value, String> {
+    match channel.recv_timeout(within) {
         Ok(Some(frame)) => Ok(frame),
-        Ok(None) => Err(format!("no {what} within {} s", FRAME_TIMEOUT.as_secs())),
+        Ok(None) => Err(format!("no {what} within {} s", within.as_secs())),
         Err(error) => Err(format!("waiting for the {what}: {error}")),
     }
 }
@@ -140,7 +156,8 @@ pub fn leader_admit(
     protocol_id: &str,
     epoch: u64,
 ) -> Result<RoomMember, String> {
-    let join = Join::parse(&recv(channel, "join")?).map_err(|e| e.to_string())?;
+    let join =
+        Join::parse(&recv_within(channel, "join", JOIN_TIMEOUT)?).map_err(|e| e.to_string())?;
     join.check(group_id).map_err(|e| e.to_string())?;
     let current = control.group(group_id)?;
     if current.leader_public_key != identity.public_key() || current.leader_epoch != epoch {

@@ -14,9 +14,9 @@ use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 
 use super::RoomControl;
-use super::admission::leader_admit;
+use super::admission::{MAX_ADMITTING, leader_admit};
 use super::join::QueuedActions;
-use super::leader::Hub;
+use super::leader::{Hub, MEMBER_FRAME_BYTES};
 use super::member::ActionSource;
 use super::record::RoomRecord;
 use super::rest::RestControl;
@@ -97,9 +97,13 @@ pub fn open(
     let control = Arc::new(RestControl::new(client.clone(), Handle::current()));
     let identity = client.identity().clone();
     let group = group.clone();
+    let admitting = Arc::new(tokio::sync::Semaphore::new(MAX_ADMITTING));
     let accepting = tokio::spawn(async move {
-        while let Ok(link) = knocks.next().await {
-            let mut channel = IrohChannel::new(link, &Handle::current());
+        while let Ok(slot) = admitting.clone().acquire_owned().await
+            && let Ok(link) = knocks.next().await
+        {
+            let mut channel =
+                IrohChannel::with_frame_limit(link, &Handle::current(), MEMBER_FRAME_BYTES);
             let (control, identity, group, admitted) = (
                 control.clone(),
                 identity.clone(),
@@ -107,6 +111,7 @@ pub fn open(
                 admitted_tx.clone(),
             );
             tokio::task::spawn_blocking(move || {
+                let _slot = slot;
                 if let Ok(member) = leader_admit(
                     &mut channel,
                     control.as_ref(),

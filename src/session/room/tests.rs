@@ -327,3 +327,112 @@ fn leader_end_recv(channel: &mut dyn crate::transport::Channel) -> Value {
         .unwrap()
         .unwrap()
 }
+
+fn seated(identity: &Identity, seat: u32) -> RoomMember {
+    RoomMember {
+        member_id: format!("member-{seat}"),
+        public_key: identity.public_key().into(),
+        seat,
+        status: MemberStatus::Active,
+    }
+}
+
+/// A flood is throttled with retryable refusals, unapplied; members that acknowledge
+/// nothing while the leader goes on are detached once they fall `MAX_UNACKED_STEPS` behind,
+/// long before their clock runs out.
+#[test]
+fn the_hub_throttles_a_flood_and_detaches_members_that_fall_behind() {
+    use super::leader::{INPUT_BURST, MAX_UNACKED_STEPS};
+    use crate::transport::Channel;
+    let leader = Identity::generate();
+    let (flooder, deaf) = (Identity::generate(), Identity::generate());
+    let members = vec![seated(&leader, 0), seated(&flooder, 1), seated(&deaf, 2)];
+    let (authority, _) = Authority::new(
+        ChatHooks,
+        rules(),
+        leader.clone(),
+        "room-1",
+        0,
+        3,
+        members,
+        Start::Fresh,
+    )
+    .unwrap();
+    let mut hub = Hub::new(authority);
+    let (flood_leader, mut flood_end) = duplex();
+    let (deaf_leader, _deaf_end) = duplex();
+    hub.attach(flooder.public_key(), Box::new(flood_leader))
+        .unwrap();
+    hub.attach(deaf.public_key(), Box::new(deaf_leader))
+        .unwrap();
+    let flood = 40;
+    for seq in 1..=flood {
+        let input = crate::wire::group::Input {
+            group_id: "room-1".into(),
+            leader_epoch: 0,
+            actor_public_key: flooder.public_key().into(),
+            client_seq: seq,
+            action_id: super::admission::fresh_hex(),
+            action: say(&format!("flood {seq}")),
+        };
+        flood_end.send(&input.to_value()).unwrap();
+    }
+    let mut receipts = Vec::new();
+    while receipts.len() < flood as usize {
+        hub.poll();
+        while let Ok(Some(frame)) = flood_end.recv_timeout(std::time::Duration::ZERO) {
+            if frame["_group"] == "receipt" {
+                receipts.push(frame);
+            }
+        }
+    }
+    let accepted = receipts
+        .iter()
+        .take_while(|r| r["status"] == "accepted")
+        .count();
+    assert!(
+        (INPUT_BURST as usize..INPUT_BURST as usize + 3).contains(&accepted),
+        "{accepted} accepted at once"
+    );
+    let throttled = &receipts[accepted];
+    assert_eq!(
+        (&throttled["status"], &throttled["retryable"]),
+        (&json!("rejected"), &json!(true))
+    );
+    assert_eq!(
+        throttled["reason"],
+        "input flood: above 10 inputs per second; resend later"
+    );
+    assert_eq!(
+        hub.authority.seq, accepted as u64,
+        "only accepted inputs made steps"
+    );
+    assert!(hub.detached.is_empty(), "a flood costs refusals");
+
+    // The leader goes on; neither member acknowledges anything.
+    let mut seq = 0;
+    while hub.attached() > 0 && seq < 2 * MAX_UNACKED_STEPS {
+        seq += 1;
+        let (envelopes, _) =
+            hub.authority
+                .apply_input(leader.public_key(), seq, &say(&format!("step {seq}")));
+        hub.broadcast(&envelopes);
+        hub.poll();
+    }
+    let reasons: Vec<(String, String)> = hub
+        .detached
+        .iter()
+        .map(|d| (d.public_key.clone(), d.reason.clone()))
+        .collect();
+    assert!(
+        reasons.contains(&(
+            deaf.public_key().to_string(),
+            format!(
+                "unacked_flood: {} steps sent after its last acknowledgement (at most {MAX_UNACKED_STEPS})",
+                MAX_UNACKED_STEPS + 1
+            )
+        )),
+        "{reasons:?}"
+    );
+    assert_eq!(reasons.len(), 2, "{reasons:?}");
+}
