@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::support::cli::aigenora;
-use crate::support::mcp::McpClient;
+use crate::support::mcp::{McpClient, play_through_mcp};
 use crate::support::net::{Background, Net, SESSION_LIMIT, assert_clean_end};
 
 const TOOLS: [&str; 24] = [
@@ -310,39 +310,6 @@ fn protocol_discover_lists_the_servers_protocols_like_the_cli() {
         .call("protocol_discover", json!({"cursor": "not-a-cursor"}))
         .error();
     assert!(bad_cursor.contains("cursor"), "{bad_cursor}");
-}
-
-/// Answers every decision window of the session with its first legal move, only through
-/// MCP tools, until the session ends; the windows answered.
-fn play_through_mcp(mcp: &mut McpClient, state_dir: &Value) -> u64 {
-    let mut answered = 0;
-    let mut last = 0;
-    loop {
-        let waited = mcp
-            .call(
-                "session_wait",
-                json!({"state_dir": state_dir, "timeout_seconds": SESSION_LIMIT.as_secs(), "after_window": last}),
-            )
-            .ok();
-        match waited["reason"].as_str().unwrap() {
-            "ended" => return answered,
-            "decision" => {}
-            other => panic!("session_wait: {other}: {waited}"),
-        }
-        let window = &waited["view"]["window"];
-        let seq = window["seq"].as_u64().unwrap();
-        assert_eq!(window["choices"]["kind"], "one_of", "{window}");
-        let choice = window["choices"]["values"][0].as_str().unwrap();
-        let decided = mcp
-            .call(
-                "session_decide",
-                json!({"state_dir": state_dir, "decision": choice, "window": seq}),
-            )
-            .ok();
-        assert_eq!(decided["status"], "played", "{decided}");
-        answered += 1;
-        last = seq;
-    }
 }
 
 #[test]
