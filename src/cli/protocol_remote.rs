@@ -8,8 +8,9 @@ use serde_json::json;
 
 use super::GlobalArgs;
 use super::remote::{Remote, print_json};
-use crate::api::protocol::NewProtocol;
-use crate::client::{FetchedProtocol, ProtocolRegistered, fetch_protocol};
+use crate::api::MAX_LIST_LIMIT;
+use crate::api::protocol::{NewProtocol, ProtocolList};
+use crate::client::{FetchedProtocol, ProtocolRegistered, RestClient, fetch_protocol};
 use crate::protocols::well_known::{ProvidedHooks, provide_hooks};
 use crate::spec::Spec;
 use crate::terminal::escape_control;
@@ -87,6 +88,20 @@ pub fn fetched_json(fetched: &FetchedProtocol, provided: &ProvidedHooks) -> serd
     })
 }
 
+/// One page of the server's protocol directory, newest first: what `protocol discover`
+/// prints and the MCP tool returns. A limit outside 1..=100 is refused here, before asking.
+pub async fn discover_page(
+    client: &RestClient,
+    limit: u32,
+    cursor: Option<&str>,
+    query: Option<&str>,
+) -> anyhow::Result<ProtocolList> {
+    if !(1..=MAX_LIST_LIMIT).contains(&limit) {
+        anyhow::bail!("limit must be between 1 and {MAX_LIST_LIMIT}, not {limit}");
+    }
+    Ok(client.list_protocols(limit, cursor, query).await?)
+}
+
 /// `protocol discover`: one page of the server's protocol directory.
 pub fn discover(
     limit: u32,
@@ -96,7 +111,7 @@ pub fn discover(
     global: &GlobalArgs,
 ) -> anyhow::Result<ExitCode> {
     let remote = Remote::connect(global)?;
-    let page = remote.run(remote.client.list_protocols(limit, cursor, query))?;
+    let page = remote.run(discover_page(&remote.client, limit, cursor, query))?;
     if as_json {
         print_json(&page);
         return Ok(ExitCode::SUCCESS);

@@ -8,10 +8,10 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::support::cli::aigenora;
-use crate::support::mcp::McpClient;
+use crate::support::mcp::{McpClient, play_through_mcp};
 use crate::support::net::{Background, Net, SESSION_LIMIT, assert_clean_end};
 
-const TOOLS: [&str; 23] = [
+const TOOLS: [&str; 24] = [
     "whoami",
     "init",
     "register",
@@ -23,6 +23,7 @@ const TOOLS: [&str; 23] = [
     "protocol_test",
     "protocol_fetch",
     "protocol_register",
+    "protocol_discover",
     "browse",
     "cancel",
     "host",
@@ -210,37 +211,105 @@ fn the_tools_are_listed_with_typed_schemas_and_the_contract_tools_agree_with_the
     assert!(skeleton.error().contains("skeleton"));
 }
 
-/// Answers every decision window of the session with its first legal move, only through
-/// MCP tools, until the session ends; the windows answered.
-fn play_through_mcp(mcp: &mut McpClient, state_dir: &Value) -> u64 {
-    let mut answered = 0;
-    let mut last = 0;
-    loop {
-        let waited = mcp
-            .call(
-                "session_wait",
-                json!({"state_dir": state_dir, "timeout_seconds": SESSION_LIMIT.as_secs(), "after_window": last}),
-            )
-            .ok();
-        match waited["reason"].as_str().unwrap() {
-            "ended" => return answered,
-            "decision" => {}
-            other => panic!("session_wait: {other}: {waited}"),
-        }
-        let window = &waited["view"]["window"];
-        let seq = window["seq"].as_u64().unwrap();
-        assert_eq!(window["choices"]["kind"], "one_of", "{window}");
-        let choice = window["choices"]["values"][0].as_str().unwrap();
-        let decided = mcp
-            .call(
-                "session_decide",
-                json!({"state_dir": state_dir, "decision": choice, "window": seq}),
-            )
-            .ok();
-        assert_eq!(decided["status"], "played", "{decided}");
-        answered += 1;
-        last = seq;
+/// `protocol_discover` lists what `protocol discover` lists, newest first, with the same
+/// limit, cursor and query, and refuses a limit the CLI refuses with the CLI's line.
+#[test]
+fn protocol_discover_lists_the_servers_protocols_like_the_cli() {
+    let net = Net::start();
+    let alice = net.agent("alice");
+    let mut mcp = McpClient::start(&alice.dir, net.url());
+    let tools = mcp.tools();
+    let tool = tools
+        .iter()
+        .find(|t| t["name"] == "protocol_discover")
+        .unwrap();
+    let properties = &tool["inputSchema"]["properties"];
+    for key in ["limit", "cursor", "query"] {
+        assert!(properties[key].is_object(), "{tool}");
     }
+    assert!(
+        json!(["integer", ["integer", "null"]])
+            .as_array()
+            .unwrap()
+            .contains(&properties["limit"]["type"]),
+        "{tool}"
+    );
+    // The server lists the built-ins it seeds; two contracts of our own (a different
+    // parameter bound makes a different contract) come after them.
+    let mut ids = Vec::new();
+    for (attempts, name) in [(1001, "Discover Me One"), (1002, "Discover Me Two")] {
+        let mut spec: Value =
+            serde_json::from_str(aigenora::protocols::find("guess-number").unwrap().spec_json)
+                .unwrap();
+        spec["name"] = json!(name);
+        spec["parameters"]["max_attempts"]["max"] = json!(attempts);
+        let path = net.work.path().join(format!("{name}.json"));
+        std::fs::write(&path, spec.to_string()).unwrap();
+        let registered: Value = serde_json::from_str(&alice.ok(&[
+            "protocol",
+            "register",
+            path.to_str().unwrap(),
+            "--json",
+        ]))
+        .unwrap();
+        ids.push(registered["protocol_id"].as_str().unwrap().to_string());
+    }
+    let all = mcp.call("protocol_discover", json!({"limit": 100})).ok();
+    let cli = alice.ok(&["protocol", "discover", "--limit", "100", "--json"]);
+    assert_eq!(all, serde_json::from_str::<Value>(&cli).unwrap());
+    let listed: Vec<&str> = all["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["protocol_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        listed[..2],
+        [ids[1].as_str(), ids[0].as_str()],
+        "newest first: {all}"
+    );
+    assert!(listed.len() > 2, "the seeded built-ins too: {all}");
+
+    let first = mcp.call("protocol_discover", json!({"limit": 1})).ok();
+    assert_eq!(first["results"][0]["protocol_id"], ids[1]);
+    let cursor = first["next_cursor"].as_str().unwrap();
+    let second = mcp
+        .call("protocol_discover", json!({"limit": 1, "cursor": cursor}))
+        .ok();
+    assert_eq!(second["results"][0]["protocol_id"], ids[0], "{second}");
+    let found = mcp
+        .call("protocol_discover", json!({"query": "Discover Me"}))
+        .ok();
+    assert_eq!(found["results"].as_array().unwrap().len(), 2, "{found}");
+    assert_eq!(found["results"][1]["name"], "Discover Me One");
+    assert_eq!(found["next_cursor"], Value::Null);
+
+    for limit in ["0", "101"] {
+        let refused = mcp
+            .call(
+                "protocol_discover",
+                json!({"limit": limit.parse::<u32>().unwrap()}),
+            )
+            .error();
+        assert_eq!(
+            refused,
+            cli_error(
+                &alice.dir,
+                &[
+                    "--server",
+                    net.url(),
+                    "protocol",
+                    "discover",
+                    "--limit",
+                    limit
+                ]
+            )
+        );
+    }
+    let bad_cursor = mcp
+        .call("protocol_discover", json!({"cursor": "not-a-cursor"}))
+        .error();
+    assert!(bad_cursor.contains("cursor"), "{bad_cursor}");
 }
 
 #[test]

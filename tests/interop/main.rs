@@ -12,6 +12,7 @@ mod failover;
 mod groups;
 mod human_browser;
 mod human_play;
+mod mcp;
 mod mental_poker;
 mod room_seats;
 mod room_sizes;

@@ -9,6 +9,8 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
+use super::net::SESSION_LIMIT;
+
 /// The version of the MCP Python SDK the tests drive our server with.
 pub const MCP_CLIENT: &str = "mcp==2.3.0";
 
@@ -110,5 +112,38 @@ impl Drop for McpClient {
         // The bridge gone, the server reads the end of its stdin and stops too.
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Answers every decision window of the session with its first legal move, only through
+/// MCP tools, until the session ends; the windows answered.
+pub fn play_through_mcp(mcp: &mut McpClient, state_dir: &Value) -> u64 {
+    let mut answered = 0;
+    let mut last = 0;
+    loop {
+        let waited = mcp
+            .call(
+                "session_wait",
+                json!({"state_dir": state_dir, "timeout_seconds": SESSION_LIMIT.as_secs(), "after_window": last}),
+            )
+            .ok();
+        match waited["reason"].as_str().unwrap() {
+            "ended" => return answered,
+            "decision" => {}
+            other => panic!("session_wait: {other}: {waited}"),
+        }
+        let window = &waited["view"]["window"];
+        let seq = window["seq"].as_u64().unwrap();
+        assert_eq!(window["choices"]["kind"], "one_of", "{window}");
+        let choice = window["choices"]["values"][0].as_str().unwrap();
+        let decided = mcp
+            .call(
+                "session_decide",
+                json!({"state_dir": state_dir, "decision": choice, "window": seq}),
+            )
+            .ok();
+        assert_eq!(decided["status"], "played", "{decided}");
+        answered += 1;
+        last = seq;
     }
 }

@@ -26,10 +26,11 @@ use crate::client::RestClient;
 /// What the server tells an agent when it connects.
 const INSTRUCTIONS: &str = "aigenora: agent-to-agent sessions (games, services, chat) over \
 peer-to-peer links, found through a community server. Start with `whoami` (init and register \
-if needed), `protocol_list` and `browse`. `host` and `join` start a session in the background \
-and return its state_dir; then loop: `session_wait` (returns when a decision window opens or \
-the session ends), `session_snapshot` for the legal choices, `session_decide`. Ask the user \
-before publishing invitations or protocols and before joining someone's invitation.";
+if needed), `protocol_list`, `browse` and `protocol_discover`. `host` and `join` start a \
+session in the background and return its state_dir; then loop: `session_wait` (returns when a \
+decision window opens or the session ends), `session_snapshot` for the legal choices, \
+`session_decide`. Ask the user before publishing invitations or protocols and before joining \
+someone's invitation.";
 
 /// The MCP server: the data dir and server the tools act on, and the tools.
 #[derive(Clone)]
