@@ -5,43 +5,9 @@
 //! `{"kind": "send", "text"}`). Which contracts have one is a column of the well-known table
 //! ([`crate::protocols::well_known`]); any other room takes JSON actions only.
 
-use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-/// A room's text action: `{"kind": kind, field: text}`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Talk {
-    /// The action's `kind`.
-    pub kind: &'static str,
-    /// The field the text travels in.
-    pub field: &'static str,
-    /// The most UTF-8 bytes the contract takes there (after trimming).
-    pub max_bytes: usize,
-}
-
-impl Talk {
-    /// The text action of the contract `protocol_id`, when it is conversational.
-    pub fn of(protocol_id: &str) -> Option<Talk> {
-        crate::protocols::well_known::by_id(protocol_id).and_then(|entry| entry.talk)
-    }
-
-    /// The action saying `text` (trimmed), or why the contract would refuse it.
-    pub fn action(&self, text: &str) -> Result<Value, String> {
-        let text = text.trim();
-        if text.is_empty() {
-            return Err(format!("{} is empty", self.field));
-        }
-        if text.len() > self.max_bytes {
-            return Err(format!(
-                "{} is {} bytes; this room takes at most {}",
-                self.field,
-                text.len(),
-                self.max_bytes
-            ));
-        }
-        Ok(json!({"kind": self.kind, self.field: text}))
-    }
-}
+pub use crate::protocols::well_known::Talk;
 
 /// What one typed line asks for: nothing (a blank line), or an action to queue. A line that
 /// starts with `{` is a JSON object, sent as it is; any other line is said with the room's
@@ -68,6 +34,8 @@ pub fn typed_action(line: &str, talk: Option<Talk>) -> Result<Option<Value>, Str
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     const SEND: Talk = Talk {

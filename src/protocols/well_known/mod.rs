@@ -7,10 +7,10 @@
 //! leader runs them.
 
 mod install;
-
-use crate::control::room::Talk;
+mod talk;
 
 pub use install::{Installed, ProvidedHooks, install, provide_hooks};
+pub use talk::Talk;
 
 /// Our hooks for one contract of the network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
