@@ -10,14 +10,13 @@ use tokio::runtime::Handle;
 
 use super::join::QueuedActions;
 use super::lead::{Arrivals, Lead, leader_hooks};
-use super::leader::Hub;
 use super::rest::RestControl;
 use crate::api::group::{GroupStatus, NewGroup};
 use crate::api::invitation::NewInvitation;
 use crate::client::RestClient;
 use crate::engine::{DisplaySink, Outcome};
 use crate::records::{Event, SessionRecord};
-use crate::room::authority::{Authority, Start};
+use crate::room::authority::Start;
 use crate::session::{OnRoom, Protocol, ProtocolSource, SessionDir, SessionEnd, SessionError};
 use crate::spec::{ControlMode, Flow, Role};
 use crate::transport::{RelayChoice, SessionEndpoint};
@@ -151,19 +150,7 @@ fn open_and_serve(
     arrivals: Arrivals,
 ) -> Result<Option<String>, SessionError> {
     let lobby = lead.lobby(&arrivals)?;
-    let (members, version) = lead.active_members()?;
-    let (authority, _) = Authority::new(
-        hooks,
-        lead.rules.clone(),
-        lead.identity.clone(),
-        &lead.group.group_id,
-        lead.group.leader_epoch,
-        version,
-        members,
-        Start::Fresh,
-    )
-    .map_err(|e| lead.stopped(e.to_string()))?;
-    let mut hub = Hub::new(authority);
+    let mut hub = lead.hub(hooks, Start::Fresh)?;
     for (member, channel) in lobby {
         let _ = hub.attach(&member.public_key, Box::new(channel));
     }

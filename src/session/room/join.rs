@@ -18,7 +18,6 @@ use tokio::runtime::Handle;
 use super::admission::{member_admit, verify_binding};
 use super::failover::{Claimed, Next, Recovery};
 use super::lead::{self, Lead, leader_hooks};
-use super::leader::Hub;
 use super::member::{ActionSource, FollowEnd, Follower, MemberEvents, Outbox};
 use super::record::RoomRecord;
 use super::rest::RestControl;
@@ -31,7 +30,7 @@ use crate::identity::Identity;
 use crate::layout::{Tail, TailLine};
 use crate::records::{Event, SessionRecord};
 use crate::room::Replica;
-use crate::room::authority::{Authority, Start};
+use crate::room::authority::Start;
 use crate::room::replica::Verified;
 use crate::session::{PreparedProtocol, Protocol, SessionDir, SessionEnd, SessionError};
 use crate::spec::flow::group::GroupRules;
@@ -347,19 +346,7 @@ impl RoomJoin {
         };
         let led = tokio::task::spawn_blocking(move || {
             let hooks = leader_hooks(&protocol, &options, &lead.dir)?;
-            let (members, version) = lead.active_members()?;
-            let (authority, _) = Authority::new(
-                hooks,
-                lead.rules.clone(),
-                lead.identity.clone(),
-                &lead.group.group_id,
-                lead.group.leader_epoch,
-                version,
-                members,
-                Start::Restore(&checkpoint),
-            )
-            .map_err(|e| lead.stopped(e.to_string()))?;
-            let mut hub = Hub::new(authority);
+            let mut hub = lead.hub(hooks, Start::Restore(&checkpoint))?;
             if let Some((client_seq, action)) = outbox.take() {
                 lead.act(&mut hub, Some(client_seq), &action);
             }

@@ -26,7 +26,7 @@ use crate::hooks::python_hooks::PythonHooks;
 use crate::hooks::{Hooks, InitContext};
 use crate::identity::Identity;
 use crate::records::Event;
-use crate::room::authority::Receipt;
+use crate::room::authority::{Authority, Receipt, Start};
 use crate::room::checkpoint::RoomMember;
 use crate::session::{Protocol, SessionDir, SessionError};
 use crate::spec::Role;
@@ -250,6 +250,24 @@ impl Lead {
             .map(RoomMember::from)
             .collect();
         Ok((members, listed.membership_version))
+    }
+
+    /// The hub of this epoch: the authority over the server's active members now, fresh or
+    /// restored from a checkpoint.
+    pub fn hub(&self, hooks: PythonHooks, start: Start) -> Result<Hub<PythonHooks>, SessionError> {
+        let (members, version) = self.active_members()?;
+        let (authority, _) = Authority::new(
+            hooks,
+            self.rules.clone(),
+            self.identity.clone(),
+            &self.group.group_id,
+            self.group.leader_epoch,
+            version,
+            members,
+            start,
+        )
+        .map_err(|e| self.stopped(e.to_string()))?;
+        Ok(Hub::new(authority))
     }
 
     /// Marks the room with `status` for this epoch (best effort: the lease keeps it alive).
