@@ -13,9 +13,22 @@ use serde_json::Value;
 use crate::room_seats::{LIMIT, Seat, community_room, our_follower, our_member, their_member};
 use crate::support::net::{Net, wait_until};
 use crate::support::process::Proc;
+use crate::support::reference::{ReferenceContract, reference_contract};
 
 /// A short lease and member timeout, so a dead leader is noticed within seconds.
 const QUICK_FAILOVER: [&str; 4] = ["--group-lease", "3", "--group-member-timeout-seconds", "8"];
+
+/// A reference agent hosting the Community Room: its contract, the post id, and its seat.
+fn reference_leader(net: &Net) -> (ReferenceContract, String, Seat) {
+    let agent = net.reference_agent("host");
+    let room = reference_contract("community-room-v1");
+    agent.register_protocol(&room.protocol_id);
+    let dir = agent.protocol_dir(&room.protocol_id);
+    let (hosting, process) =
+        agent.daemon(&["host", "--protocol-dir", dir.to_str().unwrap(), "--no-web"]);
+    let post_id = hosting["post_id"].as_str().unwrap().to_string();
+    (room, post_id, Seat::Theirs { agent, process })
+}
 
 /// Kills a reference session's process (as a crash would).
 fn kill_reference(seat: &Seat) {
@@ -225,21 +238,12 @@ fn the_reference_takes_over_from_our_dead_leader() {
 #[test]
 fn ours_takes_over_from_a_dead_reference_leader() {
     let net = Net::start_with(&QUICK_FAILOVER);
-    let host = net.reference_agent("host");
-    let room = crate::support::reference::reference_contract("community-room-v1");
-    host.register_protocol(&room.protocol_id);
-    let dir = host.protocol_dir(&room.protocol_id);
-    let (hosting, leader) =
-        host.daemon(&["host", "--protocol-dir", dir.to_str().unwrap(), "--no-web"]);
-    let post_id = hosting["post_id"].as_str().unwrap().to_string();
+    let (room, post_id, leader) = reference_leader(&net);
     let ours = our_member(&net, "ours", &room.protocol_id, &post_id);
     ours.say("before the crash");
     ours.wait_for_texts(&["before the crash"]);
     let before = step(&ours);
-    kill_reference(&Seat::Theirs {
-        agent: host,
-        process: leader,
-    });
+    kill_reference(&leader);
     let seats = [ours];
     assert_eq!(one_takes_over(&seats), 0);
     seats[0].say("after the crash");
@@ -253,13 +257,7 @@ fn ours_takes_over_from_a_dead_reference_leader() {
 #[test]
 fn with_both_able_to_claim_exactly_one_leads() {
     let net = Net::start_with(&QUICK_FAILOVER);
-    let host = net.reference_agent("host");
-    let room = crate::support::reference::reference_contract("community-room-v1");
-    host.register_protocol(&room.protocol_id);
-    let dir = host.protocol_dir(&room.protocol_id);
-    let (hosting, leader) =
-        host.daemon(&["host", "--protocol-dir", dir.to_str().unwrap(), "--no-web"]);
-    let post_id = hosting["post_id"].as_str().unwrap().to_string();
+    let (room, post_id, leader) = reference_leader(&net);
     let seats = [
         our_member(&net, "ours", &room.protocol_id, &post_id),
         their_member(&net, "theirs", &room.protocol_id, &post_id),
@@ -268,10 +266,7 @@ fn with_both_able_to_claim_exactly_one_leads() {
     for seat in &seats {
         seat.wait_for_texts(&["before the crash"]);
     }
-    kill_reference(&Seat::Theirs {
-        agent: host,
-        process: leader,
-    });
+    kill_reference(&leader);
     one_takes_over(&seats);
     seats[0].say("ours after the crash");
     seats[1].say("theirs after the crash");

@@ -14,8 +14,8 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::Controller;
-use super::guard::{header_token, refuse};
-use super::routes::{authorized, json_body};
+use super::guard::refuse;
+use super::routes::authorized_json;
 use crate::control::room::{Talk, queue};
 use crate::session::room::record::ROOM_FILE;
 
@@ -28,14 +28,11 @@ pub async fn action(
     headers: HeaderMap,
     body: axum::body::Body,
 ) -> Response {
-    let target = match authorized(&controller, &id, header_token(&headers)) {
-        Ok(target) => target,
-        Err(refusal) => return refusal.into_response(),
-    };
-    let body = match json_body(body, MAX_ACTION_BODY).await {
-        Ok(body) => body,
-        Err(refusal) => return refusal,
-    };
+    let (target, body) =
+        match authorized_json(&controller, &id, &headers, body, MAX_ACTION_BODY).await {
+            Ok(found) => found,
+            Err(refusal) => return refusal,
+        };
     if !target.root.join(ROOM_FILE).is_file() {
         return refuse(StatusCode::CONFLICT, "no_room");
     }

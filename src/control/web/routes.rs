@@ -141,6 +141,21 @@ async fn stream(
 }
 
 /// A request's JSON body, read within `limit` bytes and the body deadline.
+/// The session a page's request is for (its token checked first) and the request's JSON
+/// body, read within `limit` bytes and the body timeout; or the refusal to answer.
+pub(super) async fn authorized_json(
+    controller: &Controller,
+    id: &str,
+    headers: &HeaderMap,
+    body: axum::body::Body,
+    limit: usize,
+) -> Result<(Target, Value), Response> {
+    let target =
+        authorized(controller, id, header_token(headers)).map_err(IntoResponse::into_response)?;
+    let body = json_body(body, limit).await?;
+    Ok((target, body))
+}
+
 pub(super) async fn json_body(body: axum::body::Body, limit: usize) -> Result<Value, Response> {
     let read = axum::body::to_bytes(body, limit);
     let bytes = match tokio::time::timeout(super::LIMITS.body_timeout, read).await {
@@ -165,14 +180,11 @@ async fn decide(
     headers: HeaderMap,
     body: axum::body::Body,
 ) -> Response {
-    let target = match authorized(&controller, &id, header_token(&headers)) {
-        Ok(target) => target,
-        Err(refusal) => return refusal.into_response(),
-    };
-    let body = match json_body(body, MAX_DECIDE_BODY).await {
-        Ok(body) => body,
-        Err(refusal) => return refusal,
-    };
+    let (target, body) =
+        match authorized_json(&controller, &id, &headers, body, MAX_DECIDE_BODY).await {
+            Ok(found) => found,
+            Err(refusal) => return refusal,
+        };
     let input = match (body.get("move"), body.get("decision")) {
         (Some(value), _) if !value.is_object() && !value.is_array() => {
             DecisionInput::Move(value.clone())
