@@ -14,6 +14,7 @@ use aigenora::api::group::{GroupStatus, MemberStatus};
 use aigenora::identity::load_key_file;
 use serde_json::Value;
 
+use crate::room_seats::reference_action;
 use crate::support::net::{Net, SessionFiles, wait_until};
 use crate::support::reference::{reference_cli, reference_contract, reference_python};
 use crate::support::server::{TestServer, fake_ticket};
@@ -470,16 +471,11 @@ fn our_leader_hosts_a_reference_member_and_one_of_ours() {
     );
     let our_session = wait_until(limit, || session_with(&ours.dir, "room.json"))
         .expect("our member joined the running room");
-    ok(run(
-        reference_cli()
-            .args(["session", "action", "--state-dir"])
-            .arg(&reference_member.state_dir)
-            .args([
-                "--action",
-                r#"{"kind":"send","text":"hello from the reference"}"#,
-            ]),
+    reference_action(
+        &reference_member.state_dir,
         net.url(),
-    ));
+        r#"{"kind":"send","text":"hello from the reference"}"#,
+    );
     assert!(
         wait_until(limit, || view_says(
             &our_session.join("room.json"),
@@ -554,16 +550,11 @@ fn our_leader_on_our_community_room_hooks_leads_a_reference_member() {
     )
     .unwrap();
     assert_eq!(record["protocol_source"], "well-known", "{record}");
-    ok(run(
-        reference_cli()
-            .args(["session", "action", "--state-dir"])
-            .arg(&member.state_dir)
-            .args([
-                "--action",
-                r#"{"kind":"send","text":"hello to your hooks"}"#,
-            ]),
+    reference_action(
+        &member.state_dir,
         net.url(),
-    ));
+        r#"{"kind":"send","text":"hello to your hooks"}"#,
+    );
     let snapshot = member.state_dir.join("snapshot.json");
     assert!(
         wait_until(limit, || view_says(&snapshot, "hello to your hooks")).is_some(),

@@ -120,18 +120,7 @@ impl Seat {
                 ]);
             }
             Seat::Theirs { agent, process } => {
-                let output = reference_cli()
-                    .args(["session", "action", "--state-dir"])
-                    .arg(&process.state_dir)
-                    .args(["--action", action])
-                    .env("P2P_SERVER", &agent.server)
-                    .output()
-                    .unwrap();
-                assert!(
-                    output.status.success(),
-                    "reference session action: {}",
-                    String::from_utf8_lossy(&output.stderr)
-                );
+                reference_action(&process.state_dir, &agent.server, action);
             }
         }
     }
@@ -200,4 +189,20 @@ pub fn their_member(net: &Net, name: &str, protocol_id: &str, post_id: &str) -> 
     })
     .unwrap_or_else(|| panic!("{name} was admitted"));
     Seat::Theirs { agent, process }
+}
+
+/// The reference's own `session action` on its session in `state_dir`.
+pub fn reference_action(state_dir: &Path, server: &str, action: &str) {
+    let output = reference_cli()
+        .args(["session", "action", "--state-dir"])
+        .arg(state_dir)
+        .args(["--action", action])
+        .env("P2P_SERVER", server)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "reference session action: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
