@@ -84,6 +84,12 @@ pub enum Event {
         member_id: String,
         seat: u32,
     },
+    /// A room's leader did not admit a dialer (no valid `join` in time, a bad signature, a
+    /// seat the server would not give); `node_id` is the dialer's throw-away iroh id.
+    GroupAdmissionRefused {
+        node_id: String,
+        reason: String,
+    },
     /// A verified envelope of the room's leader.
     GroupFrameReceived {
         group_id: String,

@@ -481,6 +481,23 @@ fn strangers_stall(net: &Net, rt: &Runtime, room: &Room, post_id: &str, group: &
         waited >= JOIN_TIMEOUT - Duration::from_secs(1) && waited < JOIN_TIMEOUT + LIMIT / 4,
         "admitted after {waited:?}: at most {MAX_ADMITTING} admissions at once, each stranger gone after {JOIN_TIMEOUT:?}"
     );
+    // Each stranger's refusal is on the leader's record, with the dialer and the reason.
+    let refused = wait_until(LIMIT, || {
+        let refused = SessionFiles::read(&room.leader)
+            .events_of("group_admission_refused")
+            .into_iter()
+            .cloned()
+            .collect::<Vec<Value>>();
+        (refused.len() >= MAX_ADMITTING).then_some(refused)
+    })
+    .expect("one refusal recorded per stranger");
+    assert!(
+        refused
+            .iter()
+            .all(|e| e["node_id"].as_str().is_some_and(|id| !id.is_empty())
+                && e["reason"].as_str().is_some_and(|r| r.contains("no join"))),
+        "each names the dialer and why: {refused:?}"
+    );
     drop(latecomer);
 }
 

@@ -99,6 +99,7 @@ impl RoomHost {
             &group,
             &ticket,
             usize::from(rules.max_participants),
+            self.session_dir.events().clone(),
         )?;
         let lead = Lead {
             control: RestControl::new(self.client.clone(), Handle::current()),

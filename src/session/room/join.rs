@@ -318,6 +318,7 @@ impl RoomJoin {
             &group,
             &ticket,
             usize::from(rules.max_participants),
+            self.session_dir.events().clone(),
         )?;
         let MemberState {
             replica,

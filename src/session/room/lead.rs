@@ -5,10 +5,12 @@
 //! applied in order, late arrivals and reconnects attached, members the server no longer
 //! lists as active taken out of the room, and the room closed when its hooks end it.
 
+use std::num::NonZeroU32;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use governor::{Quota, RateLimiter};
 use serde_json::{Map, Value};
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
@@ -25,7 +27,7 @@ use crate::client::RestClient;
 use crate::hooks::python_hooks::PythonHooks;
 use crate::hooks::{Hooks, InitContext};
 use crate::identity::Identity;
-use crate::records::Event;
+use crate::records::{Event, EventLog};
 use crate::room::authority::{Authority, Receipt, Start};
 use crate::room::checkpoint::RoomMember;
 use crate::session::{Protocol, SessionDir, SessionError};
@@ -76,14 +78,20 @@ impl Drop for LeaderTasks {
     }
 }
 
+/// Refused admissions recorded in `events.jsonl`: a burst of this many, then one a second,
+/// so strangers dialing in a loop cost the leader's disk a bounded trickle of lines.
+const REFUSALS_RECORDED_BURST: u32 = 32;
+
 /// Starts accepting members on `endpoint` (each admitted on its own blocking thread) and
-/// renewing the lease of `group`'s epoch with `ticket`.
+/// renewing the lease of `group`'s epoch with `ticket`. A dialer that is not admitted is
+/// recorded in `events` (`group_admission_refused`, rate-limited).
 pub fn open(
     endpoint: &mut SessionEndpoint,
     client: &RestClient,
     group: &Group,
     ticket: &str,
     seats: usize,
+    events: EventLog,
 ) -> Result<(LeaderTasks, Arrivals, Lease), SessionError> {
     let lease = Lease::new(group.checkpoint_seq, floor_hash(group));
     let heartbeats = tokio::spawn(renew(
@@ -98,10 +106,19 @@ pub fn open(
     let identity = client.identity().clone();
     let group = group.clone();
     let admitting = Arc::new(tokio::sync::Semaphore::new(MAX_ADMITTING));
+    let recorded = Arc::new(RateLimiter::direct(
+        Quota::per_second(NonZeroU32::MIN)
+            .allow_burst(NonZeroU32::new(REFUSALS_RECORDED_BURST).expect("not zero")),
+    ));
     let accepting = tokio::spawn(async move {
         while let Ok(slot) = admitting.clone().acquire_owned().await
             && let Ok(link) = knocks.next().await
         {
+            let node_id = link
+                .remote_node_id()
+                .map(|id| id.to_string())
+                .unwrap_or_default();
+            let (events, recorded) = (events.clone(), recorded.clone());
             let mut channel =
                 IrohChannel::with_frame_limit(link, &Handle::current(), MEMBER_FRAME_BYTES);
             let (control, identity, group, admitted) = (
@@ -112,7 +129,7 @@ pub fn open(
             );
             tokio::task::spawn_blocking(move || {
                 let _slot = slot;
-                if let Ok(member) = leader_admit(
+                match leader_admit(
                     &mut channel,
                     control.as_ref(),
                     &identity,
@@ -120,7 +137,13 @@ pub fn open(
                     &group.protocol_id,
                     group.leader_epoch,
                 ) {
-                    let _ = admitted.send((member, channel));
+                    Ok(member) => {
+                        let _ = admitted.send((member, channel));
+                    }
+                    Err(reason) if recorded.check().is_ok() => {
+                        events.emit(Event::GroupAdmissionRefused { node_id, reason });
+                    }
+                    Err(_) => {}
                 }
             });
         }
