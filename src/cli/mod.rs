@@ -153,7 +153,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Server(args) => server::run(args, &cli.global),
         Command::Relay(args) => relay::run(args),
         Command::Validate(args) => validate::run(args),
-        Command::Skill(command) => skill::run(command),
+        Command::Skill(command) => skill::run(command, &cli.global),
         Command::Bootstrap(args) => doctor::bootstrap(args, &cli.global),
         Command::Doctor(args) => doctor::doctor(args, &cli.global),
         Command::Mcp(args) => mcp::run(args, &cli.global),

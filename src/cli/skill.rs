@@ -7,8 +7,10 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use serde_json::json;
 
+use super::GlobalArgs;
 use super::remote::print_json;
 use crate::skill::install::{self, GuideStatus, Placement};
+use crate::skill::installed;
 use crate::skill::{self, Target};
 
 #[derive(Debug, Subcommand)]
@@ -25,18 +27,20 @@ pub enum SkillCommand {
         json: bool,
     },
     /// Bring an installed guide to this binary's version, backing up each file it replaces
-    /// (the newest 3 backups of a file are kept). PERSONAL.md is never touched.
+    /// (the newest 3 backups of a file are kept). PERSONAL.md is never touched. Without
+    /// --target: every guide `skill install` placed (remembered in the data dir).
     Update {
         #[command(flatten)]
-        place: PlaceArgs,
+        place: ChosenPlace,
         #[arg(long)]
         json: bool,
     },
     /// Say whether the installed guide is this binary's: exit 0 when current, 1 when it is
-    /// outdated, edited, incomplete or not installed.
+    /// outdated, edited, incomplete or not installed. Without --target: every guide `skill
+    /// install` placed, exit 0 only when all are current.
     Check {
         #[command(flatten)]
-        place: PlaceArgs,
+        place: ChosenPlace,
         #[arg(long)]
         json: bool,
     },
@@ -69,6 +73,48 @@ pub struct PlaceArgs {
     pub path: Option<PathBuf>,
 }
 
+/// One guide named by its flags, or (no `--target`) every guide remembered in the data dir.
+#[derive(Debug, Clone, Args)]
+pub struct ChosenPlace {
+    /// The coding agent whose skill directory to use (default: every guide installed).
+    #[arg(long, value_enum)]
+    pub target: Option<Target>,
+    /// The directory the agent's skill directory is under. Default: the current directory.
+    #[arg(long, value_name = "DIR", conflicts_with = "path", requires = "target")]
+    pub base: Option<PathBuf>,
+    /// SKILL.md exactly here (the appendices beside it).
+    #[arg(long, value_name = "FILE", requires = "target")]
+    pub path: Option<PathBuf>,
+}
+
+impl ChosenPlace {
+    /// The guides meant: the one the flags name, or every one remembered in `data_dir`.
+    fn chosen(&self, data_dir: &Path) -> anyhow::Result<Vec<PlaceArgs>> {
+        if let Some(target) = self.target {
+            return Ok(vec![PlaceArgs {
+                target,
+                base: self.base.clone(),
+                path: self.path.clone(),
+            }]);
+        }
+        let remembered = installed::remembered(data_dir);
+        if remembered.is_empty() {
+            anyhow::bail!(
+                "no guide installed from the data dir {}: name one with --target (and --base or                  --path), or install one with `aigenora skill install --target ...`",
+                crate::terminal::escape_control(&data_dir.display().to_string())
+            );
+        }
+        Ok(remembered
+            .into_iter()
+            .map(|known| PlaceArgs {
+                target: known.target,
+                base: None,
+                path: Some(known.skill_md),
+            })
+            .collect())
+    }
+}
+
 impl PlaceArgs {
     /// These flags as typed, for the command a message suggests.
     fn flags(&self) -> String {
@@ -94,19 +140,36 @@ pub fn guide() -> Vec<skill::GuideFile> {
     skill::guide(super::reference::commands_markdown())
 }
 
-pub fn run(command: SkillCommand) -> anyhow::Result<ExitCode> {
+pub fn run(command: SkillCommand, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+    let data_dir = global.data_dir();
     match command {
         SkillCommand::Install { place, force, json } => {
-            let written = install::install(&place.placement(), &guide(), force)?;
+            let placement = place.placement();
+            let written = install::install(&placement, &guide(), force)?;
+            if let Err(error) = installed::remember(&data_dir, place.target, &placement) {
+                eprintln!(
+                    "warning: the guide is installed, but `skill update` and `skill check`                      without --target will not know it: {error}"
+                );
+            }
             report_written(&written, json, "installed");
             Ok(ExitCode::SUCCESS)
         }
         SkillCommand::Update { place, json } => {
-            let written = install::update(&place.placement(), &guide())?;
-            report_written(&written, json, "updated");
-            Ok(ExitCode::SUCCESS)
+            let chosen = place.chosen(&data_dir)?;
+            if place.target.is_some() {
+                let written = install::update(&chosen[0].placement(), &guide())?;
+                report_written(&written, json, "updated");
+                return Ok(ExitCode::SUCCESS);
+            }
+            update_all(&chosen, json)
         }
-        SkillCommand::Check { place, json } => check(&place, json),
+        SkillCommand::Check { place, json } => {
+            let chosen = place.chosen(&data_dir)?;
+            if place.target.is_some() {
+                return check(&chosen[0], json);
+            }
+            check_all(&chosen, json)
+        }
         SkillCommand::Version { json } => {
             if json {
                 print_json(&json!({"version": skill::VERSION}));
@@ -129,6 +192,57 @@ pub fn run(command: SkillCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `skill update` on every remembered guide: each updated (or its one-line reason), exit 1
+/// when any could not be.
+fn update_all(chosen: &[PlaceArgs], as_json: bool) -> anyhow::Result<ExitCode> {
+    let mut results = Vec::new();
+    let mut failed = false;
+    for place in chosen {
+        match install::update(&place.placement(), &guide()) {
+            Ok(written) if as_json => results.push(json!(written)),
+            Ok(written) => report_written(&written, false, "updated"),
+            Err(error) => {
+                failed = true;
+                let error = error.to_string();
+                if as_json {
+                    results.push(json!({"skill_md": place.placement().skill_md, "error": error}));
+                } else {
+                    println!("[FAILED] {error}");
+                }
+            }
+        }
+    }
+    if as_json {
+        print_json(&json!(results));
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `skill check` on every remembered guide: exit 0 only when every one is current.
+fn check_all(chosen: &[PlaceArgs], as_json: bool) -> anyhow::Result<ExitCode> {
+    let checked: Vec<install::Checked> = chosen
+        .iter()
+        .map(|place| install::check(&place.placement(), &guide()))
+        .collect();
+    if as_json {
+        print_json(&json!(checked));
+    } else {
+        for (place, one) in chosen.iter().zip(&checked) {
+            print_checked(place, one);
+        }
+    }
+    let current = checked.iter().all(|one| one.status == GuideStatus::Current);
+    Ok(if current {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn report_written(written: &install::Written, as_json: bool, verb: &str) {
@@ -166,36 +280,40 @@ fn check(place: &PlaceArgs, as_json: bool) -> anyhow::Result<ExitCode> {
     if as_json {
         print_json(&json!(checked));
     } else {
-        let path = checked.skill_md.display();
-        let flags = place.flags();
-        match checked.status {
-            GuideStatus::Current => println!("current: {path} is version {}", checked.version),
-            GuideStatus::NotInstalled => {
-                println!("not installed: no {path} (run `aigenora skill install {flags}`)")
-            }
-            status => {
-                let what: &str = status.into();
-                let changed: Vec<&str> = checked
-                    .files
-                    .iter()
-                    .filter(|file| file.status != install::FileStatus::Current)
-                    .map(|file| file.name.as_str())
-                    .collect();
-                println!(
-                    "{what}: {path} is version {}, this binary's is {} ({}); run `aigenora \
-                     skill update {flags}`",
-                    checked.installed_version.as_deref().unwrap_or("unknown"),
-                    checked.version,
-                    changed.join(", ")
-                );
-            }
-        }
+        print_checked(place, &checked);
     }
     Ok(if checked.status == GuideStatus::Current {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
+}
+
+fn print_checked(place: &PlaceArgs, checked: &install::Checked) {
+    let path = checked.skill_md.display();
+    let flags = place.flags();
+    match checked.status {
+        GuideStatus::Current => println!("current: {path} is version {}", checked.version),
+        GuideStatus::NotInstalled => {
+            println!("not installed: no {path} (run `aigenora skill install {flags}`)")
+        }
+        status => {
+            let what: &str = status.into();
+            let changed: Vec<&str> = checked
+                .files
+                .iter()
+                .filter(|file| file.status != install::FileStatus::Current)
+                .map(|file| file.name.as_str())
+                .collect();
+            println!(
+                "{what}: {path} is version {}, this binary's is {} ({}); run `aigenora \
+                 skill update {flags}`",
+                checked.installed_version.as_deref().unwrap_or("unknown"),
+                checked.version,
+                changed.join(", ")
+            );
+        }
+    }
 }
 
 #[cfg(test)]

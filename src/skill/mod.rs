@@ -2,9 +2,11 @@
 //! read: name, description, version) and the appendices an agent opens on demand, rendered
 //! for this build — its version substituted, the command reference and the game tables
 //! generated — so the guide cannot drift from the binary; and where each coding agent looks
-//! for it ([`Target`]). Installing, updating and checking a copy on disk is [`install`].
+//! for it ([`Target`]). Installing, updating and checking a copy on disk is [`install`]; the copies installed are
+//! remembered by [`installed`].
 
 pub mod install;
+pub mod installed;
 
 use std::path::{Path, PathBuf};
 
@@ -31,8 +33,19 @@ const GAMES_MD: &str = include_str!("files/GAMES.md");
 const PERSONAL_MD: &str = include_str!("files/PERSONAL.md");
 
 /// A coding agent whose skill directory we know.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, strum::IntoStaticStr)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    clap::ValueEnum,
+    strum::IntoStaticStr,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[strum(serialize_all = "kebab-case")]
+#[serde(rename_all = "kebab-case")]
 pub enum Target {
     /// Claude Code: `.claude/skills/aigenora/`.
     ClaudeCode,

@@ -25,8 +25,23 @@ const APPENDICES: [&str; 5] = [
     "ROOMS.md",
 ];
 
+/// The data dir the guide commands of these tests share (where `skill install` remembers
+/// what it placed), never the user's own.
+fn shared_data_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().unwrap()).path()
+}
+
 fn run(args: &[&str]) -> Output {
-    aigenora().args(args).output().unwrap()
+    run_in(shared_data_dir(), args)
+}
+
+fn run_in(data: &Path, args: &[&str]) -> Output {
+    aigenora()
+        .env("AIGENORA_DATA_DIR", data)
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 /// `aigenora skill <verb> --target T --base BASE [extra] --json`, with its exit code.
@@ -269,6 +284,87 @@ fn path_puts_skill_md_exactly_there_and_the_appendices_beside_it() {
         Some(2),
         "--base and --path exclude each other"
     );
+}
+
+#[test]
+fn update_and_check_without_a_target_look_after_every_guide_install_placed() {
+    let data = tempfile::tempdir().unwrap();
+    let (project, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let refused = run_in(data.path(), &["skill", "check"]);
+    assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+    assert!(
+        error_line(&refused).contains("no guide installed"),
+        "{refused:?}"
+    );
+    let install = |target: &str, base: &Path| {
+        let base = base.to_str().unwrap();
+        let output = run_in(
+            data.path(),
+            &["skill", "install", "--target", target, "--base", base],
+        );
+        assert!(output.status.success(), "{output:?}");
+    };
+    install("claude-code", project.path());
+    install("codex", home.path());
+    install("claude-code", project.path());
+    let claude = project.path().join(".claude/skills/aigenora/SKILL.md");
+    let codex = home.path().join(".agents/skills/aigenora/SKILL.md");
+
+    let checked = run_in(data.path(), &["skill", "check", "--json"]);
+    assert!(checked.status.success(), "{checked:?}");
+    let checked: Value = serde_json::from_slice(&checked.stdout).unwrap();
+    let places: Vec<&str> = checked
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|one| one["skill_md"].as_str().unwrap())
+        .collect();
+    // Each copy once, the most recently installed last.
+    assert_eq!(places, [codex.to_str().unwrap(), claude.to_str().unwrap()]);
+
+    // One copy falls behind: check says which and fails; update brings every copy back.
+    let text = std::fs::read_to_string(&codex).unwrap();
+    let old = text.replacen(
+        &format!("version: {}", binary_version()),
+        "version: 0.0.1",
+        1,
+    );
+    std::fs::write(&codex, old).unwrap();
+    let checked = run_in(data.path(), &["skill", "check", "--json"]);
+    assert_eq!(checked.status.code(), Some(1));
+    let checked: Value = serde_json::from_slice(&checked.stdout).unwrap();
+    assert_eq!(checked[0]["status"], "outdated");
+    assert_eq!(checked[1]["status"], "current");
+    let updated = run_in(data.path(), &["skill", "update", "--json"]);
+    assert!(updated.status.success(), "{updated:?}");
+    let updated: Value = serde_json::from_slice(&updated.stdout).unwrap();
+    assert!(
+        updated[0]["written"]
+            .as_array()
+            .is_some_and(|w| !w.is_empty()),
+        "the outdated copy is rewritten: {updated}"
+    );
+    assert_eq!(
+        updated[1]["written"],
+        Value::Array(vec![]),
+        "the current copy is left alone: {updated}"
+    );
+    assert_eq!(frontmatter_version(&codex), binary_version());
+    assert!(run_in(data.path(), &["skill", "check"]).status.success());
+
+    // A copy removed by hand makes update say so and fail, the others still updated.
+    std::fs::remove_dir_all(project.path().join(".claude")).unwrap();
+    let updated = run_in(data.path(), &["skill", "update"]);
+    assert_eq!(updated.status.code(), Some(1), "{updated:?}");
+    let out = String::from_utf8(updated.stdout).unwrap();
+    assert!(out.contains("[FAILED] no guide installed at"), "{out}");
+    assert!(
+        out.contains(&format!("[OK] {} is already version", codex.display())),
+        "{out}"
+    );
+    // --base without --target is refused by the parser.
+    let alone = run_in(data.path(), &["skill", "check", "--base", "x"]);
+    assert_eq!(alone.status.code(), Some(2));
 }
 
 /// The leaves of the command tree as the binary's own `--help` lists them.
