@@ -16,12 +16,12 @@ use serde_json::{Map, Value};
 use super::GlobalArgs;
 use crate::api::protocol::NewProtocol;
 use crate::client::RestClient;
-use crate::data_dir::DataDir;
 use crate::hooks::skeleton;
 use crate::identity::create_key_file;
+use crate::layout::DataDir;
 use crate::protocols::Located;
 use crate::server::{ServerConfig, serve, sqlite_url};
-use crate::session::{self, PlaySettings, Protocol, SessionDir, SessionEnd};
+use crate::session::{self, PlaySettings, Protocol, SessionEnd, SessionRecorder};
 use crate::spec::ControlMode;
 use crate::spec::{self, Role};
 use crate::transport::RelayChoice;
@@ -186,7 +186,7 @@ async fn play(
         source: Some(demo.source),
         options,
         settings: settings("alice"),
-        session_dir: SessionDir::create(alice.1.root(), Role::Host)?,
+        session_dir: SessionRecorder::create(&alice.1, Role::Host)?,
         renew_for: Some(Duration::from_secs(1800)),
         renew_every: session::host::RENEW_EVERY,
         on_invited: Some(invited_tx),
@@ -195,7 +195,7 @@ async fn play(
         let Ok(post_id) = invited_rx.await else {
             bail!("the host stopped before publishing its invitation");
         };
-        let session_dir = SessionDir::create(bob.1.root(), Role::Guest)?;
+        let session_dir = SessionRecorder::create(&bob.1, Role::Guest)?;
         let joined = session::join::join(session::join::JoinRequest {
             client: bob.0,
             data_dir: bob.1,
@@ -219,7 +219,7 @@ async fn agent(
     server: &str,
 ) -> anyhow::Result<(RestClient, DataDir)> {
     let data_dir = DataDir::new(root.join(name));
-    let (identity, _) = create_key_file(data_dir.root(), false)?;
+    let (identity, _) = create_key_file(&data_dir, false)?;
     let client = RestClient::new(server, identity)?;
     client
         .register(name, &format!("{name} from aigenora demo"))

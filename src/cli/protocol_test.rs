@@ -224,8 +224,8 @@ pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     } = &tested;
     println!(
         "sessions: host {}  guest {}",
-        host.session_dir.display(),
-        guest.session_dir.display()
+        host.session_dir.root().display(),
+        guest.session_dir.root().display()
     );
     if !failures.is_empty() {
         bail!("protocol test failed: {}", failures.join("; "));

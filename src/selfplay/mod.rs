@@ -22,8 +22,9 @@ use crate::engine::{
 };
 use crate::hooks::interpreter;
 use crate::hooks::python_hooks::PythonHooks;
+use crate::layout::{EngineDir, SessionDir};
 use crate::records::{SessionRecord, SessionStatus};
-use crate::session::{EVENTS_FILE, SessionDir};
+use crate::session::SessionRecorder;
 use crate::spec::ControlMode;
 use crate::spec::{Role, Spec};
 use crate::transport::memory::{MemoryChannel, turn_taking_duplex};
@@ -52,15 +53,15 @@ pub struct SideReport {
     pub role: Role,
     pub result: Result<Outcome, EngineError>,
     /// The side's directory: `session.json` and the engine's `events.jsonl`.
-    pub session_dir: PathBuf,
-    /// The engine state dir inside it (snapshot.json and the hooks' own files).
-    pub state_dir: PathBuf,
+    pub session_dir: SessionDir,
+    /// The engine dir inside it (snapshot.json and the hooks' own files).
+    pub state_dir: EngineDir,
 }
 
 impl SideReport {
-    /// The engine's events file.
+    /// The side's events file.
     pub fn events_file(&self) -> PathBuf {
-        self.session_dir.join(EVENTS_FILE)
+        self.session_dir.events_file()
     }
 }
 
@@ -118,7 +119,7 @@ impl SelfPlay {
             .zip(hooks);
         for ((((role, inner), first_turn), waiting), mut hooks) in sides {
             let mut channel = Watched { inner, waiting };
-            let side_dir = SessionDir::create_in(&self.state_base, role)
+            let side_dir = SessionRecorder::create_in(&self.state_base, role)
                 .map_err(|e| SelfPlayError::StateDir(self.state_base.clone(), e))?;
             side_dir.record_start(
                 role,
@@ -131,10 +132,10 @@ impl SelfPlay {
                 },
             );
             let state_dir = side_dir
-                .engine_state_dir(role)
+                .claim_engine_dir(role)
                 .map_err(|e| SelfPlayError::StateDir(side_dir.root().to_path_buf(), e))?;
             let _ = side_dir.update(|record| {
-                record.state_dir = Some(state_dir.clone());
+                record.state_dir = Some(state_dir.root().to_path_buf());
                 record.status = Some(SessionStatus::Running);
             });
             let config = EngineConfig {
@@ -168,7 +169,7 @@ impl SelfPlay {
                     let _ = done.send(SideReport {
                         role,
                         result,
-                        session_dir: side_dir.root().to_path_buf(),
+                        session_dir: side_dir.dir().clone(),
                         state_dir,
                     });
                 })

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::pipeline::{Connect, Handshake, Play, run_side};
 use super::reports::record_failed_start;
-use super::{PlaySettings, Protocol, SessionDir, SessionEnd, SessionError};
+use super::{PlaySettings, Protocol, SessionEnd, SessionError, SessionRecorder};
 use crate::records::{SessionRecord, SessionStatus};
 use crate::spec::{self, Role};
 use crate::transport::{SessionEndpoint, Ticket};
@@ -16,7 +16,7 @@ pub async fn host(
     protocol: Protocol,
     options: Map<String, Value>,
     settings: PlaySettings,
-    session_dir: SessionDir,
+    session_dir: SessionRecorder,
 ) -> Result<SessionEnd, SessionError> {
     let played = async {
         start(Role::Host, &protocol, &options, &settings, &session_dir)?;
@@ -52,7 +52,7 @@ pub async fn guest(
     ticket: Ticket,
     options: Map<String, Value>,
     settings: PlaySettings,
-    session_dir: SessionDir,
+    session_dir: SessionRecorder,
 ) -> Result<SessionEnd, SessionError> {
     let played = async {
         start(Role::Guest, &protocol, &options, &settings, &session_dir)?;
@@ -77,7 +77,7 @@ fn start(
     protocol: &Protocol,
     options: &Map<String, Value>,
     settings: &PlaySettings,
-    session_dir: &SessionDir,
+    session_dir: &SessionRecorder,
 ) -> Result<(), SessionError> {
     spec::validate_options(protocol.spec.value(), options).map_err(SessionError::Options)?;
     session_dir.record_start(

@@ -12,7 +12,7 @@ use tokio::sync::oneshot;
 use super::lease::{Lease, Renewal};
 use super::pipeline::{Connect, Handshake, Play, run_side};
 use super::reports::record_failed_start;
-use super::{PlaySettings, Protocol, ProtocolSource, SessionDir, SessionEnd, SessionError};
+use super::{PlaySettings, Protocol, ProtocolSource, SessionEnd, SessionError, SessionRecorder};
 use crate::api::invitation::NewInvitation;
 use crate::client::RestClient;
 use crate::hooks::python_hooks::PythonHooks;
@@ -38,7 +38,7 @@ pub struct HostRequest {
     /// `--options` (checked against the spec); empty means the hooks' default options.
     pub options: Map<String, Value>,
     pub settings: PlaySettings,
-    pub session_dir: SessionDir,
+    pub session_dir: SessionRecorder,
     /// Stop renewing the invitation after this long in total (`None`: never renew).
     pub renew_for: Option<Duration>,
     pub renew_every: Duration,
@@ -150,7 +150,7 @@ struct Offer<'a> {
     protocol: &'a Protocol,
     options: &'a Map<String, Value>,
     settings: &'a PlaySettings,
-    session_dir: &'a SessionDir,
+    session_dir: &'a SessionRecorder,
     metadata: &'a HostMetadata,
     renewal: Renewal,
 }

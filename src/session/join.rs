@@ -4,9 +4,9 @@
 
 use super::pipeline::{Connect, Handshake, Play, run_side};
 use super::reports::record_failed_start;
-use super::{PlaySettings, Protocol, SessionDir, SessionEnd, SessionError, prepare_protocol};
+use super::{PlaySettings, Protocol, SessionEnd, SessionError, SessionRecorder, prepare_protocol};
 use crate::client::RestClient;
-use crate::data_dir::DataDir;
+use crate::layout::DataDir;
 use crate::records::SessionRecord;
 use crate::spec::{self, Role};
 use crate::transport::Ticket;
@@ -17,7 +17,7 @@ pub struct JoinRequest {
     pub data_dir: DataDir,
     pub post_id: String,
     pub settings: PlaySettings,
-    pub session_dir: SessionDir,
+    pub session_dir: SessionRecorder,
     /// Run hooks even if they are an unfilled skeleton (testing only).
     pub allow_skeleton: bool,
 }

@@ -13,7 +13,7 @@ use tokio::task::{JoinHandle, JoinSet};
 use super::handshake::{GuestSide, HandshakeError, HostSide, refusal_frame};
 use super::lease::Lease;
 use super::reports::{record_end, report_to_server};
-use super::{PlaySettings, Protocol, SessionDir, SessionEnd, SessionError, chat_input};
+use super::{PlaySettings, Protocol, SessionEnd, SessionError, SessionRecorder, chat_input};
 use crate::api::session::NewSession;
 use crate::client::RestClient;
 use crate::decision::Desk;
@@ -106,7 +106,7 @@ pub(crate) struct Play {
     hooks: PreloadedHooks,
     pub options: Map<String, Value>,
     pub settings: PlaySettings,
-    pub session_dir: SessionDir,
+    pub session_dir: SessionRecorder,
 }
 
 impl Play {
@@ -116,7 +116,7 @@ impl Play {
         protocol: Protocol,
         options: Map<String, Value>,
         settings: PlaySettings,
-        session_dir: &SessionDir,
+        session_dir: &SessionRecorder,
     ) -> Play {
         Play {
             role,
@@ -436,9 +436,9 @@ fn play_on_thread(
         session_dir,
     } = play;
     let state_dir = session_dir
-        .engine_state_dir(role)
+        .claim_engine_dir(role)
         .map_err(|e| SessionError::io("cannot create the engine state dir", e))?;
-    let recorded_dir = state_dir.clone();
+    let recorded_dir = state_dir.root().to_path_buf();
     let _ = session_dir.update(|record| {
         record.state_dir = Some(recorded_dir);
         record.status = Some(SessionStatus::Running);
@@ -449,7 +449,7 @@ fn play_on_thread(
         role,
         options,
         args: Vec::new(),
-        local_input: free.then(|| chat_input::start(state_dir.clone(), settings.chat_from_stdin)),
+        local_input: free.then(|| chat_input::start(&state_dir, settings.chat_from_stdin)),
         state_dir,
         events: session_dir.events().clone(),
         control_mode: settings.control_mode,
@@ -521,7 +521,7 @@ fn loading_stopped(error: tokio::task::JoinError) -> SessionError {
 async fn conclude(
     end: SessionEnd,
     client: Option<&RestClient>,
-    dir: &SessionDir,
+    dir: &SessionRecorder,
     role: Role,
     display: &engine::DisplaySink,
 ) -> SessionEnd {

@@ -10,7 +10,6 @@ mod identity;
 mod play;
 mod sessions;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -51,7 +50,7 @@ impl Aigenora {
         }
     }
 
-    fn data_dir(&self) -> PathBuf {
+    fn data_dir(&self) -> crate::layout::DataDir {
         self.global.data_dir()
     }
 

@@ -17,7 +17,7 @@ use crate::client::RestClient;
 use crate::engine::{DisplaySink, Outcome};
 use crate::records::{Event, SessionRecord};
 use crate::room::authority::Start;
-use crate::session::{OnRoom, Protocol, ProtocolSource, SessionDir, SessionEnd, SessionError};
+use crate::session::{OnRoom, Protocol, ProtocolSource, SessionEnd, SessionError, SessionRecorder};
 use crate::spec::{ControlMode, Flow, Role};
 use crate::transport::{RelayChoice, SessionEndpoint};
 
@@ -35,7 +35,7 @@ pub struct RoomHost {
     pub control_mode: ControlMode,
     /// Told the session dir once the room is under way (a person's terminal starts on it).
     pub on_room: Option<OnRoom>,
-    pub session_dir: SessionDir,
+    pub session_dir: SessionRecorder,
 }
 
 impl RoomHost {
@@ -64,7 +64,7 @@ impl RoomHost {
             },
         );
         if let Some(on_room) = &self.on_room {
-            on_room(self.session_dir.root());
+            on_room(self.session_dir.dir());
         }
         let mut endpoint = SessionEndpoint::bind(&self.relay).await?;
         let ticket = endpoint.ticket().await?.to_string();
@@ -108,7 +108,7 @@ impl RoomHost {
             identity,
             group,
             rules,
-            own: QueuedActions::of(self.session_dir.root()),
+            own: QueuedActions::of(self.session_dir.dir()),
             dir: self.session_dir.clone(),
             lease,
         };
