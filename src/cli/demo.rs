@@ -11,7 +11,6 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
 use clap::Args;
-use serde_json::{Map, Value};
 
 use super::GlobalArgs;
 use crate::api::protocol::NewProtocol;
@@ -109,8 +108,11 @@ impl DemoProtocol {
 
 pub fn run(args: DemoArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let protocol = DemoProtocol::locate(&args.protocol, global)?;
-    let options = spec::parse_options(Some(&args.options))?;
-    spec::validate_options(protocol.spec.value(), &options).context("options")?;
+    let options = spec::CheckedOptions::check(
+        protocol.spec.value(),
+        spec::parse_options(Some(&args.options))?,
+    )
+    .context("options")?;
     let stamp = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default()
@@ -155,7 +157,7 @@ pub fn run(args: DemoArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
 async fn play(
     root: &std::path::Path,
     demo: &DemoProtocol,
-    options: Map<String, Value>,
+    options: spec::CheckedOptions,
 ) -> anyhow::Result<(SessionEnd, SessionEnd, String)> {
     let listen: SocketAddr = "127.0.0.1:0".parse().expect("a socket address");
     let mut config = ServerConfig::new(listen, sqlite_url(&root.join("server.sqlite3")));

@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use serde_json::{Map, Value};
 
 use super::GlobalArgs;
 use super::daemon::{self, Waiting};
@@ -25,7 +24,7 @@ use crate::session::{
     self, PlaySettings, Protocol, ProtocolSource, SessionEnd, SessionError, SessionRecorder,
 };
 use crate::spec::ControlMode;
-use crate::spec::{self, Role, Spec};
+use crate::spec::{self, CheckedOptions, Role, Spec};
 use crate::transport::{HeartbeatConfig, RELAY_ENV_VAR, RelayChoice, Ticket};
 
 /// How this side plays (shared by host, join and guest).
@@ -232,7 +231,7 @@ pub struct GuestArgs {
 struct Ready {
     data_dir: DataDir,
     protocol: Protocol,
-    options: Map<String, Value>,
+    options: CheckedOptions,
     /// Where the protocol came from, when it was prepared by id (`host --protocol`).
     source: Option<ProtocolSource>,
 }
@@ -253,8 +252,8 @@ fn local_play(
             .map_err(|error| anyhow::anyhow!("{error} ({})", dir.join("spec.json").display()))?;
     }
     skeleton::ensure_implemented(&dir, play.allow_skeleton_hooks).map_err(anyhow::Error::msg)?;
-    let options = spec::parse_options(options)?;
-    spec::validate_options(spec.value(), &options).context("options")?;
+    let options =
+        CheckedOptions::check(spec.value(), spec::parse_options(options)?).context("options")?;
     Ok(Ready {
         data_dir,
         protocol: Protocol { dir, spec },
@@ -326,8 +325,8 @@ fn remote_play(
         play.allow_skeleton_hooks,
         room,
     ))?;
-    let options = spec::parse_options(options)?;
-    spec::validate_options(prepared.spec.value(), &options).context("options")?;
+    let options = CheckedOptions::check(prepared.spec.value(), spec::parse_options(options)?)
+        .context("options")?;
     Ok(Ready {
         data_dir: remote.data_dir,
         protocol: Protocol {

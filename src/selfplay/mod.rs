@@ -14,18 +14,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::engine::{
-    self, DecisionSettings, DisplaySink, EngineConfig, EngineError, LocalInput, Outcome,
-    ScriptStep, ScriptedInput, SessionBinding,
+    self, DecisionSettings, DisplaySink, EngineError, LocalInput, Outcome, ScriptStep,
+    ScriptedInput, SessionBinding,
 };
 use crate::hooks::interpreter;
 use crate::hooks::python_hooks::PythonHooks;
 use crate::layout::{EngineDir, SessionDir};
-use crate::records::{SessionRecord, SessionStatus};
-use crate::session::SessionRecorder;
-use crate::spec::ControlMode;
+use crate::records::SessionRecord;
+use crate::session::{EngineStart, SessionRecorder};
+use crate::spec::{CheckedOptions, ControlMode};
 use crate::spec::{Role, Spec};
 use crate::transport::memory::{MemoryChannel, turn_taking_duplex};
 use crate::transport::{Channel, ChannelError};
@@ -35,7 +35,7 @@ use crate::transport::{Channel, ChannelError};
 pub struct SelfPlay {
     pub protocol_dir: PathBuf,
     pub spec: Spec,
-    pub options: Map<String, Value>,
+    pub options: CheckedOptions,
     /// Parent of the `host-<ms>` / `guest-<ms>` side dirs.
     pub state_base: PathBuf,
     pub control_mode: ControlMode,
@@ -102,7 +102,6 @@ impl SelfPlay {
         let capabilities = self.spec.capabilities();
         let shared_cpu = cpu::current().filter(|_| capabilities.light_hooks);
         let (done_tx, done_rx) = mpsc::channel::<SideReport>();
-        let free = capabilities.local_input;
         let waiting = [
             Arc::new(AtomicBool::new(false)),
             Arc::new(AtomicBool::new(false)),
@@ -131,23 +130,12 @@ impl SelfPlay {
                     ..SessionRecord::default()
                 },
             );
-            let state_dir = side_dir
-                .claim_engine_dir(role)
-                .map_err(|e| SelfPlayError::StateDir(side_dir.root().to_path_buf(), e))?;
-            let _ = side_dir.update(|record| {
-                record.state_dir = Some(state_dir.root().to_path_buf());
-                record.status = Some(SessionStatus::Running);
-            });
-            let config = EngineConfig {
+            let start = EngineStart {
                 role,
                 options: self.options.clone(),
-                args: Vec::new(),
-                events: side_dir.events().clone(),
-                state_dir: state_dir.clone(),
                 control_mode: self.control_mode,
                 pace: self.pace,
                 display: self.display.clone(),
-                local_input: free.then(|| chat_script(role)),
                 decisions: DecisionSettings {
                     think: self.think,
                     ..DecisionSettings::default()
@@ -155,7 +143,12 @@ impl SelfPlay {
                 binding: SessionBinding::unbound(),
                 // Both sides are ours; only a pace longer than the usual wait stretches it.
                 peer_timeout: engine::DEFAULT_PEER_TIMEOUT.max(self.pace * 4),
+                local_input: Box::new(move |_| chat_script(role)),
             };
+            let config = side_dir
+                .start_engine(&self.spec, start)
+                .map_err(|e| SelfPlayError::StateDir(side_dir.root().to_path_buf(), e))?;
+            let state_dir = config.state_dir.clone();
             let (spec, done) = (self.spec.clone(), done_tx.clone());
             std::thread::Builder::new()
                 .name(format!("aigenora-{role}"))

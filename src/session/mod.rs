@@ -7,6 +7,7 @@
 mod chat_input;
 mod dir;
 pub mod direct;
+mod engine_start;
 mod error;
 pub mod handshake;
 pub mod host;
@@ -23,6 +24,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 pub use dir::{SessionRecorder, list_sessions, read_record};
+pub use engine_start::{EngineStart, LocalInputSource};
 pub use error::SessionError;
 pub use prepare::{PreparedProtocol, ProtocolSource, RoomPart, prepare_protocol};
 

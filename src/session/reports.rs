@@ -67,10 +67,20 @@ pub(crate) fn record_end(end: &SessionEnd, dir: &SessionRecorder) {
     dir.record_outcome(&end.result);
 }
 
+/// Runs one side from its start to its end: when it fails before the game (`Err`), why is
+/// recorded in `dir` once (the one wrapper of every entry point: host, join, direct).
+pub(crate) async fn recording_failed_start(
+    dir: &SessionRecorder,
+    side: impl std::future::Future<Output = Result<SessionEnd, SessionError>>,
+) -> Result<SessionEnd, SessionError> {
+    side.await
+        .inspect_err(|error| record_failed_start(dir, error))
+}
+
 /// Records why this side never got to play (the invitation, the protocol, the connection or
 /// the handshake): one `start_failed` or `handshake_failed` event and session.json `failed`,
 /// unless an end is recorded already (an abort got there first).
-pub(crate) fn record_failed_start(dir: &SessionRecorder, error: &SessionError) {
+fn record_failed_start(dir: &SessionRecorder, error: &SessionError) {
     if dir.read().ended_at.is_some() {
         return;
     }

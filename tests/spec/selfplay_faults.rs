@@ -29,7 +29,7 @@ fn a_reveal_that_breaks_its_commitment_ends_the_match() {
     let play = SelfPlay {
         protocol_dir,
         spec: builtin.spec(),
-        options: serde_json::Map::new(),
+        options: aigenora::spec::CheckedOptions::none(),
         state_base: data.path().join("sessions"),
         control_mode: ControlMode::Hybrid,
         think: None,

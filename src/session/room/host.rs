@@ -5,7 +5,6 @@
 //! leader's lease (and the invitation) with the newest checkpoint a member acknowledged. The
 //! room is marked active when it starts and closed when its hooks end it.
 
-use serde_json::{Map, Value};
 use tokio::runtime::Handle;
 
 use super::join::QueuedActions;
@@ -18,6 +17,7 @@ use crate::engine::{DisplaySink, Outcome};
 use crate::records::{Event, SessionRecord};
 use crate::room::authority::Start;
 use crate::session::{OnRoom, Protocol, ProtocolSource, SessionEnd, SessionError, SessionRecorder};
+use crate::spec::CheckedOptions;
 use crate::spec::{ControlMode, Flow, Role};
 use crate::transport::{RelayChoice, SessionEndpoint};
 
@@ -27,7 +27,7 @@ pub struct RoomHost {
     pub protocol: Protocol,
     /// Where the protocol came from, when it was prepared by id (`host --protocol`).
     pub source: Option<ProtocolSource>,
-    pub options: Map<String, Value>,
+    pub options: CheckedOptions,
     pub relay: RelayChoice,
     pub display: DisplaySink,
     /// Who acts for this side (recorded; a person's actions come through the session's
@@ -69,7 +69,7 @@ impl RoomHost {
         let mut endpoint = SessionEndpoint::bind(&self.relay).await?;
         let ticket = endpoint.ticket().await?.to_string();
         let mut offer = NewInvitation::signed(&identity, &protocol_id, &ticket);
-        offer.options = self.options.clone();
+        offer.options = self.options.as_map().clone();
         let lease_of_invitation = self.client.create_invitation(&offer).await?;
         let post_id = lease_of_invitation.post_id.clone();
         let group = self
@@ -114,7 +114,7 @@ impl RoomHost {
         };
         let (protocol, options) = (self.protocol.clone(), self.options.clone());
         let led = tokio::task::spawn_blocking(move || {
-            let hooks = leader_hooks(&protocol, &options, &lead.dir)?;
+            let hooks = leader_hooks(&protocol, options.as_map(), &lead.dir)?;
             open_and_serve(lead, hooks, arrivals)
         })
         .await;
