@@ -303,3 +303,13 @@ fn identity_hash(path: &Path) -> String {
         .unwrap();
     String::from_utf8(output.stdout).unwrap().trim().to_string()
 }
+
+/// Every test above once more against our server on PostgreSQL (they start theirs on
+/// SQLite unless `AIGENORA_TEST_BACKEND` says otherwise).
+#[test]
+fn the_reference_client_passes_these_tests_on_postgres() {
+    crate::support::postgres::rerun_on_postgres(
+        "community::",
+        "the_reference_client_passes_these_tests_on_postgres",
+    );
+}

@@ -253,6 +253,23 @@ impl SessionFiles {
             .map(|m| m["msg"].clone())
             .unwrap_or_else(|| panic!("no {direction} message in {}", self.dir.display()))
     }
+
+    /// The winner a board game's final `round_result` names (`None` only for a draw),
+    /// failing when the last message this side saw is not a finished game's verdict.
+    pub fn board_verdict(&self) -> Option<String> {
+        let verdict = self
+            .events_of("protocol_message")
+            .last()
+            .map(|message| message["msg"].clone())
+            .unwrap_or_default();
+        assert_eq!(verdict["action"], "round_result", "{verdict}");
+        assert_eq!(verdict["game_over"], true, "{verdict}");
+        match verdict["winner"].as_str() {
+            Some("none") => None,
+            Some(side @ ("host" | "guest")) => Some(side.to_string()),
+            _ => panic!("a verdict names host, guest or none: {verdict}"),
+        }
+    }
 }
 
 /// Both sides ended `closed` without an end reason and with every `session_ended` completed,
