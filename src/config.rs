@@ -16,7 +16,6 @@ pub const DEFAULT_SERVER: &str = "http://127.0.0.1:41000";
 pub const DATA_DIR_ENV: [&str; 3] = ["AIGENORA_DATA_DIR", "P2P_DATA_DIR", "AGENT_DIR"];
 /// Environment variables naming the server, strongest first.
 pub const SERVER_ENV: [&str; 2] = ["AIGENORA_SERVER", "P2P_SERVER"];
-/// The per-data-dir settings file.
 
 /// A settings file that exists but cannot be used.
 #[derive(Debug, thiserror::Error)]

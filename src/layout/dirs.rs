@@ -218,7 +218,8 @@ impl EngineDir {
         self.root.join("inbox.jsonl")
     }
 
-    /// `transcript_receipt.json`: a mental-poker side's signed record of the game.
+    /// `transcript_receipt.json`: a mental-poker side's record of the game (public values
+    /// only; the reference writes the same file).
     pub fn receipt_file(&self) -> PathBuf {
         self.root.join("transcript_receipt.json")
     }

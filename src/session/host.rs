@@ -111,7 +111,7 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, SessionError>
         }
         let handshake = Handshake::Host {
             server: client.clone(),
-            checks: client.paced(HOST_CHECKS_PER_SECOND),
+            checks: Box::new(client.paced(HOST_CHECKS_PER_SECOND)),
             post_id: post_id.clone(),
             protocol_id: protocol_id.clone(),
             control_mode: settings.control_mode,

@@ -50,7 +50,7 @@ pub(crate) enum Handshake {
         /// The host's client: it reports the session's end (never paced).
         server: RestClient,
         /// The same client, paced: every dialer's server check goes through it.
-        checks: RestClient,
+        checks: Box<RestClient>,
         post_id: String,
         protocol_id: String,
         control_mode: ControlMode,

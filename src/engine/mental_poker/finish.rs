@@ -15,7 +15,6 @@ use crate::identity::verify_hex;
 use crate::records::Event;
 use crate::spec::Role;
 
-/// The receipt file the reference's in-memory driver also writes (all public values).
 
 pub(crate) fn run(player: &mut Player, winner: Option<String>) -> Result<Outcome, Stop> {
     let role = player.role;
