@@ -6,13 +6,14 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::CallToolResult;
-use rmcp::{tool, tool_router};
+use rmcp::model::{CallToolResult, RequestMetaObject};
+use rmcp::{Peer, RoleServer, tool, tool_router};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::super::session_control::{StrategyChange, change_strategy, snapshot_view};
 use super::super::session_local::{FollowEnd, signal_abort};
+use super::progress::Progress;
 use super::{Aigenora, answer, blocking};
 use crate::control::Target;
 use crate::decision::submit::{self, DecisionInput, Submitter};
@@ -244,9 +245,30 @@ impl Aigenora {
                        or ends, or until timeout_seconds: {reason: decision|ended|timeout, \
                        view} with view as session_snapshot returns it."
     )]
-    async fn session_wait(&self, Parameters(input): Parameters<WaitInput>) -> CallToolResult {
-        answer(self.wait(input).await)
+    async fn session_wait(
+        &self,
+        Parameters(input): Parameters<WaitInput>,
+        meta: RequestMetaObject,
+        peer: Peer<RoleServer>,
+    ) -> CallToolResult {
+        answer(self.wait(input, &meta, peer).await)
     }
+}
+
+/// What a `session_wait` waits for, and where the session is now, in one line.
+fn waiting_for(target: &Target, view: &Value, after: u64) -> String {
+    let text = |value: &Value| match value {
+        Value::String(text) => text.clone(),
+        Value::Null => "-".into(),
+        other => other.to_string(),
+    };
+    let line = format!(
+        "waiting for a decision window after #{after} or the end of session {}: status {}, phase {}",
+        target.name(),
+        text(&view["status"]),
+        text(&view["snapshot"]["phase"]),
+    );
+    crate::terminal::escape_control(&line).into_owned()
 }
 
 fn target(which: &WhichInput, data_dir: &std::path::Path) -> anyhow::Result<Target> {
@@ -254,7 +276,12 @@ fn target(which: &WhichInput, data_dir: &std::path::Path) -> anyhow::Result<Targ
 }
 
 impl Aigenora {
-    async fn wait(&self, input: WaitInput) -> anyhow::Result<Value> {
+    async fn wait(
+        &self,
+        input: WaitInput,
+        meta: &RequestMetaObject,
+        peer: Peer<RoleServer>,
+    ) -> anyhow::Result<Value> {
         let limit = input
             .timeout_seconds
             .filter(|s| s.is_finite() && *s >= 0.0)
@@ -264,6 +291,7 @@ impl Aigenora {
         let data_dir = self.data_dir();
         let which = input.which;
         let after = input.after_window.unwrap_or(0);
+        let mut progress = Progress::new(meta, peer, limit);
         loop {
             let (target, view) = {
                 let target = target(&which, &data_dir)?;
@@ -283,6 +311,7 @@ impl Aigenora {
             if let Some(reason) = reason {
                 return Ok(json!({"reason": reason, "state_dir": target.root, "view": view}));
             }
+            progress.report(waiting_for(&target, &view, after)).await;
             tokio::time::sleep(POLL).await;
         }
     }
