@@ -25,6 +25,8 @@ const MAX_EVENT_LINE: usize = 1 << 20;
 const MAX_EVENTS: usize = 1000;
 /// Longest one `session_wait` waits.
 const MAX_WAIT: Duration = Duration::from_secs(600);
+/// Longest progress message (in characters) of a `session_wait`.
+const MAX_PROGRESS_LINE: usize = 300;
 /// How often `session_wait` looks at the session's files.
 const POLL: Duration = Duration::from_millis(100);
 
@@ -255,19 +257,24 @@ impl Aigenora {
     }
 }
 
-/// What a `session_wait` waits for, and where the session is now, in one line.
+/// What a `session_wait` waits for, and where the session is now (its status, phase and
+/// latest event), in one line.
 fn waiting_for(target: &Target, view: &Value, after: u64) -> String {
     let text = |value: &Value| match value {
         Value::String(text) => text.clone(),
         Value::Null => "-".into(),
         other => other.to_string(),
     };
-    let line = format!(
-        "waiting for a decision window after #{after} or the end of session {}: status {}, phase {}",
+    let mut line = format!(
+        "waiting for a decision window after #{after} or the end of session {}: status {}, phase {}, last: {}",
         target.name(),
         text(&view["status"]),
         text(&view["snapshot"]["phase"]),
+        text(&view["snapshot"]["last_event"]["summary"]),
     );
+    if let Some((cut, _)) = line.char_indices().nth(MAX_PROGRESS_LINE) {
+        line.truncate(cut);
+    }
     crate::terminal::escape_control(&line).into_owned()
 }
 
