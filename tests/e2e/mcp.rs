@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::support::cli::aigenora;
-use crate::support::mcp::{McpClient, play_through_mcp};
+use crate::support::mcp::{McpClient, join_in_human_control, play_through_mcp, register};
 use crate::support::net::{Agent, Background, Net, SESSION_LIMIT, assert_clean_end};
 
 const TOOLS: [&str; 24] = [
@@ -328,26 +328,6 @@ pub fn host_rps(alice: &Agent) -> (Value, Background) {
     let line: Value = serde_json::from_str(&alice.ok(&args)).unwrap();
     let dir = line["state_dir"].as_str().unwrap().into();
     (line, Background { state_dir: dir })
-}
-
-/// A new identity for the client's data dir, registered as `nickname`, through MCP.
-pub fn register(mcp: &mut McpClient, nickname: &str) {
-    mcp.call("init", json!({})).ok();
-    let registered = mcp.call("register", json!({"nickname": nickname})).ok();
-    assert_eq!(registered["agent"]["nickname"], nickname);
-}
-
-/// Joins `post_id` through MCP in human control (every move through session_decide): the
-/// guest's state_dir.
-pub fn join_in_human_control(mcp: &mut McpClient, post_id: &str) -> Value {
-    let joined = mcp
-        .call(
-            "join",
-            json!({"post_id": post_id, "control_mode": "human", "think_seconds": 60}),
-        )
-        .ok();
-    assert_eq!(joined["status"], "joining", "{joined}");
-    joined["state_dir"].clone()
 }
 
 #[test]

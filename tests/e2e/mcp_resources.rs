@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::mcp::{host_rps, join_in_human_control, register};
-use crate::support::mcp::{McpClient, play_through_mcp};
+use super::mcp::host_rps;
+use crate::support::mcp::{McpClient, join_in_human_control, play_through_mcp, register};
 use crate::support::net::{Net, SESSION_LIMIT, SessionFiles, assert_clean_end};
 
 /// How long a test waits for an update it expects.
@@ -138,7 +138,7 @@ fn a_live_session_is_a_resource_its_subscribers_hear_change_and_waits_report_pro
     );
     assert_eq!(templates[0]["uriTemplate"], "aigenora://sessions/{session}");
     legacy.subscribe(&uri).unwrap();
-    assert_eq!(bob.listen(&[&uri]), [uri.clone()]);
+    assert_eq!(bob.listen(&[&uri]), [uri.as_str()]);
 
     let answered = play_through_mcp(&mut bob, &state_dir);
     assert!(answered >= 2, "{answered}");
@@ -274,12 +274,12 @@ fn subscribers_hear_their_sessions_change_until_they_stop() {
     // The newest way: a subscriptions/listen stream, ended by the client.
     let mut modern = McpClient::start(&data, "http://127.0.0.1:9");
     let honored = modern.listen(&[&first, "aigenora://sessions/..", "file:///etc/passwd"]);
-    assert_eq!(honored, [first.clone()]);
+    assert_eq!(honored, [first.as_str()]);
     touch(&dirs[0]);
     assert_eq!(modern.next_update(UPDATE_LIMIT), Some(first.clone()));
     modern.unlisten();
     touch(&dirs[0]);
-    assert_eq!(modern.listen(&[&second]), [second.clone()]);
+    assert_eq!(modern.listen(&[&second]), [second.as_str()]);
     touch(&dirs[1]);
     assert_eq!(modern.next_update(UPDATE_LIMIT), Some(second.clone()));
 }

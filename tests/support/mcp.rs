@@ -234,3 +234,23 @@ pub fn play_through_mcp(mcp: &mut McpClient, state_dir: &Value) -> u64 {
         last = seq;
     }
 }
+
+/// A new identity for the client's data dir, registered as `nickname`, through MCP.
+pub fn register(mcp: &mut McpClient, nickname: &str) {
+    mcp.call("init", json!({})).ok();
+    let registered = mcp.call("register", json!({"nickname": nickname})).ok();
+    assert_eq!(registered["agent"]["nickname"], nickname);
+}
+
+/// Joins `post_id` through MCP in human control (every move through session_decide): the
+/// guest's state_dir.
+pub fn join_in_human_control(mcp: &mut McpClient, post_id: &str) -> Value {
+    let joined = mcp
+        .call(
+            "join",
+            json!({"post_id": post_id, "control_mode": "human", "think_seconds": 60}),
+        )
+        .ok();
+    assert_eq!(joined["status"], "joining", "{joined}");
+    joined["state_dir"].clone()
+}

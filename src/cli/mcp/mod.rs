@@ -137,8 +137,10 @@ impl ServerHandler for Aigenora {
     ) -> Result<(), ErrorData> {
         let session = resources::SessionUri::parse(&request.uri, &self.data_dir())?;
         if let Some(stop) = self.subscriptions.subscribe(&session.uri)? {
+            // Its state before the answer: whatever changes once the client has it is reported.
+            let watcher = watch::Watcher::new(vec![session]);
             let peer = context.peer;
-            tokio::spawn(watch::follow(vec![session], stop, move |uri| {
+            tokio::spawn(watcher.run(stop, move |uri| {
                 let peer = peer.clone();
                 async move {
                     let updated = ResourceUpdatedNotificationParam::new(uri);
@@ -172,24 +174,29 @@ impl ServerHandler for Aigenora {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        let room = self.subscriptions.room();
-        Some(resources::accepted_filter(
-            requested,
+        let sessions = resources::sessions_among(
+            requested.resource_subscriptions.as_deref(),
             &self.data_dir(),
-            room,
-        ))
+            self.subscriptions.room(),
+        );
+        // Their state now, before the acknowledgment: whatever changes once the client
+        // holds it is reported.
+        self.subscriptions.remember(&sessions);
+        let mut accepted = SubscriptionFilter::default();
+        accepted.resource_subscriptions = Some(sessions.into_iter().map(|s| s.uri).collect());
+        Some(accepted)
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        let data_dir = self.data_dir();
-        let sessions: Vec<resources::SessionUri> = (context.accepted().resource_subscriptions)
-            .iter()
-            .flatten()
-            .filter_map(|uri| resources::SessionUri::parse(uri, &data_dir).ok())
-            .collect();
+        let sessions = resources::sessions_among(
+            context.accepted().resource_subscriptions.as_deref(),
+            &self.data_dir(),
+            watch::MAX_WATCHED,
+        );
         let _held = self.subscriptions.hold(sessions.len())?;
         let sink = context.sink().clone();
-        let following = watch::follow(sessions, self.subscriptions.stopper(), move |uri| {
+        let watcher = self.subscriptions.watcher(sessions);
+        let following = watcher.run(self.subscriptions.stopper(), move |uri| {
             let sink = sink.clone();
             async move { sink.notify_resource_updated(uri).await.is_ok() }
         });

@@ -6,9 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use rmcp::ErrorData;
-use rmcp::model::{
-    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, SubscriptionFilter,
-};
+use rmcp::model::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 
 use super::super::session_control::snapshot_view;
 use crate::control::Target;
@@ -154,22 +152,12 @@ pub fn read(session: &SessionUri) -> Result<ReadResourceResult, ErrorData> {
     .with_ttl_ms(0))
 }
 
-/// The part of a `subscriptions/listen` filter this server follows: the session URIs that
-/// check out (at most `room` of them); list changes are not offered.
-pub fn accepted_filter(
-    requested: &SubscriptionFilter,
-    data_dir: &Path,
-    room: usize,
-) -> SubscriptionFilter {
-    let uris: Vec<String> = requested
-        .resource_subscriptions
+/// The session resources among `uris` (anything else left out), at most `limit`: what a
+/// `subscriptions/listen` request is granted.
+pub fn sessions_among(uris: Option<&[String]>, data_dir: &Path, limit: usize) -> Vec<SessionUri> {
+    uris.unwrap_or_default()
         .iter()
-        .flatten()
-        .filter(|uri| SessionUri::parse(uri, data_dir).is_ok())
-        .take(room)
-        .cloned()
-        .collect();
-    let mut accepted = SubscriptionFilter::default();
-    accepted.resource_subscriptions = Some(uris);
-    accepted
+        .filter_map(|uri| SessionUri::parse(uri, data_dir).ok())
+        .take(limit)
+        .collect()
 }

@@ -1,6 +1,6 @@
 //! Following session resources for a client: `resources/subscribe` (and a modern client's
 //! `subscriptions/listen`) start watchers that look at a session's files every 150 ms and
-//! send `notifications/resources/updated` when they change. At most 32 sessions are
+//! send `notifications/resources/updated` when they change since the client was answered. At most 32 sessions are
 //! watched per client; a watcher stops on unsubscribe, when its listen request ends, and
 //! when the client goes away.
 
@@ -50,37 +50,52 @@ impl Fingerprint {
     }
 }
 
-/// Follows `sessions` until `stop`, calling `changed` with a session's URI each time its
-/// files change; stops early when `changed` answers false (the client is gone).
-pub async fn follow<F, Fut>(sessions: Vec<SessionUri>, stop: CancellationToken, mut changed: F)
-where
-    F: FnMut(String) -> Fut,
-    Fut: Future<Output = bool>,
-{
-    let mut seen: Vec<Fingerprint> = sessions.iter().map(|s| Fingerprint::of(&s.dir)).collect();
-    loop {
-        tokio::select! {
-            () = stop.cancelled() => return,
-            () = tokio::time::sleep(POLL) => {}
-        }
-        for (session, last) in sessions.iter().zip(seen.iter_mut()) {
-            let now = Fingerprint::of(&session.dir);
-            if now != *last {
-                *last = now;
-                if !changed(session.uri.clone()).await {
-                    return;
+/// Sessions followed from the state they were in when the watcher was made.
+pub struct Watcher {
+    sessions: Vec<SessionUri>,
+    seen: Vec<Fingerprint>,
+}
+
+impl Watcher {
+    /// Follows `sessions` from their state now.
+    pub fn new(sessions: Vec<SessionUri>) -> Watcher {
+        let seen = sessions.iter().map(|s| Fingerprint::of(&s.dir)).collect();
+        Watcher { sessions, seen }
+    }
+
+    /// Until `stop`, calls `changed` with a session's URI each time its files change; stops
+    /// early when `changed` answers false (the client is gone).
+    pub async fn run<F, Fut>(mut self, stop: CancellationToken, mut changed: F)
+    where
+        F: FnMut(String) -> Fut,
+        Fut: Future<Output = bool>,
+    {
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = tokio::time::sleep(POLL) => {}
+            }
+            for (session, last) in self.sessions.iter().zip(self.seen.iter_mut()) {
+                let now = Fingerprint::of(&session.dir);
+                if now != *last {
+                    *last = now;
+                    if !changed(session.uri.clone()).await {
+                        return;
+                    }
                 }
             }
         }
     }
 }
 
-/// One client's watchers: each `resources/subscribe` URI with the token that stops it, and
-/// how many sessions its `subscriptions/listen` requests follow.
+/// One client's watchers: each `resources/subscribe` URI with the token that stops it, how
+/// many sessions its `subscriptions/listen` requests follow, and the state of the sessions
+/// of a listen request when it was granted, for its watcher.
 #[derive(Default)]
 struct Watched {
     subscribed: HashMap<String, CancellationToken>,
     listening: usize,
+    granted: HashMap<String, Fingerprint>,
 }
 
 impl Watched {
@@ -163,6 +178,31 @@ impl Subscriptions {
     /// A token for a watcher that stops with the client.
     pub fn stopper(&self) -> CancellationToken {
         self.root.child_token()
+    }
+
+    /// Keeps the state of a listen request's `sessions` as it is granted (before the client
+    /// is told), for `watcher`.
+    pub fn remember(&self, sessions: &[SessionUri]) {
+        let mut watched = self.lock();
+        // Only the latest grants matter; a request that never started leaves no heap behind.
+        if watched.granted.len() + sessions.len() > MAX_WATCHED {
+            watched.granted.clear();
+        }
+        for session in sessions {
+            let seen = Fingerprint::of(&session.dir);
+            watched.granted.insert(session.uri.clone(), seen);
+        }
+    }
+
+    /// A watcher for a listen request's `sessions`, from the state `remember` kept of them
+    /// (or their state now).
+    pub fn watcher(&self, sessions: Vec<SessionUri>) -> Watcher {
+        let mut watched = self.lock();
+        let seen = sessions
+            .iter()
+            .map(|s| (watched.granted.remove(&s.uri)).unwrap_or_else(|| Fingerprint::of(&s.dir)))
+            .collect();
+        Watcher { sessions, seen }
     }
 
     /// Stops every watcher: the client went away.
