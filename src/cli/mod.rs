@@ -104,7 +104,7 @@ pub enum Command {
 
 impl GlobalArgs {
     /// The data dir this command uses (see [`crate::config::resolve_data_dir`]).
-    pub fn data_dir(&self) -> PathBuf {
+    pub fn data_dir(&self) -> crate::layout::DataDir {
         crate::config::resolve_data_dir(self.data_dir.as_deref())
     }
 }

@@ -111,7 +111,7 @@ fn the_tools_are_listed_with_typed_schemas_and_the_contract_tools_agree_with_the
     assert_eq!(whoami["server"], "http://127.0.0.1:9");
     let created = mcp.call("init", json!({})).ok();
     assert_eq!(created["created"], true);
-    let key = aigenora::identity::load_key_file(&data).unwrap();
+    let key = aigenora::identity::load_key_file(&aigenora::layout::DataDir::new(&data)).unwrap();
     assert_eq!(created["public_key"], key.public_key());
     assert_eq!(mcp.call("init", json!({})).ok()["created"], false);
 

@@ -14,7 +14,6 @@ mod resources;
 mod sessions;
 mod watch;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -64,7 +63,7 @@ impl Aigenora {
         }
     }
 
-    fn data_dir(&self) -> PathBuf {
+    fn data_dir(&self) -> crate::layout::DataDir {
         self.global.data_dir()
     }
 

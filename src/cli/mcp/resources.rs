@@ -3,14 +3,13 @@
 //! returns. A URI from a client is checked (scheme, length, one plain directory name, no
 //! symbolic link, inside the data dir's sessions) before any path is built from it.
 
-use std::path::{Path, PathBuf};
-
 use rmcp::ErrorData;
 use rmcp::model::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 
 use super::super::session_control::snapshot_view;
 use crate::control::Target;
-use crate::session::{SESSION_FILE, list_sessions};
+use crate::layout::{DataDir, SessionDir};
+use crate::session::list_sessions;
 
 /// Every session resource's URI starts with this.
 const PREFIX: &str = "aigenora://sessions/";
@@ -51,15 +50,15 @@ impl From<UriError> for ErrorData {
 }
 
 /// A session resource a URI names, checked: the URI and the session's directory.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone)]
 pub struct SessionUri {
     pub uri: String,
-    pub dir: PathBuf,
+    pub dir: SessionDir,
 }
 
 impl SessionUri {
     /// Checks `uri` against the sessions of `data_dir`.
-    pub fn parse(uri: &str, data_dir: &Path) -> Result<SessionUri, UriError> {
+    pub fn parse(uri: &str, data_dir: &DataDir) -> Result<SessionUri, UriError> {
         if uri.len() > MAX_URI {
             return Err(UriError::TooLong);
         }
@@ -76,20 +75,20 @@ impl SessionUri {
         {
             return Err(UriError::Characters);
         }
-        let sessions = data_dir.join("sessions");
-        let dir = sessions.join(name);
+        let sessions = data_dir.sessions_root();
+        let dir = SessionDir::open(sessions.join(name));
         let unknown = || UriError::Unknown(name.to_string());
-        let meta = std::fs::symlink_metadata(&dir).map_err(|_| unknown())?;
+        let meta = std::fs::symlink_metadata(dir.root()).map_err(|_| unknown())?;
         if meta.file_type().is_symlink() {
             return Err(UriError::Link(name.to_string()));
         }
-        let record = std::fs::symlink_metadata(dir.join(SESSION_FILE)).map_err(|_| unknown())?;
+        let record = std::fs::symlink_metadata(dir.session_file()).map_err(|_| unknown())?;
         if !meta.is_dir() || !record.is_file() {
             return Err(unknown());
         }
         // The sessions dir itself may be a link the user made; the session must still be
         // one of its entries.
-        let inside = match (dir.canonicalize(), sessions.canonicalize()) {
+        let inside = match (dir.root().canonicalize(), sessions.canonicalize()) {
             (Ok(dir), Ok(sessions)) => dir.parent() == Some(sessions.as_path()),
             _ => false,
         };
@@ -104,11 +103,11 @@ impl SessionUri {
 }
 
 /// The newest sessions of `data_dir` as resources (links and odd names left out).
-pub fn list(data_dir: &Path) -> Vec<Resource> {
+pub fn list(data_dir: &DataDir) -> Vec<Resource> {
     list_sessions(data_dir)
         .into_iter()
         .filter_map(|(dir, record)| {
-            let name = dir.file_name()?.to_str()?.to_string();
+            let name = dir.root().file_name()?.to_str()?.to_string();
             SessionUri::parse(&format!("{PREFIX}{name}"), data_dir).ok()?;
             let text = |value: Option<String>| value.unwrap_or_else(|| "?".into());
             let description = format!(
@@ -141,7 +140,7 @@ pub fn templates() -> Vec<ResourceTemplate> {
 
 /// A session's snapshot as the resource's one JSON text.
 pub fn read(session: &SessionUri) -> Result<ReadResourceResult, ErrorData> {
-    let target = Target::at(&session.dir)
+    let target = Target::at(session.dir.root())
         .map_err(|error| ErrorData::resource_not_found(error.to_string(), None))?;
     let text = serde_json::to_string(&snapshot_view(&target))
         .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
@@ -154,7 +153,11 @@ pub fn read(session: &SessionUri) -> Result<ReadResourceResult, ErrorData> {
 
 /// The session resources among `uris` (anything else left out), at most `limit`: what a
 /// `subscriptions/listen` request is granted.
-pub fn sessions_among(uris: Option<&[String]>, data_dir: &Path, limit: usize) -> Vec<SessionUri> {
+pub fn sessions_among(
+    uris: Option<&[String]>,
+    data_dir: &DataDir,
+    limit: usize,
+) -> Vec<SessionUri> {
     uris.unwrap_or_default()
         .iter()
         .filter_map(|uri| SessionUri::parse(uri, data_dir).ok())

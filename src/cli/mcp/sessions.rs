@@ -17,7 +17,7 @@ use super::progress::Progress;
 use super::{Aigenora, answer, blocking};
 use crate::control::Target;
 use crate::decision::submit::{self, DecisionInput, Submitter};
-use crate::session::{EVENTS_FILE, list_sessions};
+use crate::session::list_sessions;
 
 /// Longest events.jsonl line returned (longer ones are skipped).
 const MAX_EVENT_LINE: usize = 1 << 20;
@@ -133,11 +133,9 @@ impl Aigenora {
         answer(
             blocking(move || {
                 let target = target(&input.which, &data_dir)?;
-                let ended = FollowEnd::of(&target.root).is_some();
-                let lines = crate::layout::jsonl::read_lines(
-                    &target.root.join(EVENTS_FILE),
-                    MAX_EVENT_LINE,
-                );
+                let ended = FollowEnd::of(&target.dir).is_some();
+                let lines =
+                    crate::layout::jsonl::read_lines(&target.dir.events_file(), MAX_EVENT_LINE);
                 let limit = input.limit.unwrap_or(MAX_EVENTS).min(MAX_EVENTS);
                 let events: Vec<Value> = lines
                     .iter()
@@ -165,7 +163,7 @@ impl Aigenora {
                 let Some(engine_dir) = target.engine_dir() else {
                     anyhow::bail!(
                         "the session in {} has no engine state yet (not started)",
-                        target.root.display()
+                        target.dir.root().display()
                     );
                 };
                 let submitter = Submitter {
@@ -218,8 +216,8 @@ impl Aigenora {
         answer(
             blocking(move || {
                 let target = target(&input, &data_dir)?;
-                let pid = signal_abort(&target.root)?;
-                Ok(json!({"status": "aborting", "pid": pid, "state_dir": target.root}))
+                let pid = signal_abort(&target.dir)?;
+                Ok(json!({"status": "aborting", "pid": pid, "state_dir": target.dir.root()}))
             })
             .await,
         )
@@ -236,7 +234,7 @@ impl Aigenora {
             blocking(move || {
                 let target = target(&input.which, &data_dir)?;
                 let line = crate::control::room::queue(&target, Value::Object(input.action))?;
-                Ok(json!({"status": "ok", "action": line["action"], "state_dir": target.root}))
+                Ok(json!({"status": "ok", "action": line["action"], "state_dir": target.dir.root()}))
             })
             .await,
         )
@@ -278,7 +276,7 @@ fn waiting_for(target: &Target, view: &Value, after: u64) -> String {
     crate::terminal::escape_control(&line).into_owned()
 }
 
-fn target(which: &WhichInput, data_dir: &std::path::Path) -> anyhow::Result<Target> {
+fn target(which: &WhichInput, data_dir: &crate::layout::DataDir) -> anyhow::Result<Target> {
     Target::resolve(which.state_dir.as_deref(), data_dir)
 }
 
@@ -308,7 +306,7 @@ impl Aigenora {
             let seq = view["window"]["seq"].as_u64();
             let reason = if seq.is_some_and(|seq| seq > after) {
                 Some("decision")
-            } else if FollowEnd::of(&target.root).is_some() {
+            } else if FollowEnd::of(&target.dir).is_some() {
                 Some("ended")
             } else if Instant::now() >= deadline {
                 Some("timeout")
@@ -316,7 +314,7 @@ impl Aigenora {
                 None
             };
             if let Some(reason) = reason {
-                return Ok(json!({"reason": reason, "state_dir": target.root, "view": view}));
+                return Ok(json!({"reason": reason, "state_dir": target.dir.root(), "view": view}));
             }
             progress.report(waiting_for(&target, &view, after)).await;
             tokio::time::sleep(POLL).await;

@@ -5,7 +5,6 @@
 //! when the client goes away.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -14,8 +13,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::resources::SessionUri;
 use crate::control::Target;
+use crate::layout::SessionDir;
 use crate::records::DecisionFiles;
-use crate::session::{EVENTS_FILE, SESSION_FILE};
 
 /// Most sessions one client watches at once.
 pub const MAX_WATCHED: usize = 32;
@@ -28,14 +27,13 @@ const POLL: Duration = Duration::from_millis(150);
 struct Fingerprint(Vec<Option<(u64, SystemTime)>>);
 
 impl Fingerprint {
-    fn of(dir: &Path) -> Fingerprint {
-        let mut files = vec![
-            dir.join(SESSION_FILE),
-            dir.join(EVENTS_FILE),
-            dir.join(crate::session::room::record::ROOM_FILE),
-        ];
-        if let Some(engine) = Target::at(dir).ok().and_then(|target| target.engine_dir()) {
-            files.push(engine.join("snapshot.json"));
+    fn of(dir: &SessionDir) -> Fingerprint {
+        let mut files = vec![dir.session_file(), dir.events_file(), dir.room_file()];
+        let engine = Target::at(dir.root())
+            .ok()
+            .and_then(|target| target.engine_dir());
+        if let Some(engine) = engine {
+            files.push(engine.snapshot_file());
             files.push(DecisionFiles::of(&engine).state());
         }
         Fingerprint(
