@@ -276,8 +276,8 @@ pub fn rerun_on_postgres(filter: &str, myself: &str) {
         .env("AIGENORA_TEST_BACKEND", "postgres")
         .output()
         .unwrap_or_else(|e| panic!("cannot rerun {}: {e}", exe.display()));
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned()
+        + &String::from_utf8_lossy(&out.stderr);
     let tail: Vec<&str> = text.lines().rev().take(60).collect();
     let tail: Vec<&str> = tail.into_iter().rev().collect();
     let passed = text
