@@ -97,7 +97,8 @@ pub enum Command {
     /// server — reachable, its version, this key registered — each problem with its fix.
     Doctor(doctor::DoctorArgs),
     /// Serve the Model Context Protocol on stdin/stdout: every command an agent needs as a
-    /// typed tool (identity, contracts, community, play, sessions).
+    /// typed tool (identity, contracts, community, play, sessions), the sessions as
+    /// resources a client can subscribe to, and progress from `session_wait`.
     Mcp(mcp::McpArgs),
 }
 

@@ -6,13 +6,14 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::CallToolResult;
-use rmcp::{tool, tool_router};
+use rmcp::model::{CallToolResult, RequestMetaObject};
+use rmcp::{Peer, RoleServer, tool, tool_router};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::super::session_control::{StrategyChange, change_strategy, snapshot_view};
 use super::super::session_local::{FollowEnd, signal_abort};
+use super::progress::Progress;
 use super::{Aigenora, answer, blocking};
 use crate::control::Target;
 use crate::decision::submit::{self, DecisionInput, Submitter};
@@ -24,6 +25,8 @@ const MAX_EVENT_LINE: usize = 1 << 20;
 const MAX_EVENTS: usize = 1000;
 /// Longest one `session_wait` waits.
 const MAX_WAIT: Duration = Duration::from_secs(600);
+/// Longest progress message (in characters) of a `session_wait`.
+const MAX_PROGRESS_LINE: usize = 300;
 /// How often `session_wait` looks at the session's files.
 const POLL: Duration = Duration::from_millis(100);
 
@@ -242,9 +245,35 @@ impl Aigenora {
                        or ends, or until timeout_seconds: {reason: decision|ended|timeout, \
                        view} with view as session_snapshot returns it."
     )]
-    async fn session_wait(&self, Parameters(input): Parameters<WaitInput>) -> CallToolResult {
-        answer(self.wait(input).await)
+    async fn session_wait(
+        &self,
+        Parameters(input): Parameters<WaitInput>,
+        meta: RequestMetaObject,
+        peer: Peer<RoleServer>,
+    ) -> CallToolResult {
+        answer(self.wait(input, &meta, peer).await)
     }
+}
+
+/// What a `session_wait` waits for, and where the session is now (its status, phase and
+/// latest event), in one line.
+fn waiting_for(target: &Target, view: &Value, after: u64) -> String {
+    let text = |value: &Value| match value {
+        Value::String(text) => text.clone(),
+        Value::Null => "-".into(),
+        other => other.to_string(),
+    };
+    let mut line = format!(
+        "waiting for a decision window after #{after} or the end of session {}: status {}, phase {}, last: {}",
+        target.name(),
+        text(&view["status"]),
+        text(&view["snapshot"]["phase"]),
+        text(&view["snapshot"]["last_event"]["summary"]),
+    );
+    if let Some((cut, _)) = line.char_indices().nth(MAX_PROGRESS_LINE) {
+        line.truncate(cut);
+    }
+    crate::terminal::escape_control(&line).into_owned()
 }
 
 fn target(which: &WhichInput, data_dir: &crate::layout::DataDir) -> anyhow::Result<Target> {
@@ -252,7 +281,12 @@ fn target(which: &WhichInput, data_dir: &crate::layout::DataDir) -> anyhow::Resu
 }
 
 impl Aigenora {
-    async fn wait(&self, input: WaitInput) -> anyhow::Result<Value> {
+    async fn wait(
+        &self,
+        input: WaitInput,
+        meta: &RequestMetaObject,
+        peer: Peer<RoleServer>,
+    ) -> anyhow::Result<Value> {
         let limit = input
             .timeout_seconds
             .filter(|s| s.is_finite() && *s >= 0.0)
@@ -262,6 +296,7 @@ impl Aigenora {
         let data_dir = self.data_dir();
         let which = input.which;
         let after = input.after_window.unwrap_or(0);
+        let mut progress = Progress::new(meta, peer, limit);
         loop {
             let (target, view) = {
                 let target = target(&which, &data_dir)?;
@@ -281,6 +316,7 @@ impl Aigenora {
             if let Some(reason) = reason {
                 return Ok(json!({"reason": reason, "state_dir": target.dir.root(), "view": view}));
             }
+            progress.report(waiting_for(&target, &view, after)).await;
             tokio::time::sleep(POLL).await;
         }
     }
