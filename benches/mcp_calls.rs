@@ -1,7 +1,9 @@
 //! What one MCP tool call costs over stdio: `aigenora mcp` as a child process, spoken to in
 //! newline-delimited JSON-RPC as any stdio client does, each `tools/call` timed from writing
 //! the request to reading and parsing its result. Tools: `session_snapshot` of a session
-//! directory and `whoami` (a cheap one). Goal: p50 under 2 ms per call.
+//! directory, `session_decide` (a move for a later window of that session: checked, written
+//! to its decision queue and answered `queued`, the whole path but the engine's turn) and
+//! `whoami` (a cheap one). Goal: p50 under 2 ms per call.
 //! `cargo bench --bench mcp_calls`; `BENCH_CALLS` per tool (default 2000).
 
 // Each benchmark uses its own part of the shared helpers.
@@ -29,6 +31,8 @@ fn session_dir(data: &std::path::Path) -> std::path::PathBuf {
         events.push_str(&format!("{event}\n"));
     }
     std::fs::write(dir.join("events.jsonl"), events).unwrap();
+    // The engine keeps its decision files here (no window open yet).
+    std::fs::create_dir_all(dir.join("decision")).unwrap();
     dir
 }
 
@@ -48,6 +52,10 @@ fn main() {
     );
     let tools = [
         ("session_snapshot", json!({"state_dir": state_dir})),
+        (
+            "session_decide",
+            json!({"state_dir": state_dir, "decision": r#"{"round": 1000000, "choice": "rock"}"#}),
+        ),
         ("whoami", json!({})),
     ];
     let view = rpc.request(
@@ -67,6 +75,9 @@ fn main() {
             let result = rpc.request("tools/call", params.clone());
             times.push(started.elapsed());
             assert!(result["structuredContent"].is_object(), "{result}");
+            if name == "session_decide" {
+                assert_eq!(result["structuredContent"]["status"], "queued", "{result}");
+            }
         }
         let cpu = common::cpu_seconds(&pid) - cpu_before;
         times.sort();

@@ -13,6 +13,7 @@ use aigenora::client::RestClient;
 use aigenora::identity::Identity;
 
 use crate::support::postgres::Backend;
+use crate::support::postgres::one_burst_at_a_time;
 use crate::support::server::{TestServer, fake_ticket, raw, register_test_protocol};
 
 /// Flags for load from one address: no per-address limits, a cheap proof of work.
@@ -132,6 +133,7 @@ async fn a_request_replayed_at_the_other_instance_is_refused() {
 
 #[tokio::test]
 async fn concurrent_creates_over_both_instances_leave_exactly_three_per_key() {
+    let _burst = one_burst_at_a_time();
     let (a, b) = two_instances(BURSTY);
     let (owner, owner_client) = a.registered("owner").await;
     let protocol_id = register_test_protocol(&owner_client, "Crowded", 1).await;
@@ -187,6 +189,7 @@ async fn concurrent_creates_over_both_instances_leave_exactly_three_per_key() {
 
 #[tokio::test]
 async fn an_instance_killed_mid_burst_loses_nothing_it_acknowledged() {
+    let _burst = one_burst_at_a_time();
     let (mut a, b) = two_instances(BURSTY);
     let (alice, via_a) = a.registered("alice").await;
     let via_b = b.client(&alice);
@@ -446,6 +449,7 @@ async fn an_invitation_is_matched_once_and_its_session_ends_once_across_instance
     use aigenora::api::session::{NewSession, SessionStatus};
     use aigenora::identity;
 
+    let _burst = one_burst_at_a_time();
     let (a, b) = two_instances(BURSTY);
     let (host, host_client) = a.registered("host").await;
     let protocol_id = register_test_protocol(&host_client, "Once", 1).await;
@@ -541,6 +545,7 @@ async fn the_shared_list_version_moves_with_the_very_first_write() {
 /// The most connections the server at `extra` holds on its database while 120 signed reads
 /// arrive at once (all of them answered).
 async fn peak_connections_under_a_burst(extra: &[&str]) -> i64 {
+    let _burst = one_burst_at_a_time();
     let server = TestServer::start_with(Backend::Postgres, extra);
     let (alice, _) = server.registered("alice").await;
     let watcher = sqlx::PgPool::connect(&server.database_url).await.unwrap();

@@ -276,10 +276,25 @@ pub fn rerun_on_postgres(filter: &str, myself: &str) {
         .env("AIGENORA_TEST_BACKEND", "postgres")
         .output()
         .unwrap_or_else(|e| panic!("cannot rerun {}: {e}", exe.display()));
-    let text = String::from_utf8_lossy(&out.stdout).into_owned()
-        + &String::from_utf8_lossy(&out.stderr);
-    let tail: Vec<&str> = text.lines().rev().take(60).collect();
-    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    // What failed and why: each failure's panic and the closing list, without the servers'
+    // log lines.
+    let said: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.contains(" WARN ") && !line.contains(" INFO "))
+        .filter(|line| {
+            line.starts_with("----")
+                || line.contains("panicked at")
+                || line.starts_with("    ")
+                || line.starts_with("test result")
+                || line.starts_with("failures:")
+                || line.contains("left:")
+                || line.contains("right:")
+                || line.starts_with("assertion")
+        })
+        .filter(|line| !line.trim_start().starts_with("at ") && !line.contains(": 0x"))
+        .collect();
     let passed = text
         .lines()
         .filter_map(|line| line.strip_prefix("test result: "))
@@ -291,6 +306,24 @@ pub fn rerun_on_postgres(filter: &str, myself: &str) {
         "the {filter:?} tests on PostgreSQL: {} passed, exit {:?}\n{}",
         passed,
         out.status.code(),
-        tail.join("\n")
+        said.join("\n")
     );
+}
+
+/// Held until dropped: tests that fire hundreds of requests at two server instances on one
+/// database take turns across test processes (a suite's PostgreSQL rerun runs beside it), so
+/// neither burst starves the other's database into answering 503.
+pub fn one_burst_at_a_time() -> std::fs::File {
+    use std::os::fd::AsRawFd;
+    let path = std::env::temp_dir().join("aigenora-test-burst.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()));
+    // SAFETY: flock only locks the file this process just opened.
+    let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+    assert_eq!(locked, 0, "cannot lock {}", path.display());
+    file
 }

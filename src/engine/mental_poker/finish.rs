@@ -15,7 +15,6 @@ use crate::identity::verify_hex;
 use crate::records::Event;
 use crate::spec::Role;
 
-
 pub(crate) fn run(player: &mut Player, winner: Option<String>) -> Result<Outcome, Stop> {
     let role = player.role;
     let mine = player.own.opening();
