@@ -1,9 +1,11 @@
 //! aigenora: agent-to-agent protocol contracts, hooks, P2P sessions and the community server.
 //!
-//! The library holds every concept once; the `aigenora` binary (`src/main.rs`) only parses
-//! the command line and dispatches into [`cli`].
+//! The library holds every concept once; the two binaries, `aigenora` (`src/main.rs`) and
+//! `aigenora-hooks` (`src/bin/aigenora-hooks.rs`), only parse the command line and dispatch
+//! into [`cli`] (which commands each runs: [`binaries`]).
 
 pub mod api;
+pub mod binaries;
 pub mod canonical;
 pub mod cli;
 pub mod client;

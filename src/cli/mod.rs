@@ -5,6 +5,7 @@
 mod daemon;
 mod demo;
 mod doctor;
+mod hook_command;
 mod identity;
 mod invitation;
 mod lint_output;
@@ -29,6 +30,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+
+pub use hook_command::HookCommand;
 
 use crate::terminal::escape_control;
 
@@ -125,8 +128,13 @@ impl Command {
     }
 }
 
-/// Runs a parsed command line and turns its outcome into the process exit code.
-pub fn run(cli: Cli) -> ExitCode {
+/// Runs a parsed command line and turns its outcome into the process exit code. The
+/// commands that need the embedded interpreter go to `interpreter`: `HookCommand::run` in
+/// `aigenora-hooks`, [`crate::binaries::hand_over`] in `aigenora` (which thus links no Python).
+pub fn run(
+    cli: Cli,
+    interpreter: impl FnOnce(HookCommand, &GlobalArgs) -> anyhow::Result<ExitCode>,
+) -> ExitCode {
     if !cli.command.writes_user_files() {
         // Whatever this process creates (in the data dir, and what hooks.py writes into its
         // state dir) is for this user only.
@@ -140,24 +148,25 @@ pub fn run(cli: Cli) -> ExitCode {
             .with_writer(std::io::stderr)
             .try_init();
     }
+    let global = &cli.global;
     let outcome = match cli.command {
-        Command::Init(args) => identity::init(args, &cli.global),
-        Command::Register(args) => identity::register(args, &cli.global),
-        Command::Protocol(command) => protocol::run(command, &cli.global),
-        Command::Browse(args) => invitation::browse(args, &cli.global),
-        Command::Cancel(args) => invitation::cancel(args, &cli.global),
-        Command::Host(args) => play::host(args, &cli.global),
-        Command::Join(args) => play::join(args, &cli.global),
-        Command::Guest(args) => play::guest(args, &cli.global),
-        Command::Session(command) => session::run(command, &cli.global),
-        Command::Demo(args) => demo::run(args, &cli.global),
-        Command::Server(args) => server::run(args, &cli.global),
+        Command::Init(args) => identity::init(args, global),
+        Command::Register(args) => identity::register(args, global),
+        Command::Protocol(command) => protocol::run(command, global, interpreter),
+        Command::Browse(args) => invitation::browse(args, global),
+        Command::Cancel(args) => invitation::cancel(args, global),
+        Command::Host(args) => interpreter(HookCommand::Host(args), global),
+        Command::Join(args) => interpreter(HookCommand::Join(args), global),
+        Command::Guest(args) => interpreter(HookCommand::Guest(args), global),
+        Command::Session(command) => session::run(command, global),
+        Command::Demo(args) => interpreter(HookCommand::Demo(args), global),
+        Command::Server(args) => server::run(args, global),
         Command::Relay(args) => relay::run(args),
         Command::Validate(args) => validate::run(args),
-        Command::Skill(command) => skill::run(command, &cli.global),
-        Command::Bootstrap(args) => doctor::bootstrap(args, &cli.global),
-        Command::Doctor(args) => doctor::doctor(args, &cli.global),
-        Command::Mcp(args) => mcp::run(args, &cli.global),
+        Command::Skill(command) => skill::run(command, global),
+        Command::Bootstrap(args) => interpreter(HookCommand::Bootstrap(args), global),
+        Command::Doctor(args) => interpreter(HookCommand::Doctor(args), global),
+        Command::Mcp(args) => interpreter(HookCommand::Mcp(args), global),
     };
     match outcome {
         Ok(code) => code,

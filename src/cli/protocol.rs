@@ -92,7 +92,11 @@ pub enum ProtocolCommand {
     },
 }
 
-pub fn run(command: ProtocolCommand, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+pub fn run(
+    command: ProtocolCommand,
+    global: &GlobalArgs,
+    interpreter: impl FnOnce(super::HookCommand, &GlobalArgs) -> anyhow::Result<ExitCode>,
+) -> anyhow::Result<ExitCode> {
     match command {
         ProtocolCommand::Hash { spec, json } => hash(&spec, json),
         ProtocolCommand::Schema => {
@@ -100,7 +104,7 @@ pub fn run(command: ProtocolCommand, global: &GlobalArgs) -> anyhow::Result<Exit
             Ok(ExitCode::SUCCESS)
         }
         ProtocolCommand::Diff { old, new, json } => super::protocol_diff::run(&old, &new, json),
-        ProtocolCommand::Test(args) => super::protocol_test::run(args, global),
+        ProtocolCommand::Test(args) => interpreter(super::HookCommand::ProtocolTest(args), global),
         ProtocolCommand::Scaffold { spec, dir } => scaffold(&spec, &dir, global),
         ProtocolCommand::List { json } => list(json),
         ProtocolCommand::Path { protocol } => {

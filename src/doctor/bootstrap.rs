@@ -115,7 +115,7 @@ fn absolute(path: &Path) -> PathBuf {
 
 /// `aigenora` when the first one on PATH is this very binary; otherwise its full path.
 fn entrypoint(issues: &mut Vec<Issue>) -> (String, bool) {
-    let Ok(this) = std::env::current_exe().and_then(std::fs::canonicalize) else {
+    let Ok(this) = crate::binaries::front().and_then(std::fs::canonicalize) else {
         return ("aigenora".into(), false);
     };
     let on_path = std::env::var_os("PATH").and_then(|path| {
