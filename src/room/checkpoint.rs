@@ -121,6 +121,40 @@ impl Checkpoint {
     }
 }
 
+/// A checkpoint a member handed its new leader: verified like any other, of this room, and
+/// certified by one of the leaders the new one knows (`trusted`) — a checkpoint signed by
+/// any other key proves nothing about the room's history. A leader is its key and epoch.
+pub fn handed_over(
+    raw: &Map<String, Value>,
+    group_id: &str,
+    trusted: &[(String, u64)],
+) -> Result<Checkpoint, RoomError> {
+    let checkpoint = Checkpoint::verify(raw)?;
+    if checkpoint.group_id != group_id {
+        return Err(RoomError::CheckpointFrame("group_id"));
+    }
+    let certified_by = |(key, epoch): &(String, u64)| {
+        *key == checkpoint.leader_public_key && *epoch == checkpoint.leader_epoch
+    };
+    if !trusted.iter().any(certified_by) {
+        return Err(RoomError::Certificate);
+    }
+    Ok(checkpoint)
+}
+
+/// Where a new leader's epoch starts: the newest of the checkpoints it holds — the latest
+/// epoch, then the highest sequence number — so no member that verified more of the old
+/// epoch than the claimant is sent back to an earlier step.
+pub fn newest(own: Checkpoint, handed: impl IntoIterator<Item = Checkpoint>) -> Checkpoint {
+    handed.into_iter().fold(own, |best, other| {
+        if (other.leader_epoch, other.seq) > (best.leader_epoch, best.seq) {
+            other
+        } else {
+            best
+        }
+    })
+}
+
 /// Checks a checkpoint's state (its six fields, read in place): within the room's JSON
 /// limits, with members of distinct keys and seats (the rest of the types are checked as the
 /// checkpoint is read).

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::authority::{Authority, Envelopes, Receipt, Start};
-use super::checkpoint::RoomMember;
+use super::checkpoint::{self, Checkpoint, RoomMember};
 use super::envelope::FrameKind;
 use super::test_hooks::{ChatHooks, rules};
 use super::{Replica, RoomError};
@@ -399,6 +399,106 @@ fn a_new_leader_restores_from_a_members_checkpoint_and_the_others_follow() {
         room.replicas[0].apply(ghost, false).unwrap_err(),
         RoomError::Mismatch { what: "leader", .. }
     ));
+}
+
+/// The old leader's last step reached only member 0; member 1 claims the room with the
+/// step before. Restored from the claimant's checkpoint, the new epoch would start below
+/// member 0's head and member 0 would refuse it as going backwards; restored from the
+/// newest checkpoint handed over, every member follows and none goes back. A checkpoint
+/// that is not the room's, or certified by a key that never led it, is not taken.
+#[test]
+fn a_member_ahead_of_the_claimant_hands_over_its_checkpoint_and_nobody_goes_back() {
+    let mut room = room();
+    for seq in 1..=3 {
+        let (envelopes, _) = say(&mut room, 0, seq, &format!("m{seq}"));
+        if seq < 3 {
+            deliver(&mut room.replicas, &envelopes, false);
+        } else {
+            deliver(&mut room.replicas[..1], &envelopes, false);
+        }
+    }
+    let ahead = room.replicas[0].checkpoint.clone().unwrap();
+    let claimed = room.replicas[1].checkpoint.clone().unwrap();
+    assert_eq!((ahead.seq, claimed.seq), (3, 2));
+    let successor = room.others[1].clone();
+    let members: Vec<RoomMember> = claimed
+        .state
+        .members
+        .iter()
+        .filter(|m| m.public_key != room.leader.public_key())
+        .cloned()
+        .collect();
+    let restore = |checkpoint: &Checkpoint| {
+        Authority::new(
+            ChatHooks,
+            rules(),
+            successor.clone(),
+            "g1",
+            1,
+            5,
+            members.clone(),
+            Start::Restore(checkpoint),
+        )
+        .unwrap()
+    };
+    let follow = |replica: &Replica, envelopes: &Envelopes| {
+        let mut replica = replica.clone();
+        replica.advance_epoch(successor.public_key(), 1).unwrap();
+        let (_, envelope) = envelopes
+            .iter()
+            .find(|(k, _)| *k == replica.viewer)
+            .unwrap();
+        replica.apply(envelope, true).map(|_| replica)
+    };
+    // What a claim alone restores from sends member 0 back.
+    let (_, from_claim) = restore(&claimed);
+    assert_eq!(
+        follow(&room.replicas[0], &from_claim).unwrap_err(),
+        RoomError::Backwards { have: 3, got: 3 }
+    );
+    // Handed over in `ready`, member 0's checkpoint is verified and is the newest.
+    let trusted = [(room.leader.public_key().to_string(), 0)];
+    let raw = serde_json::to_value(&ahead).unwrap();
+    let handed = checkpoint::handed_over(raw.as_object().unwrap(), "g1", &trusted).unwrap();
+    let start = checkpoint::newest(claimed.clone(), [handed]);
+    assert_eq!(start.seq, 3);
+    let (mut next, first) = restore(&start);
+    assert_eq!(next.seq, 4);
+    let mut followers: Vec<Replica> = [0, 2]
+        .iter()
+        .map(|&i| follow(&room.replicas[i], &first).unwrap())
+        .collect();
+    let (envelopes, receipt) = next.apply_input(
+        room.others[2].public_key(),
+        1,
+        json!({"say": "after"}).as_object().unwrap(),
+    );
+    assert!(matches!(receipt, Receipt::Accepted { authority_seq: 5, .. }), "{receipt:?}");
+    deliver(&mut followers, &envelopes, false);
+    for follower in &followers {
+        assert_eq!(follower.head.as_ref().unwrap().seq, 5);
+        assert_eq!(follower.view.as_ref().unwrap()["log"].as_array().unwrap().len(), 4);
+    }
+    // Not this room's, or certified by a leader the claimant does not know: not taken.
+    assert_eq!(
+        checkpoint::handed_over(raw.as_object().unwrap(), "g2", &trusted).unwrap_err(),
+        RoomError::CheckpointFrame("group_id")
+    );
+    let strangers = [(room.others[2].public_key().to_string(), 0)];
+    assert_eq!(
+        checkpoint::handed_over(raw.as_object().unwrap(), "g1", &strangers).unwrap_err(),
+        RoomError::Certificate
+    );
+    let mut forged = raw.as_object().unwrap().clone();
+    forged.insert("seq".into(), json!(9));
+    assert_eq!(
+        checkpoint::handed_over(&forged, "g1", &trusted).unwrap_err(),
+        RoomError::CheckpointHash
+    );
+    // An older epoch never outranks a newer one, whatever its sequence number.
+    let mut later = claimed.clone();
+    later.leader_epoch = 1;
+    assert_eq!(checkpoint::newest(later, [ahead]).leader_epoch, 1);
 }
 
 /// Recomputes an envelope's frame hash over its (edited) core, then signs it again.

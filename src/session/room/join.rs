@@ -326,9 +326,15 @@ impl RoomJoin {
             actions,
             ..
         } = state;
-        let checkpoint = replica
+        let own = replica
             .checkpoint
             .ok_or_else(|| self.refusal("no checkpoint to lead from".into()))?;
+        // The leaders whose checkpoints this one trusts: the one it followed last, and the
+        // one that certified its own checkpoint.
+        let trusted = [
+            (replica.leader, replica.epoch),
+            (own.leader_public_key.clone(), own.leader_epoch),
+        ];
         let protocol = Protocol {
             dir: self.prepared.dir.clone(),
             spec: self.prepared.spec.clone(),
@@ -347,7 +353,11 @@ impl RoomJoin {
         };
         let led = tokio::task::spawn_blocking(move || {
             let hooks = leader_hooks(&protocol, &options, &lead.dir)?;
-            let mut hub = lead.hub(hooks, Start::Restore(&checkpoint))?;
+            let (start, back) = lead.gather(&arrivals, own, &trusted)?;
+            let mut hub = lead.hub(hooks, Start::Restore(&start))?;
+            for arrival in back {
+                lead.arrived(&mut hub, arrival.member, arrival.channel);
+            }
             if let Some((client_seq, action)) = outbox.take() {
                 lead.act(&mut hub, Some(client_seq), &action);
             }
@@ -440,6 +450,7 @@ fn follow(
         identity,
         group,
         control_mode.as_str(),
+        state.replica.checkpoint.as_ref(),
     )
     .map_err(Stop::Lost)?;
     let _ = dir.update(|record| record.session_id = Some(group.group_id.clone()));
