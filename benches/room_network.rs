@@ -261,7 +261,15 @@ fn follow(
         .unwrap();
     let mut channel = IrohChannel::new(link, &handle);
     let control = RestControl::new(client, handle.clone());
-    member_admit(&mut channel, &control, &identity, &group, "autonomous").unwrap();
+    member_admit(
+        &mut channel,
+        &control,
+        &identity,
+        &group,
+        "autonomous",
+        None,
+    )
+    .unwrap();
     let mut replica = Replica::new(
         &group.group_id,
         identity.public_key(),
@@ -410,7 +418,7 @@ fn our_leader(
         )
         .unwrap();
         let mut hub = Hub::new(authority);
-        for (member, channel) in channels {
+        for ((member, _), channel) in channels {
             hub.attach(&member.public_key, Box::new(channel)).unwrap();
         }
         while !stopping.load(Ordering::SeqCst) {

@@ -473,11 +473,26 @@ fn a_member_ahead_of_the_claimant_hands_over_its_checkpoint_and_nobody_goes_back
         1,
         json!({"say": "after"}).as_object().unwrap(),
     );
-    assert!(matches!(receipt, Receipt::Accepted { authority_seq: 5, .. }), "{receipt:?}");
+    assert!(
+        matches!(
+            receipt,
+            Receipt::Accepted {
+                authority_seq: 5,
+                ..
+            }
+        ),
+        "{receipt:?}"
+    );
     deliver(&mut followers, &envelopes, false);
     for follower in &followers {
         assert_eq!(follower.head.as_ref().unwrap().seq, 5);
-        assert_eq!(follower.view.as_ref().unwrap()["log"].as_array().unwrap().len(), 4);
+        assert_eq!(
+            follower.view.as_ref().unwrap()["log"]
+                .as_array()
+                .unwrap()
+                .len(),
+            4
+        );
     }
     // Not this room's, or certified by a leader the claimant does not know: not taken.
     assert_eq!(

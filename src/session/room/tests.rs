@@ -176,9 +176,15 @@ fn members_are_admitted_act_verify_and_see_the_room_end() {
         let control = control.as_member(&identity);
         threads.push(std::thread::spawn(move || {
             let group = control.group("room-1").unwrap();
-            let seat =
-                member_admit(&mut member_end, &control, &identity, &group, "autonomous", None)
-                    .unwrap();
+            let seat = member_admit(
+                &mut member_end,
+                &control,
+                &identity,
+                &group,
+                "autonomous",
+                None,
+            )
+            .unwrap();
             let mut replica =
                 Replica::new("room-1", identity.public_key(), &group.leader_public_key, 0);
             let mut actions: VecDeque<_> = script.into();
@@ -198,8 +204,11 @@ fn members_are_admitted_act_verify_and_see_the_room_end() {
     // The leader admits both channels, then starts the room with the server's members.
     let mut admitted = Vec::new();
     for channel in &mut leader_ends {
-        admitted
-            .push(leader_admit(channel, &control, &leader, "room-1", &"p".repeat(64), 0).unwrap().0);
+        admitted.push(
+            leader_admit(channel, &control, &leader, "room-1", &"p".repeat(64), 0)
+                .unwrap()
+                .0,
+        );
     }
     let listed: Vec<RoomMember> = control
         .group("room-1")
@@ -364,19 +373,36 @@ fn a_member_ahead_hands_its_checkpoint_to_a_new_leader_in_ready() {
     let admit = |claimed_seq: u64| {
         control.group.lock().unwrap().checkpoint_seq = claimed_seq;
         let (mut leader_end, mut member_end) = duplex();
-        let (as_member, member, newest) = (control.as_member(&member), member.clone(), newest.clone());
+        let (as_member, member, newest) =
+            (control.as_member(&member), member.clone(), newest.clone());
         let member_thread = std::thread::spawn(move || {
             let group = as_member.group("room-1").unwrap();
-            member_admit(&mut member_end, &as_member, &member, &group, "autonomous", Some(&newest))
+            member_admit(
+                &mut member_end,
+                &as_member,
+                &member,
+                &group,
+                "autonomous",
+                Some(&newest),
+            )
         });
-        let admitted =
-            leader_admit(&mut leader_end, &control, &successor, "room-1", &"p".repeat(64), 1)
-                .unwrap();
+        let admitted = leader_admit(
+            &mut leader_end,
+            &control,
+            &successor,
+            "room-1",
+            &"p".repeat(64),
+            1,
+        )
+        .unwrap();
         member_thread.join().unwrap().unwrap();
         admitted.1
     };
     let handed = admit(0).expect("handed over");
-    assert_eq!(Value::Object(handed), serde_json::to_value(&newest).unwrap());
+    assert_eq!(
+        Value::Object(handed),
+        serde_json::to_value(&newest).unwrap()
+    );
     assert_eq!(admit(1), None, "not ahead of the claimed checkpoint");
 }
 
