@@ -262,7 +262,8 @@ impl Lead {
     }
 
     /// A claimant's wait before its first step: until every other member the server listed
-    /// when the claim was won is back (or [`HANDOVER_WAIT`] passed). Returns where the new
+    /// when the claim was won is back, but the leaders it replaces (or [`HANDOVER_WAIT`]
+    /// passed). Returns where the new
     /// epoch starts — the newest of `own` and the checkpoints the members handed over that
     /// verify and were certified by a leader in `trusted` — and the members that came back.
     pub fn gather(
@@ -277,6 +278,7 @@ impl Lead {
             .members
             .iter()
             .filter(|m| m.status == MemberStatus::Active && m.public_key != me)
+            .filter(|m| trusted.iter().all(|(leader, _)| *leader != m.public_key))
             .map(|m| m.public_key.as_str())
             .collect();
         let back = self.wait_for(arrivals, Some(Instant::now() + HANDOVER_WAIT), |back| {
