@@ -57,7 +57,7 @@ impl ActionSource for Inbox {
 struct Steps(usize, mpsc::Sender<(usize, u64)>);
 
 impl MemberEvents for Steps {
-    fn step(&mut self, verified: &Verified) {
+    fn step(&mut self, verified: &Verified, _replica: &Replica) {
         let _ = self.1.send((self.0, verified.envelope.core.seq));
     }
     fn receipt(&mut self, _receipt: &Receipt, _action: &Map<String, Value>) {}

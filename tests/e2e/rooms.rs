@@ -36,7 +36,7 @@ struct Seen {
 }
 
 impl MemberEvents for Seen {
-    fn step(&mut self, _verified: &Verified) {
+    fn step(&mut self, _verified: &Verified, _replica: &Replica) {
         self.steps += 1;
     }
     fn receipt(&mut self, receipt: &Receipt, _action: &Map<String, Value>) {

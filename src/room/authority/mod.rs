@@ -477,8 +477,7 @@ impl<H: RoomHooks> Authority<H> {
         let Some(step) = self.last_step.take() else {
             return Ok(None);
         };
-        let built = self.view_of(&member).and_then(|view| {
-            let view_text = json::canonical(&view)?;
+        let built = self.view_of(&member).and_then(|(view, view_text)| {
             let member_view = MemberView {
                 view,
                 view_text,
@@ -537,15 +536,17 @@ impl<H: RoomHooks> Authority<H> {
         })
     }
 
-    fn view_of(&mut self, member: &RoomMember) -> Result<Value, RoomError> {
+    /// A member's view from the hooks, and its canonical text (rendering it checks the
+    /// room's limits on it).
+    fn view_of(&mut self, member: &RoomMember) -> Result<(Value, String), RoomError> {
         let view = self.hooks.view(&self.state, member).map_err(broken)?;
         if !view.is_object() {
             return Err(RoomError::Malformed(
                 "proto_group_view must return an object".into(),
             ));
         }
-        json::check(&view)?;
-        Ok(view)
+        let text = json::canonical(&view)?;
+        Ok((view, text))
     }
 
     fn checkpoint_state(&mut self) -> Result<CheckpointState, RoomError> {
@@ -670,8 +671,7 @@ impl<H: RoomHooks> Authority<H> {
             .cloned()
             .collect();
         for member in &active {
-            let view = self.view_of(member)?;
-            let view_text = json::canonical(&view)?;
+            let (view, view_text) = self.view_of(member)?;
             let delta = match self.last_views.get(&member.public_key) {
                 Some(previous) if kind == FrameKind::Frame => {
                     let ops = delta::diff(previous, &view);

@@ -530,14 +530,14 @@ struct Recorder {
 }
 
 impl MemberEvents for Recorder {
-    fn step(&mut self, verified: &Verified) {
+    fn step(&mut self, verified: &Verified, replica: &Replica) {
         self.dir.events().emit(Event::GroupFrameReceived {
             group_id: self.group_id.clone(),
             leader_epoch: verified.envelope.core.leader_epoch,
             seq: verified.envelope.core.seq,
             frame_hash: verified.envelope.frame_hash.clone(),
         });
-        write_room(self.dir.root(), verified);
+        write_room(self.dir.root(), verified, replica);
     }
 
     fn receipt(&mut self, receipt: &Receipt, _action: &Map<String, Value>) {
@@ -552,10 +552,13 @@ impl MemberEvents for Recorder {
     }
 }
 
-fn write_room(dir: &Path, verified: &Verified) {
+fn write_room(dir: &Path, verified: &Verified, replica: &Replica) {
+    let Some(checkpoint) = &replica.checkpoint else {
+        return;
+    };
     RoomRecord::of_checkpoint(
-        &verified.checkpoint,
-        Some(Value::Object(verified.view.clone())),
+        checkpoint,
+        replica.view.clone().map(Value::Object),
         verified.envelope.events.clone(),
     )
     .write(dir);

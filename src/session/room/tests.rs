@@ -147,7 +147,7 @@ struct Seen {
 }
 
 impl MemberEvents for Seen {
-    fn step(&mut self, verified: &Verified) {
+    fn step(&mut self, verified: &Verified, _replica: &Replica) {
         self.steps.push(verified.envelope.core.seq);
     }
     fn receipt(&mut self, receipt: &Receipt, _action: &Map<String, Value>) {
