@@ -539,14 +539,7 @@ impl<H: RoomHooks> Authority<H> {
     /// A member's view from the hooks, and its canonical text (rendering it checks the
     /// room's limits on it).
     fn view_of(&mut self, member: &RoomMember) -> Result<(Value, String), RoomError> {
-        let view = self.hooks.view(&self.state, member).map_err(broken)?;
-        if !view.is_object() {
-            return Err(RoomError::Malformed(
-                "proto_group_view must return an object".into(),
-            ));
-        }
-        let text = json::canonical(&view)?;
-        Ok((view, text))
+        checked_view(self.hooks.view(&self.state, member).map_err(broken)?)
     }
 
     fn checkpoint_state(&mut self) -> Result<CheckpointState, RoomError> {
@@ -670,8 +663,9 @@ impl<H: RoomHooks> Authority<H> {
             .filter(|m| m.status == MemberStatus::Active)
             .cloned()
             .collect();
-        for member in &active {
-            let (view, view_text) = self.view_of(member)?;
+        let hook_views = self.hooks.views(&self.state, &active).map_err(broken)?;
+        for (member, view) in active.iter().zip(hook_views) {
+            let (view, view_text) = checked_view(view)?;
             let delta = match self.last_views.get(&member.public_key) {
                 Some(previous) if kind == FrameKind::Frame => {
                     let ops = delta::diff(previous, &view);
@@ -707,6 +701,17 @@ impl<H: RoomHooks> Authority<H> {
         self.last_step = Some(step);
         Ok(envelopes)
     }
+}
+
+/// A view the hooks returned: an object within the room's limits, and its canonical text.
+fn checked_view(view: Value) -> Result<(Value, String), RoomError> {
+    if !view.is_object() {
+        return Err(RoomError::Malformed(
+            "proto_group_view must return an object".into(),
+        ));
+    }
+    let text = json::canonical(&view)?;
+    Ok((view, text))
 }
 
 fn broken(failure: HookFailure) -> RoomError {
