@@ -321,6 +321,40 @@ fn resign(envelope: &mut Value, signer: &Identity) {
     envelope["signature"] = json!(signer.sign_hex(statement.as_bytes()));
 }
 
+/// `who` says "after" to a new leader as its action `client_seq`, accepted as step `step`.
+fn said_after(
+    next: &mut Authority<ChatHooks>,
+    who: &Identity,
+    client_seq: u64,
+    step: u64,
+) -> Envelopes {
+    let action = json!({"say": "after"});
+    let (envelopes, receipt) =
+        next.apply_input(who.public_key(), client_seq, action.as_object().unwrap());
+    assert!(
+        matches!(receipt, Receipt::Accepted { authority_seq, .. } if authority_seq == step),
+        "{receipt:?}"
+    );
+    envelopes
+}
+
+/// The members a checkpoint lists, but `gone` (a leader that died).
+fn members_but(checkpoint: &Checkpoint, gone: &Identity) -> Vec<RoomMember> {
+    let members = checkpoint.state.members.iter();
+    members
+        .filter(|m| m.public_key != gone.public_key())
+        .cloned()
+        .collect()
+}
+
+/// How many lines the chat log a member sees has.
+fn log_length(replica: &Replica) -> usize {
+    replica.view.as_ref().unwrap()["log"]
+        .as_array()
+        .unwrap()
+        .len()
+}
+
 #[test]
 fn a_new_leader_restores_from_a_members_checkpoint_and_the_others_follow() {
     let mut room = room();
@@ -338,13 +372,7 @@ fn a_new_leader_restores_from_a_members_checkpoint_and_the_others_follow() {
     assert_eq!(room.authority.replicated_checkpoint().unwrap().seq, 5);
     // The leader dies; member 1 takes over at epoch 1 with the old leader gone.
     let successor = room.others[1].clone();
-    let members: Vec<RoomMember> = checkpoint
-        .state
-        .members
-        .iter()
-        .filter(|m| m.public_key != room.leader.public_key())
-        .cloned()
-        .collect();
+    let members = members_but(&checkpoint, &room.leader);
     let (mut next, first) = Authority::new(
         ChatHooks,
         rules(),
@@ -362,33 +390,13 @@ fn a_new_leader_restores_from_a_members_checkpoint_and_the_others_follow() {
     let (_, envelope) = first.iter().find(|(k, _)| *k == follower.viewer).unwrap();
     assert_eq!(envelope["_group"], json!(FrameKind::EpochStart));
     follower.apply(envelope, true).unwrap().unwrap();
-    let (envelopes, receipt) = next.apply_input(
-        room.others[0].public_key(),
-        6,
-        json!({"say": "after"}).as_object().unwrap(),
-    );
-    assert!(
-        matches!(
-            receipt,
-            Receipt::Accepted {
-                authority_seq: 7,
-                ..
-            }
-        ),
-        "{receipt:?}"
-    );
+    let envelopes = said_after(&mut next, &room.others[0], 6, 7);
     let (_, envelope) = envelopes
         .iter()
         .find(|(k, _)| *k == follower.viewer)
         .unwrap();
     follower.apply(envelope, false).unwrap().unwrap();
-    assert_eq!(
-        follower.view.as_ref().unwrap()["log"]
-            .as_array()
-            .unwrap()
-            .len(),
-        6
-    );
+    assert_eq!(log_length(follower), 6);
     // An envelope of the dead leader is no longer believed.
     let (stale, _) = say(&mut room, 2, 1, "ghost");
     let (_, ghost) = stale
@@ -421,13 +429,7 @@ fn a_member_ahead_of_the_claimant_hands_over_its_checkpoint_and_nobody_goes_back
     let claimed = room.replicas[1].checkpoint.clone().unwrap();
     assert_eq!((ahead.seq, claimed.seq), (3, 2));
     let successor = room.others[1].clone();
-    let members: Vec<RoomMember> = claimed
-        .state
-        .members
-        .iter()
-        .filter(|m| m.public_key != room.leader.public_key())
-        .cloned()
-        .collect();
+    let members = members_but(&claimed, &room.leader);
     let restore = |checkpoint: &Checkpoint| {
         Authority::new(
             ChatHooks,
@@ -468,31 +470,11 @@ fn a_member_ahead_of_the_claimant_hands_over_its_checkpoint_and_nobody_goes_back
         .iter()
         .map(|&i| follow(&room.replicas[i], &first).unwrap())
         .collect();
-    let (envelopes, receipt) = next.apply_input(
-        room.others[2].public_key(),
-        1,
-        json!({"say": "after"}).as_object().unwrap(),
-    );
-    assert!(
-        matches!(
-            receipt,
-            Receipt::Accepted {
-                authority_seq: 5,
-                ..
-            }
-        ),
-        "{receipt:?}"
-    );
+    let envelopes = said_after(&mut next, &room.others[2], 1, 5);
     deliver(&mut followers, &envelopes, false);
     for follower in &followers {
         assert_eq!(follower.head.as_ref().unwrap().seq, 5);
-        assert_eq!(
-            follower.view.as_ref().unwrap()["log"]
-                .as_array()
-                .unwrap()
-                .len(),
-            4
-        );
+        assert_eq!(log_length(follower), 4);
     }
     // Not this room's, or certified by a leader the claimant does not know: not taken.
     assert_eq!(
