@@ -3,6 +3,7 @@
 //! to its `event` frame arriving at an SSE client of `session web` on loopback. Goal: under
 //! 50 ms. `cargo bench --bench controller_latency`; `BENCH_SAMPLES` (default 100).
 
+use aigenora::layout::SessionDir;
 use std::time::{Duration, Instant};
 
 use aigenora::control::web::{Scope, bind, session_token};
@@ -15,19 +16,19 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(100);
     let work = tempfile::tempdir().unwrap();
-    let root = work.path().join("sessions").join("host-1");
-    std::fs::create_dir_all(&root).unwrap();
+    let session = SessionDir::open(work.path().join("sessions").join("host-1"));
+    std::fs::create_dir_all(session.root()).unwrap();
     std::fs::write(
-        root.join("session.json"),
+        session.session_file(),
         json!({"role": "host", "status": "running", "local_control_mode": "human"}).to_string(),
     )
     .unwrap();
-    let log = EventLog::to_file(root.join("events.jsonl"));
+    let log = EventLog::to_file(session.events_file());
     log.emit(Event::PeerResumed {});
-    let token = session_token(&root).unwrap();
+    let token = session_token(&session).unwrap();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let mut latencies = runtime.block_on(async {
-        let (controller, serving) = bind(Scope::One(root.clone()), 0).await.unwrap();
+        let (controller, serving) = bind(Scope::One(session.clone()), 0).await.unwrap();
         tokio::spawn(serving);
         let url = format!(
             "http://{}/api/sessions/host-1/stream?token={token}",

@@ -14,7 +14,9 @@ use aigenora::spec::Role;
 fn bench_hooks(c: &mut Criterion) {
     let data = tempfile::tempdir().unwrap();
     let builtin = aigenora::protocols::find("rock-paper-scissors").unwrap();
-    let dir = aigenora::protocols::materialize(builtin, data.path()).unwrap();
+    let dir =
+        aigenora::protocols::materialize(builtin, &aigenora::layout::DataDir::new(data.path()))
+            .unwrap();
     let state = data.path().join("state");
     std::fs::create_dir_all(&state).unwrap();
     let mut hooks = PythonHooks::load(&dir).unwrap();

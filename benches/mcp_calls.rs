@@ -8,40 +8,11 @@
 #[allow(dead_code)]
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{ChildStdin, ChildStdout, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use serde_json::{Value, json};
-
-/// One JSON-RPC exchange partner over the child's pipes.
-struct Rpc {
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next_id: u64,
-}
-
-impl Rpc {
-    fn send(&mut self, message: &Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Sends a request and returns its result, failing on an error or a tool error.
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).unwrap();
-        let answer: Value = serde_json::from_str(&line).expect("a JSON-RPC line");
-        assert_eq!(answer["id"], id, "{answer}");
-        let result = answer["result"].clone();
-        assert!(result.is_object(), "{answer}");
-        assert_ne!(result["isError"], true, "{answer}");
-        result
-    }
-}
+use common::mcp::Rpc;
+use common::percentile_ms as percentile;
+use serde_json::json;
 
 /// A session directory as a running human-controlled guest leaves it, with a few events.
 fn session_dir(data: &std::path::Path) -> std::path::PathBuf {
@@ -61,11 +32,6 @@ fn session_dir(data: &std::path::Path) -> std::path::PathBuf {
     dir
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> f64 {
-    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[index].as_secs_f64() * 1000.0
-}
-
 fn main() {
     let calls: usize = std::env::var("BENCH_CALLS")
         .ok()
@@ -74,28 +40,8 @@ fn main() {
     let work = tempfile::tempdir().unwrap();
     let data = work.path().join("agent");
     let state_dir = session_dir(&data);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_aigenora"))
-        .arg("--data-dir")
-        .arg(&data)
-        .args(["--server", "http://127.0.0.1:9", "mcp"])
-        .env_remove("AIGENORA_SERVER")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start aigenora mcp");
-    let pid = child.id().to_string();
-    let mut rpc = Rpc {
-        stdin: child.stdin.take().unwrap(),
-        stdout: BufReader::new(child.stdout.take().unwrap()),
-        next_id: 0,
-    };
-    let client = json!({"name": "mcp_calls bench", "version": "0"});
-    rpc.request(
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}),
-    );
-    rpc.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut rpc = Rpc::start(&data, "http://127.0.0.1:9");
+    let pid = rpc.pid();
     println!(
         "aigenora mcp over stdio, {calls} calls per tool, load {}",
         common::load_average()
@@ -132,6 +78,4 @@ fn main() {
             cpu / calls as f64 * 1e6,
         );
     }
-    drop(rpc);
-    let _ = child.wait();
 }

@@ -26,7 +26,7 @@ use aigenora::room::Replica;
 use aigenora::room::authority::{Authority, Start};
 use aigenora::room::checkpoint::RoomMember;
 use aigenora::room::replica::Verified;
-use aigenora::server::{self, ServerConfig};
+use aigenora::server;
 use aigenora::session::room::RoomControl;
 use aigenora::session::room::admission::{leader_admit, member_admit};
 use aigenora::session::room::leader::Hub;
@@ -120,15 +120,7 @@ fn main() {
         .build()
         .unwrap();
     let data = tempfile::tempdir().unwrap();
-    let mut config = ServerConfig::new(
-        "127.0.0.1:0".parse().unwrap(),
-        server::sqlite_url(&data.path().join("bench.sqlite3")),
-    );
-    config.pow_difficulty = 1;
-    config.rates = aigenora::server::config::RateLimits {
-        per_key: None,
-        per_address: None,
-    };
+    let mut config = common::server_config(&data.path().join("bench.sqlite3"));
     // Every member here shares one address: lift the per-address caps meant for strangers.
     config.http.connections_per_address = 4096;
     config.http.max_connections = 4096;

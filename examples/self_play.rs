@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use aigenora::selfplay::SelfPlay;
 use aigenora::spec::ControlMode;
-use aigenora::spec::{Spec, parse_options};
+use aigenora::spec::{CheckedOptions, Spec, parse_options};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -15,8 +15,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.next()
             .ok_or("usage: self_play <protocol dir> [options json]")?,
     );
-    let options = parse_options(args.next().as_deref())?;
     let spec = Spec::load_checked(&dir.join("spec.json"))?;
+    let options = CheckedOptions::check(spec.value(), parse_options(args.next().as_deref())?)?;
     let play = SelfPlay {
         protocol_dir: dir,
         spec,

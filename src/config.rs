@@ -8,30 +8,30 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::layout::DataDir;
+
 /// The server a fresh install talks to: a local `aigenora server`.
 pub const DEFAULT_SERVER: &str = "http://127.0.0.1:41000";
 /// Environment variables naming the data directory, strongest first.
 pub const DATA_DIR_ENV: [&str; 3] = ["AIGENORA_DATA_DIR", "P2P_DATA_DIR", "AGENT_DIR"];
 /// Environment variables naming the server, strongest first.
 pub const SERVER_ENV: [&str; 2] = ["AIGENORA_SERVER", "P2P_SERVER"];
-/// The per-data-dir settings file.
-pub const CONFIG_FILE_NAME: &str = "config.json";
 
 /// A settings file that exists but cannot be used.
 #[derive(Debug, thiserror::Error)]
-#[error("invalid {CONFIG_FILE_NAME}: {reason} ({path})")]
+#[error("invalid settings file {path}: {reason}")]
 pub struct ConfigError {
     pub path: String,
     pub reason: String,
 }
 
 /// The data directory from the flag, the environment, or `./.aigenora`.
-pub fn resolve_data_dir(flag: Option<&Path>) -> PathBuf {
-    data_dir_from(flag, |name| std::env::var(name).ok())
+pub fn resolve_data_dir(flag: Option<&Path>) -> DataDir {
+    DataDir::new(data_dir_from(flag, |name| std::env::var(name).ok()))
 }
 
 /// The server URL from the flag, the environment, the data dir's config.json, or the default.
-pub fn resolve_server(flag: Option<&str>, data_dir: &Path) -> Result<String, ConfigError> {
+pub fn resolve_server(flag: Option<&str>, data_dir: &DataDir) -> Result<String, ConfigError> {
     server_from(flag, data_dir, |name| std::env::var(name).ok())
 }
 
@@ -48,7 +48,7 @@ fn data_dir_from(flag: Option<&Path>, env: impl Fn(&str) -> Option<String>) -> P
 
 fn server_from(
     flag: Option<&str>,
-    data_dir: &Path,
+    data_dir: &DataDir,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<String, ConfigError> {
     let chosen = match flag.filter(|value| !value.is_empty()) {
@@ -65,8 +65,8 @@ fn server_from(
 }
 
 /// The `"server"` entry of `<data_dir>/config.json`, if the file exists and sets one.
-fn configured_server(data_dir: &Path) -> Result<Option<String>, ConfigError> {
-    let path = data_dir.join(CONFIG_FILE_NAME);
+fn configured_server(data_dir: &DataDir) -> Result<Option<String>, ConfigError> {
+    let path = data_dir.config_file();
     let error = |reason: String| ConfigError {
         path: path.display().to_string(),
         reason,
@@ -123,38 +123,26 @@ mod tests {
 
     #[test]
     fn server_precedence_and_config_file() {
-        let dir = tempfile::tempdir().unwrap();
+        let temp = tempfile::tempdir().unwrap();
+        let dir = DataDir::new(temp.path());
         let none = env_of(&[]);
-        assert_eq!(
-            server_from(None, dir.path(), &none).unwrap(),
-            DEFAULT_SERVER
-        );
-        std::fs::write(
-            dir.path().join(CONFIG_FILE_NAME),
-            r#"{"server":"http://conf:1/"}"#,
-        )
-        .unwrap();
-        assert_eq!(
-            server_from(None, dir.path(), &none).unwrap(),
-            "http://conf:1"
-        );
+        assert_eq!(server_from(None, &dir, &none).unwrap(), DEFAULT_SERVER);
+        std::fs::write(dir.config_file(), r#"{"server":"http://conf:1/"}"#).unwrap();
+        assert_eq!(server_from(None, &dir, &none).unwrap(), "http://conf:1");
         let p2p = env_of(&[("P2P_SERVER", "http://p2p:2")]);
-        assert_eq!(server_from(None, dir.path(), &p2p).unwrap(), "http://p2p:2");
+        assert_eq!(server_from(None, &dir, &p2p).unwrap(), "http://p2p:2");
         let both = env_of(&[
             ("P2P_SERVER", "http://p2p:2"),
             ("AIGENORA_SERVER", "http://ours:3"),
         ]);
+        assert_eq!(server_from(None, &dir, &both).unwrap(), "http://ours:3");
         assert_eq!(
-            server_from(None, dir.path(), &both).unwrap(),
-            "http://ours:3"
-        );
-        assert_eq!(
-            server_from(Some("http://flag:4//"), dir.path(), &both).unwrap(),
+            server_from(Some("http://flag:4//"), &dir, &both).unwrap(),
             "http://flag:4"
         );
-        std::fs::write(dir.path().join(CONFIG_FILE_NAME), r#"{"server":5}"#).unwrap();
+        std::fs::write(dir.config_file(), r#"{"server":5}"#).unwrap();
         assert!(
-            server_from(None, dir.path(), &none)
+            server_from(None, &dir, &none)
                 .unwrap_err()
                 .to_string()
                 .contains("\"server\" must be")

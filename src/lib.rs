@@ -9,7 +9,6 @@ pub mod cli;
 pub mod client;
 pub mod config;
 pub mod control;
-pub mod data_dir;
 pub mod decision;
 pub mod doctor;
 pub mod engine;

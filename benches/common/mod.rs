@@ -1,5 +1,7 @@
 //! Helpers shared by the benchmark programs.
 
+pub mod mcp;
+
 /// CPU seconds (user + system, all threads) a process has used, from /proc/PID/stat.
 pub fn cpu_seconds(pid: &str) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
@@ -70,4 +72,25 @@ pub fn reference_protocol_dir(prefix: &str) -> std::path::PathBuf {
         .next()
         .unwrap()
         .path()
+}
+
+/// The value at fraction `p` (0 to 1) of sorted durations, in milliseconds.
+pub fn percentile_ms(sorted: &[std::time::Duration], p: f64) -> f64 {
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index].as_secs_f64() * 1000.0
+}
+
+/// Our community server's configuration for a benchmark on loopback: a SQLite database at
+/// `database`, registration's proof of work at its easiest, no rate limits.
+pub fn server_config(database: &std::path::Path) -> aigenora::server::ServerConfig {
+    let mut config = aigenora::server::ServerConfig::new(
+        "127.0.0.1:0".parse().unwrap(),
+        aigenora::server::sqlite_url(database),
+    );
+    config.pow_difficulty = 1;
+    config.rates = aigenora::server::config::RateLimits {
+        per_key: None,
+        per_address: None,
+    };
+    config
 }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::records::{Event, SessionStatus, iso_now, read_events};
-use crate::session::{EVENTS_FILE, SessionDir, SessionEnd, SessionError};
+use crate::session::{SessionEnd, SessionError, SessionRecorder};
 use crate::transport::close_live_endpoints;
 
 /// What the daemon parent waits for before it reports success.
@@ -30,8 +30,8 @@ impl Waiting {
     }
 
     /// The event waited for, once it is in the session's events.jsonl.
-    fn find_in(self, dir: &SessionDir) -> Option<Event> {
-        read_events(&dir.root().join(EVENTS_FILE))
+    fn find_in(self, dir: &SessionRecorder) -> Option<Event> {
+        read_events(&dir.dir().events_file())
             .into_iter()
             .filter_map(|recorded| recorded.event)
             .find(|event| {
@@ -60,7 +60,7 @@ impl Waiting {
 
 /// Runs a session on a fresh runtime; SIGTERM (`session abort`) or Ctrl-C ends it as aborted.
 pub fn run_until_signal(
-    dir: &SessionDir,
+    dir: &SessionRecorder,
     desk: &super::play::SideDesk,
     session: impl Future<Output = Result<SessionEnd, SessionError>>,
 ) -> Result<SessionEnd, SessionError> {
@@ -87,7 +87,7 @@ const ABORT_CLOSE_LIMIT: Duration = Duration::from_secs(2);
 
 /// Records an abort as the last event and in session.json, then closes the connection so the
 /// peer sees it end now (its side ends `peer_disconnected`).
-async fn aborted(dir: &SessionDir, why: &'static str) -> SessionError {
+async fn aborted(dir: &SessionRecorder, why: &'static str) -> SessionError {
     dir.events().emit_last(Event::SessionEnded {
         completed: Some(false),
         reason: Some("aborted".into()),
@@ -107,7 +107,7 @@ async fn aborted(dir: &SessionDir, why: &'static str) -> SessionError {
 
 /// Re-runs this command in the background (writing into `dir`), waits for `waiting`, and
 /// prints `{"status": "hosting"|"joining", ...}` or `{"status": "error", ...}`.
-pub fn start(dir: &SessionDir, waiting: Waiting) -> anyhow::Result<ExitCode> {
+pub fn start(dir: &SessionRecorder, waiting: Waiting) -> anyhow::Result<ExitCode> {
     let executable = std::env::current_exe()?;
     let mut arguments: Vec<String> = std::env::args()
         .skip(1)
@@ -115,12 +115,12 @@ pub fn start(dir: &SessionDir, waiting: Waiting) -> anyhow::Result<ExitCode> {
         .collect();
     arguments.push("--internal-session-dir".into());
     arguments.push(dir.root().display().to_string());
-    let log = |name: &str| crate::layout::create_private_file(&dir.root().join(name));
+    let log = |path: std::path::PathBuf| crate::layout::create_private_file(&path);
     let mut child = std::process::Command::new(executable)
         .args(&arguments)
         .stdin(Stdio::null())
-        .stdout(log("daemon.out.log")?)
-        .stderr(log("daemon.err.log")?)
+        .stdout(log(dir.dir().daemon_out_log())?)
+        .stderr(log(dir.dir().daemon_err_log())?)
         .spawn()?;
     let timeout = std::env::var("AIGENORA_DAEMON_STARTUP_TIMEOUT")
         .ok()
@@ -170,7 +170,7 @@ pub fn start(dir: &SessionDir, waiting: Waiting) -> anyhow::Result<ExitCode> {
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    let last_error = std::fs::read_to_string(dir.root().join("daemon.err.log"))
+    let last_error = std::fs::read_to_string(dir.dir().daemon_err_log())
         .ok()
         .and_then(|text| {
             text.lines()

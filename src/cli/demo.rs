@@ -11,17 +11,16 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
 use clap::Args;
-use serde_json::{Map, Value};
 
 use super::GlobalArgs;
 use crate::api::protocol::NewProtocol;
 use crate::client::RestClient;
-use crate::data_dir::DataDir;
 use crate::hooks::skeleton;
 use crate::identity::create_key_file;
+use crate::layout::DataDir;
 use crate::protocols::Located;
 use crate::server::{ServerConfig, serve, sqlite_url};
-use crate::session::{self, PlaySettings, Protocol, SessionDir, SessionEnd};
+use crate::session::{self, PlaySettings, Protocol, SessionEnd, SessionRecorder};
 use crate::spec::ControlMode;
 use crate::spec::{self, Role};
 use crate::transport::RelayChoice;
@@ -109,8 +108,11 @@ impl DemoProtocol {
 
 pub fn run(args: DemoArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let protocol = DemoProtocol::locate(&args.protocol, global)?;
-    let options = spec::parse_options(Some(&args.options))?;
-    spec::validate_options(protocol.spec.value(), &options).context("options")?;
+    let options = spec::CheckedOptions::check(
+        protocol.spec.value(),
+        spec::parse_options(Some(&args.options))?,
+    )
+    .context("options")?;
     let stamp = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default()
@@ -155,7 +157,7 @@ pub fn run(args: DemoArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
 async fn play(
     root: &std::path::Path,
     demo: &DemoProtocol,
-    options: Map<String, Value>,
+    options: spec::CheckedOptions,
 ) -> anyhow::Result<(SessionEnd, SessionEnd, String)> {
     let listen: SocketAddr = "127.0.0.1:0".parse().expect("a socket address");
     let mut config = ServerConfig::new(listen, sqlite_url(&root.join("server.sqlite3")));
@@ -186,7 +188,7 @@ async fn play(
         source: Some(demo.source),
         options,
         settings: settings("alice"),
-        session_dir: SessionDir::create(alice.1.root(), Role::Host)?,
+        session_dir: SessionRecorder::create(&alice.1, Role::Host)?,
         renew_for: Some(Duration::from_secs(1800)),
         renew_every: session::host::RENEW_EVERY,
         on_invited: Some(invited_tx),
@@ -195,7 +197,7 @@ async fn play(
         let Ok(post_id) = invited_rx.await else {
             bail!("the host stopped before publishing its invitation");
         };
-        let session_dir = SessionDir::create(bob.1.root(), Role::Guest)?;
+        let session_dir = SessionRecorder::create(&bob.1, Role::Guest)?;
         let joined = session::join::join(session::join::JoinRequest {
             client: bob.0,
             data_dir: bob.1,
@@ -219,7 +221,7 @@ async fn agent(
     server: &str,
 ) -> anyhow::Result<(RestClient, DataDir)> {
     let data_dir = DataDir::new(root.join(name));
-    let (identity, _) = create_key_file(data_dir.root(), false)?;
+    let (identity, _) = create_key_file(&data_dir, false)?;
     let client = RestClient::new(server, identity)?;
     client
         .register(name, &format!("{name} from aigenora demo"))

@@ -7,7 +7,7 @@ use clap::Args;
 use serde_json::json;
 
 use super::GlobalArgs;
-use super::remote::{self, Remote, print_json};
+use super::remote::{Remote, print_json};
 use crate::api::agent::{check_bio, check_nickname};
 use crate::client::Registered;
 use crate::identity;
@@ -44,11 +44,11 @@ pub struct RegisterArgs {
 /// Creates the data directory and key.json (mode 0600), keeping an existing identity
 /// unless `--force` is given.
 pub fn init(args: InitArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    let data_dir = remote::data_dir(global);
-    let (identity, created) = identity::create_key_file(data_dir.root(), args.force)?;
+    let data_dir = global.data_dir();
+    let (identity, created) = identity::create_key_file(&data_dir, args.force)?;
     let key_file = data_dir.key_file();
     let samples = if args.samples {
-        write_samples(data_dir.root()).with_context(|| {
+        write_samples(&data_dir).with_context(|| {
             format!(
                 "writing the samples into {}",
                 data_dir.protocols_root().display()

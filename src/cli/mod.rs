@@ -97,13 +97,14 @@ pub enum Command {
     /// server — reachable, its version, this key registered — each problem with its fix.
     Doctor(doctor::DoctorArgs),
     /// Serve the Model Context Protocol on stdin/stdout: every command an agent needs as a
-    /// typed tool (identity, contracts, community, play, sessions).
+    /// typed tool (identity, contracts, community, play, sessions), the sessions as
+    /// resources a client can subscribe to, and progress from `session_wait`.
     Mcp(mcp::McpArgs),
 }
 
 impl GlobalArgs {
     /// The data dir this command uses (see [`crate::config::resolve_data_dir`]).
-    pub fn data_dir(&self) -> PathBuf {
+    pub fn data_dir(&self) -> crate::layout::DataDir {
         crate::config::resolve_data_dir(self.data_dir.as_deref())
     }
 }

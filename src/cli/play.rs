@@ -8,24 +8,23 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use serde_json::{Map, Value};
 
 use super::GlobalArgs;
 use super::daemon::{self, Waiting};
 use super::remote::Remote;
 use crate::client::RestClient;
-use crate::config::{resolve_data_dir, resolve_server};
+use crate::config::resolve_server;
 use crate::control::room::console::Console;
-use crate::data_dir::DataDir;
 use crate::hooks::skeleton;
 use crate::identity::{is_lower_hex_64, load_key_file};
+use crate::layout::{DataDir, SessionDir};
 use crate::protocols::well_known;
 use crate::records::SessionStatus;
 use crate::session::{
-    self, PlaySettings, Protocol, ProtocolSource, SessionDir, SessionEnd, SessionError,
+    self, PlaySettings, Protocol, ProtocolSource, SessionEnd, SessionError, SessionRecorder,
 };
 use crate::spec::ControlMode;
-use crate::spec::{self, Role, Spec};
+use crate::spec::{self, CheckedOptions, Role, Spec};
 use crate::transport::{HeartbeatConfig, RELAY_ENV_VAR, RelayChoice, Ticket};
 
 /// How this side plays (shared by host, join and guest).
@@ -147,7 +146,7 @@ impl PlayArgs {
             on_room: (self.control_mode != ControlMode::Autonomous).then(|| {
                 let consoles = desk.1.clone();
                 let on_room: crate::session::OnRoom = Arc::new(move |root| {
-                    let _ = consoles.set(Console::start(root.to_path_buf()));
+                    let _ = consoles.set(Console::start(root.clone()));
                 });
                 on_room
             }),
@@ -232,7 +231,7 @@ pub struct GuestArgs {
 struct Ready {
     data_dir: DataDir,
     protocol: Protocol,
-    options: Map<String, Value>,
+    options: CheckedOptions,
     /// Where the protocol came from, when it was prepared by id (`host --protocol`).
     source: Option<ProtocolSource>,
 }
@@ -245,16 +244,16 @@ fn local_play(
     play: &PlayArgs,
     leads_rooms: bool,
 ) -> anyhow::Result<Ready> {
-    let data_dir = DataDir::new(resolve_data_dir(global.data_dir.as_deref()));
-    let dir = crate::protocols::resolve(argument, data_dir.root()).map_err(anyhow::Error::msg)?;
+    let data_dir = global.data_dir();
+    let dir = crate::protocols::resolve(argument, &data_dir).map_err(anyhow::Error::msg)?;
     let spec = Spec::load_checked(&dir.join("spec.json"))?;
     if !(leads_rooms && spec.capabilities().room) {
         spec.ensure_runnable()
             .map_err(|error| anyhow::anyhow!("{error} ({})", dir.join("spec.json").display()))?;
     }
     skeleton::ensure_implemented(&dir, play.allow_skeleton_hooks).map_err(anyhow::Error::msg)?;
-    let options = spec::parse_options(options)?;
-    spec::validate_options(spec.value(), &options).context("options")?;
+    let options =
+        CheckedOptions::check(spec.value(), spec::parse_options(options)?).context("options")?;
     Ok(Ready {
         data_dir,
         protocol: Protocol { dir, spec },
@@ -281,15 +280,19 @@ fn choose_relay(play: &PlayArgs, client: &RestClient) -> anyhow::Result<RelayCho
 }
 
 fn client_for(global: &GlobalArgs, data_dir: &DataDir) -> anyhow::Result<RestClient> {
-    let identity = load_key_file(data_dir.root())?;
-    let server = resolve_server(global.server.as_deref(), data_dir.root())?;
+    let identity = load_key_file(data_dir)?;
+    let server = resolve_server(global.server.as_deref(), data_dir)?;
     Ok(RestClient::new(&server, identity)?)
 }
 
-fn session_dir(daemon: &DaemonArgs, data_dir: &DataDir, role: Role) -> anyhow::Result<SessionDir> {
+fn session_dir(
+    daemon: &DaemonArgs,
+    data_dir: &DataDir,
+    role: Role,
+) -> anyhow::Result<SessionRecorder> {
     match &daemon.internal_session_dir {
-        Some(dir) => Ok(SessionDir::open(dir)),
-        None => SessionDir::create(data_dir.root(), role).context("creating the session dir"),
+        Some(dir) => Ok(SessionRecorder::open(SessionDir::open(dir))),
+        None => SessionRecorder::create(data_dir, role).context("creating the session dir"),
     }
 }
 
@@ -322,8 +325,8 @@ fn remote_play(
         play.allow_skeleton_hooks,
         room,
     ))?;
-    let options = spec::parse_options(options)?;
-    spec::validate_options(prepared.spec.value(), &options).context("options")?;
+    let options = CheckedOptions::check(prepared.spec.value(), spec::parse_options(options)?)
+        .context("options")?;
     Ok(Ready {
         data_dir: remote.data_dir,
         protocol: Protocol {
@@ -412,11 +415,11 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
 
 /// With `--web`, serves the browser controller for this session from a thread of its own;
 /// its address goes to stdout and to `controller.url` (mode 0600: it carries the token).
-fn start_web(play: &PlayArgs, dir: &SessionDir) -> anyhow::Result<()> {
+fn start_web(play: &PlayArgs, dir: &SessionRecorder) -> anyhow::Result<()> {
     if !play.web {
         return Ok(());
     }
-    let url = crate::control::web::serve_in_background(dir.root().to_path_buf())
+    let url = crate::control::web::serve_in_background(dir.dir().clone())
         .context("starting the browser controller")?;
     let url_file = dir.root().join(crate::control::web::URL_FILE);
     crate::layout::write_atomic(&url_file, url.as_bytes()).context("writing controller.url")?;
@@ -444,7 +447,7 @@ fn let_pages_see_the_end(play: &PlayArgs) {
 
 /// A host stopped (`session abort`, Ctrl-C) before any guest joined withdraws its
 /// invitation, so nobody tries to dial a host that is gone.
-fn withdraw_if_unmatched(client: &RestClient, dir: &SessionDir) {
+fn withdraw_if_unmatched(client: &RestClient, dir: &SessionRecorder) {
     let record = dir.read();
     let (Some(post_id), None, Some(SessionStatus::Aborted)) =
         (&record.post_id, &record.session_id, record.status)
@@ -460,7 +463,7 @@ fn withdraw_if_unmatched(client: &RestClient, dir: &SessionDir) {
 }
 
 pub fn join(args: JoinArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    let data_dir = DataDir::new(resolve_data_dir(global.data_dir.as_deref()));
+    let data_dir = global.data_dir();
     let client = client_for(global, &data_dir)?;
     let (mut settings, desk) = args.play.settings()?;
     let dir = session_dir(&args.daemon, &data_dir, Role::Guest)?;
@@ -500,7 +503,7 @@ pub fn guest(args: GuestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let (mut settings, desk) = args.play.settings()?;
     settings.heartbeat = None;
     let dir =
-        SessionDir::create(data_dir.root(), Role::Guest).context("creating the session dir")?;
+        SessionRecorder::create(&data_dir, Role::Guest).context("creating the session dir")?;
     start_web(&args.play, &dir)?;
     let ended = daemon::run_until_signal(
         &dir,

@@ -88,8 +88,9 @@ fn prepare(args: &TestArgs, global: &GlobalArgs) -> anyhow::Result<Prepared> {
         );
     }
     skeleton::ensure_implemented(&dir, args.allow_skeleton_hooks).map_err(anyhow::Error::msg)?;
-    let options = spec::parse_options(args.options.as_deref())?;
-    spec::validate_options(spec.value(), &options).context("options")?;
+    let options =
+        spec::CheckedOptions::check(spec.value(), spec::parse_options(args.options.as_deref())?)
+            .context("options")?;
     if self_test == SelfTest::Room {
         let script = match &args.actions {
             Some(path) => read_actions(path)?,
@@ -98,7 +99,7 @@ fn prepare(args: &TestArgs, global: &GlobalArgs) -> anyhow::Result<Prepared> {
         return Ok(Prepared::Room(Box::new(RoomTest {
             protocol_dir: dir,
             spec,
-            options,
+            options: options.into_map(),
             state_base: args.state_base.clone().unwrap_or_else(default_state_base),
             script,
             first_actions: args.actions_before_failover,
@@ -224,8 +225,8 @@ pub fn run(args: TestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     } = &tested;
     println!(
         "sessions: host {}  guest {}",
-        host.session_dir.display(),
-        guest.session_dir.display()
+        host.session_dir.root().display(),
+        guest.session_dir.root().display()
     );
     if !failures.is_empty() {
         bail!("protocol test failed: {}", failures.join("; "));

@@ -8,13 +8,8 @@ use anyhow::Context;
 use super::GlobalArgs;
 use crate::client::RestClient;
 use crate::config;
-use crate::data_dir::DataDir;
 use crate::identity;
-
-/// The data directory chosen by `--data-dir` and the environment.
-pub fn data_dir(global: &GlobalArgs) -> DataDir {
-    DataDir::new(config::resolve_data_dir(global.data_dir.as_deref()))
-}
+use crate::layout::DataDir;
 
 /// A signed client acting as the data directory's identity.
 pub struct Remote {
@@ -25,9 +20,9 @@ pub struct Remote {
 
 impl Remote {
     pub fn connect(global: &GlobalArgs) -> anyhow::Result<Remote> {
-        let data_dir = data_dir(global);
-        let identity = identity::load_key_file(data_dir.root())?;
-        let server = config::resolve_server(global.server.as_deref(), data_dir.root())?;
+        let data_dir = global.data_dir();
+        let identity = identity::load_key_file(&data_dir)?;
+        let server = config::resolve_server(global.server.as_deref(), &data_dir)?;
         let client = RestClient::new(&server, identity)?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()

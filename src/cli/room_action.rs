@@ -44,7 +44,7 @@ pub fn submit(
     } else {
         println!(
             "[OK] action queued for the room in {}",
-            target.root.display()
+            target.dir.root().display()
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -10,7 +10,6 @@ use anyhow::Context;
 use clap::Args;
 
 use super::GlobalArgs;
-use super::remote;
 use crate::relay::{self, RelayOptions, TlsFiles};
 use crate::server::config::*;
 use crate::server::{self, ServerConfig};
@@ -183,7 +182,7 @@ pub fn run(args: ServerArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     init_logging();
     let database_url = match &args.database {
         Some(url) => url.clone(),
-        None => server::sqlite_url(&remote::data_dir(global).server_database()),
+        None => server::sqlite_url(&global.data_dir().server_database()),
     };
     let mut config = args.config(database_url);
     config.relay_url = args.recommended_relay()?;

@@ -170,9 +170,9 @@ pub fn run(command: SessionCommand, global: &GlobalArgs) -> anyhow::Result<ExitC
             which,
             follow,
             json,
-        } => super::session_local::events(&which.target(global)?.root, follow, json),
+        } => super::session_local::events(&which.target(global)?.dir, follow, json),
         SessionCommand::Abort { which, json } => {
-            super::session_local::abort(&which.target(global)?.root, json)
+            super::session_local::abort(&which.target(global)?.dir, json)
         }
         SessionCommand::Decide {
             value,
@@ -205,7 +205,7 @@ pub fn run(command: SessionCommand, global: &GlobalArgs) -> anyhow::Result<ExitC
             json,
         } => {
             let scope = match state_dir {
-                Some(dir) => crate::control::web::Scope::One(Target::at(&dir)?.root),
+                Some(dir) => crate::control::web::Scope::One(Target::at(&dir)?.dir),
                 None => crate::control::web::Scope::All(global.data_dir()),
             };
             session_control::web(scope, port, json)

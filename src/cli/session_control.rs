@@ -14,16 +14,16 @@ use super::session_local::FollowEnd;
 use crate::control::Target;
 use crate::decision::epoch_now;
 use crate::decision::submit::{self, Answer, DecisionInput, Submitter};
+use crate::layout::{EngineDir, SessionDir};
 use crate::records::{RecordedEvent, Window, iso_now, plain_text};
-use crate::session::EVENTS_FILE;
 
 /// The session's engine state dir, or why there is none yet.
-fn started_engine_dir(target: &Target) -> anyhow::Result<std::path::PathBuf> {
+fn started_engine_dir(target: &Target) -> anyhow::Result<EngineDir> {
     match target.engine_dir() {
         Some(dir) => Ok(dir),
         None => bail!(
             "the session in {} has no engine state yet (not started)",
-            target.root.display()
+            target.dir.root().display()
         ),
     }
 }
@@ -86,7 +86,7 @@ pub fn snapshot(target: &Target, as_json: bool, follow: bool) -> anyhow::Result<
     let mut last = None;
     loop {
         // Looked at before reading, so the view printed last is the one after the end.
-        let over = FollowEnd::of(&target.root);
+        let over = FollowEnd::of(&target.dir);
         let mut view = snapshot_view(target);
         let now = view.as_object_mut().and_then(|view| view.remove("now"));
         if last.as_ref() != Some(&view) {
@@ -115,15 +115,15 @@ pub fn snapshot(target: &Target, as_json: bool, follow: bool) -> anyhow::Result<
 pub fn snapshot_view(target: &Target) -> Value {
     let mut view = crate::control::view::session_view(target);
     if let Some(object) = view.as_object_mut() {
-        object.insert("path".into(), current_path(&target.root));
+        object.insert("path".into(), current_path(&target.dir));
     }
     view
 }
 
 /// How packets to the peer travel now: the data of the session's latest `path_changed`
 /// event (`null` before the connection opened).
-fn current_path(root: &Path) -> Value {
-    let Ok(text) = std::fs::read_to_string(root.join(EVENTS_FILE)) else {
+fn current_path(session: &SessionDir) -> Value {
+    let Ok(text) = std::fs::read_to_string(session.events_file()) else {
         return Value::Null;
     };
     text.lines()
@@ -235,7 +235,7 @@ pub fn change_strategy(
     change: StrategyChange,
 ) -> anyhow::Result<Map<String, Value>> {
     let engine_dir = started_engine_dir(target)?;
-    let path = engine_dir.join("strategy.json");
+    let path = engine_dir.strategy_file();
     // One change at a time: concurrent merges each see the one before.
     let _lock =
         crate::layout::lock_beside(&path).with_context(|| format!("locking {}", path.display()))?;
@@ -258,7 +258,7 @@ pub fn change_strategy(
     if let Some(op) = op {
         write_json(&path, &Value::Object(after.clone()))?;
         let line = json!({"ts": iso_now(), "op": op, "before": before, "after": after});
-        crate::decision::append_jsonl(&engine_dir.join("strategy_events.jsonl"), &line);
+        crate::decision::append_jsonl(&engine_dir.strategy_events_file(), &line);
     }
     Ok(after)
 }

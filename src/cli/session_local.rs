@@ -1,7 +1,6 @@
 //! `aigenora session list|events|abort`: this machine's session directories.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -9,14 +8,15 @@ use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
 use crate::layout::jsonl::{Tail, TailLine};
+use crate::layout::{DataDir, SessionDir};
 use crate::records::{RecordedEvent, SessionStatus};
 use crate::session::process::SessionProcess;
-use crate::session::{EVENTS_FILE, SESSION_FILE, SessionDir, list_sessions};
+use crate::session::{list_sessions, read_record};
 use crate::spec::Role;
 use crate::terminal::escape_display;
 
 /// Lists sessions under the data dir, newest first.
-pub fn list(data_dir: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
+pub fn list(data_dir: &DataDir, as_json: bool) -> anyhow::Result<ExitCode> {
     let sessions = list_sessions(data_dir);
     if as_json {
         let rows: Vec<Value> = sessions
@@ -41,11 +41,11 @@ pub fn list(data_dir: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
                 .chars()
                 .take(16)
                 .collect::<String>(),
-            dir.display()
+            dir.root().display()
         );
     }
     if sessions.is_empty() {
-        println!("no sessions in {}", data_dir.join("sessions").display());
+        println!("no sessions in {}", data_dir.sessions_root().display());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -57,16 +57,16 @@ const MAX_EVENT_LINE: usize = 16 << 20;
 /// Prints a session's events; with `follow`, keeps printing new ones until the session is
 /// over: session.json shows a final status (written after the last event), or the process
 /// that ran it is gone without writing one (killed).
-pub fn events(state_dir: &Path, follow: bool, as_json: bool) -> anyhow::Result<ExitCode> {
-    let path = state_dir.join(EVENTS_FILE);
-    if !state_dir.is_dir() {
-        bail!("no session directory at {}", state_dir.display());
+pub fn events(session: &SessionDir, follow: bool, as_json: bool) -> anyhow::Result<ExitCode> {
+    let path = session.events_file();
+    if !session.root().is_dir() {
+        bail!("no session directory at {}", session.root().display());
     }
     let mut events = Tail::new(&path, MAX_EVENT_LINE);
     let mut stdout = std::io::stdout();
     loop {
         // Looked at before reading, so every event written before the end gets printed.
-        let over = FollowEnd::of(state_dir);
+        let over = FollowEnd::of(session);
         for line in events.read_to_end() {
             match line {
                 TailLine::Text { text, .. } if as_json => {
@@ -118,10 +118,10 @@ pub(super) enum FollowEnd {
 }
 
 impl FollowEnd {
-    /// Whether the session in `state_dir` is over, and how; `None` while it runs (or has
+    /// Whether the session in `session` is over, and how; `None` while it runs (or has
     /// recorded no process yet).
-    pub(super) fn of(state_dir: &Path) -> Option<FollowEnd> {
-        let record = SessionDir::open(state_dir).read();
+    pub(super) fn of(session: &SessionDir) -> Option<FollowEnd> {
+        let record = read_record(session);
         if record.is_final() {
             return Some(FollowEnd::Recorded);
         }
@@ -144,8 +144,9 @@ impl FollowEnd {
 }
 
 /// Stops a running session (SIGTERM to its process; it records the abort itself).
-pub fn abort(state_dir: &PathBuf, as_json: bool) -> anyhow::Result<ExitCode> {
-    let pid = signal_abort(state_dir)?;
+pub fn abort(session: &SessionDir, as_json: bool) -> anyhow::Result<ExitCode> {
+    let pid = signal_abort(session)?;
+    let state_dir = session.root();
     if as_json {
         println!(
             "{}",
@@ -160,13 +161,13 @@ pub fn abort(state_dir: &PathBuf, as_json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Sends SIGTERM to the process of the running session in `state_dir`; its pid.
-pub fn signal_abort(state_dir: &Path) -> anyhow::Result<u32> {
-    let session = SessionDir::open(state_dir);
-    if !state_dir.join(SESSION_FILE).is_file() {
+/// Sends SIGTERM to the process of the running session in `session`; its pid.
+pub fn signal_abort(session: &SessionDir) -> anyhow::Result<u32> {
+    let state_dir = session.root();
+    if !session.holds_a_session() {
         bail!("no session.json in {}", state_dir.display());
     }
-    let record = session.read();
+    let record = read_record(session);
     if let Some(status) = record.status.filter(|status| status.is_final()) {
         bail!(
             "session in {} already ended ({status})",

@@ -89,7 +89,7 @@ pub struct ChosenPlace {
 
 impl ChosenPlace {
     /// The guides meant: the one the flags name, or every one remembered in `data_dir`.
-    fn chosen(&self, data_dir: &Path) -> anyhow::Result<Vec<PlaceArgs>> {
+    fn chosen(&self, data_dir: &crate::layout::DataDir) -> anyhow::Result<Vec<PlaceArgs>> {
         if let Some(target) = self.target {
             return Ok(vec![PlaceArgs {
                 target,
@@ -101,7 +101,7 @@ impl ChosenPlace {
         if remembered.is_empty() {
             anyhow::bail!(
                 "no guide installed from the data dir {}: name one with --target (and --base or                  --path), or install one with `aigenora skill install --target ...`",
-                crate::terminal::escape_control(&data_dir.display().to_string())
+                crate::terminal::escape_control(&data_dir.root().display().to_string())
             );
         }
         Ok(remembered

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use super::{ClientError, RestClient};
-use crate::data_dir::DataDir;
 use crate::identity::is_lower_hex_64;
+use crate::layout::DataDir;
 use crate::spec::{Spec, SpecError};
 
 /// Why a protocol could not be fetched.

@@ -4,31 +4,32 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::layout::{DataDir, EngineDir, SessionDir};
 use crate::records::SessionRecord;
-use crate::session::{SESSION_FILE, SessionDir, list_sessions};
+use crate::session::{list_sessions, read_record};
 
 /// One session as the local commands see it.
 #[derive(Debug, Clone)]
 pub struct Target {
     /// The session dir (session.json, events.jsonl).
-    pub root: PathBuf,
+    pub dir: SessionDir,
     pub record: SessionRecord,
 }
 
 impl Target {
     /// `--state-dir` when given, else the newest session of the data dir.
-    pub fn resolve(state_dir: Option<&Path>, data_dir: &Path) -> anyhow::Result<Target> {
+    pub fn resolve(state_dir: Option<&Path>, data_dir: &DataDir) -> anyhow::Result<Target> {
         match state_dir {
             Some(dir) => Target::at(dir),
             None => {
-                let (root, record) =
+                let (dir, record) =
                     list_sessions(data_dir).into_iter().next().ok_or_else(|| {
                         anyhow::anyhow!(
                             "no sessions in {} (pass --state-dir)",
-                            data_dir.join("sessions").display()
+                            data_dir.sessions_root().display()
                         )
                     })?;
-                Ok(Target { root, record })
+                Ok(Target { dir, record })
             }
         }
     }
@@ -38,31 +39,33 @@ impl Target {
         if !dir.is_dir() {
             anyhow::bail!("no session directory at {}", dir.display());
         }
-        let root = if dir.join(SESSION_FILE).is_file() {
-            dir.to_path_buf()
+        let here = SessionDir::open(dir);
+        let session = if here.holds_a_session() {
+            here
         } else {
-            match dir
-                .parent()
-                .filter(|parent| parent.join(SESSION_FILE).is_file())
-            {
-                Some(parent) => parent.to_path_buf(),
-                None => dir.to_path_buf(),
-            }
+            dir.parent()
+                .map(SessionDir::open)
+                .filter(SessionDir::holds_a_session)
+                .unwrap_or(here)
         };
-        let record = SessionDir::open(&root).read();
-        Ok(Target { root, record })
+        let record = read_record(&session);
+        Ok(Target {
+            dir: session,
+            record,
+        })
     }
 
-    /// The engine's state dir (snapshot.json, decision/), once the engine has started.
-    pub fn engine_dir(&self) -> Option<PathBuf> {
+    /// The engine dir (snapshot.json, decision/), once the engine has started.
+    pub fn engine_dir(&self) -> Option<EngineDir> {
         if let Some(dir) = self.record.state_dir.clone().filter(|dir| dir.is_dir()) {
-            return Some(dir);
+            return Some(EngineDir::open(dir));
         }
-        if self.root.join("decision").is_dir() || self.root.join("snapshot.json").is_file() {
-            return Some(self.root.clone());
+        let here = EngineDir::open(self.dir.root());
+        if here.decision_dir().is_dir() || here.snapshot_file().is_file() {
+            return Some(here);
         }
         let role = self.record.role?;
-        let mut children: Vec<PathBuf> = std::fs::read_dir(&self.root)
+        let mut children: Vec<PathBuf> = std::fs::read_dir(self.dir.root())
             .ok()?
             .flatten()
             .map(|entry| entry.path())
@@ -74,12 +77,13 @@ impl Target {
             })
             .collect();
         children.sort();
-        children.pop()
+        children.pop().map(EngineDir::open)
     }
 
     /// A name for the session in listings and URLs: its directory's name.
     pub fn name(&self) -> String {
-        self.root
+        self.dir
+            .root()
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default()

@@ -271,13 +271,8 @@ fn say(text: &str) {
 /// What the hooks publish in snapshot.json that a player wants to see: the score, the
 /// round, the last event, the board or table (`board_text`).
 fn state_lines(desk: &Desk) -> Vec<String> {
-    let path = desk
-        .files()
-        .dir()
-        .parent()
-        .map(|dir| dir.join("snapshot.json"));
-    let snapshot: Value = path
-        .and_then(|path| std::fs::read_to_string(path).ok())
+    let snapshot: Value = std::fs::read_to_string(desk.engine_dir().snapshot_file())
+        .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or(Value::Null);
     let mut lines = Vec::new();

@@ -11,19 +11,19 @@ use crate::records::{DecisionFiles, Window};
 /// `{status, role, control_mode, peer_control_mode, winner, end_reason, snapshot, window,
 /// room, room_talk, now}` of a session, read afresh (`now` in Unix seconds, for countdowns).
 pub fn session_view(target: &Target) -> Value {
-    let target = Target::at(&target.root).unwrap_or_else(|_| target.clone());
+    let target = Target::at(target.dir.root()).unwrap_or_else(|_| target.clone());
     let record = &target.record;
     let engine = target.engine_dir();
     let snapshot = engine
         .as_ref()
-        .and_then(|dir| std::fs::read_to_string(dir.join("snapshot.json")).ok())
+        .and_then(|dir| std::fs::read_to_string(dir.snapshot_file()).ok())
         .and_then(|text| serde_json::from_str::<Value>(&text).ok())
         .unwrap_or(Value::Null);
     let window: Option<Window> = engine
         .as_ref()
         .and_then(|dir| DecisionFiles::of(dir).window())
         .filter(|window| window.open);
-    let room = std::fs::read_to_string(target.root.join(crate::session::room::record::ROOM_FILE))
+    let room = std::fs::read_to_string(target.dir.room_file())
         .ok()
         .and_then(|text| serde_json::from_str::<Value>(&text).ok())
         .unwrap_or(Value::Null);

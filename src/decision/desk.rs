@@ -91,6 +91,7 @@ pub enum Submitted {
 
 /// One side's decision windows.
 pub struct Desk {
+    engine_dir: crate::layout::EngineDir,
     files: DecisionFiles,
     /// The contract and side, for the legal values of a window.
     spec: Spec,
@@ -129,12 +130,12 @@ impl std::fmt::Debug for Desk {
 
 impl Desk {
     pub fn new(
-        state_dir: &std::path::Path,
+        engine_dir: &crate::layout::EngineDir,
         (spec, role): (Spec, Role),
         times: WindowTimes,
         events: EventLog,
     ) -> Arc<Desk> {
-        let files = DecisionFiles::of(state_dir);
+        let files = DecisionFiles::of(engine_dir);
         let _ = crate::layout::create_private_dir(files.dir());
         let inner = Inner {
             decisions: Tail::new(files.decisions(), MAX_DECISION_LINE),
@@ -147,6 +148,7 @@ impl Desk {
             announced: false,
         };
         Arc::new(Desk {
+            engine_dir: engine_dir.clone(),
             files,
             spec,
             role,
@@ -164,6 +166,11 @@ impl Desk {
 
     pub fn files(&self) -> &DecisionFiles {
         &self.files
+    }
+
+    /// The engine dir of the side this desk decides for.
+    pub fn engine_dir(&self) -> &crate::layout::EngineDir {
+        &self.engine_dir
     }
 
     /// The open window as it changes (`None` between windows), for a terminal or a page.

@@ -3,13 +3,13 @@
 //! window open — then appended to `decisions.jsonl` as the reference's gateway would, and
 //! answered with what the engine did with it (played, refused, too late).
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::files::append_line;
+use crate::layout::EngineDir;
 use crate::records::{
     DecisionFiles, DecisionMeta, DecisionRecord, DecisionStatus, MATCH_KEYS, Window, iso_now,
     read_lines, window_key,
@@ -111,7 +111,7 @@ impl Answer {
 /// Submits `input` to the side whose engine dir is `engine_dir`, and waits up to `wait` for
 /// the engine's answer.
 pub fn submit(
-    engine_dir: &Path,
+    engine_dir: &EngineDir,
     control_mode: Option<ControlMode>,
     input: DecisionInput,
     submitter: &Submitter,

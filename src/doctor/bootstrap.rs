@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::layout::DataDir;
 use crate::skill::install::{GuideStatus, Placement, check};
 use crate::skill::{GuideFile, Target};
 
@@ -54,7 +55,7 @@ const TARGETS: [Target; 3] = [Target::ClaudeCode, Target::Codex, Target::Opencod
 
 /// Looks at this install: `data_dir` as the command resolved it, each agent's guide under
 /// `base` (the project directory), `guide` as this binary renders it.
-pub fn bootstrap(data_dir: &Path, base: &Path, guide: &[GuideFile]) -> Bootstrap {
+pub fn bootstrap(data_dir: &DataDir, base: &Path, guide: &[GuideFile]) -> Bootstrap {
     let mut issues = Vec::new();
     let (recommended_entrypoint, on_path) = entrypoint(&mut issues);
     let guides: Vec<InstalledGuide> = TARGETS
@@ -73,10 +74,10 @@ pub fn bootstrap(data_dir: &Path, base: &Path, guide: &[GuideFile]) -> Bootstrap
     let installed = guides
         .iter()
         .find(|guide| guide.status != GuideStatus::NotInstalled);
-    let key_present = data_dir.join(crate::identity::KEY_FILE_NAME).is_file();
+    let key_present = data_dir.key_file().is_file();
     if !key_present {
         issues.push(Issue {
-            problem: format!("no identity in {}", data_dir.display()),
+            problem: format!("no identity in {}", data_dir.root().display()),
             fix: "aigenora init".into(),
         });
     }
@@ -100,8 +101,8 @@ pub fn bootstrap(data_dir: &Path, base: &Path, guide: &[GuideFile]) -> Bootstrap
         skill_version: installed.and_then(|guide| guide.installed_version.clone()),
         bundled_skill_version: crate::skill::VERSION,
         guides,
-        data_dir_default: absolute(&crate::config::resolve_data_dir(None)),
-        data_dir: absolute(data_dir),
+        data_dir_default: absolute(crate::config::resolve_data_dir(None).root()),
+        data_dir: absolute(data_dir.root()),
         key_present,
         python,
         issues,

@@ -6,12 +6,11 @@
 
 pub mod bootstrap;
 
-use std::path::{Path, PathBuf};
-
 use serde::Serialize;
 
 use crate::client::RestClient;
 use crate::identity::{Identity, load_key_file};
+use crate::layout::DataDir;
 use crate::terminal::escape_control;
 use crate::transport::{RELAY_ENV_VAR, RelayChoice};
 
@@ -68,7 +67,7 @@ impl Finding {
 /// What `doctor` looks at: the data dir and the `--server` flag, as the commands resolve them.
 #[derive(Debug, Clone)]
 pub struct Setup {
-    pub data_dir: PathBuf,
+    pub data_dir: DataDir,
     pub server_flag: Option<String>,
 }
 
@@ -98,8 +97,8 @@ pub async fn doctor(setup: &Setup, offline: bool) -> Vec<Finding> {
 }
 
 /// The identity in `key.json`.
-pub fn key(data_dir: &Path) -> (Finding, Option<Identity>) {
-    let path = data_dir.join(crate::identity::KEY_FILE_NAME);
+pub fn key(data_dir: &DataDir) -> (Finding, Option<Identity>) {
+    let path = data_dir.key_file();
     if !path.exists() {
         let detail = format!("no identity: {} does not exist", path.display());
         return (Finding::problem("key", detail, "aigenora init"), None);

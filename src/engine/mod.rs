@@ -10,7 +10,6 @@ mod session_loop;
 mod simultaneous_round;
 mod windows;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,6 +21,7 @@ pub use windows::{DEFAULT_PEER_TIMEOUT, DecisionSettings, peer_wait};
 
 use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, InitContext};
 use crate::identity::Identity;
+use crate::layout::EngineDir;
 use crate::records::EventLog;
 use crate::spec::{ControlMode, Direction, Flow, MessageError, Role, Spec, TimeoutAction, Winner};
 use crate::transport::{Channel, ChannelError};
@@ -36,8 +36,8 @@ pub struct EngineConfig {
     pub options: Map<String, Value>,
     /// Extra positional arguments for `proto_init` (manual-decision protocols only).
     pub args: Vec<String>,
-    /// This side's state directory (snapshot.json, details.jsonl, ...); must exist.
-    pub state_dir: PathBuf,
+    /// This side's engine dir (snapshot.json, decision/, ...); must exist.
+    pub state_dir: EngineDir,
     /// Where engine events go (events.jsonl).
     pub events: EventLog,
     pub control_mode: ControlMode,
@@ -247,7 +247,7 @@ fn init_context<'a>(
         options: &config.options,
         role: config.role,
         args: &config.args,
-        state_dir: &config.state_dir,
+        state_dir: config.state_dir.root(),
         decision: if decisions {
             decision_config(spec, config.control_mode)
         } else {

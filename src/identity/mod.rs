@@ -11,7 +11,7 @@ mod session;
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 
 pub use binding::{TRANSPORT_IROH, transport_binding_canonical};
-pub use key_file::{KEY_FILE_NAME, create_key_file, load_key_file};
+pub use key_file::{create_key_file, load_key_file};
 pub use pow::{pow_satisfied, registration_canonical, solve_pow};
 pub use request::{
     HEADER_PUBLIC_KEY, HEADER_REQUEST_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, SignedHeaders,

@@ -6,6 +6,8 @@
 pub mod samples;
 pub mod well_known;
 
+use crate::layout::DataDir;
+
 /// One built-in protocol: its alias and the two files that define it.
 #[derive(Debug, Clone, Copy)]
 pub struct Builtin {
@@ -54,11 +56,8 @@ impl Builtin {
 
 /// Writes a built-in's files into the protocol library of a data dir and returns that dir.
 /// Existing files are replaced when their content differs (built-ins stay pristine).
-pub fn materialize(
-    builtin: &Builtin,
-    data_dir: &std::path::Path,
-) -> std::io::Result<std::path::PathBuf> {
-    let dir = crate::data_dir::DataDir::new(data_dir).protocol_dir(&builtin.spec().protocol_id());
+pub fn materialize(builtin: &Builtin, data_dir: &DataDir) -> std::io::Result<std::path::PathBuf> {
+    let dir = data_dir.protocol_dir(&builtin.spec().protocol_id());
     std::fs::create_dir_all(&dir)?;
     for (name, content) in [
         ("spec.json", builtin.spec_json),
@@ -84,20 +83,20 @@ pub enum Located {
 /// dir's library), or a contract already in the library named by its protocol_id or, for the
 /// network's well-known contracts, its alias (`rps-v1`). Otherwise one line saying how to
 /// get it.
-pub fn resolve(argument: &str, data_dir: &std::path::Path) -> Result<std::path::PathBuf, String> {
+pub fn resolve(argument: &str, data_dir: &DataDir) -> Result<std::path::PathBuf, String> {
     match locate(argument, data_dir)? {
         Located::Dir(dir) => Ok(dir),
         Located::Builtin(builtin) => materialize(builtin, data_dir).map_err(|e| {
             format!(
                 "cannot write built-in {argument} into {}: {e}",
-                data_dir.display()
+                data_dir.root().display()
             )
         }),
     }
 }
 
 /// What [`resolve`] finds, without writing a built-in anywhere.
-pub fn locate(argument: &str, data_dir: &std::path::Path) -> Result<Located, String> {
+pub fn locate(argument: &str, data_dir: &DataDir) -> Result<Located, String> {
     let path = std::path::Path::new(argument);
     if path.is_dir() {
         return Ok(Located::Dir(path.to_path_buf()));
@@ -121,7 +120,7 @@ pub fn locate(argument: &str, data_dir: &std::path::Path) -> Result<Located, Str
             ));
         }
     };
-    let dir = crate::data_dir::DataDir::new(data_dir).protocol_dir(protocol_id);
+    let dir = data_dir.protocol_dir(protocol_id);
     if dir.join("spec.json").is_file() {
         return Ok(Located::Dir(dir));
     }
@@ -133,6 +132,6 @@ pub fn locate(argument: &str, data_dir: &std::path::Path) -> Result<Located, Str
     Err(format!(
         "{named} is not in the protocol library of {}: get it with `aigenora protocol fetch \
          {argument}` (needs a community server)",
-        data_dir.display()
+        data_dir.root().display()
     ))
 }

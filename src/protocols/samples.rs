@@ -1,11 +1,11 @@
 //! `aigenora init --samples`: our built-in protocols and our hooks for the well-known
 //! contracts, written into the data dir's protocol library for people to read and adapt.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::well_known::{self, Installed, WELL_KNOWN};
 use super::{BUILTINS, materialize};
-use crate::data_dir::DataDir;
+use crate::layout::DataDir;
 
 /// What one sample is.
 #[derive(
@@ -37,17 +37,16 @@ pub struct Sample {
 }
 
 /// Writes every sample into the library of `data_dir`.
-pub fn write_samples(data_dir: &Path) -> std::io::Result<Vec<Sample>> {
+pub fn write_samples(library: &DataDir) -> std::io::Result<Vec<Sample>> {
     let mut samples = Vec::new();
     for builtin in BUILTINS {
         samples.push(Sample {
             kind: SampleKind::Builtin,
             alias: builtin.alias,
-            dir: materialize(builtin, data_dir)?,
+            dir: materialize(builtin, library)?,
             written: true,
         });
     }
-    let library = DataDir::new(data_dir);
     for entry in WELL_KNOWN {
         let dir = library.protocol_dir(entry.protocol_id);
         let installed = well_known::install(entry, &dir)?;
@@ -68,7 +67,7 @@ mod tests {
     #[test]
     fn every_sample_lands_in_the_library_and_edits_to_well_known_hooks_stay() {
         let data = tempfile::tempdir().unwrap();
-        let samples = write_samples(data.path()).unwrap();
+        let samples = write_samples(&DataDir::new(data.path())).unwrap();
         assert_eq!(samples.len(), BUILTINS.len() + WELL_KNOWN.len());
         for sample in &samples {
             assert!(sample.dir.join("hooks.py").is_file(), "{}", sample.alias);
@@ -82,7 +81,7 @@ mod tests {
         }
         let adapted = samples.last().unwrap().dir.join("hooks.py");
         std::fs::write(&adapted, "class Hooks: pass  # adapted\n").unwrap();
-        let again = write_samples(data.path()).unwrap();
+        let again = write_samples(&DataDir::new(data.path())).unwrap();
         assert!(!again.last().unwrap().written);
         assert_eq!(
             std::fs::read_to_string(adapted).unwrap(),

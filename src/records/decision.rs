@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::layout::EngineDir;
+
 /// Fields that name a window in a submitted decision, in the order they are looked for.
 pub const MATCH_KEYS: [&str; 5] = ["round", "turn", "attempt", "action_seq", "setup"];
 
@@ -299,10 +301,10 @@ pub struct DecisionFiles {
 }
 
 impl DecisionFiles {
-    /// The decision dir of an engine state dir.
-    pub fn of(state_dir: &Path) -> DecisionFiles {
+    /// The decision dir of an engine dir.
+    pub fn of(engine_dir: &EngineDir) -> DecisionFiles {
         DecisionFiles {
-            dir: state_dir.join("decision"),
+            dir: engine_dir.decision_dir(),
         }
     }
 

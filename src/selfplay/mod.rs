@@ -14,17 +14,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::engine::{
-    self, DecisionSettings, DisplaySink, EngineConfig, EngineError, LocalInput, Outcome,
-    ScriptStep, ScriptedInput, SessionBinding,
+    self, DecisionSettings, DisplaySink, EngineError, LocalInput, Outcome, ScriptStep,
+    ScriptedInput, SessionBinding,
 };
 use crate::hooks::interpreter;
 use crate::hooks::python_hooks::PythonHooks;
-use crate::records::{SessionRecord, SessionStatus};
-use crate::session::{EVENTS_FILE, SessionDir};
-use crate::spec::ControlMode;
+use crate::layout::{EngineDir, SessionDir};
+use crate::records::SessionRecord;
+use crate::session::{EngineStart, SessionRecorder};
+use crate::spec::{CheckedOptions, ControlMode};
 use crate::spec::{Role, Spec};
 use crate::transport::memory::{MemoryChannel, turn_taking_duplex};
 use crate::transport::{Channel, ChannelError};
@@ -34,7 +35,7 @@ use crate::transport::{Channel, ChannelError};
 pub struct SelfPlay {
     pub protocol_dir: PathBuf,
     pub spec: Spec,
-    pub options: Map<String, Value>,
+    pub options: CheckedOptions,
     /// Parent of the `host-<ms>` / `guest-<ms>` side dirs.
     pub state_base: PathBuf,
     pub control_mode: ControlMode,
@@ -52,15 +53,15 @@ pub struct SideReport {
     pub role: Role,
     pub result: Result<Outcome, EngineError>,
     /// The side's directory: `session.json` and the engine's `events.jsonl`.
-    pub session_dir: PathBuf,
-    /// The engine state dir inside it (snapshot.json and the hooks' own files).
-    pub state_dir: PathBuf,
+    pub session_dir: SessionDir,
+    /// The engine dir inside it (snapshot.json and the hooks' own files).
+    pub state_dir: EngineDir,
 }
 
 impl SideReport {
-    /// The engine's events file.
+    /// The side's events file.
     pub fn events_file(&self) -> PathBuf {
-        self.session_dir.join(EVENTS_FILE)
+        self.session_dir.events_file()
     }
 }
 
@@ -101,7 +102,6 @@ impl SelfPlay {
         let capabilities = self.spec.capabilities();
         let shared_cpu = cpu::current().filter(|_| capabilities.light_hooks);
         let (done_tx, done_rx) = mpsc::channel::<SideReport>();
-        let free = capabilities.local_input;
         let waiting = [
             Arc::new(AtomicBool::new(false)),
             Arc::new(AtomicBool::new(false)),
@@ -118,7 +118,7 @@ impl SelfPlay {
             .zip(hooks);
         for ((((role, inner), first_turn), waiting), mut hooks) in sides {
             let mut channel = Watched { inner, waiting };
-            let side_dir = SessionDir::create_in(&self.state_base, role)
+            let side_dir = SessionRecorder::create_in(&self.state_base, role)
                 .map_err(|e| SelfPlayError::StateDir(self.state_base.clone(), e))?;
             side_dir.record_start(
                 role,
@@ -130,23 +130,12 @@ impl SelfPlay {
                     ..SessionRecord::default()
                 },
             );
-            let state_dir = side_dir
-                .engine_state_dir(role)
-                .map_err(|e| SelfPlayError::StateDir(side_dir.root().to_path_buf(), e))?;
-            let _ = side_dir.update(|record| {
-                record.state_dir = Some(state_dir.clone());
-                record.status = Some(SessionStatus::Running);
-            });
-            let config = EngineConfig {
+            let start = EngineStart {
                 role,
                 options: self.options.clone(),
-                args: Vec::new(),
-                events: side_dir.events().clone(),
-                state_dir: state_dir.clone(),
                 control_mode: self.control_mode,
                 pace: self.pace,
                 display: self.display.clone(),
-                local_input: free.then(|| chat_script(role)),
                 decisions: DecisionSettings {
                     think: self.think,
                     ..DecisionSettings::default()
@@ -154,7 +143,12 @@ impl SelfPlay {
                 binding: SessionBinding::unbound(),
                 // Both sides are ours; only a pace longer than the usual wait stretches it.
                 peer_timeout: engine::DEFAULT_PEER_TIMEOUT.max(self.pace * 4),
+                local_input: Box::new(move |_| chat_script(role)),
             };
+            let config = side_dir
+                .start_engine(&self.spec, start)
+                .map_err(|e| SelfPlayError::StateDir(side_dir.root().to_path_buf(), e))?;
+            let state_dir = config.state_dir.clone();
             let (spec, done) = (self.spec.clone(), done_tx.clone());
             std::thread::Builder::new()
                 .name(format!("aigenora-{role}"))
@@ -168,7 +162,7 @@ impl SelfPlay {
                     let _ = done.send(SideReport {
                         role,
                         result,
-                        session_dir: side_dir.root().to_path_buf(),
+                        session_dir: side_dir.dir().clone(),
                         state_dir,
                     });
                 })

@@ -103,7 +103,7 @@ impl RoomTest {
         else {
             return Err(RoomTestError::Setup("not a room".into()));
         };
-        let dir = crate::session::claim_dir(&self.state_base, "room")
+        let dir = crate::layout::claim_dir(&self.state_base, "room")
             .map_err(|e| RoomTestError::Setup(format!("cannot create the test directory: {e}")))?;
         let mut report = RoomReport {
             dir: dir.clone(),

@@ -7,6 +7,7 @@ use std::sync::mpsc::{Sender, channel};
 use std::time::Duration;
 
 use crate::engine::{LineInput, LocalInput};
+use crate::layout::EngineDir;
 
 /// Longest inbox line taken (a chat line, with room to spare).
 const MAX_INBOX_LINE: usize = 1 << 20;
@@ -14,7 +15,7 @@ const MAX_INBOX_LINE: usize = 1 << 20;
 const INBOX_POLL: Duration = Duration::from_millis(100);
 
 /// Starts the stdin reader and the inbox watcher; the engine polls the returned input.
-pub fn start(engine_state_dir: PathBuf, read_stdin: bool) -> Box<dyn LocalInput> {
+pub fn start(engine_dir: &EngineDir, read_stdin: bool) -> Box<dyn LocalInput> {
     let (lines, input) = channel();
     if read_stdin {
         let to_engine = lines.clone();
@@ -27,7 +28,8 @@ pub fn start(engine_state_dir: PathBuf, read_stdin: bool) -> Box<dyn LocalInput>
             }
         });
     }
-    std::thread::spawn(move || watch_inbox(engine_state_dir.join("inbox.jsonl"), lines));
+    let inbox = engine_dir.inbox_file();
+    std::thread::spawn(move || watch_inbox(inbox, lines));
     Box::new(LineInput(input))
 }
 

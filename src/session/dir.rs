@@ -1,82 +1,47 @@
-//! A networked session's directory, `<data>/sessions/<role>-<ms>/`: `session.json` (status
-//! and identifiers, rewritten atomically), `events.jsonl` (what happened, in order), the
-//! daemon's logs, and the engine's own state dir inside.
+//! What a networked side records about its session, in its session dir
+//! ([`crate::layout::SessionDir`]): `session.json` (status and identifiers, rewritten
+//! atomically) and `events.jsonl` (what happened, in order).
 
-use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::path::Path;
 
 use crate::engine::Outcome;
+use crate::layout::{DataDir, EngineDir, SessionDir};
 use crate::records::{EventLog, SessionRecord, SessionStatus, iso_now};
 use crate::spec::Role;
 
-pub const SESSION_FILE: &str = "session.json";
-pub const EVENTS_FILE: &str = "events.jsonl";
-
-/// One session directory.
+/// A session dir and the event log every part of the side appends to.
 #[derive(Debug, Clone)]
-pub struct SessionDir {
-    root: PathBuf,
+pub struct SessionRecorder {
+    dir: SessionDir,
     events: EventLog,
 }
 
-/// Claims a fresh `<base>/<role>-<unix ms>/` (suffixed `-N` when that name is taken), mode
-/// 0700 inside a base that is 0700 too: `create_dir` is atomic, so two sides or processes
-/// starting in the same millisecond never share a directory.
-fn claim_role_dir(base: &Path, role: Role) -> std::io::Result<PathBuf> {
-    claim_dir(base, role.as_str())
-}
+impl SessionRecorder {
+    /// Claims a fresh `<data>/sessions/<role>-<ms>/`.
+    pub fn create(data_dir: &DataDir, role: Role) -> std::io::Result<SessionRecorder> {
+        data_dir.claim_session(role).map(SessionRecorder::open)
+    }
 
-/// A new owner-only directory `<prefix>-<ms>` (with a suffix if taken) in `base`, which is
-/// made private first.
-pub fn claim_dir(base: &Path, prefix: &str) -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
-    crate::layout::ensure_private_data_dir(base)?;
-    let stamp = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_millis();
-    for attempt in 0u32.. {
-        let name = if attempt == 0 {
-            format!("{prefix}-{stamp}")
-        } else {
-            format!("{prefix}-{stamp}-{attempt}")
-        };
-        let dir = base.join(name);
-        match std::fs::DirBuilder::new()
-            .mode(crate::layout::files::PRIVATE_DIR)
-            .create(&dir)
-        {
-            Ok(()) => return Ok(dir),
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(error) => return Err(error),
+    /// Claims a fresh `<base>/<role>-<ms>/` (self-play lays its sides out under any base).
+    pub fn create_in(base: &Path, role: Role) -> std::io::Result<SessionRecorder> {
+        SessionDir::claim_in(base, role).map(SessionRecorder::open)
+    }
+
+    /// Records into an existing session directory.
+    pub fn open(dir: SessionDir) -> SessionRecorder {
+        SessionRecorder {
+            events: EventLog::to_file(dir.events_file()),
+            dir,
         }
     }
-    unreachable!("some suffix is free")
-}
 
-impl SessionDir {
-    /// Creates a fresh `<data>/sessions/<role>-<ms>/`.
-    pub fn create(data_dir: &Path, role: Role) -> std::io::Result<SessionDir> {
-        crate::layout::ensure_private_data_dir(data_dir)?;
-        SessionDir::create_in(&data_dir.join("sessions"), role)
-    }
-
-    /// Creates a fresh `<base>/<role>-<ms>/` (self-play lays its sides out under any base).
-    pub fn create_in(base: &Path, role: Role) -> std::io::Result<SessionDir> {
-        claim_role_dir(base, role).map(SessionDir::open)
-    }
-
-    /// An existing session directory.
-    pub fn open(root: impl Into<PathBuf>) -> SessionDir {
-        let root = root.into();
-        SessionDir {
-            events: EventLog::to_file(root.join(EVENTS_FILE)),
-            root,
-        }
+    /// The session directory, with its files.
+    pub fn dir(&self) -> &SessionDir {
+        &self.dir
     }
 
     pub fn root(&self) -> &Path {
-        &self.root
+        self.dir.root()
     }
 
     /// Where the session's events are written (engine, heartbeat, renewal, handshake).
@@ -84,14 +49,14 @@ impl SessionDir {
         &self.events
     }
 
-    /// A fresh engine state dir inside this session (`<role>-<ms>/`).
-    pub fn engine_state_dir(&self, role: Role) -> std::io::Result<PathBuf> {
-        claim_role_dir(&self.root, role)
+    /// A fresh engine dir inside this session (`<role>-<ms>/`).
+    pub fn claim_engine_dir(&self, role: Role) -> std::io::Result<EngineDir> {
+        self.dir.claim_engine_dir(role)
     }
 
     /// `session.json` (empty when missing or unreadable).
     pub fn read(&self) -> SessionRecord {
-        read_record(&self.root)
+        read_record(&self.dir)
     }
 
     /// Records that this process starts playing `role`: `status: starting`, the start time
@@ -132,49 +97,28 @@ impl SessionDir {
     pub fn update(&self, change: impl FnOnce(&mut SessionRecord)) -> std::io::Result<()> {
         let mut record = self.read();
         change(&mut record);
-        crate::layout::write_atomic(
-            &self.root.join(SESSION_FILE),
-            record.to_json_pretty().as_bytes(),
-        )
+        crate::layout::write_atomic(&self.dir.session_file(), record.to_json_pretty().as_bytes())
     }
 }
 
-fn read_record(root: &Path) -> SessionRecord {
-    std::fs::read_to_string(root.join(SESSION_FILE))
+/// `session.json` of `dir` (empty when missing or unreadable).
+pub fn read_record(dir: &SessionDir) -> SessionRecord {
+    std::fs::read_to_string(dir.session_file())
         .map(|text| SessionRecord::parse(&text))
         .unwrap_or_default()
 }
 
-/// When a session dir was claimed, from its name `<role>-<unix ms>[-N]`: (ms, N). Names
-/// that do not follow it sort as the oldest.
-fn claimed_at(dir: &Path) -> (u128, u32) {
-    let name = dir
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
-    let mut parts = name.split('-').skip(1);
-    let stamp = parts.next().and_then(|ms| ms.parse().ok()).unwrap_or(0);
-    let suffix = parts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
-    (stamp, suffix)
-}
-
 /// Every session under a data dir, newest first (by the time in its name, whatever its
 /// role), with its `session.json`.
-pub fn list_sessions(data_dir: &Path) -> Vec<(PathBuf, SessionRecord)> {
-    let Ok(entries) = std::fs::read_dir(data_dir.join("sessions")) else {
-        return Vec::new();
-    };
-    let mut sessions: Vec<(PathBuf, SessionRecord)> = entries
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| path.join(SESSION_FILE).is_file())
-        .map(|path| {
-            let record = read_record(&path);
-            (path, record)
+pub fn list_sessions(data_dir: &DataDir) -> Vec<(SessionDir, SessionRecord)> {
+    data_dir
+        .sessions()
+        .into_iter()
+        .map(|dir| {
+            let record = read_record(&dir);
+            (dir, record)
         })
-        .collect();
-    sessions.sort_by(|a, b| (claimed_at(&b.0), &b.0).cmp(&(claimed_at(&a.0), &a.0)));
-    sessions
+        .collect()
 }
 
 #[cfg(test)]
@@ -184,7 +128,8 @@ mod tests {
     #[test]
     fn session_files_merge_and_list() {
         let data = tempfile::tempdir().unwrap();
-        let dir = SessionDir::create(data.path(), Role::Host).unwrap();
+        let data_dir = DataDir::new(data.path());
+        let dir = SessionRecorder::create(&data_dir, Role::Host).unwrap();
         dir.record_start(
             Role::Host,
             SessionRecord {
@@ -199,34 +144,16 @@ mod tests {
         assert_eq!(record.role, Some(Role::Host));
         assert_eq!(record.post_id.as_deref(), Some("p"));
         assert_eq!(record.pid, Some(std::process::id()));
-        let listed = list_sessions(data.path());
+        let listed = list_sessions(&data_dir);
         assert_eq!(listed.len(), 1);
         assert_eq!(listed[0].1, record);
+        assert_eq!(&listed[0].0, dir.dir());
         assert!(
-            listed[0]
-                .0
+            dir.root()
                 .file_name()
                 .unwrap()
                 .to_string_lossy()
                 .starts_with("host-")
-        );
-    }
-
-    #[test]
-    fn the_newest_session_comes_first_whatever_its_role() {
-        let data = tempfile::tempdir().unwrap();
-        let sessions = data.path().join("sessions");
-        for name in ["host-1000", "guest-2000", "guest-2000-1", "guest-999"] {
-            std::fs::create_dir_all(sessions.join(name)).unwrap();
-            std::fs::write(sessions.join(name).join(SESSION_FILE), "{}").unwrap();
-        }
-        let names: Vec<String> = list_sessions(data.path())
-            .into_iter()
-            .map(|(dir, _)| dir.file_name().unwrap().to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(
-            names,
-            ["guest-2000-1", "guest-2000", "host-1000", "guest-999"]
         );
     }
 }

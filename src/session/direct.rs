@@ -2,24 +2,22 @@
 //! its ticket and plays the first dialer; `aigenora guest --iroh-ticket T` dials such a host.
 //! No server, no invitation, no handshake (a published invitation never plays this way).
 
-use serde_json::{Map, Value};
-
 use super::pipeline::{Connect, Handshake, Play, run_side};
-use super::reports::record_failed_start;
-use super::{PlaySettings, Protocol, SessionDir, SessionEnd, SessionError};
+use super::reports::recording_failed_start;
+use super::{PlaySettings, Protocol, SessionEnd, SessionError, SessionRecorder};
 use crate::records::{SessionRecord, SessionStatus};
-use crate::spec::{self, Role};
+use crate::spec::{CheckedOptions, Role};
 use crate::transport::{SessionEndpoint, Ticket};
 
 /// Hosts one direct session: the ticket is shown (`ticket: …`) for the guest to dial.
 pub async fn host(
     protocol: Protocol,
-    options: Map<String, Value>,
+    options: CheckedOptions,
     settings: PlaySettings,
-    session_dir: SessionDir,
+    session_dir: SessionRecorder,
 ) -> Result<SessionEnd, SessionError> {
     let played = async {
-        start(Role::Host, &protocol, &options, &settings, &session_dir)?;
+        start(Role::Host, &protocol, &settings, &session_dir);
         let relay = settings.relay.clone();
         let display = settings.display.clone();
         let mut play = Play::new(Role::Host, protocol, options, settings, &session_dir);
@@ -39,47 +37,29 @@ pub async fn host(
             endpoint,
             lease: None,
         };
-        run_side(play, connect, Handshake::Skip, None, String::new()).await
+        run_side(play, connect, Handshake::Skip).await
     };
-    played
-        .await
-        .inspect_err(|error| record_failed_start(&session_dir, error))
+    recording_failed_start(&session_dir, played).await
 }
 
 /// Plays one session as a direct guest of the host at `ticket`.
 pub async fn guest(
     protocol: Protocol,
     ticket: Ticket,
-    options: Map<String, Value>,
+    options: CheckedOptions,
     settings: PlaySettings,
-    session_dir: SessionDir,
+    session_dir: SessionRecorder,
 ) -> Result<SessionEnd, SessionError> {
     let played = async {
-        start(Role::Guest, &protocol, &options, &settings, &session_dir)?;
+        start(Role::Guest, &protocol, &settings, &session_dir);
         let play = Play::new(Role::Guest, protocol, options, settings, &session_dir);
-        run_side(
-            play,
-            Connect::Dial(ticket),
-            Handshake::Skip,
-            None,
-            String::new(),
-        )
-        .await
+        run_side(play, Connect::Dial(ticket), Handshake::Skip).await
     };
-    played
-        .await
-        .inspect_err(|error| record_failed_start(&session_dir, error))
+    recording_failed_start(&session_dir, played).await
 }
 
-/// Checks the options and records that a direct side starts.
-fn start(
-    role: Role,
-    protocol: &Protocol,
-    options: &Map<String, Value>,
-    settings: &PlaySettings,
-    session_dir: &SessionDir,
-) -> Result<(), SessionError> {
-    spec::validate_options(protocol.spec.value(), options).map_err(SessionError::Options)?;
+/// Records that a direct side starts.
+fn start(role: Role, protocol: &Protocol, settings: &PlaySettings, session_dir: &SessionRecorder) {
     session_dir.record_start(
         role,
         SessionRecord {
@@ -90,5 +70,4 @@ fn start(
             ..SessionRecord::default()
         },
     );
-    Ok(())
 }

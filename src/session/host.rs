@@ -11,14 +11,14 @@ use tokio::sync::oneshot;
 
 use super::lease::{Lease, Renewal};
 use super::pipeline::{Connect, Handshake, Play, run_side};
-use super::reports::record_failed_start;
-use super::{PlaySettings, Protocol, ProtocolSource, SessionDir, SessionEnd, SessionError};
+use super::reports::recording_failed_start;
+use super::{PlaySettings, Protocol, ProtocolSource, SessionEnd, SessionError, SessionRecorder};
 use crate::api::invitation::NewInvitation;
 use crate::client::RestClient;
 use crate::hooks::python_hooks::PythonHooks;
 use crate::hooks::{Hooks, HostMetadata, InitContext};
 use crate::records::{Event, SessionRecord, SessionStatus};
-use crate::spec::{self, Role};
+use crate::spec::{CheckedOptions, Role};
 use crate::transport::SessionEndpoint;
 
 /// The reference renews every 120 s; invitations live 300 s on the server.
@@ -35,10 +35,10 @@ pub struct HostRequest {
     pub protocol: Protocol,
     /// Where the protocol came from, when it was prepared by id (`host --protocol`).
     pub source: Option<ProtocolSource>,
-    /// `--options` (checked against the spec); empty means the hooks' default options.
-    pub options: Map<String, Value>,
+    /// `--options` (checked against the spec); the hooks' default options fill the rest.
+    pub options: CheckedOptions,
     pub settings: PlaySettings,
-    pub session_dir: SessionDir,
+    pub session_dir: SessionRecorder,
     /// Stop renewing the invitation after this long in total (`None`: never renew).
     pub renew_for: Option<Duration>,
     pub renew_every: Duration,
@@ -51,9 +51,7 @@ pub struct HostRequest {
 /// dir too, and a published invitation is withdrawn.
 pub async fn host(request: HostRequest) -> Result<SessionEnd, SessionError> {
     let dir = request.session_dir.clone();
-    host_and_play(request)
-        .await
-        .inspect_err(|error| record_failed_start(&dir, error))
+    recording_failed_start(&dir, host_and_play(request)).await
 }
 
 async fn host_and_play(request: HostRequest) -> Result<SessionEnd, SessionError> {
@@ -81,15 +79,16 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, SessionError>
     );
     let metadata = {
         let (protocol, options) = (protocol.clone(), options.clone());
-        tokio::task::spawn_blocking(move || probe_metadata(&protocol, &options))
+        tokio::task::spawn_blocking(move || probe_metadata(&protocol, options.as_map()))
             .await
             .map_err(|e| SessionError::Stopped {
                 what: "the metadata probe",
                 detail: e.to_string(),
             })??
     };
-    let options = advertised_options(options, &metadata);
-    spec::validate_options(protocol.spec.value(), &options).map_err(SessionError::Options)?;
+    let options = options
+        .under_defaults(protocol.spec.value(), &metadata.default_options)
+        .map_err(SessionError::Options)?;
 
     let offer = Offer {
         client: &client,
@@ -111,7 +110,8 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, SessionError>
             let _ = invited.send(post_id.clone());
         }
         let handshake = Handshake::Host {
-            server: client.paced(HOST_CHECKS_PER_SECOND),
+            server: client.clone(),
+            checks: Box::new(client.paced(HOST_CHECKS_PER_SECOND)),
             post_id: post_id.clone(),
             protocol_id: protocol_id.clone(),
             control_mode: settings.control_mode,
@@ -123,7 +123,7 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, SessionError>
             settings.clone(),
             &session_dir,
         );
-        let played = run_side(play, connect, handshake, Some(&client), post_id.clone()).await;
+        let played = run_side(play, connect, handshake).await;
         match played {
             // The dialer's session is reported failed, which closed this invitation: offer
             // a fresh one, so a bad dialer costs the host one invitation, never its game.
@@ -148,9 +148,9 @@ pub const MAX_REOFFERS: u32 = 10;
 struct Offer<'a> {
     client: &'a RestClient,
     protocol: &'a Protocol,
-    options: &'a Map<String, Value>,
+    options: &'a CheckedOptions,
     settings: &'a PlaySettings,
-    session_dir: &'a SessionDir,
+    session_dir: &'a SessionRecorder,
     metadata: &'a HostMetadata,
     renewal: Renewal,
 }
@@ -167,7 +167,7 @@ impl Offer<'_> {
         invitation.tags = self.metadata.tags.clone();
         invitation.invitation_type = self.metadata.invite_type;
         invitation.host_control_mode = self.settings.control_mode;
-        invitation.options = self.options.clone();
+        invitation.options = self.options.as_map().clone();
         let lease = self.client.create_invitation(&invitation).await?;
         let post_id = lease.post_id.clone();
         let _ = self.session_dir.update(|record| {
@@ -194,16 +194,6 @@ impl Offer<'_> {
         };
         Ok((connect, post_id))
     }
-}
-
-/// What the invitation advertises and both engines use: the user's options, completed by
-/// the options the hooks resolved (e.g. a balance table behind a preset name), so a guest
-/// plays with exactly the host's numbers. The reference uses the hooks' options only when
-/// the user gave none.
-fn advertised_options(user: Map<String, Value>, metadata: &HostMetadata) -> Map<String, Value> {
-    let mut options = metadata.default_options.clone();
-    options.extend(user);
-    options
 }
 
 /// `proto_init` + `proto_host_metadata` on a throw-away state dir, as the reference does

@@ -3,12 +3,12 @@
 //! register the session with the server, play, and report the end.
 
 use super::pipeline::{Connect, Handshake, Play, run_side};
-use super::reports::record_failed_start;
-use super::{PlaySettings, Protocol, SessionDir, SessionEnd, SessionError, prepare_protocol};
+use super::reports::recording_failed_start;
+use super::{PlaySettings, Protocol, SessionEnd, SessionError, SessionRecorder, prepare_protocol};
 use crate::client::RestClient;
-use crate::data_dir::DataDir;
+use crate::layout::DataDir;
 use crate::records::SessionRecord;
-use crate::spec::{self, Role};
+use crate::spec::{CheckedOptions, Role};
 use crate::transport::Ticket;
 
 /// Everything `join` needs.
@@ -17,7 +17,7 @@ pub struct JoinRequest {
     pub data_dir: DataDir,
     pub post_id: String,
     pub settings: PlaySettings,
-    pub session_dir: SessionDir,
+    pub session_dir: SessionRecorder,
     /// Run hooks even if they are an unfilled skeleton (testing only).
     pub allow_skeleton: bool,
 }
@@ -26,9 +26,7 @@ pub struct JoinRequest {
 /// recorded in the session dir too.
 pub async fn join(request: JoinRequest) -> Result<SessionEnd, SessionError> {
     let dir = request.session_dir.clone();
-    join_and_play(request)
-        .await
-        .inspect_err(|error| record_failed_start(&dir, error))
+    recording_failed_start(&dir, join_and_play(request)).await
 }
 
 async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, SessionError> {
@@ -82,13 +80,11 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, SessionError>
             post_id: post_id.clone(),
             error,
         })?;
-    let options = invitation.options.clone();
-    spec::validate_options(prepared.spec.value(), &options).map_err(|error| {
-        SessionError::HostOptions {
+    let options = CheckedOptions::check(prepared.spec.value(), invitation.options.clone())
+        .map_err(|error| SessionError::HostOptions {
             protocol_id: invitation.protocol_id.clone(),
             error,
-        }
-    })?;
+        })?;
     let protocol = Protocol {
         dir: prepared.dir.clone(),
         spec: prepared.spec,
@@ -122,12 +118,5 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, SessionError>
         host_control_mode: invitation.host_control_mode,
     };
     let play = Play::new(Role::Guest, protocol, options, settings, &session_dir);
-    run_side(
-        play,
-        Connect::Dial(ticket),
-        handshake,
-        Some(&client),
-        post_id,
-    )
-    .await
+    run_side(play, Connect::Dial(ticket), handshake).await
 }

@@ -7,6 +7,7 @@
 mod chat_input;
 mod dir;
 pub mod direct;
+mod engine_start;
 mod error;
 pub mod handshake;
 pub mod host;
@@ -22,7 +23,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-pub use dir::{EVENTS_FILE, SESSION_FILE, SessionDir, claim_dir, list_sessions};
+pub use dir::{SessionRecorder, list_sessions, read_record};
+pub use engine_start::{EngineStart, LocalInputSource};
 pub use error::SessionError;
 pub use prepare::{PreparedProtocol, ProtocolSource, RoomPart, prepare_protocol};
 
@@ -63,7 +65,7 @@ pub struct PlaySettings {
 pub type OnDesk = Arc<dyn Fn(Arc<Desk>) + Send + Sync>;
 
 /// See [`PlaySettings::on_room`].
-pub type OnRoom = Arc<dyn Fn(&std::path::Path) + Send + Sync>;
+pub type OnRoom = Arc<dyn Fn(&crate::layout::SessionDir) + Send + Sync>;
 
 impl PlaySettings {
     /// The engine's decision settings for these play settings.

@@ -6,24 +6,25 @@
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value};
 use tokio::runtime::Handle;
 use tokio::task::{JoinHandle, JoinSet};
 
 use super::handshake::{GuestSide, HandshakeError, HostSide, refusal_frame};
 use super::lease::Lease;
 use super::reports::{record_end, report_to_server};
-use super::{PlaySettings, Protocol, SessionDir, SessionEnd, SessionError, chat_input};
+use super::{
+    EngineStart, PlaySettings, Protocol, SessionEnd, SessionError, SessionRecorder, chat_input,
+};
 use crate::api::session::NewSession;
 use crate::client::RestClient;
 use crate::decision::Desk;
-use crate::engine::{self, EngineConfig, Outcome, SessionBinding};
+use crate::engine::{self, Outcome, SessionBinding};
 use crate::hooks::interpreter;
 use crate::hooks::python_hooks::PythonHooks;
 use crate::identity::{Identity, new_session_nonce};
-use crate::records::{Event, EventLog, SessionStatus};
-use crate::spec::ControlMode;
+use crate::records::{Event, EventLog};
 use crate::spec::Role;
+use crate::spec::{CheckedOptions, ControlMode};
 use crate::transport::{
     DEFAULT_CONNECT_TIMEOUT, EventSink, IrohChannel, PeerLink, SessionEndpoint, Ticket,
 };
@@ -46,7 +47,10 @@ pub(crate) enum Handshake {
     /// The host of a published invitation: proves itself, expects `_session_ready`, then
     /// confirms the guest with the server.
     Host {
+        /// The host's client: it reports the session's end (never paced).
         server: RestClient,
+        /// The same client, paced: every dialer's server check goes through it.
+        checks: Box<RestClient>,
         post_id: String,
         protocol_id: String,
         control_mode: ControlMode,
@@ -104,9 +108,9 @@ pub(crate) struct Play {
     pub role: Role,
     pub protocol: Protocol,
     hooks: PreloadedHooks,
-    pub options: Map<String, Value>,
+    pub options: CheckedOptions,
     pub settings: PlaySettings,
-    pub session_dir: SessionDir,
+    pub session_dir: SessionRecorder,
 }
 
 impl Play {
@@ -114,9 +118,9 @@ impl Play {
     pub(crate) fn new(
         role: Role,
         protocol: Protocol,
-        options: Map<String, Value>,
+        options: CheckedOptions,
         settings: PlaySettings,
-        session_dir: &SessionDir,
+        session_dir: &SessionRecorder,
     ) -> Play {
         Play {
             role,
@@ -144,9 +148,9 @@ pub(crate) async fn run_side(
     mut play: Play,
     connect: Connect,
     handshake: Handshake,
-    server: Option<&RestClient>,
-    post_id: String,
 ) -> Result<SessionEnd, SessionError> {
+    let server = handshake.server().cloned();
+    let post_id = handshake.post_id().to_string();
     let events = play.session_dir.events().clone();
     let identity = handshake.identity();
     let (endpoint, link, shaken) = match connect {
@@ -215,7 +219,7 @@ pub(crate) async fn run_side(
         post_id,
         result,
     };
-    Ok(conclude(end, server, &session_dir, role, &display).await)
+    Ok(conclude(end, server.as_ref(), &session_dir, role, &display).await)
 }
 
 /// Serves dialers until one completes the handshake: each gets its own bounded handshake
@@ -301,7 +305,15 @@ impl Handshake {
         }
     }
 
-    /// The post a host serves (empty for other sides).
+    /// The client that registers and reports the session (none in direct play).
+    fn server(&self) -> Option<&RestClient> {
+        match self {
+            Handshake::Host { server, .. } | Handshake::Guest { server, .. } => Some(server),
+            Handshake::Skip => None,
+        }
+    }
+
+    /// The invitation this session plays (empty in direct play).
     fn post_id(&self) -> &str {
         match self {
             Handshake::Host { post_id, .. } | Handshake::Guest { post_id, .. } => post_id,
@@ -317,10 +329,11 @@ impl Handshake {
     ) -> Result<Handshaken, SessionError> {
         match self {
             Handshake::Host {
-                server,
+                checks: server,
                 post_id,
                 protocol_id,
                 control_mode,
+                ..
             } => {
                 let side = HostSide {
                     identity: server.identity(),
@@ -435,30 +448,22 @@ fn play_on_thread(
         settings,
         session_dir,
     } = play;
-    let state_dir = session_dir
-        .engine_state_dir(role)
-        .map_err(|e| SessionError::io("cannot create the engine state dir", e))?;
-    let recorded_dir = state_dir.clone();
-    let _ = session_dir.update(|record| {
-        record.state_dir = Some(recorded_dir);
-        record.status = Some(SessionStatus::Running);
-    });
-    let mut hooks = hooks.wait()?;
-    let free = protocol.spec.capabilities().local_input;
-    let config = EngineConfig {
+    let from_stdin = settings.chat_from_stdin;
+    let start = EngineStart {
         role,
         options,
-        args: Vec::new(),
-        local_input: free.then(|| chat_input::start(state_dir.clone(), settings.chat_from_stdin)),
-        state_dir,
-        events: session_dir.events().clone(),
         control_mode: settings.control_mode,
         pace: settings.pace,
         display: settings.display.clone(),
         decisions: settings.decisions(desk),
         binding,
         peer_timeout: settings.peer_timeout,
+        local_input: Box::new(move |engine_dir| chat_input::start(engine_dir, from_stdin)),
     };
+    let config = session_dir
+        .start_engine(&protocol.spec, start)
+        .map_err(|e| SessionError::io("cannot create the engine state dir", e))?;
+    let mut hooks = hooks.wait()?;
     let outcome = interpreter::with_thread_state(|| {
         engine::run(&protocol.spec, &mut hooks, &mut channel, config)
     })?;
@@ -521,7 +526,7 @@ fn loading_stopped(error: tokio::task::JoinError) -> SessionError {
 async fn conclude(
     end: SessionEnd,
     client: Option<&RestClient>,
-    dir: &SessionDir,
+    dir: &SessionRecorder,
     role: Role,
     display: &engine::DisplaySink,
 ) -> SessionEnd {

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use super::SessionError;
 use crate::client::{RestClient, fetch_protocol};
-use crate::data_dir::DataDir;
 use crate::hooks::skeleton;
+use crate::layout::DataDir;
 use crate::protocols::well_known::{self, Installed, ProvidedHooks, provide_hooks};
 use crate::spec::Spec;
 
@@ -71,7 +71,7 @@ pub async fn prepare_protocol(
         .iter()
         .find(|b| b.spec().protocol_id() == protocol_id);
     let (dir, source) = if let Some(builtin) = builtin {
-        let dir = crate::protocols::materialize(builtin, data_dir.root())
+        let dir = crate::protocols::materialize(builtin, data_dir)
             .map_err(|e| SessionError::io(format!("cannot write built-in {}", builtin.alias), e))?;
         (dir, ProtocolSource::Builtin)
     } else if data_dir

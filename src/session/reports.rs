@@ -1,7 +1,7 @@
 //! The end of a session, told to the server (status and winner together) and written to
 //! session.json. Reporting never changes the outcome: failures become events and warnings.
 
-use super::{SessionDir, SessionEnd, SessionError};
+use super::{SessionEnd, SessionError, SessionRecorder};
 use crate::api::session::SessionStatus as ServerStatus;
 use crate::client::RestClient;
 use crate::records::{Event, SessionStatus, iso_now};
@@ -11,7 +11,7 @@ use crate::terminal::escape_control;
 /// session with a winner, that winner, in one request the server writes in one
 /// transaction. The second party to report finds the session ended (409 `session_ended`,
 /// expected) and then reports its winner alone.
-pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir: &SessionDir) {
+pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir: &SessionRecorder) {
     if end.session_id.is_empty() {
         return;
     }
@@ -54,7 +54,7 @@ pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir:
 /// closing `session_ended {"completed": true}` the reference's host and join emit after the
 /// engine (the engine's own is missing when the last message needed no answer, e.g. the
 /// guess-number guest receiving `game_over`), written before the status that marks the end.
-pub(crate) fn record_end(end: &SessionEnd, dir: &SessionDir) {
+pub(crate) fn record_end(end: &SessionEnd, dir: &SessionRecorder) {
     if end.completed() {
         dir.events().emit(Event::SessionEnded {
             completed: Some(true),
@@ -67,10 +67,20 @@ pub(crate) fn record_end(end: &SessionEnd, dir: &SessionDir) {
     dir.record_outcome(&end.result);
 }
 
+/// Runs one side from its start to its end: when it fails before the game (`Err`), why is
+/// recorded in `dir` once (the one wrapper of every entry point: host, join, direct).
+pub(crate) async fn recording_failed_start(
+    dir: &SessionRecorder,
+    side: impl std::future::Future<Output = Result<SessionEnd, SessionError>>,
+) -> Result<SessionEnd, SessionError> {
+    side.await
+        .inspect_err(|error| record_failed_start(dir, error))
+}
+
 /// Records why this side never got to play (the invitation, the protocol, the connection or
 /// the handshake): one `start_failed` or `handshake_failed` event and session.json `failed`,
 /// unless an end is recorded already (an abort got there first).
-pub(crate) fn record_failed_start(dir: &SessionDir, error: &SessionError) {
+fn record_failed_start(dir: &SessionRecorder, error: &SessionError) {
     if dir.read().ended_at.is_some() {
         return;
     }
@@ -116,7 +126,7 @@ mod tests {
         .await;
         let client = RestClient::new(&stub.url, Identity::generate()).unwrap();
         let scratch = tempfile::tempdir().unwrap();
-        let dir = SessionDir::create_in(scratch.path(), Role::Host).unwrap();
+        let dir = SessionRecorder::create_in(scratch.path(), Role::Host).unwrap();
         let end = SessionEnd {
             session_dir: dir.root().to_path_buf(),
             session_id: "s1".into(),

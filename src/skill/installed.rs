@@ -8,9 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Target;
 use super::install::Placement;
-
-/// The record's file name in the data dir.
-pub const INSTALLED_FILE: &str = "skills.json";
+use crate::layout::DataDir;
 
 /// Most placements remembered; installing one more forgets the oldest.
 pub const MAX_REMEMBERED: usize = 64;
@@ -37,8 +35,8 @@ struct Record {
 }
 
 /// The copies remembered in `data_dir`, oldest first; none when there is no readable record.
-pub fn remembered(data_dir: &Path) -> Vec<Installed> {
-    let path = data_dir.join(INSTALLED_FILE);
+pub fn remembered(data_dir: &DataDir) -> Vec<Installed> {
+    let path = data_dir.skills_file();
     let readable = std::fs::metadata(&path).is_ok_and(|m| m.len() <= MAX_RECORD_BYTES);
     if !readable {
         return Vec::new();
@@ -52,16 +50,16 @@ pub fn remembered(data_dir: &Path) -> Vec<Installed> {
 
 /// Remembers that `target`'s guide is at `placement` (by its absolute path; once per path,
 /// the newest last, at most [`MAX_REMEMBERED`]).
-pub fn remember(data_dir: &Path, target: Target, placement: &Placement) -> std::io::Result<()> {
+pub fn remember(data_dir: &DataDir, target: Target, placement: &Placement) -> std::io::Result<()> {
     let skill_md = std::path::absolute(&placement.skill_md)?;
     let mut installed = remembered(data_dir);
     installed.retain(|known| known.skill_md != skill_md);
     installed.push(Installed { target, skill_md });
     let excess = installed.len().saturating_sub(MAX_REMEMBERED);
     installed.drain(..excess);
-    crate::layout::ensure_private_data_dir(data_dir)?;
+    data_dir.ensure_private()?;
     let bytes = serde_json::to_vec_pretty(&Record { installed }).expect("a record serializes");
-    crate::layout::write_atomic(&data_dir.join(INSTALLED_FILE), &bytes)
+    crate::layout::write_atomic(&data_dir.skills_file(), &bytes)
 }
 
 #[cfg(test)]
@@ -70,7 +68,8 @@ mod tests {
 
     #[test]
     fn remembers_each_path_once_newest_last_and_at_most_the_cap() {
-        let data = tempfile::tempdir().unwrap();
+        let temp = tempfile::tempdir().unwrap();
+        let data = DataDir::new(temp.path());
         let at = |n: usize| {
             Placement::new(
                 Target::Codex,
@@ -78,14 +77,11 @@ mod tests {
                 Some(Path::new(&format!("/p/{n}/SKILL.md"))),
             )
         };
-        assert!(remembered(data.path()).is_empty());
-        remember(data.path(), Target::Codex, &at(1)).unwrap();
-        remember(data.path(), Target::ClaudeCode, &at(2)).unwrap();
-        remember(data.path(), Target::Codex, &at(1)).unwrap();
-        let paths: Vec<PathBuf> = remembered(data.path())
-            .into_iter()
-            .map(|i| i.skill_md)
-            .collect();
+        assert!(remembered(&data).is_empty());
+        remember(&data, Target::Codex, &at(1)).unwrap();
+        remember(&data, Target::ClaudeCode, &at(2)).unwrap();
+        remember(&data, Target::Codex, &at(1)).unwrap();
+        let paths: Vec<PathBuf> = remembered(&data).into_iter().map(|i| i.skill_md).collect();
         assert_eq!(
             paths,
             [
@@ -94,9 +90,9 @@ mod tests {
             ]
         );
         for n in 0..MAX_REMEMBERED + 5 {
-            remember(data.path(), Target::Opencode, &at(100 + n)).unwrap();
+            remember(&data, Target::Opencode, &at(100 + n)).unwrap();
         }
-        let kept = remembered(data.path());
+        let kept = remembered(&data);
         assert_eq!(kept.len(), MAX_REMEMBERED);
         assert_eq!(
             kept.last().unwrap().skill_md,
@@ -106,11 +102,12 @@ mod tests {
 
     #[test]
     fn a_corrupt_record_reads_as_empty_and_is_replaced() {
-        let data = tempfile::tempdir().unwrap();
-        std::fs::write(data.path().join(INSTALLED_FILE), b"{not json").unwrap();
-        assert!(remembered(data.path()).is_empty());
+        let temp = tempfile::tempdir().unwrap();
+        let data = DataDir::new(temp.path());
+        std::fs::write(data.skills_file(), b"{not json").unwrap();
+        assert!(remembered(&data).is_empty());
         let placement = Placement::new(Target::Codex, Path::new("/q"), None);
-        remember(data.path(), Target::Codex, &placement).unwrap();
-        assert_eq!(remembered(data.path())[0].target, Target::Codex);
+        remember(&data, Target::Codex, &placement).unwrap();
+        assert_eq!(remembered(&data)[0].target, Target::Codex);
     }
 }

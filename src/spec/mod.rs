@@ -28,7 +28,7 @@ pub use lint::{Check, Diagnostic, FileReport, Severity, lint, lint_bytes};
 pub use message::{Direction, MessageError, validate_message};
 pub use model::{DecisionRules, FieldType, Flow, Model, ParameterType, TimeoutAction};
 pub use offer::InvitationType;
-pub use options::{OptionsError, parse_options, validate_options};
+pub use options::{CheckedOptions, OptionsError, parse_options, validate_options};
 pub use protocol_id::{HashError, protocol_id_of_bytes};
 pub use role::{ControlMode, Role, Winner};
 pub use version::{VersionError, check_spec_version};

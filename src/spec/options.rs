@@ -32,6 +32,47 @@ pub fn parse_options(text: Option<&str>) -> Result<Map<String, Value>, OptionsEr
     }
 }
 
+/// Options that passed [`validate_options`] against one spec: the only form a side plays
+/// with, so a side never plays unchecked options and never checks the same ones twice.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CheckedOptions(Map<String, Value>);
+
+impl CheckedOptions {
+    /// `options` once they fit `spec`'s parameters.
+    pub fn check(
+        spec: &Value,
+        options: Map<String, Value>,
+    ) -> Result<CheckedOptions, OptionsError> {
+        validate_options(spec, &options)?;
+        Ok(CheckedOptions(options))
+    }
+
+    /// No options at all (nothing to check: parameters are never required).
+    pub fn none() -> CheckedOptions {
+        CheckedOptions::default()
+    }
+
+    /// `defaults` (the hooks' own, unchecked) under these, which win where both set a key;
+    /// the merged options are checked again since the defaults were not.
+    pub fn under_defaults(
+        self,
+        spec: &Value,
+        defaults: &Map<String, Value>,
+    ) -> Result<CheckedOptions, OptionsError> {
+        let mut merged = defaults.clone();
+        merged.extend(self.0);
+        CheckedOptions::check(spec, merged)
+    }
+
+    pub fn as_map(&self) -> &Map<String, Value> {
+        &self.0
+    }
+
+    pub fn into_map(self) -> Map<String, Value> {
+        self.0
+    }
+}
+
 /// Validates options against `spec.parameters` (no checks when that is not an object).
 pub fn validate_options(spec: &Value, options: &Map<String, Value>) -> Result<(), OptionsError> {
     let Some(Value::Object(parameters)) = spec.get("parameters") else {

@@ -310,7 +310,7 @@ fn a_flood_of_idle_connections_costs_a_playing_side_neither_descriptors_nor_the_
 fn an_answer_naming_a_window_that_closed_is_refused_as_too_late() {
     let served = serve_a_session("");
     let engine = served.session.join("guest-1700000000001");
-    let files = aigenora::records::DecisionFiles::of(&engine);
+    let files = aigenora::records::DecisionFiles::of(&aigenora::layout::EngineDir::open(&engine));
     std::fs::create_dir_all(files.dir()).unwrap();
     let now = aigenora::decision::epoch_now();
     let window = aigenora::records::Window {

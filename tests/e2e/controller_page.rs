@@ -8,6 +8,7 @@
 use std::path::Path;
 
 use aigenora::decision::epoch_now;
+use aigenora::layout::EngineDir;
 use aigenora::records::{Choices, DecisionFiles, Window, WindowMode};
 use fantoccini::Locator;
 use serde_json::{Value, json};
@@ -49,18 +50,22 @@ fn write_window(
         intended,
         timeout_action: Default::default(),
     };
-    let files = DecisionFiles::of(engine);
+    let files = DecisionFiles::of(&EngineDir::open(engine));
     std::fs::create_dir_all(files.dir()).unwrap();
     std::fs::write(files.state(), serde_json::to_string(&window).unwrap()).unwrap();
 }
 
 fn write_snapshot(engine: &Path, snapshot: Value) {
-    std::fs::write(engine.join("snapshot.json"), snapshot.to_string()).unwrap();
+    std::fs::write(
+        EngineDir::open(engine).snapshot_file(),
+        snapshot.to_string(),
+    )
+    .unwrap();
 }
 
 /// The decisions submitted so far.
 fn decisions(engine: &Path) -> Vec<Value> {
-    std::fs::read_to_string(DecisionFiles::of(engine).decisions())
+    std::fs::read_to_string(DecisionFiles::of(&EngineDir::open(engine)).decisions())
         .unwrap_or_default()
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())

@@ -195,7 +195,7 @@ fn a_replayed_proof_is_refused_and_a_duplicate_registration_too() {
     );
     assert!(!server_knows_session(&net, &fake, &second_init));
 
-    let guest = load_key_file(&bob.dir).unwrap();
+    let guest = load_key_file(&aigenora::layout::DataDir::new(&bob.dir)).unwrap();
     let register = |post_id: &str, nonce: &Value| {
         let session = NewSession::signed_by_guest(
             &guest,
@@ -227,7 +227,9 @@ fn host_refuses_first_frame_and_keeps_hosting(bytes: &[u8], why: &str) {
     let net = Net::start();
     let (alice, bob) = (net.agent("alice"), net.agent("bob"));
     let (host, post_id) = alice.host("guess-number", &[]);
-    let client = net.server.client(&load_key_file(&alice.dir).unwrap());
+    let client = net
+        .server
+        .client(&load_key_file(&aigenora::layout::DataDir::new(&alice.dir)).unwrap());
     let fake = FakeGuest::new();
     let mut wire = fake.dial(&client, &post_id);
     wire.write_until_refused(bytes);
@@ -278,7 +280,9 @@ fn a_direct_guest_is_refused_by_a_published_invitation_and_the_real_guest_plays(
     let net = Net::start();
     let alice = net.agent("alice");
     let (host, post_id) = alice.host("guess-number", &[]);
-    let client = net.server.client(&load_key_file(&alice.dir).unwrap());
+    let client = net
+        .server
+        .client(&load_key_file(&aigenora::layout::DataDir::new(&alice.dir)).unwrap());
     let fake = FakeGuest::new();
     let mut wire = fake.dial(&client, &post_id);
     wire.send(&json!({"action": "guess", "value": 50}));
@@ -313,7 +317,9 @@ fn an_impersonated_guest_is_refused_after_the_server_check_and_the_real_guest_pl
     let net = Net::start();
     let (alice, victim) = (net.agent("alice"), net.agent("victim"));
     let (host, post_id) = alice.host("guess-number", &[]);
-    let client = net.server.client(&load_key_file(&alice.dir).unwrap());
+    let client = net
+        .server
+        .client(&load_key_file(&aigenora::layout::DataDir::new(&alice.dir)).unwrap());
     let fake = FakeGuest::new();
     let mut wire = fake.dial(&client, &post_id);
     wire.send(
@@ -355,7 +361,9 @@ fn a_ready_naming_another_session_is_refused() {
     let net = Net::start();
     let alice = net.agent("alice");
     let (host, post_id) = alice.host("guess-number", &[]);
-    let client = net.server.client(&load_key_file(&alice.dir).unwrap());
+    let client = net
+        .server
+        .client(&load_key_file(&aigenora::layout::DataDir::new(&alice.dir)).unwrap());
     let fake = FakeGuest::new();
     let mut wire = fake.dial(&client, &post_id);
     let key = aigenora::identity::Identity::generate();
@@ -383,10 +391,12 @@ fn a_session_ended_before_ready_is_refused_and_costs_one_invitation() {
     let net = Net::start();
     let (alice, bob, mallory) = (net.agent("alice"), net.agent("bob"), net.agent("mallory"));
     let (host, post_id) = alice.host("guess-number", &[]);
-    let client = net.server.client(&load_key_file(&alice.dir).unwrap());
+    let client = net
+        .server
+        .client(&load_key_file(&aigenora::layout::DataDir::new(&alice.dir)).unwrap());
     let fake = FakeGuest::new();
     let mut wire = fake.dial(&client, &post_id);
-    let mallory_key = load_key_file(&mallory.dir).unwrap();
+    let mallory_key = load_key_file(&aigenora::layout::DataDir::new(&mallory.dir)).unwrap();
     let session_id = wire.register(net.url(), &mallory_key, &post_id);
     let mallory_client = net.server.client(&mallory_key);
     fake.block_on(mallory_client.set_session_status(&session_id, SessionStatus::Failed, None))

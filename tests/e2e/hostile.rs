@@ -21,7 +21,9 @@ fn silent_and_stalling_dialers_do_not_keep_the_real_guest_out() {
     let net = Net::start();
     let (alice, bob) = (net.agent("alice"), net.agent("bob"));
     let (host, post_id) = alice.host("guess-number", &[]);
-    let client = net.server.client(&load_key_file(&alice.dir).unwrap());
+    let client = net
+        .server
+        .client(&load_key_file(&aigenora::layout::DataDir::new(&alice.dir)).unwrap());
     let fake = FakeGuest::new();
     let _silent = [fake.dial(&client, &post_id), fake.dial(&client, &post_id)];
     let mut stalling = fake.dial(&client, &post_id);
@@ -152,7 +154,8 @@ fn forged_ready_dialers_cost_neither_the_real_guest_nor_the_renewals() {
 /// the queue, so whatever the peer sends piles up in front of it.
 fn slow_starting_guess_number(dir: &Path) -> String {
     let builtin = aigenora::protocols::find("guess-number").unwrap();
-    let protocol = aigenora::protocols::materialize(builtin, dir).unwrap();
+    let protocol =
+        aigenora::protocols::materialize(builtin, &aigenora::layout::DataDir::new(dir)).unwrap();
     let hooks = protocol.join("hooks.py");
     let mut text = std::fs::read_to_string(&hooks).unwrap();
     // Only the session's engine waits: the metadata probe before publishing (a scratch
@@ -178,10 +181,16 @@ fn host_growth_under(attack: impl FnOnce(&mut Wire)) -> u64 {
     let scratch = tempfile::tempdir().unwrap();
     let protocol = slow_starting_guess_number(scratch.path());
     let (host, post_id) = alice.host(&protocol, &[]);
-    let client = net.server.client(&load_key_file(&alice.dir).unwrap());
+    let client = net
+        .server
+        .client(&load_key_file(&aigenora::layout::DataDir::new(&alice.dir)).unwrap());
     let fake = FakeGuest::new();
     let mut wire = fake.dial(&client, &post_id);
-    wire.authenticate(net.url(), &load_key_file(&mallory.dir).unwrap(), &post_id);
+    wire.authenticate(
+        net.url(),
+        &load_key_file(&aigenora::layout::DataDir::new(&mallory.dir)).unwrap(),
+        &post_id,
+    );
     let pid = wait_until(SESSION_LIMIT, || {
         let files = SessionFiles::read(&alice.session_dirs("host")[0]);
         (!files.events_of("peer_joined").is_empty())

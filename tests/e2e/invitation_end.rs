@@ -31,7 +31,9 @@ fn host_failed(host: Proc, alice: &Agent) -> (String, SessionFiles) {
 
 /// The invitation as its creator reads it (others are refused one no longer offered).
 fn server_invitation(net: &Net, creator: &Agent, post_id: &str) -> Value {
-    let reader = net.server.client(&load_key_file(&creator.dir).unwrap());
+    let reader = net
+        .server
+        .client(&load_key_file(&aigenora::layout::DataDir::new(&creator.dir)).unwrap());
     let fake = FakeGuest::new();
     let invitation = fake.block_on(reader.invitation(post_id));
     serde_json::to_value(invitation.expect("the invitation")).unwrap()
@@ -45,10 +47,12 @@ fn registered_dialer_then(misbehave: impl FnOnce(&mut Wire), why: &str) {
     let net = Net::start();
     let (alice, bob, mallory) = (net.agent("alice"), net.agent("bob"), net.agent("mallory"));
     let (host, post_id) = alice.host("guess-number", &[]);
-    let client = net.server.client(&load_key_file(&alice.dir).unwrap());
+    let client = net
+        .server
+        .client(&load_key_file(&aigenora::layout::DataDir::new(&alice.dir)).unwrap());
     let fake = FakeGuest::new();
     let mut wire = fake.dial(&client, &post_id);
-    let mallory_key = load_key_file(&mallory.dir).unwrap();
+    let mallory_key = load_key_file(&aigenora::layout::DataDir::new(&mallory.dir)).unwrap();
     let session_id = wire.register(net.url(), &mallory_key, &post_id);
     misbehave(&mut wire);
     let refusal = wire.next_frame();
@@ -96,8 +100,10 @@ fn a_host_gives_up_after_its_fresh_invitations_are_taken_too() {
     let net = Net::start();
     let (alice, mallory) = (net.agent("alice"), net.agent("mallory"));
     let (host, mut post_id) = alice.host("guess-number", &[]);
-    let client = net.server.client(&load_key_file(&alice.dir).unwrap());
-    let mallory_key = load_key_file(&mallory.dir).unwrap();
+    let client = net
+        .server
+        .client(&load_key_file(&aigenora::layout::DataDir::new(&alice.dir)).unwrap());
+    let mallory_key = load_key_file(&aigenora::layout::DataDir::new(&mallory.dir)).unwrap();
     let fake = FakeGuest::new();
     let offers = MAX_REOFFERS + 1;
     for offer in 1..=offers {
@@ -151,10 +157,12 @@ fn an_invitation_matched_behind_the_hosts_back_ends_the_host_at_the_next_renewal
     let net = Net::start();
     let (alice, mallory) = (net.agent("alice"), net.agent("mallory"));
     let (host, post_id) = alice.host("guess-number", &["--renew-interval-seconds", "1"]);
-    let client = net.server.client(&load_key_file(&alice.dir).unwrap());
+    let client = net
+        .server
+        .client(&load_key_file(&aigenora::layout::DataDir::new(&alice.dir)).unwrap());
     let fake = FakeGuest::new();
     let mut wire = fake.dial(&client, &post_id);
-    let mallory_key = load_key_file(&mallory.dir).unwrap();
+    let mallory_key = load_key_file(&aigenora::layout::DataDir::new(&mallory.dir)).unwrap();
     let proof = wire.init(mallory_key.public_key(), "00112233445566778899aabbccddeeff");
     assert_eq!(proof["_session_proof"], true, "{proof}");
     drop(wire);

@@ -18,6 +18,7 @@ mod hostile_members;
 mod invitation_end;
 mod killed_peer;
 mod mcp;
+mod mcp_resources;
 mod privacy;
 mod relay;
 mod room_people;

@@ -8,8 +8,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::support::cli::aigenora;
-use crate::support::mcp::{McpClient, play_through_mcp};
-use crate::support::net::{Background, Net, SESSION_LIMIT, assert_clean_end};
+use crate::support::mcp::{McpClient, join_in_human_control, play_through_mcp, register};
+use crate::support::net::{Agent, Background, Net, SESSION_LIMIT, assert_clean_end};
 
 const TOOLS: [&str; 24] = [
     "whoami",
@@ -111,7 +111,7 @@ fn the_tools_are_listed_with_typed_schemas_and_the_contract_tools_agree_with_the
     assert_eq!(whoami["server"], "http://127.0.0.1:9");
     let created = mcp.call("init", json!({})).ok();
     assert_eq!(created["created"], true);
-    let key = aigenora::identity::load_key_file(&data).unwrap();
+    let key = aigenora::identity::load_key_file(&aigenora::layout::DataDir::new(&data)).unwrap();
     assert_eq!(created["public_key"], key.public_key());
     assert_eq!(mcp.call("init", json!({})).ok()["created"], false);
 
@@ -312,30 +312,32 @@ fn protocol_discover_lists_the_servers_protocols_like_the_cli() {
     assert!(bad_cursor.contains("cursor"), "{bad_cursor}");
 }
 
+/// A best-of-3 rock-paper-scissors hosted by `alice` in the background, autonomous: the
+/// `--daemon` line and the host's session.
+pub fn host_rps(alice: &Agent) -> (Value, Background) {
+    let args = [
+        "host",
+        "--protocol-dir",
+        "rock-paper-scissors",
+        "--options",
+        r#"{"best_of": 3, "moves": "rock,paper,scissors"}"#,
+        "--control-mode",
+        "autonomous",
+        "--daemon",
+    ];
+    let line: Value = serde_json::from_str(&alice.ok(&args)).unwrap();
+    let dir = line["state_dir"].as_str().unwrap().into();
+    (line, Background { state_dir: dir })
+}
+
 #[test]
 fn a_game_is_played_only_through_mcp_tools_against_our_autonomous_host() {
     let net = Net::start();
     let alice = net.agent("alice");
-    let (hosting, host) = {
-        let args = [
-            "host",
-            "--protocol-dir",
-            "rock-paper-scissors",
-            "--options",
-            r#"{"best_of": 3, "moves": "rock,paper,scissors"}"#,
-            "--control-mode",
-            "autonomous",
-            "--daemon",
-        ];
-        let line: Value = serde_json::from_str(&alice.ok(&args)).unwrap();
-        let dir = line["state_dir"].as_str().unwrap().into();
-        (line, Background { state_dir: dir })
-    };
+    let (hosting, host) = host_rps(&alice);
     let bob_dir = net.work.path().join("bob");
     let mut mcp = McpClient::start(&bob_dir, net.url());
-    mcp.call("init", json!({})).ok();
-    let registered = mcp.call("register", json!({"nickname": "bob"})).ok();
-    assert_eq!(registered["agent"]["nickname"], "bob");
+    register(&mut mcp, "bob");
 
     let protocol_id = hosting["protocol_id"].as_str().unwrap();
     let offered = mcp.call("browse", json!({"protocol_id": protocol_id})).ok();
@@ -345,14 +347,7 @@ fn a_game_is_played_only_through_mcp_tools_against_our_autonomous_host() {
         .to_string();
     assert_eq!(post_id, hosting["post_id"].as_str().unwrap());
 
-    let joined = mcp
-        .call(
-            "join",
-            json!({"post_id": post_id, "control_mode": "human", "think_seconds": 60}),
-        )
-        .ok();
-    assert_eq!(joined["status"], "joining", "{joined}");
-    let state_dir = joined["state_dir"].clone();
+    let state_dir = join_in_human_control(&mut mcp, &post_id);
     let listed = mcp.call("session_list", json!({})).ok();
     assert_eq!(listed["sessions"][0]["session_dir"], state_dir);
 

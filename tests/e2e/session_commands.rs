@@ -8,8 +8,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use aigenora::control::Target;
+use aigenora::layout::DataDir;
 use aigenora::records::{SessionRecord, SessionStatus};
-use aigenora::session::SessionDir;
+use aigenora::session::SessionRecorder;
 use aigenora::spec::Role;
 use serde_json::{Value, json};
 
@@ -21,7 +22,7 @@ use crate::support::process::Proc;
 /// An earlier session of `agent` as a host, already over: its dir name (`host-…`) sorts
 /// after any `guest-…` one, so picking "the newest" by name would pick it.
 fn an_older_hosted_session(agent: &Agent) -> PathBuf {
-    let older = SessionDir::create(&agent.dir, Role::Host).unwrap();
+    let older = SessionRecorder::create(&DataDir::new(&agent.dir), Role::Host).unwrap();
     older.record_start(Role::Host, SessionRecord::default());
     older
         .update(|record| record.status = Some(SessionStatus::Closed))
@@ -119,10 +120,9 @@ fn the_newest_session_is_steered_without_naming_it() {
     let set = session_json(&bob, &["strategy", "--set", r#"{"fixed": "scissors"}"#]);
     assert_eq!(set, json!({"fixed": "scissors"}));
     let on_disk: Value =
-        serde_json::from_str(&std::fs::read_to_string(engine.join("strategy.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(engine.strategy_file()).unwrap()).unwrap();
     assert_eq!(on_disk, json!({"fixed": "scissors"}));
-    let logged: Vec<Value> = std::fs::read_to_string(engine.join("strategy_events.jsonl"))
+    let logged: Vec<Value> = std::fs::read_to_string(engine.strategy_events_file())
         .unwrap()
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
@@ -211,7 +211,7 @@ fn session_json_output_escapes_what_a_terminal_would_obey() {
     let net = Net::start();
     let bob = net.agent("bob");
     let hostile = "rock\u{202e}kcor\u{9b}2J\u{7f}";
-    let dir = SessionDir::create(&bob.dir, Role::Guest).unwrap();
+    let dir = SessionRecorder::create(&DataDir::new(&bob.dir), Role::Guest).unwrap();
     dir.record_start(
         Role::Guest,
         SessionRecord {
@@ -250,7 +250,7 @@ fn session_json_output_escapes_what_a_terminal_would_obey() {
 #[test]
 fn a_dead_sessions_reused_pid_is_never_signalled() {
     let data = tempfile::tempdir().unwrap();
-    let dir = SessionDir::create(data.path(), Role::Host).unwrap();
+    let dir = SessionRecorder::create(&DataDir::new(data.path()), Role::Host).unwrap();
     // The unrelated process starts after the session did.
     let an_hour_ago = (chrono::Utc::now() - chrono::Duration::hours(1)).to_rfc3339();
     let mut bystander = std::process::Command::new("sleep")
@@ -297,13 +297,13 @@ fn a_dead_sessions_reused_pid_is_never_signalled() {
 #[test]
 fn concurrent_strategy_merges_keep_every_key() {
     let data = tempfile::tempdir().unwrap();
-    let dir = SessionDir::create(data.path(), Role::Guest).unwrap();
-    let engine = dir.engine_state_dir(Role::Guest).unwrap();
-    std::fs::write(engine.join("snapshot.json"), "{}").unwrap();
+    let dir = SessionRecorder::create(&DataDir::new(data.path()), Role::Guest).unwrap();
+    let engine = dir.claim_engine_dir(Role::Guest).unwrap();
+    std::fs::write(engine.snapshot_file(), "{}").unwrap();
     dir.update(|record| {
         record.role = Some(Role::Guest);
         record.status = Some(SessionStatus::Running);
-        record.state_dir = Some(engine.clone());
+        record.state_dir = Some(engine.root().to_path_buf());
     })
     .unwrap();
     let state_dir = dir.root().to_str().unwrap().to_string();
@@ -328,9 +328,8 @@ fn concurrent_strategy_merges_keep_every_key() {
         assert!(merge.wait().unwrap().success());
     }
     let strategy: Value =
-        serde_json::from_str(&std::fs::read_to_string(engine.join("strategy.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(engine.strategy_file()).unwrap()).unwrap();
     assert_eq!(strategy.as_object().unwrap().len(), 24, "{strategy}");
-    let audited = std::fs::read_to_string(engine.join("strategy_events.jsonl")).unwrap();
+    let audited = std::fs::read_to_string(engine.strategy_events_file()).unwrap();
     assert_eq!(audited.lines().count(), 24);
 }

@@ -224,7 +224,7 @@ fn the_reference_client_works_unchanged_against_our_server() {
     assert!(line.contains("\ttrue\talice\t1\t"), "{line}");
     let detail = ok(reference.cli(&bob, &["browse", "--post-id", &post_id]));
     assert!(detail.contains("options: best_of=3"), "{detail}");
-    let carol_key = load_key_file(&carol).unwrap();
+    let carol_key = load_key_file(&aigenora::layout::DataDir::new(&carol)).unwrap();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let carol_client = server.client(&carol_key);
     let invitation = runtime.block_on(carol_client.invitation(&post_id)).unwrap();
@@ -254,7 +254,7 @@ fn the_reference_client_works_unchanged_against_our_server() {
         .block_on(carol_client.create_invitation(&offer))
         .unwrap()
         .post_id;
-    let bob_key = load_key_file(&bob).unwrap();
+    let bob_key = load_key_file(&aigenora::layout::DataDir::new(&bob)).unwrap();
     let nonce = identity::new_session_nonce();
     let canonical = identity::session_canonical(
         &post_id,
@@ -302,4 +302,14 @@ fn identity_hash(path: &Path) -> String {
         .output()
         .unwrap();
     String::from_utf8(output.stdout).unwrap().trim().to_string()
+}
+
+/// Every test above once more against our server on PostgreSQL (they start theirs on
+/// SQLite unless `AIGENORA_TEST_BACKEND` says otherwise).
+#[test]
+fn the_reference_client_passes_these_tests_on_postgres() {
+    crate::support::postgres::rerun_on_postgres(
+        "community::",
+        "the_reference_client_passes_these_tests_on_postgres",
+    );
 }

@@ -164,11 +164,12 @@ fn reference_rock_paper_scissors_hybrid_takes_an_override() {
         .unwrap()
         .engine_dir()
         .unwrap();
-    let consumed: Vec<Value> = std::fs::read_to_string(engine.join("decision/consumed.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let consumed: Vec<Value> =
+        std::fs::read_to_string(aigenora::records::DecisionFiles::of(&engine).consumed())
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
     assert_eq!(consumed.len(), 1, "{consumed:?}");
     assert_eq!(
         (

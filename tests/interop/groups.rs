@@ -159,8 +159,8 @@ fn the_reference_clients_room_calls_work_against_our_server() {
         &server.url,
     )))
     .unwrap();
-    let host_key = load_key_file(&host).unwrap();
-    let member_key = load_key_file(&member).unwrap();
+    let host_key = load_key_file(&aigenora::layout::DataDir::new(&host)).unwrap();
+    let member_key = load_key_file(&aigenora::layout::DataDir::new(&member)).unwrap();
 
     let created = &seen["created"];
     assert_eq!(created["status"], "lobby");
@@ -281,7 +281,7 @@ async fn two_reference_agents_run_a_room_over_our_server_and_fail_over() {
             .unwrap()
             .success()
     );
-    let member_key = load_key_file(&member.dir).unwrap();
+    let member_key = load_key_file(&aigenora::layout::DataDir::new(&member.dir)).unwrap();
     let started = std::time::Instant::now();
     let claimed = loop {
         let group = reader.group(&group_id).await.unwrap();
@@ -302,7 +302,7 @@ async fn two_reference_agents_run_a_room_over_our_server_and_fail_over() {
     assert!(has_event(&follower.state_dir, "group_leadership_claimed"));
     // The dead leader, silent since it was killed, is shown as left once its member
     // timeout (30 s) has passed.
-    let host_key = load_key_file(&host.dir).unwrap();
+    let host_key = load_key_file(&aigenora::layout::DataDir::new(&host.dir)).unwrap();
     let started = std::time::Instant::now();
     loop {
         let group = reader.group(&group_id).await.unwrap();

@@ -152,8 +152,6 @@ fn in_range(snapshot: &Value, share: f64) -> String {
 
 const WINNER: &[Option<&str>] = &[Some("host"), Some("guest")];
 const WINNER_OR_DRAW: &[Option<&str>] = &[Some("host"), Some("guest"), Some("draw")];
-/// Board games report a draw as no winner.
-const WINNER_OR_NONE: &[Option<&str>] = &[Some("host"), Some("guest"), None];
 
 #[test]
 fn a_person_plays_rock_paper_scissors_as_the_guest() {
@@ -221,7 +219,7 @@ fn a_person_plays_connect_four_as_the_guest() {
         "guest",
         Box::new(|_, window, _| listed(window, 0)),
     );
-    assert!(WINNER_OR_NONE.contains(&winner.as_deref()), "{winner:?}");
+    assert_eq!(winner, person.board_verdict());
     assert!(
         !person.events_of("decision_window_closed").is_empty(),
         "{}",
@@ -231,18 +229,18 @@ fn a_person_plays_connect_four_as_the_guest() {
 
 #[test]
 fn a_person_plays_gomoku_as_the_guest() {
-    let (_, winner) = person_decides(
+    let (person, winner) = person_decides(
         "gomoku-v1",
         r#"{"board_size": 6, "think_ms": 20}"#,
         "guest",
         Box::new(|_, window, _| listed(window, 0)),
     );
-    assert!(WINNER_OR_NONE.contains(&winner.as_deref()), "{winner:?}");
+    assert_eq!(winner, person.board_verdict());
 }
 
 #[test]
 fn a_person_plays_reversi_as_the_guest() {
-    let (_, winner) = person_decides(
+    let (person, winner) = person_decides(
         "reversi-v1",
         r#"{"board_size": 6, "think_ms": 20}"#,
         "guest",
@@ -251,7 +249,7 @@ fn a_person_plays_reversi_as_the_guest() {
             legal[0]["move"].as_str().unwrap().to_string()
         }),
     );
-    assert!(WINNER_OR_NONE.contains(&winner.as_deref()), "{winner:?}");
+    assert_eq!(winner, person.board_verdict());
 }
 
 #[test]
@@ -331,7 +329,7 @@ fn a_person_plays_connect_four_at_a_terminal() {
     pty.exp_eof().unwrap();
     host.succeed(SESSION_LIMIT);
     let (person, _, winner) = table.ended("guest");
-    assert!(WINNER_OR_NONE.contains(&winner.as_deref()), "{winner:?}");
+    assert_eq!(winner, person.board_verdict());
     let closed = person.events_of("decision_window_closed");
     assert_eq!(closed.len(), moves, "{closed:?}");
     assert!(

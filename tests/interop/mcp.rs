@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::support::mcp::{McpClient, play_through_mcp};
+use crate::support::mcp::{McpClient, join_in_human_control, play_through_mcp, register};
 use crate::support::net::{Net, SessionFiles, assert_clean_end, assert_server_session};
 use crate::support::reference::REFERENCE_RPS;
 
@@ -29,20 +29,12 @@ fn a_game_is_played_only_through_mcp_tools_against_the_reference_autonomous_host
     let post_id = hosting["post_id"].as_str().unwrap();
 
     let mut mcp = McpClient::start(&net.work.path().join("bob"), net.url());
-    mcp.call("init", json!({})).ok();
-    mcp.call("register", json!({"nickname": "bob"})).ok();
+    register(&mut mcp, "bob");
     let offered = mcp
         .call("browse", json!({"protocol_id": REFERENCE_RPS}))
         .ok();
     assert_eq!(offered["results"][0]["post_id"], post_id, "{offered}");
-    let joined = mcp
-        .call(
-            "join",
-            json!({"post_id": post_id, "control_mode": "human", "think_seconds": 60}),
-        )
-        .ok();
-    assert_eq!(joined["status"], "joining", "{joined}");
-    let state_dir = joined["state_dir"].clone();
+    let state_dir = join_in_human_control(&mut mcp, post_id);
 
     let answered = play_through_mcp(&mut mcp, &state_dir);
     assert!(

@@ -128,10 +128,18 @@ fn both_ways(alias: &str, options: &str, outcomes: &[Option<&str>]) {
     }
 }
 
+/// Plays a board game in both directions: each end agrees, and the winner recorded is the
+/// one the final `round_result` names (none only when that verdict is a draw).
+fn board_game_both_ways(alias: &str, options: &str) {
+    for ends in [reference_hosts(alias, options), our_host(alias, options)] {
+        ends.same_last_message();
+        let winner = ends.agreed();
+        assert_eq!(winner, ends.ours.board_verdict(), "{alias}");
+    }
+}
+
 const WINNER_OR_DRAW: &[Option<&str>] = &[Some("host"), Some("guest"), Some("draw")];
 const WINNER: &[Option<&str>] = &[Some("host"), Some("guest")];
-/// Board games report a draw as no winner.
-const WINNER_OR_NONE: &[Option<&str>] = &[Some("host"), Some("guest"), None];
 
 #[test]
 fn rock_paper_scissors_plays_the_reference_both_ways() {
@@ -164,25 +172,17 @@ fn hero_duel_plays_the_reference_both_ways() {
 
 #[test]
 fn connect_four_plays_the_reference_both_ways() {
-    both_ways("connect4-v1", r#"{"think_ms": 50}"#, WINNER_OR_NONE);
+    board_game_both_ways("connect4-v1", r#"{"think_ms": 50}"#);
 }
 
 #[test]
 fn gomoku_plays_the_reference_both_ways() {
-    both_ways(
-        "gomoku-v1",
-        r#"{"board_size": 9, "think_ms": 50}"#,
-        WINNER_OR_NONE,
-    );
+    board_game_both_ways("gomoku-v1", r#"{"board_size": 9, "think_ms": 50}"#);
 }
 
 #[test]
 fn reversi_plays_the_reference_both_ways() {
-    both_ways(
-        "reversi-v1",
-        r#"{"board_size": 6, "think_ms": 50}"#,
-        WINNER_OR_NONE,
-    );
+    board_game_both_ways("reversi-v1", r#"{"board_size": 6, "think_ms": 50}"#);
 }
 
 #[test]

@@ -6,6 +6,7 @@ use std::process::Output;
 use aigenora::api::invitation::NewInvitation;
 use aigenora::api::session::NewSession;
 use aigenora::identity::{self, load_key_file};
+use aigenora::layout::DataDir;
 use serde_json::Value;
 
 use crate::support::cli::aigenora;
@@ -171,7 +172,7 @@ fn register_publish_fetch_discover_browse_cancel_and_end_a_session() {
     assert!(stdout(&cli(&bob_dir, url, &["protocol", "discover"])).contains("Greeting"));
 
     // Alice hosts (through the library, as `host` will) with her CLI identity.
-    let alice = load_key_file(&alice_dir).unwrap();
+    let alice = load_key_file(&DataDir::new(&alice_dir)).unwrap();
     let alice_client = server.client(&alice);
     let mut offer = NewInvitation::signed(&alice, &protocol_id, &fake_ticket(7));
     offer.message = "Say hi".into();
@@ -238,7 +239,7 @@ fn register_publish_fetch_discover_browse_cancel_and_end_a_session() {
         .block_on(alice_client.create_invitation(&offer))
         .unwrap()
         .post_id;
-    let bob = load_key_file(&bob_dir).unwrap();
+    let bob = load_key_file(&DataDir::new(&bob_dir)).unwrap();
     let nonce = identity::new_session_nonce();
     let canonical = identity::session_canonical(
         &post_id,
@@ -605,7 +606,7 @@ fn every_network_contract_registers_and_a_realtime_invitation_is_refused_in_one_
             "{alias}"
         );
     }
-    let alice = load_key_file(&alice_dir).unwrap();
+    let alice = load_key_file(&DataDir::new(&alice_dir)).unwrap();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     // A realtime game is refused for its mode; a room invitation without a room (its host
     // never opened one) is refused for that, before anything is dialed.

@@ -13,5 +13,6 @@ mod hostile;
 mod in_process;
 mod instances;
 mod invitations;
+mod on_postgres;
 mod protocols;
 mod sessions;

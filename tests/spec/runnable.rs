@@ -307,7 +307,7 @@ fn hooks_missing_an_mp_hook_are_refused_before_anything_runs_is_published_or_dia
     let protocol_id = thirty_one_copy(&good_dir, good);
     let (mut hosting, post_id) = host.host(good_dir.to_str().unwrap(), &[]);
     let guest = net.agent("guest");
-    let library = aigenora::data_dir::DataDir::new(&guest.dir).protocol_dir(&protocol_id);
+    let library = aigenora::layout::DataDir::new(&guest.dir).protocol_dir(&protocol_id);
     assert_eq!(thirty_one_copy(&library, &bad), protocol_id);
     let joined = guest.command(&["join", &post_id]).output().unwrap();
     let stderr = String::from_utf8_lossy(&joined.stderr);

@@ -23,11 +23,13 @@ fn cheat(frame: &mut Value) {
 fn a_reveal_that_breaks_its_commitment_ends_the_match() {
     let data = tempfile::tempdir().unwrap();
     let builtin = aigenora::protocols::find("rock-paper-scissors").unwrap();
-    let protocol_dir = aigenora::protocols::materialize(builtin, data.path()).unwrap();
+    let protocol_dir =
+        aigenora::protocols::materialize(builtin, &aigenora::layout::DataDir::new(data.path()))
+            .unwrap();
     let play = SelfPlay {
         protocol_dir,
         spec: builtin.spec(),
-        options: serde_json::Map::new(),
+        options: aigenora::spec::CheckedOptions::none(),
         state_base: data.path().join("sessions"),
         control_mode: ControlMode::Hybrid,
         think: None,
@@ -52,9 +54,8 @@ fn a_reveal_that_breaks_its_commitment_ends_the_match() {
         .unwrap();
     assert_eq!(mismatch["data"]["role"], "guest");
     assert_eq!(mismatch["data"]["round"], 0);
-    let snapshot: Value = serde_json::from_str(
-        &std::fs::read_to_string(host.state_dir.join("snapshot.json")).unwrap(),
-    )
-    .unwrap();
+    let snapshot: Value =
+        serde_json::from_str(&std::fs::read_to_string(host.state_dir.snapshot_file()).unwrap())
+            .unwrap();
     assert_eq!(snapshot["phase"], "aborted");
 }

@@ -38,7 +38,7 @@ pub fn snapshot_of(dir: &Path) -> Value {
     Target::at(dir)
         .ok()
         .and_then(|target| target.engine_dir())
-        .and_then(|engine| std::fs::read_to_string(engine.join("snapshot.json")).ok())
+        .and_then(|engine| std::fs::read_to_string(engine.snapshot_file()).ok())
         .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or(Value::Null)
 }

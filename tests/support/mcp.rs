@@ -1,6 +1,7 @@
 //! A real MCP client in front of `aigenora mcp`: the PyPI `mcp` package in its own venv
 //! (`target/mcp-venv`, installed once), run through `tests/python/mcp_bridge.py`, which
-//! starts our binary as its stdio server and answers one JSON request per line.
+//! starts our binary as its stdio server and answers one JSON request per line: tools,
+//! resources, subscriptions (the 2025 way and the newest way) and progress.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -27,6 +28,8 @@ pub struct ToolAnswer {
     pub structured: Value,
     /// The text content (the JSON text of a result, or the error's one line).
     pub text: String,
+    /// The progress notifications the call received (`{progress, total, message}`).
+    pub progress: Vec<Value>,
 }
 
 impl ToolAnswer {
@@ -51,11 +54,22 @@ pub struct McpClient {
 }
 
 impl McpClient {
-    /// Starts the server for `data_dir` and `server` (relays disabled: loopback tests).
+    /// Starts the server for `data_dir` and `server` (relays disabled: loopback tests),
+    /// speaking the newest protocol version.
     pub fn start(data_dir: &Path, server: &str) -> McpClient {
+        McpClient::spawn(data_dir, server, &[])
+    }
+
+    /// The same through the 2025 `initialize` handshake, as agents of that era connect.
+    pub fn start_legacy(data_dir: &Path, server: &str) -> McpClient {
+        McpClient::spawn(data_dir, server, &["--legacy"])
+    }
+
+    fn spawn(data_dir: &Path, server: &str, mode: &[&str]) -> McpClient {
         let bridge = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/mcp_bridge.py");
         let mut child = Command::new(mcp_python())
             .arg(bridge)
+            .args(mode)
             .arg(env!("CARGO_BIN_EXE_aigenora"))
             .arg("--data-dir")
             .arg(data_dir)
@@ -77,12 +91,28 @@ impl McpClient {
     }
 
     fn request(&mut self, request: Value) -> Value {
+        self.send(&request);
+        self.receive()
+    }
+
+    fn send(&mut self, request: &Value) {
         writeln!(self.stdin, "{request}").unwrap();
         self.stdin.flush().unwrap();
+    }
+
+    fn receive(&mut self) -> Value {
         let mut line = String::new();
         self.stdout.read_line(&mut line).unwrap();
-        serde_json::from_str(&line)
-            .unwrap_or_else(|_| panic!("the MCP bridge answered {line:?} to {request}"))
+        serde_json::from_str(&line).unwrap_or_else(|_| panic!("the MCP bridge answered {line:?}"))
+    }
+
+    /// The answer to a request the server may refuse: its result, or the refusal's message.
+    fn fallible(&mut self, request: Value) -> Result<Value, String> {
+        let answer = self.request(request);
+        match answer["error"].as_str() {
+            Some(message) => Err(message.to_string()),
+            None => Ok(answer),
+        }
     }
 
     /// `tools/list`: every tool with its description and input schema.
@@ -98,12 +128,69 @@ impl McpClient {
 
     /// `tools/call`.
     pub fn call(&mut self, name: &str, arguments: Value) -> ToolAnswer {
-        let answer = self.request(json!({"op": "call", "name": name, "arguments": arguments}));
+        self.call_later(name, arguments, false);
+        self.answer()
+    }
+
+    /// Sends a `tools/call` (with a progress token when `progress`) without waiting for
+    /// its answer, which `answer` reads; meanwhile this client takes no other request.
+    pub fn call_later(&mut self, name: &str, arguments: Value, progress: bool) {
+        let request =
+            json!({"op": "call", "name": name, "arguments": arguments, "progress": progress});
+        self.send(&request);
+    }
+
+    /// The answer to the call `call_later` sent.
+    pub fn answer(&mut self) -> ToolAnswer {
+        let answer = self.receive();
         ToolAnswer {
             is_error: answer["is_error"].as_bool().unwrap(),
             structured: answer["structured"].clone(),
             text: answer["text"].as_str().unwrap_or_default().to_string(),
+            progress: answer["progress"].as_array().cloned().unwrap_or_default(),
         }
+    }
+
+    /// `resources/list` and `resources/templates/list`: (resources, templates).
+    pub fn resources(&mut self) -> (Vec<Value>, Vec<Value>) {
+        let listed = self.request(json!({"op": "resources"}));
+        let items = |key: &str| listed[key].as_array().unwrap().clone();
+        (items("resources"), items("templates"))
+    }
+
+    /// `resources/read`: the contents, or the server's refusal.
+    pub fn read(&mut self, uri: &str) -> Result<Vec<Value>, String> {
+        let read = self.fallible(json!({"op": "read", "uri": uri}))?;
+        Ok(read["contents"].as_array().unwrap().clone())
+    }
+
+    /// `resources/subscribe` (a legacy client).
+    pub fn subscribe(&mut self, uri: &str) -> Result<(), String> {
+        self.fallible(json!({"op": "subscribe", "uri": uri}))
+            .map(drop)
+    }
+
+    /// `resources/unsubscribe` (a legacy client).
+    pub fn unsubscribe(&mut self, uri: &str) -> Result<(), String> {
+        self.fallible(json!({"op": "unsubscribe", "uri": uri}))
+            .map(drop)
+    }
+
+    /// Opens a `subscriptions/listen` stream for `uris`: the URIs the server honoured.
+    pub fn listen(&mut self, uris: &[&str]) -> Vec<String> {
+        let honored = self.request(json!({"op": "listen", "uris": uris}));
+        serde_json::from_value(honored["honored"].clone()).unwrap()
+    }
+
+    /// Closes the listen stream.
+    pub fn unlisten(&mut self) {
+        self.request(json!({"op": "unlisten"}));
+    }
+
+    /// The URI of the oldest resource update not yet taken, waiting at most `limit`.
+    pub fn next_update(&mut self, limit: std::time::Duration) -> Option<String> {
+        let next = self.request(json!({"op": "next", "timeout": limit.as_secs_f64()}));
+        next["notification"]["uri"].as_str().map(str::to_string)
     }
 }
 
@@ -146,4 +233,24 @@ pub fn play_through_mcp(mcp: &mut McpClient, state_dir: &Value) -> u64 {
         answered += 1;
         last = seq;
     }
+}
+
+/// A new identity for the client's data dir, registered as `nickname`, through MCP.
+pub fn register(mcp: &mut McpClient, nickname: &str) {
+    mcp.call("init", json!({})).ok();
+    let registered = mcp.call("register", json!({"nickname": nickname})).ok();
+    assert_eq!(registered["agent"]["nickname"], nickname);
+}
+
+/// Joins `post_id` through MCP in human control (every move through session_decide): the
+/// guest's state_dir.
+pub fn join_in_human_control(mcp: &mut McpClient, post_id: &str) -> Value {
+    let joined = mcp
+        .call(
+            "join",
+            json!({"post_id": post_id, "control_mode": "human", "think_seconds": 60}),
+        )
+        .ok();
+    assert_eq!(joined["status"], "joining", "{joined}");
+    joined["state_dir"].clone()
 }

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use aigenora::layout::{DataDir, SessionDir};
 use aigenora::records::{RecordedEvent, SessionRecord, SessionStatus, read_events};
-use aigenora::session::{EVENTS_FILE, SESSION_FILE};
 use serde_json::Value;
 
 use super::process::Proc;
@@ -117,7 +117,7 @@ impl Agent {
     }
 
     pub fn public_key(&self) -> String {
-        aigenora::identity::load_key_file(&self.dir)
+        aigenora::identity::load_key_file(&DataDir::new(&self.dir))
             .unwrap()
             .public_key()
             .to_string()
@@ -196,14 +196,13 @@ pub struct SessionFiles {
 
 impl SessionFiles {
     pub fn read(dir: &Path) -> SessionFiles {
-        let record = std::fs::read_to_string(dir.join(SESSION_FILE))
-            .map(|text| SessionRecord::parse(&text))
-            .unwrap_or_default();
+        let session = SessionDir::open(dir);
+        let record = aigenora::session::read_record(&session);
         SessionFiles {
             dir: dir.to_path_buf(),
             info: Value::Object(record.to_object()),
             record,
-            events: read_events(&dir.join(EVENTS_FILE)),
+            events: read_events(&session.events_file()),
         }
     }
 
@@ -253,6 +252,23 @@ impl SessionFiles {
             .find(|m| m["direction"] == direction)
             .map(|m| m["msg"].clone())
             .unwrap_or_else(|| panic!("no {direction} message in {}", self.dir.display()))
+    }
+
+    /// The winner a board game's final `round_result` names (`None` only for a draw),
+    /// failing when the last message this side saw is not a finished game's verdict.
+    pub fn board_verdict(&self) -> Option<String> {
+        let verdict = self
+            .events_of("protocol_message")
+            .last()
+            .map(|message| message["msg"].clone())
+            .unwrap_or_default();
+        assert_eq!(verdict["action"], "round_result", "{verdict}");
+        assert_eq!(verdict["game_over"], true, "{verdict}");
+        match verdict["winner"].as_str() {
+            Some("none") => None,
+            Some(side @ ("host" | "guest")) => Some(side.to_string()),
+            _ => panic!("a verdict names host, guest or none: {verdict}"),
+        }
     }
 }
 

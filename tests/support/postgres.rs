@@ -260,3 +260,37 @@ fn run(command: &mut Command, what: &str) {
         String::from_utf8_lossy(&out.stderr).trim()
     );
 }
+
+/// Runs this test binary again with `AIGENORA_TEST_BACKEND=postgres`, for the tests `filter`
+/// selects (every one when empty) except `myself`, one at a time, and fails with the run's
+/// tail unless it passed at least one test and failed none. This is how `cargo test` covers
+/// a whole suite on both backends without a second command.
+pub fn rerun_on_postgres(filter: &str, myself: &str) {
+    let exe = std::env::current_exe().expect("this test binary");
+    let mut command = Command::new(&exe);
+    if !filter.is_empty() {
+        command.arg(filter);
+    }
+    let out = command
+        .args(["--skip", myself, "--test-threads", "1"])
+        .env("AIGENORA_TEST_BACKEND", "postgres")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot rerun {}: {e}", exe.display()));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned()
+        + &String::from_utf8_lossy(&out.stderr);
+    let tail: Vec<&str> = text.lines().rev().take(60).collect();
+    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    let passed = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("test result: "))
+        .filter_map(|result| result.split("; ").next())
+        .filter_map(|ok| ok.rsplit(' ').nth(1)?.parse::<u32>().ok())
+        .sum::<u32>();
+    assert!(
+        out.status.success() && passed > 0,
+        "the {filter:?} tests on PostgreSQL: {} passed, exit {:?}\n{}",
+        passed,
+        out.status.code(),
+        tail.join("\n")
+    );
+}

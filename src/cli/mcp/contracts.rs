@@ -195,7 +195,7 @@ impl Aigenora {
             .map_or(protocol, |contract| contract.protocol_id)
             .to_string();
         let client = self.client()?;
-        let data_dir = crate::data_dir::DataDir::new(self.data_dir());
+        let data_dir = self.data_dir();
         let fetched = fetch_protocol(&client, &data_dir, &id).await?;
         let (fetched, provided) = blocking(move || {
             let provided =

@@ -2,22 +2,31 @@
 //! Rust SDK, rmcp), so an LLM agent drives it with typed tool calls instead of parsing
 //! command output. Each tool is a library call (sessions run as background processes, the
 //! way `host --daemon` starts them); a failure is a tool error carrying the one line the CLI
-//! would print. One file per group of tools.
+//! would print. One file per group of tools; the sessions are also resources
+//! (`resources.rs`), followed for subscribers (`watch.rs`).
 
 mod community;
 mod contracts;
 mod identity;
 mod play;
+mod progress;
+mod resources;
 mod sessions;
+mod watch;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
-use rmcp::{ServerHandler, ServiceExt, tool_handler};
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult, ListResourcesResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ResourceUpdatedNotificationParam, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    SubscriptionFilter, UnsubscribeRequestParams,
+};
+use rmcp::service::{RequestContext, SubscriptionContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool_handler};
 use serde_json::{Value, json};
 
 use super::GlobalArgs;
@@ -32,11 +41,13 @@ decision window opens or the session ends), `session_snapshot` for the legal cho
 `session_decide`. Ask the user before publishing invitations or protocols and before joining \
 someone's invitation.";
 
-/// The MCP server: the data dir and server the tools act on, and the tools.
+/// The MCP server: the data dir and server the tools act on, the tools, and the sessions
+/// its client follows.
 #[derive(Clone)]
 pub struct Aigenora {
     global: Arc<GlobalArgs>,
     tool_router: ToolRouter<Self>,
+    subscriptions: watch::Subscriptions,
 }
 
 impl Aigenora {
@@ -48,10 +59,11 @@ impl Aigenora {
                 + Self::community_router()
                 + Self::play_router()
                 + Self::sessions_router(),
+            subscriptions: watch::Subscriptions::default(),
         }
     }
 
-    fn data_dir(&self) -> PathBuf {
+    fn data_dir(&self) -> crate::layout::DataDir {
         self.global.data_dir()
     }
 
@@ -67,9 +79,131 @@ impl Aigenora {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Aigenora {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("aigenora", crate::skill::VERSION))
             .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let data_dir = self.data_dir();
+        let listed = blocking(move || Ok(resources::list(&data_dir)))
+            .await
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        Ok(ListResourcesResult::with_all_items(listed))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(
+            resources::templates(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let data_dir = self.data_dir();
+        let read = tokio::task::spawn_blocking(move || {
+            resources::read(&resources::SessionUri::parse(&request.uri, &data_dir)?)
+        })
+        .await
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None))??;
+        Ok(read.into())
+    }
+
+    #[allow(
+        deprecated,
+        reason = "clients of the 2025 protocol versions subscribe this way"
+    )]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let session = resources::SessionUri::parse(&request.uri, &self.data_dir())?;
+        if let Some(stop) = self.subscriptions.subscribe(&session.uri)? {
+            // Its state before the answer: whatever changes once the client has it is reported.
+            let watcher = watch::Watcher::new(vec![session]);
+            let peer = context.peer;
+            tokio::spawn(watcher.run(stop, move |uri| {
+                let peer = peer.clone();
+                async move {
+                    let updated = ResourceUpdatedNotificationParam::new(uri);
+                    peer.notify_resource_updated(updated).await.is_ok()
+                }
+            }));
+        }
+        Ok(())
+    }
+
+    #[allow(
+        deprecated,
+        reason = "clients of the 2025 protocol versions subscribe this way"
+    )]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if self.subscriptions.unsubscribe(&request.uri) {
+            Ok(())
+        } else {
+            Err(ErrorData::invalid_params(
+                "not subscribed to that resource",
+                None,
+            ))
+        }
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let sessions = resources::sessions_among(
+            requested.resource_subscriptions.as_deref(),
+            &self.data_dir(),
+            self.subscriptions.room(),
+        );
+        // Their state now, before the acknowledgment: whatever changes once the client
+        // holds it is reported.
+        self.subscriptions.remember(&sessions);
+        let mut accepted = SubscriptionFilter::default();
+        accepted.resource_subscriptions = Some(sessions.into_iter().map(|s| s.uri).collect());
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let sessions = resources::sessions_among(
+            context.accepted().resource_subscriptions.as_deref(),
+            &self.data_dir(),
+            watch::MAX_WATCHED,
+        );
+        let _held = self.subscriptions.hold(sessions.len())?;
+        let sink = context.sink().clone();
+        let watcher = self.subscriptions.watcher(sessions);
+        let following = watcher.run(self.subscriptions.stopper(), move |uri| {
+            let sink = sink.clone();
+            async move { sink.notify_resource_updated(uri).await.is_ok() }
+        });
+        tokio::select! {
+            () = context.cancelled() => {}
+            () = following => {}
+        }
+        Ok(())
     }
 }
 
@@ -124,11 +258,15 @@ pub fn run(_args: McpArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let stdout = take_stdout()?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
-        let service = Aigenora::new(global.clone())
+        let server = Aigenora::new(global.clone());
+        let subscriptions = server.subscriptions.clone();
+        let service = server
             .serve((tokio::io::stdin(), stdout))
             .await
             .context("starting the MCP session")?;
-        service.waiting().await.context("serving MCP")?;
+        let served = service.waiting().await;
+        subscriptions.stop_all();
+        served.context("serving MCP")?;
         anyhow::Ok(())
     })?;
     Ok(ExitCode::SUCCESS)

@@ -135,7 +135,7 @@ impl Aigenora {
     async fn start_daemon(&self, arguments: Vec<String>) -> anyhow::Result<Value> {
         let executable = std::env::current_exe().context("cannot find this binary")?;
         let mut command = tokio::process::Command::new(executable);
-        command.arg("--data-dir").arg(self.data_dir());
+        command.arg("--data-dir").arg(self.data_dir().root());
         if let Some(server) = &self.global.server {
             command.args(["--server", server]);
         }

@@ -6,17 +6,18 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::CallToolResult;
-use rmcp::{tool, tool_router};
+use rmcp::model::{CallToolResult, RequestMetaObject};
+use rmcp::{Peer, RoleServer, tool, tool_router};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::super::session_control::{StrategyChange, change_strategy, snapshot_view};
 use super::super::session_local::{FollowEnd, signal_abort};
+use super::progress::Progress;
 use super::{Aigenora, answer, blocking};
 use crate::control::Target;
 use crate::decision::submit::{self, DecisionInput, Submitter};
-use crate::session::{EVENTS_FILE, list_sessions};
+use crate::session::list_sessions;
 
 /// Longest events.jsonl line returned (longer ones are skipped).
 const MAX_EVENT_LINE: usize = 1 << 20;
@@ -24,6 +25,8 @@ const MAX_EVENT_LINE: usize = 1 << 20;
 const MAX_EVENTS: usize = 1000;
 /// Longest one `session_wait` waits.
 const MAX_WAIT: Duration = Duration::from_secs(600);
+/// Longest progress message (in characters) of a `session_wait`.
+const MAX_PROGRESS_LINE: usize = 300;
 /// How often `session_wait` looks at the session's files.
 const POLL: Duration = Duration::from_millis(100);
 
@@ -130,11 +133,9 @@ impl Aigenora {
         answer(
             blocking(move || {
                 let target = target(&input.which, &data_dir)?;
-                let ended = FollowEnd::of(&target.root).is_some();
-                let lines = crate::layout::jsonl::read_lines(
-                    &target.root.join(EVENTS_FILE),
-                    MAX_EVENT_LINE,
-                );
+                let ended = FollowEnd::of(&target.dir).is_some();
+                let lines =
+                    crate::layout::jsonl::read_lines(&target.dir.events_file(), MAX_EVENT_LINE);
                 let limit = input.limit.unwrap_or(MAX_EVENTS).min(MAX_EVENTS);
                 let events: Vec<Value> = lines
                     .iter()
@@ -162,7 +163,7 @@ impl Aigenora {
                 let Some(engine_dir) = target.engine_dir() else {
                     anyhow::bail!(
                         "the session in {} has no engine state yet (not started)",
-                        target.root.display()
+                        target.dir.root().display()
                     );
                 };
                 let submitter = Submitter {
@@ -215,8 +216,8 @@ impl Aigenora {
         answer(
             blocking(move || {
                 let target = target(&input, &data_dir)?;
-                let pid = signal_abort(&target.root)?;
-                Ok(json!({"status": "aborting", "pid": pid, "state_dir": target.root}))
+                let pid = signal_abort(&target.dir)?;
+                Ok(json!({"status": "aborting", "pid": pid, "state_dir": target.dir.root()}))
             })
             .await,
         )
@@ -233,7 +234,7 @@ impl Aigenora {
             blocking(move || {
                 let target = target(&input.which, &data_dir)?;
                 let line = crate::control::room::queue(&target, Value::Object(input.action))?;
-                Ok(json!({"status": "ok", "action": line["action"], "state_dir": target.root}))
+                Ok(json!({"status": "ok", "action": line["action"], "state_dir": target.dir.root()}))
             })
             .await,
         )
@@ -244,17 +245,48 @@ impl Aigenora {
                        or ends, or until timeout_seconds: {reason: decision|ended|timeout, \
                        view} with view as session_snapshot returns it."
     )]
-    async fn session_wait(&self, Parameters(input): Parameters<WaitInput>) -> CallToolResult {
-        answer(self.wait(input).await)
+    async fn session_wait(
+        &self,
+        Parameters(input): Parameters<WaitInput>,
+        meta: RequestMetaObject,
+        peer: Peer<RoleServer>,
+    ) -> CallToolResult {
+        answer(self.wait(input, &meta, peer).await)
     }
 }
 
-fn target(which: &WhichInput, data_dir: &std::path::Path) -> anyhow::Result<Target> {
+/// What a `session_wait` waits for, and where the session is now (its status, phase and
+/// latest event), in one line.
+fn waiting_for(target: &Target, view: &Value, after: u64) -> String {
+    let text = |value: &Value| match value {
+        Value::String(text) => text.clone(),
+        Value::Null => "-".into(),
+        other => other.to_string(),
+    };
+    let mut line = format!(
+        "waiting for a decision window after #{after} or the end of session {}: status {}, phase {}, last: {}",
+        target.name(),
+        text(&view["status"]),
+        text(&view["snapshot"]["phase"]),
+        text(&view["snapshot"]["last_event"]["summary"]),
+    );
+    if let Some((cut, _)) = line.char_indices().nth(MAX_PROGRESS_LINE) {
+        line.truncate(cut);
+    }
+    crate::terminal::escape_control(&line).into_owned()
+}
+
+fn target(which: &WhichInput, data_dir: &crate::layout::DataDir) -> anyhow::Result<Target> {
     Target::resolve(which.state_dir.as_deref(), data_dir)
 }
 
 impl Aigenora {
-    async fn wait(&self, input: WaitInput) -> anyhow::Result<Value> {
+    async fn wait(
+        &self,
+        input: WaitInput,
+        meta: &RequestMetaObject,
+        peer: Peer<RoleServer>,
+    ) -> anyhow::Result<Value> {
         let limit = input
             .timeout_seconds
             .filter(|s| s.is_finite() && *s >= 0.0)
@@ -264,6 +296,7 @@ impl Aigenora {
         let data_dir = self.data_dir();
         let which = input.which;
         let after = input.after_window.unwrap_or(0);
+        let mut progress = Progress::new(meta, peer, limit);
         loop {
             let (target, view) = {
                 let target = target(&which, &data_dir)?;
@@ -273,7 +306,7 @@ impl Aigenora {
             let seq = view["window"]["seq"].as_u64();
             let reason = if seq.is_some_and(|seq| seq > after) {
                 Some("decision")
-            } else if FollowEnd::of(&target.root).is_some() {
+            } else if FollowEnd::of(&target.dir).is_some() {
                 Some("ended")
             } else if Instant::now() >= deadline {
                 Some("timeout")
@@ -281,8 +314,9 @@ impl Aigenora {
                 None
             };
             if let Some(reason) = reason {
-                return Ok(json!({"reason": reason, "state_dir": target.root, "view": view}));
+                return Ok(json!({"reason": reason, "state_dir": target.dir.root(), "view": view}));
             }
+            progress.report(waiting_for(&target, &view, after)).await;
             tokio::time::sleep(POLL).await;
         }
     }

@@ -7,7 +7,6 @@
 use serde_json::{Value, json};
 
 use crate::control::Target;
-use crate::session::room::join::ACTIONS_FILE;
 
 /// The largest action, in canonical bytes.
 pub const MAX_ACTION_BYTES: usize = 64 * 1024;
@@ -50,10 +49,12 @@ pub fn queue(target: &Target, action: Value) -> Result<Value, ActionError> {
         return Err(ActionError::TooLarge(size));
     }
     if target.record.protocol_id.is_none() {
-        return Err(ActionError::NoSession(target.root.display().to_string()));
+        return Err(ActionError::NoSession(
+            target.dir.root().display().to_string(),
+        ));
     }
     let line = json!({"action": action, "ts": crate::records::iso_now()});
-    crate::layout::append_json_line(&target.root.join(ACTIONS_FILE), &line)
-        .map_err(|e| ActionError::Io(target.root.display().to_string(), e))?;
+    crate::layout::append_json_line(&target.dir.room_actions_file(), &line)
+        .map_err(|e| ActionError::Io(target.dir.root().display().to_string(), e))?;
     Ok(line)
 }

@@ -9,7 +9,7 @@
 //! with its control characters escaped.
 
 use std::io::BufRead;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -19,8 +19,9 @@ use super::actions::{MAX_ACTION_BYTES, queue};
 use super::talk::{Talk, typed_action};
 use crate::api::group::MemberStatus;
 use crate::control::Target;
+use crate::layout::SessionDir;
 use crate::room::checkpoint::RoomMember;
-use crate::session::room::record::{ROOM_FILE, RoomRecord};
+use crate::session::room::record::RoomRecord;
 use crate::terminal::escape_control;
 
 /// The longest line read from stdin (an action at its largest, with room for spacing).
@@ -32,7 +33,7 @@ const MAX_SHOWN: usize = 400;
 
 /// The terminal of one room's side.
 pub struct Console {
-    root: PathBuf,
+    dir: SessionDir,
     /// The step last shown.
     shown: Mutex<Option<RoomRecord>>,
 }
@@ -40,12 +41,12 @@ pub struct Console {
 impl Console {
     /// Starts reading actions from stdin and showing the room of `session_root` on stdout,
     /// each on a thread of its own for as long as the process runs.
-    pub fn start(session_root: PathBuf) -> Arc<Console> {
+    pub fn start(dir: SessionDir) -> Arc<Console> {
         let console = Arc::new(Console {
-            root: session_root,
+            dir,
             shown: Mutex::new(None),
         });
-        let root = console.root.clone();
+        let root = console.dir.root().to_path_buf();
         std::thread::spawn(move || {
             read_actions(&mut std::io::stdin().lock(), &root, &mut |line| {
                 println!("{line}")
@@ -68,7 +69,7 @@ impl Console {
             .shown
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let room = std::fs::read(self.root.join(ROOM_FILE))
+        let room = std::fs::read(self.dir.room_file())
             .ok()
             .and_then(|bytes| serde_json::from_slice::<RoomRecord>(&bytes).ok());
         if let Some(room) = room.filter(|room| shown.as_ref() != Some(room)) {

@@ -14,8 +14,8 @@ mod routes;
 mod sessions;
 mod stream;
 
+use crate::layout::SessionDir;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use sessions::{Scope, session_token};
@@ -80,7 +80,7 @@ pub const LIMITS: crate::http_server::HttpLimits = crate::http_server::HttpLimit
 
 /// Serves one session from a thread of its own (`host|join --web`); returns the page's
 /// address once it listens.
-pub fn serve_in_background(session_root: PathBuf) -> std::io::Result<String> {
+pub fn serve_in_background(session: SessionDir) -> std::io::Result<String> {
     let (ready, bound) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -91,7 +91,7 @@ pub fn serve_in_background(session_root: PathBuf) -> std::io::Result<String> {
             Err(error) => return drop(ready.send(Err(error))),
         };
         runtime.block_on(async move {
-            match bind(Scope::One(session_root), 0).await {
+            match bind(Scope::One(session), 0).await {
                 Ok((controller, serving)) => {
                     let _ = ready.send(Ok(controller.url()));
                     let _ = serving.await;

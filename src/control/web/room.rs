@@ -17,7 +17,6 @@ use super::Controller;
 use super::guard::refuse;
 use super::routes::authorized_json;
 use crate::control::room::{Talk, queue};
-use crate::session::room::record::ROOM_FILE;
 
 /// Largest action body (an action at its largest, wrapped).
 const MAX_ACTION_BODY: usize = crate::control::room::actions::MAX_ACTION_BYTES + 1024;
@@ -33,7 +32,7 @@ pub async fn action(
             Ok(found) => found,
             Err(refusal) => return refusal,
         };
-    if !target.root.join(ROOM_FILE).is_file() {
+    if !target.dir.room_file().is_file() {
         return refuse(StatusCode::CONFLICT, "no_room");
     }
     let talk = target.record.protocol_id.as_deref().and_then(Talk::of);

@@ -93,7 +93,7 @@ pub(super) fn authorized(
             code: "no_such_session",
         });
     };
-    let expected = session_token(&target.root).map_err(|_| Refusal {
+    let expected = session_token(&target.dir).map_err(|_| Refusal {
         status: StatusCode::INTERNAL_SERVER_ERROR,
         code: "token_unavailable",
     })?;

@@ -2,31 +2,26 @@
 //! token in `controller.token` (mode 0600, made on first use), so a page given one session's
 //! token can steer that session only.
 
-use std::path::{Path, PathBuf};
-
 use serde_json::{Value, json};
 
 use crate::control::Target;
-use crate::session::list_sessions;
+use crate::layout::{DataDir, SessionDir};
 
 /// Which sessions a server offers.
 #[derive(Debug, Clone)]
 pub enum Scope {
     /// Every session under a data dir.
-    All(PathBuf),
+    All(DataDir),
     /// One session dir.
-    One(PathBuf),
+    One(SessionDir),
 }
 
 impl Scope {
     /// The session dirs offered, newest first.
-    pub fn roots(&self) -> Vec<PathBuf> {
+    pub fn dirs(&self) -> Vec<SessionDir> {
         match self {
-            Scope::All(data_dir) => list_sessions(data_dir)
-                .into_iter()
-                .map(|(dir, _)| dir)
-                .collect(),
-            Scope::One(root) => vec![root.clone()],
+            Scope::All(data_dir) => data_dir.sessions(),
+            Scope::One(dir) => vec![dir.clone()],
         }
     }
 
@@ -36,20 +31,20 @@ impl Scope {
         if !safe {
             return None;
         }
-        self.roots()
+        self.dirs()
             .into_iter()
-            .find(|root| root.file_name().is_some_and(|name| name == id))
-            .and_then(|root| Target::at(&root).ok())
+            .find(|dir| dir.root().file_name().is_some_and(|name| name == id))
+            .and_then(|dir| Target::at(dir.root()).ok())
     }
 
     /// The session list the page starts from (with each session's token).
     pub fn listing(&self) -> Value {
         let rows: Vec<Value> = self
-            .roots()
+            .dirs()
             .into_iter()
-            .filter_map(|root| Target::at(&root).ok())
+            .filter_map(|dir| Target::at(dir.root()).ok())
             .filter_map(|target| {
-                let token = session_token(&target.root).ok()?;
+                let token = session_token(&target.dir).ok()?;
                 let record = &target.record;
                 Some(json!({
                     "id": target.name(), "role": record.role, "status": record.status,
@@ -68,8 +63,8 @@ pub fn random_token() -> String {
 }
 
 /// The session's controller token, made (mode 0600) when it has none.
-pub fn session_token(root: &Path) -> std::io::Result<String> {
-    let path = root.join("controller.token");
+pub fn session_token(session: &SessionDir) -> std::io::Result<String> {
+    let path = session.controller_token_file();
     if let Ok(token) = std::fs::read_to_string(&path) {
         let token = token.trim();
         if token.len() >= 32 {

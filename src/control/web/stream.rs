@@ -20,8 +20,6 @@ use crate::control::Target;
 use crate::control::view::session_view;
 use crate::layout::jsonl::{Tail, TailLine, recent_start};
 use crate::records::DecisionFiles;
-use crate::session::room::record::ROOM_FILE;
-use crate::session::{EVENTS_FILE, SESSION_FILE};
 
 const POLL: Duration = Duration::from_millis(10);
 /// Events sent to a fresh page (no Last-Event-ID): the latest ones only, found within the
@@ -88,15 +86,12 @@ struct Follow {
 
 impl Follow {
     fn watched(&self) -> Vec<PathBuf> {
-        let mut paths = vec![
-            self.target.root.join(SESSION_FILE),
-            self.target.root.join(ROOM_FILE),
-        ];
-        if let Some(engine) = Target::at(&self.target.root)
+        let mut paths = vec![self.target.dir.session_file(), self.target.dir.room_file()];
+        if let Some(engine) = Target::at(self.target.dir.root())
             .ok()
             .and_then(|t| t.engine_dir())
         {
-            paths.push(engine.join("snapshot.json"));
+            paths.push(engine.snapshot_file());
             paths.push(DecisionFiles::of(&engine).state());
         }
         paths
@@ -146,7 +141,7 @@ pub fn follow(
     target: Target,
     last_id: Option<u64>,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
-    let path = target.root.join(EVENTS_FILE);
+    let path = target.dir.events_file();
     let length = std::fs::metadata(&path).map_or(0, |m| m.len());
     let (offset, fresh) = match last_id.filter(|&id| id <= length) {
         Some(id) => (id, false),

@@ -14,7 +14,7 @@ fn rps_desk(dir: &std::path::Path, times: WindowTimes) -> Arc<Desk> {
         .unwrap()
         .spec();
     Desk::new(
-        dir,
+        &crate::layout::EngineDir::open(dir),
         (spec, Role::Guest),
         times,
         EventLog::to_file(dir.join("events.jsonl")),
@@ -179,7 +179,7 @@ fn a_window_keyed_by_any_field_takes_a_submitted_move() {
         ..Submitter::default()
     };
     let answer = submit(
-        dir.path(),
+        &crate::layout::EngineDir::open(dir.path()),
         Some(crate::spec::ControlMode::Human),
         DecisionInput::Move(json!("done it")),
         &submitter,

@@ -15,8 +15,6 @@ use crate::identity::verify_hex;
 use crate::records::Event;
 use crate::spec::Role;
 
-/// The receipt file the reference's in-memory driver also writes (all public values).
-const RECEIPT_FILE: &str = "transcript_receipt.json";
 
 pub(crate) fn run(player: &mut Player, winner: Option<String>) -> Result<Outcome, Stop> {
     let role = player.role;
@@ -180,7 +178,7 @@ fn exchange_receipts(player: &mut Player) -> Result<Receipt, Stop> {
         "peer_signature": theirs.signature,
         "audit_status": "passed",
     });
-    let path = player.session.config.state_dir.join(RECEIPT_FILE);
+    let path = player.session.config.state_dir.receipt_file();
     crate::layout::write_atomic(&path, file.to_string().as_bytes()).map_err(|error| {
         EngineError::Protocol(format!("cannot write {}: {error}", path.display()))
     })?;

@@ -188,7 +188,7 @@ fn config(role: Role, dir: &std::path::Path) -> EngineConfig {
         options: Map::new(),
         args: vec![],
         events: EventLog::to_file(state_dir.join("events.jsonl")),
-        state_dir,
+        state_dir: crate::layout::EngineDir::open(state_dir),
         control_mode: ControlMode::Hybrid,
         pace: Duration::ZERO,
         display: Arc::new(|_, _| {}),

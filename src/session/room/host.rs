@@ -5,7 +5,6 @@
 //! leader's lease (and the invitation) with the newest checkpoint a member acknowledged. The
 //! room is marked active when it starts and closed when its hooks end it.
 
-use serde_json::{Map, Value};
 use tokio::runtime::Handle;
 
 use super::join::QueuedActions;
@@ -17,7 +16,8 @@ use crate::client::RestClient;
 use crate::engine::{DisplaySink, Outcome};
 use crate::records::{Event, SessionRecord};
 use crate::room::authority::Start;
-use crate::session::{OnRoom, Protocol, ProtocolSource, SessionDir, SessionEnd, SessionError};
+use crate::session::{OnRoom, Protocol, ProtocolSource, SessionEnd, SessionError, SessionRecorder};
+use crate::spec::CheckedOptions;
 use crate::spec::{ControlMode, Flow, Role};
 use crate::transport::{RelayChoice, SessionEndpoint};
 
@@ -27,7 +27,7 @@ pub struct RoomHost {
     pub protocol: Protocol,
     /// Where the protocol came from, when it was prepared by id (`host --protocol`).
     pub source: Option<ProtocolSource>,
-    pub options: Map<String, Value>,
+    pub options: CheckedOptions,
     pub relay: RelayChoice,
     pub display: DisplaySink,
     /// Who acts for this side (recorded; a person's actions come through the session's
@@ -35,7 +35,7 @@ pub struct RoomHost {
     pub control_mode: ControlMode,
     /// Told the session dir once the room is under way (a person's terminal starts on it).
     pub on_room: Option<OnRoom>,
-    pub session_dir: SessionDir,
+    pub session_dir: SessionRecorder,
 }
 
 impl RoomHost {
@@ -64,12 +64,12 @@ impl RoomHost {
             },
         );
         if let Some(on_room) = &self.on_room {
-            on_room(self.session_dir.root());
+            on_room(self.session_dir.dir());
         }
         let mut endpoint = SessionEndpoint::bind(&self.relay).await?;
         let ticket = endpoint.ticket().await?.to_string();
         let mut offer = NewInvitation::signed(&identity, &protocol_id, &ticket);
-        offer.options = self.options.clone();
+        offer.options = self.options.as_map().clone();
         let lease_of_invitation = self.client.create_invitation(&offer).await?;
         let post_id = lease_of_invitation.post_id.clone();
         let group = self
@@ -108,13 +108,13 @@ impl RoomHost {
             identity,
             group,
             rules,
-            own: QueuedActions::of(self.session_dir.root()),
+            own: QueuedActions::of(self.session_dir.dir()),
             dir: self.session_dir.clone(),
             lease,
         };
         let (protocol, options) = (self.protocol.clone(), self.options.clone());
         let led = tokio::task::spawn_blocking(move || {
-            let hooks = leader_hooks(&protocol, &options, &lead.dir)?;
+            let hooks = leader_hooks(&protocol, options.as_map(), &lead.dir)?;
             open_and_serve(lead, hooks, arrivals)
         })
         .await;

@@ -9,7 +9,6 @@
 //! room over and leads it from its newest checkpoint to the end.
 
 use std::collections::VecDeque;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
@@ -27,12 +26,13 @@ use crate::client::RestClient;
 use crate::engine::{DisplaySink, Outcome};
 use crate::hooks::skeleton;
 use crate::identity::Identity;
+use crate::layout::SessionDir;
 use crate::layout::{Tail, TailLine};
 use crate::records::{Event, SessionRecord};
 use crate::room::Replica;
 use crate::room::authority::Start;
 use crate::room::replica::Verified;
-use crate::session::{PreparedProtocol, Protocol, SessionDir, SessionEnd, SessionError};
+use crate::session::{PreparedProtocol, Protocol, SessionEnd, SessionError, SessionRecorder};
 use crate::spec::flow::group::GroupRules;
 use crate::spec::{ControlMode, Flow, Role};
 use crate::transport::{IrohChannel, RelayChoice, SessionEndpoint, Ticket};
@@ -42,8 +42,6 @@ use crate::wire::group::Receipt;
 const DIAL_TIMEOUT: Duration = Duration::from_secs(5);
 /// How often a member tells the server it is still there.
 pub const HEARTBEAT: Duration = Duration::from_secs(5);
-/// The file of actions waiting to be sent, in the session directory.
-pub const ACTIONS_FILE: &str = "room-actions.jsonl";
 /// The longest line of the actions file.
 pub const MAX_ACTION_LINE: usize = 1024 * 1024;
 
@@ -57,7 +55,7 @@ pub struct RoomJoin {
     pub display: DisplaySink,
     /// Told the session dir once the room is found (a person's terminal starts on it).
     pub on_room: Option<crate::session::OnRoom>,
-    pub session_dir: SessionDir,
+    pub session_dir: SessionRecorder,
 }
 
 /// Why following a leader on one channel stopped short of the room's end.
@@ -111,7 +109,7 @@ impl RoomJoin {
             &format!("[join] room {} of invitation {post_id}", group.group_id),
         );
         if let Some(on_room) = &self.on_room {
-            on_room(self.session_dir.root());
+            on_room(self.session_dir.dir());
         }
         let heartbeats = {
             let client = self.client.clone();
@@ -159,8 +157,8 @@ impl RoomJoin {
     /// when this member takes it over.
     async fn take_part(&self, mut group: Group) -> Result<Outcome, SessionError> {
         let identity = self.client.identity().clone();
-        let outbox = Outbox::durable(self.session_dir.root());
-        let actions = QueuedActions::resuming(self.session_dir.root(), outbox.resume_offset());
+        let outbox = Outbox::durable(self.session_dir.dir());
+        let actions = QueuedActions::resuming(self.session_dir.dir(), outbox.resume_offset());
         let mut state = MemberState {
             replica: Replica::new(
                 &group.group_id,
@@ -440,7 +438,7 @@ fn follow(
     control: &RestControl,
     identity: &Identity,
     group: &Group,
-    dir: &SessionDir,
+    dir: &SessionRecorder,
     control_mode: ControlMode,
     state: &mut MemberState,
 ) -> Result<FollowEnd, Stop> {
@@ -485,14 +483,14 @@ pub struct QueuedActions {
 
 impl QueuedActions {
     /// The queue of a session directory, from its start.
-    pub fn of(dir: &Path) -> QueuedActions {
+    pub fn of(dir: &SessionDir) -> QueuedActions {
         QueuedActions::resuming(dir, 0)
     }
 
     /// The queue from byte `offset` of its file (where an earlier process stopped).
-    pub fn resuming(dir: &Path, offset: u64) -> QueuedActions {
+    pub fn resuming(dir: &SessionDir, offset: u64) -> QueuedActions {
         QueuedActions {
-            tail: Tail::from_offset(dir.join(ACTIONS_FILE), MAX_ACTION_LINE, offset),
+            tail: Tail::from_offset(dir.room_actions_file(), MAX_ACTION_LINE, offset),
             waiting: VecDeque::new(),
             handed_out: offset,
         }
@@ -525,7 +523,7 @@ impl ActionSource for QueuedActions {
 
 /// What the member records: events, and the last verified view and checkpoint.
 struct Recorder {
-    dir: SessionDir,
+    dir: SessionRecorder,
     group_id: String,
 }
 
@@ -537,7 +535,7 @@ impl MemberEvents for Recorder {
             seq: verified.envelope.core.seq,
             frame_hash: verified.envelope.frame_hash.clone(),
         });
-        write_room(self.dir.root(), verified, replica);
+        write_room(self.dir.dir(), verified, replica);
     }
 
     fn receipt(&mut self, receipt: &Receipt, _action: &Map<String, Value>) {
@@ -552,7 +550,7 @@ impl MemberEvents for Recorder {
     }
 }
 
-fn write_room(dir: &Path, verified: &Verified, replica: &Replica) {
+fn write_room(dir: &SessionDir, verified: &Verified, replica: &Replica) {
     let Some(checkpoint) = &replica.checkpoint else {
         return;
     };

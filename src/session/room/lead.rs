@@ -32,7 +32,7 @@ use crate::identity::Identity;
 use crate::records::{Event, EventLog};
 use crate::room::authority::{Authority, Receipt, Start};
 use crate::room::checkpoint::{self, Checkpoint, RoomMember};
-use crate::session::{Protocol, SessionDir, SessionError};
+use crate::session::{Protocol, SessionError, SessionRecorder};
 use crate::spec::Role;
 use crate::spec::flow::group::GroupRules;
 use crate::transport::{IrohChannel, SessionEndpoint};
@@ -219,17 +219,18 @@ async fn renew(client: RestClient, group: Group, ticket: String, lease: Lease) {
 pub fn leader_hooks(
     protocol: &Protocol,
     options: &Map<String, Value>,
-    dir: &SessionDir,
+    dir: &SessionRecorder,
 ) -> Result<PythonHooks, SessionError> {
     let mut hooks = PythonHooks::load_for(&protocol.dir, &protocol.spec)?;
-    let state_dir = dir.root().join("leader");
-    crate::layout::create_private_dir(&state_dir)
+    let state_dir = dir
+        .dir()
+        .leader_engine_dir()
         .map_err(|e| SessionError::io("creating the leader's state dir", e))?;
     hooks.init(&InitContext {
         options,
         role: Role::Host,
         args: &[],
-        state_dir: &state_dir,
+        state_dir: state_dir.root(),
         decision: None,
         pass_decision: true,
         timing: None,
@@ -247,7 +248,7 @@ pub struct Lead {
     /// The room as of this leader's epoch.
     pub group: Group,
     pub rules: GroupRules,
-    pub dir: SessionDir,
+    pub dir: SessionRecorder,
     pub lease: Lease,
     /// The leader's own actions (the session's queue).
     pub own: QueuedActions,
@@ -522,7 +523,7 @@ impl Lead {
         if let Some(checkpoint) = hub.authority.checkpoint() {
             let events = hub.authority.last_events().to_vec();
             RoomRecord::of_checkpoint(checkpoint, hub.authority.own_view().cloned(), events)
-                .write(self.dir.root());
+                .write(self.dir.dir());
         }
     }
 

@@ -5,14 +5,13 @@
 //! it twice; and the queue of actions resumes just past the last one settled, so none is
 //! sent twice and none is lost.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// The outbox's file in a session directory.
-pub const OUTBOX_FILE: &str = "room-outbox.json";
+use crate::layout::SessionDir;
 
 /// The action in flight.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,8 +45,8 @@ pub struct Outbox {
 impl Outbox {
     /// The outbox of a session directory: what an earlier process there left in flight
     /// (an unreadable file counts as empty).
-    pub fn durable(session_dir: &Path) -> Outbox {
-        let file = session_dir.join(OUTBOX_FILE);
+    pub fn durable(session: &SessionDir) -> Outbox {
+        let file = session.room_outbox_file();
         let saved: Saved = std::fs::read(&file)
             .ok()
             .and_then(|bytes| serde_json::from_slice(&bytes).ok())
@@ -139,10 +138,11 @@ mod tests {
 
     #[test]
     fn an_action_in_flight_survives_a_restart_with_its_seq_and_id() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut outbox = Outbox::durable(dir.path());
+        let temp = tempfile::tempdir().unwrap();
+        let dir = SessionDir::open(temp.path());
+        let mut outbox = Outbox::durable(&dir);
         outbox.start(pending(40));
-        let reopened = Outbox::durable(dir.path());
+        let reopened = Outbox::durable(&dir);
         let again = reopened.pending().unwrap();
         assert_eq!(
             (again.client_seq, again.action_id.as_str(), again.sent_at),
@@ -153,20 +153,22 @@ mod tests {
 
     #[test]
     fn a_settled_action_moves_the_queue_on_and_is_not_sent_again() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut outbox = Outbox::durable(dir.path());
+        let temp = tempfile::tempdir().unwrap();
+        let dir = SessionDir::open(temp.path());
+        let mut outbox = Outbox::durable(&dir);
         outbox.start(pending(40));
         outbox.settle();
-        let reopened = Outbox::durable(dir.path());
+        let reopened = Outbox::durable(&dir);
         assert!(reopened.pending().is_none());
         assert_eq!(reopened.resume_offset(), 40);
     }
 
     #[test]
     fn a_damaged_file_is_an_empty_outbox() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(OUTBOX_FILE), b"{not json").unwrap();
-        let outbox = Outbox::durable(dir.path());
+        let temp = tempfile::tempdir().unwrap();
+        let dir = SessionDir::open(temp.path());
+        std::fs::write(dir.room_outbox_file(), b"{not json").unwrap();
+        let outbox = Outbox::durable(&dir);
         assert!(outbox.pending().is_none());
         assert_eq!(outbox.resume_offset(), 0);
     }

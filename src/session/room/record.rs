@@ -2,15 +2,11 @@
 //! by a member, produced by a leader) — one shape for both, since a member may become the
 //! leader mid-session. `session snapshot`, the browser controller and agents read it.
 
-use std::path::Path;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::layout::SessionDir;
 use crate::room::checkpoint::{Checkpoint, RoomMember};
-
-/// The file, in the session directory.
-pub const ROOM_FILE: &str = "room.json";
 
 /// One step of the room as this side holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,9 +46,9 @@ impl RoomRecord {
 
     /// Replaces the session's `room.json` (atomically; a failed write only loses this view
     /// of the room, never the session).
-    pub fn write(&self, session_dir: &Path) {
+    pub fn write(&self, session: &SessionDir) {
         if let Ok(text) = serde_json::to_vec(self) {
-            let _ = crate::layout::write_atomic(&session_dir.join(ROOM_FILE), &text);
+            let _ = crate::layout::write_atomic(&session.room_file(), &text);
         }
     }
 }

@@ -389,7 +389,7 @@ fn run_side(
         role,
         options: Map::new(),
         args: vec![],
-        state_dir: state_dir.clone(),
+        state_dir: crate::layout::EngineDir::open(&state_dir),
         events: EventLog::to_file(&events_file),
         control_mode: ControlMode::Autonomous,
         pace: Duration::ZERO,
