@@ -57,7 +57,7 @@ impl ActionSource for Inbox {
 struct Steps(usize, mpsc::Sender<(usize, u64)>);
 
 impl MemberEvents for Steps {
-    fn step(&mut self, verified: &Verified) {
+    fn step(&mut self, verified: &Verified, _replica: &Replica) {
         let _ = self.1.send((self.0, verified.envelope.core.seq));
     }
     fn receipt(&mut self, _receipt: &Receipt, _action: &Map<String, Value>) {}
@@ -253,7 +253,15 @@ fn follow(
         .unwrap();
     let mut channel = IrohChannel::new(link, &handle);
     let control = RestControl::new(client, handle.clone());
-    member_admit(&mut channel, &control, &identity, &group, "autonomous").unwrap();
+    member_admit(
+        &mut channel,
+        &control,
+        &identity,
+        &group,
+        "autonomous",
+        None,
+    )
+    .unwrap();
     let mut replica = Replica::new(
         &group.group_id,
         identity.public_key(),
@@ -402,7 +410,7 @@ fn our_leader(
         )
         .unwrap();
         let mut hub = Hub::new(authority);
-        for (member, channel) in channels {
+        for ((member, _), channel) in channels {
             hub.attach(&member.public_key, Box::new(channel)).unwrap();
         }
         while !stopping.load(Ordering::SeqCst) {

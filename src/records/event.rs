@@ -130,6 +130,18 @@ pub enum Event {
         leader_epoch: u64,
         seq: u64,
     },
+    /// A member that came back to this new leader had verified more of the old epoch than
+    /// the checkpoint `claimed_seq` the room was claimed with: the new epoch starts from
+    /// the checkpoint `seq` it handed over.
+    GroupCheckpointHandedOver {
+        seq: u64,
+        claimed_seq: u64,
+    },
+    /// A checkpoint a member handed this new leader did not verify (it was not used).
+    GroupCheckpointRefused {
+        public_key: String,
+        reason: String,
+    },
     /// The room has a new leader, whom this member follows.
     GroupLeaderChanged {
         group_id: String,

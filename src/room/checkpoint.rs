@@ -90,21 +90,29 @@ impl Checkpoint {
         )
     }
 
-    /// Checks a received checkpoint: its hash over its content, its state, and its leader's
-    /// certificate.
-    pub fn verify(raw: &Map<String, Value>) -> Result<Checkpoint, RoomError> {
-        let unsigned: Vec<&str> = raw
-            .keys()
-            .map(String::as_str)
-            .filter(|key| !matches!(*key, "checkpoint_hash" | "checkpoint_signature"))
-            .collect();
-        let hash = crate::canonical::sha256_hex(json::canonical_part(raw, &unsigned)?);
+    /// Checks a received checkpoint: its hash over its content (each field rendered once,
+    /// which checks the room's limits on it), its state, and its leader's certificate. Also
+    /// returns the canonical text of its state (the six fields), which a frame's
+    /// `recovery_state_hash` covers.
+    pub fn verify(raw: Map<String, Value>) -> Result<(Checkpoint, String), RoomError> {
+        let texts: Vec<(&str, String)> = raw
+            .iter()
+            .filter(|(key, _)| !matches!(key.as_str(), "checkpoint_hash" | "checkpoint_signature"))
+            .map(|(key, value)| Ok((key.as_str(), json::canonical(value)?)))
+            .collect::<Result<_, RoomError>>()?;
+        let mut fields: Vec<(&str, &str)> = texts.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let hash = crate::canonical::sha256_hex(json::canonical_object(&mut fields));
         if raw.get("checkpoint_hash").and_then(Value::as_str) != Some(hash.as_str()) {
             return Err(RoomError::CheckpointHash);
         }
-        check_state_of(raw)?;
-        let checkpoint =
-            Checkpoint::deserialize(raw).map_err(|e| RoomError::CheckpointState(e.to_string()))?;
+        check_state_of(&raw)?;
+        let mut state: Vec<(&str, &str)> = fields
+            .into_iter()
+            .filter(|(key, _)| STATE_FIELDS.contains(key))
+            .collect();
+        let state_text = json::canonical_object(&mut state);
+        let checkpoint = Checkpoint::deserialize(Value::Object(raw))
+            .map_err(|e| RoomError::CheckpointState(e.to_string()))?;
         if checkpoint.version != VERSION {
             return Err(RoomError::CheckpointState(format!(
                 "version {} is not 1",
@@ -117,20 +125,54 @@ impl Checkpoint {
             &checkpoint.checkpoint_signature,
         )
         .map_err(|_| RoomError::Certificate)?;
-        Ok(checkpoint)
+        Ok((checkpoint, state_text))
     }
 }
 
-/// Checks a checkpoint's state (its six fields, read in place): within the room's JSON
-/// limits, with members of distinct keys and seats (the rest of the types are checked as the
-/// checkpoint is read).
-pub fn check_state_of(checkpoint: &Map<String, Value>) -> Result<(), RoomError> {
+/// A checkpoint a member handed its new leader: verified like any other, of this room, and
+/// certified by one of the leaders the new one knows (`trusted`) — a checkpoint signed by
+/// any other key proves nothing about the room's history. A leader is its key and epoch.
+pub fn handed_over(
+    raw: &Map<String, Value>,
+    group_id: &str,
+    trusted: &[(String, u64)],
+) -> Result<Checkpoint, RoomError> {
+    let (checkpoint, _) = Checkpoint::verify(raw.clone())?;
+    if checkpoint.group_id != group_id {
+        return Err(RoomError::CheckpointFrame("group_id"));
+    }
+    let certified_by = |(key, epoch): &(String, u64)| {
+        *key == checkpoint.leader_public_key && *epoch == checkpoint.leader_epoch
+    };
+    if !trusted.iter().any(certified_by) {
+        return Err(RoomError::Certificate);
+    }
+    Ok(checkpoint)
+}
+
+/// Where a new leader's epoch starts: the newest of the checkpoints it holds — the latest
+/// epoch, then the highest sequence number — so no member that verified more of the old
+/// epoch than the claimant is sent back to an earlier step.
+pub fn newest(own: Checkpoint, handed: impl IntoIterator<Item = Checkpoint>) -> Checkpoint {
+    handed.into_iter().fold(own, |best, other| {
+        if (other.leader_epoch, other.seq) > (best.leader_epoch, best.seq) {
+            other
+        } else {
+            best
+        }
+    })
+}
+
+/// Checks a checkpoint's state (its six fields, read in place): all there, with members of
+/// distinct keys and seats (the room's JSON limits are checked as the checkpoint is
+/// rendered for its hash, the rest of the types as it is read).
+fn check_state_of(checkpoint: &Map<String, Value>) -> Result<(), RoomError> {
     let invalid = |what: String| RoomError::CheckpointState(what);
-    for key in STATE_FIELDS {
-        let value = checkpoint
-            .get(key)
-            .ok_or_else(|| invalid(format!("{key} is missing")))?;
-        json::check(value)?;
+    if let Some(key) = STATE_FIELDS
+        .iter()
+        .find(|key| !checkpoint.contains_key(**key))
+    {
+        return Err(invalid(format!("{key} is missing")));
     }
     let members = Vec::<RoomMember>::deserialize(&checkpoint["members"])
         .map_err(|e| invalid(e.to_string()))?;

@@ -46,6 +46,16 @@ pub trait RoomHooks {
     ) -> HookResult;
     /// What `viewer` may see of the state (default: all of it).
     fn view(&mut self, state: &Map<String, Value>, viewer: &RoomMember) -> HookResult;
+    /// The views of one step, one per viewer, in order: [`RoomHooks::view`] for each, unless
+    /// an implementation can share work between them (each view is still as if the hook
+    /// had its own copy of the state).
+    fn views(
+        &mut self,
+        state: &Map<String, Value>,
+        viewers: &[RoomMember],
+    ) -> Result<Vec<Value>, HookFailure> {
+        viewers.iter().map(|v| self.view(state, v)).collect()
+    }
     /// A member joined a running room: a result.
     fn member_joined(&mut self, state: &Map<String, Value>, member: &RoomMember) -> HookResult;
     /// A member left: a result.

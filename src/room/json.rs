@@ -58,7 +58,7 @@ fn check_at(value: &Value, depth: usize) -> Result<(), JsonLimit> {
     }
     match value {
         Value::Null | Value::Bool(_) => Ok(()),
-        Value::Number(number) => integer_text(number).map(drop),
+        Value::Number(number) => write_integer(&mut String::new(), number),
         Value::String(text) => check_string(text),
         Value::Array(items) => {
             if items.len() > MAX_ITEMS {
@@ -86,20 +86,28 @@ fn check_string(text: &str) -> Result<(), JsonLimit> {
     }
 }
 
-/// An integer's digits as Python prints them (`-0` is `0`); a float is refused.
-fn integer_text(number: &serde_json::Number) -> Result<String, JsonLimit> {
-    let text = number.to_string();
-    if text.contains(['.', 'e', 'E']) {
-        return Err(JsonLimit::Float(text));
+/// Writes an integer's digits as Python prints them (`-0` is `0`); a float is refused.
+fn write_integer(out: &mut String, number: &serde_json::Number) -> Result<(), JsonLimit> {
+    use std::fmt::Write;
+    let start = out.len();
+    write!(out, "{number}").expect("writing to a String");
+    let digits = &out[start..];
+    if digits.contains(['.', 'e', 'E']) {
+        let float = digits.to_string();
+        out.truncate(start);
+        return Err(JsonLimit::Float(float));
     }
-    Ok(if text == "-0" { "0".to_string() } else { text })
+    if digits == "-0" {
+        out.truncate(start);
+        out.push('0');
+    }
+    Ok(())
 }
 
-/// The canonical bytes of a value within the limits.
+/// The canonical bytes of a value within the limits (checked as it is written, in one pass).
 pub fn canonical(value: &Value) -> Result<String, JsonLimit> {
-    check(value)?;
     let mut out = String::new();
-    write(&mut out, value)?;
+    write(&mut out, value, 0)?;
     Ok(out)
 }
 
@@ -108,23 +116,35 @@ pub fn hash(value: &Value) -> Result<String, JsonLimit> {
     canonical(value).map(sha256_hex)
 }
 
-fn write(out: &mut String, value: &Value) -> Result<(), JsonLimit> {
+fn write(out: &mut String, value: &Value, depth: usize) -> Result<(), JsonLimit> {
+    if depth > MAX_DEPTH {
+        return Err(JsonLimit::TooDeep);
+    }
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(flag) => out.push_str(if *flag { "true" } else { "false" }),
-        Value::Number(number) => out.push_str(&integer_text(number)?),
-        Value::String(text) => write_string(out, text),
+        Value::Number(number) => write_integer(out, number)?,
+        Value::String(text) => {
+            check_string(text)?;
+            write_string(out, text);
+        }
         Value::Array(items) => {
+            if items.len() > MAX_ITEMS {
+                return Err(JsonLimit::TooManyItems);
+            }
             out.push('[');
             for (index, item) in items.iter().enumerate() {
                 if index > 0 {
                     out.push(',');
                 }
-                write(out, item)?;
+                write(out, item, depth + 1)?;
             }
             out.push(']');
         }
         Value::Object(map) => {
+            if map.len() > MAX_ITEMS {
+                return Err(JsonLimit::TooManyItems);
+            }
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
             entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
             out.push('{');
@@ -132,9 +152,10 @@ fn write(out: &mut String, value: &Value) -> Result<(), JsonLimit> {
                 if index > 0 {
                     out.push(',');
                 }
+                check_string(key)?;
                 write_string(out, key);
                 out.push(':');
-                write(out, item)?;
+                write(out, item, depth + 1)?;
             }
             out.push('}');
         }

@@ -39,13 +39,11 @@ pub struct Head {
     pub frame_hash: String,
 }
 
-/// One verified envelope and what it decoded to.
+/// One verified envelope (the view and checkpoint it decoded to are the replica's now,
+/// not copied).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verified {
     pub envelope: Envelope,
-    /// The member's whole view after it.
-    pub view: Map<String, Value>,
-    pub checkpoint: Checkpoint,
 }
 
 impl Replica {
@@ -115,13 +113,9 @@ impl Replica {
             frame_hash: envelope.frame_hash.clone(),
         });
         self.membership_version = envelope.core.membership_version;
-        self.checkpoint = Some(checkpoint.clone());
-        self.view = Some(view.clone());
-        Ok(Some(Verified {
-            envelope,
-            view,
-            checkpoint,
-        }))
+        self.checkpoint = Some(checkpoint);
+        self.view = Some(view);
+        Ok(Some(Verified { envelope }))
     }
 
     /// Follows a new leader: its envelopes verify with its key from now on.
@@ -220,7 +214,7 @@ impl Replica {
             }
             _ => return Err(RoomError::Form("checkpoint")),
         };
-        let checkpoint = Checkpoint::verify(&raw)?;
+        let (checkpoint, state_text) = Checkpoint::verify(raw)?;
         if checkpoint.checkpoint_hash != private.checkpoint_hash
             || checkpoint.checkpoint_signature != private.checkpoint_signature
         {
@@ -242,9 +236,7 @@ impl Replica {
         if let Some((what, _)) = differs.iter().find(|(_, same)| !same) {
             return Err(RoomError::CheckpointFrame(what));
         }
-        if sha256_hex(json::canonical_part(&raw, &checkpoint::STATE_FIELDS)?)
-            != core.recovery_state_hash
-        {
+        if sha256_hex(state_text) != core.recovery_state_hash {
             return Err(RoomError::RecoveryHash);
         }
         Ok(checkpoint)

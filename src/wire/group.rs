@@ -62,6 +62,11 @@ pub struct Ready {
     pub join_nonce: String,
     pub channel_challenge: String,
     pub member_signature: String,
+    /// The member's newest certified checkpoint, handed to a leader of a newer epoch than
+    /// the one that certified it (outside the signed statement: the old leader's
+    /// certificate vouches for it). A reference leader ignores the extra key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<Map<String, Value>>,
 }
 
 impl Ready {
@@ -242,10 +247,17 @@ mod tests {
             join_nonce: "n".into(),
             channel_challenge: "c".into(),
             member_signature: String::new(),
+            checkpoint: None,
         };
-        assert_eq!(
-            String::from_utf8(ready.statement()).unwrap(),
-            "aigenora-group-channel-ready-v1:{\"channel_challenge\":\"c\",\"group_id\":\"g\",\"join_nonce\":\"n\",\"leader_epoch\":2,\"member_id\":\"m\",\"member_public_key\":\"k\",\"protocol_id\":\"p\",\"seat\":3}"
-        );
+        let statement = "aigenora-group-channel-ready-v1:{\"channel_challenge\":\"c\",\"group_id\":\"g\",\"join_nonce\":\"n\",\"leader_epoch\":2,\"member_id\":\"m\",\"member_public_key\":\"k\",\"protocol_id\":\"p\",\"seat\":3}";
+        assert_eq!(String::from_utf8(ready.statement()).unwrap(), statement);
+        assert!(ready.to_value().get("checkpoint").is_none());
+        // A handed-over checkpoint travels beside the signed facts, not inside them.
+        let handing = Ready {
+            checkpoint: Some(json!({"seq": 9}).as_object().unwrap().clone()),
+            ..ready
+        };
+        assert_eq!(String::from_utf8(handing.statement()).unwrap(), statement);
+        assert_eq!(Ready::parse(&handing.to_value()).unwrap(), handing);
     }
 }

@@ -36,7 +36,7 @@ struct Seen {
 }
 
 impl MemberEvents for Seen {
-    fn step(&mut self, _verified: &Verified) {
+    fn step(&mut self, _verified: &Verified, _replica: &Replica) {
         self.steps += 1;
     }
     fn receipt(&mut self, receipt: &Receipt, _action: &Map<String, Value>) {
@@ -95,8 +95,15 @@ fn a_room_runs_over_iroh_with_our_server_as_its_control_plane() {
                 .unwrap();
             let mut channel = IrohChannel::new(link, &handle);
             let control = RestControl::new(client, handle.clone());
-            let seat =
-                member_admit(&mut channel, &control, &identity, &found, "autonomous").unwrap();
+            let seat = member_admit(
+                &mut channel,
+                &control,
+                &identity,
+                &found,
+                "autonomous",
+                None,
+            )
+            .unwrap();
             let mut replica = Replica::new(
                 &found.group_id,
                 identity.public_key(),
@@ -179,7 +186,7 @@ fn a_room_runs_over_iroh_with_our_server_as_its_control_plane() {
     )
     .unwrap();
     let mut hub = Hub::new(authority);
-    for (member, channel) in channels {
+    for ((member, _), channel) in channels {
         hub.attach(&member.public_key, Box::new(channel)).unwrap();
     }
     let active = rt

@@ -1,6 +1,9 @@
 //! `hooks.py` behind a room's leader: the `proto_group_*` hooks, called with copies of the
 //! state and the members. An exception raised by `proto_group_handle` refuses that action
 //! (its text becomes the receipt's reason); one raised by any other hook stops the room.
+//! A step's views share one Python copy of the state, checked unchanged afterwards (a view
+//! hook that changed it gets its step's views again, each from a fresh copy), so a room of
+//! 32 converts its state into Python once a step rather than 32 times.
 
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -41,18 +44,18 @@ impl PythonHooks {
                     .call_method1(method, PyTuple::new(py, items)?)?;
                 from_python(&returned)
             };
-            run().map_err(|error| {
-                let error = describe(py, method, &error, &self.hooks_file);
-                let text = match &error.location {
-                    Some(location) => format!("{} ({location})", error.message),
-                    None => error.message,
-                };
-                HookFailure {
-                    message: text,
-                    refusal,
-                }
-            })
+            run().map_err(|error| self.failure(py, method, &error, refusal))
         })
+    }
+
+    /// A hook's exception as a failure, with where it was raised.
+    fn failure(&self, py: Python<'_>, method: &str, error: &PyErr, refusal: bool) -> HookFailure {
+        let error = describe(py, method, error, &self.hooks_file);
+        let message = match &error.location {
+            Some(location) => format!("{} ({location})", error.message),
+            None => error.message,
+        };
+        HookFailure { message, refusal }
     }
 }
 
@@ -89,6 +92,35 @@ impl RoomHooks for PythonHooks {
 
     fn view(&mut self, now: &Map<String, Value>, viewer: &RoomMember) -> HookResult {
         self.call_room("proto_group_view", vec![state(now), member(viewer)], false)
+    }
+
+    fn views(
+        &mut self,
+        now: &Map<String, Value>,
+        viewers: &[RoomMember],
+    ) -> Result<Vec<Value>, HookFailure> {
+        let shared = Python::attach(|py| -> Result<Option<Vec<Value>>, HookFailure> {
+            let broken = |error: PyErr| self.failure(py, "proto_group_view", &error, false);
+            let copy = to_python_dict(py, now).map_err(broken)?;
+            let views = viewers
+                .iter()
+                .map(|viewer| {
+                    let viewer = member(viewer).to_python(py)?;
+                    let returned = self
+                        .instance
+                        .bind(py)
+                        .call_method1("proto_group_view", (copy.clone(), viewer))?;
+                    from_python(&returned)
+                })
+                .collect::<PyResult<Vec<Value>>>()
+                .map_err(broken)?;
+            let untouched = from_python(copy.as_any()).map_err(broken)?;
+            Ok(matches!(&untouched, Value::Object(map) if map == now).then_some(views))
+        })?;
+        match shared {
+            Some(views) => Ok(views),
+            None => viewers.iter().map(|v| self.view(now, v)).collect(),
+        }
     }
 
     fn member_joined(&mut self, now: &Map<String, Value>, joined: &RoomMember) -> HookResult {
@@ -153,5 +185,67 @@ impl PythonHooks {
                 crate::spec::json_kind(&other)
             ))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::group::MemberStatus;
+    use serde_json::json;
+
+    fn seated(seat: u32) -> RoomMember {
+        RoomMember {
+            member_id: format!("m{seat}"),
+            public_key: format!("{seat:064x}"),
+            seat,
+            status: MemberStatus::Active,
+        }
+    }
+
+    fn hooks_with_view(body: &str) -> (tempfile::TempDir, PythonHooks) {
+        let dir = tempfile::tempdir().unwrap();
+        let source = format!(
+            "from aigenora.proto.hooks import ProtocolHooks\n\
+             class Hooks(ProtocolHooks):\n\
+             \x20   def proto_group_view(self, state, viewer):\n\
+             \x20       {body}\n"
+        );
+        std::fs::write(dir.path().join("hooks.py"), source).unwrap();
+        let hooks = PythonHooks::load(dir.path()).unwrap();
+        (dir, hooks)
+    }
+
+    /// A step's views share one copy of the state, yet each view is what the hook returns
+    /// on a copy of its own: a hook that changes the state it was given gets the step's
+    /// views again from fresh copies.
+    #[test]
+    fn a_steps_views_are_as_if_each_had_its_own_copy_of_the_state() {
+        let state = json!({"log": ["a", "b"], "seen": 0});
+        let state = state.as_object().unwrap();
+        let viewers: Vec<RoomMember> = (0..3).map(seated).collect();
+        let (_dir, mut reading) =
+            hooks_with_view("return {'log': state['log'], 'me': viewer['seat']}");
+        let views = reading.views(state, &viewers).unwrap();
+        assert_eq!(
+            views,
+            (0..3)
+                .map(|seat| json!({"log": ["a", "b"], "me": seat}))
+                .collect::<Vec<_>>()
+        );
+        let (_dir, mut changing) = hooks_with_view(
+            "state['seen'] += 1; return {'seen': state['seen'], 'me': viewer['seat']}",
+        );
+        let views = changing.views(state, &viewers).unwrap();
+        assert_eq!(
+            views,
+            (0..3)
+                .map(|seat| json!({"seen": 1, "me": seat}))
+                .collect::<Vec<_>>()
+        );
+        let (_dir, mut failing) = hooks_with_view("raise RuntimeError('no view')");
+        let failure = failing.views(state, &viewers).unwrap_err();
+        assert!(failure.message.contains("no view"), "{failure:?}");
+        assert!(!failure.refusal);
     }
 }

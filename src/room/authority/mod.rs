@@ -477,8 +477,7 @@ impl<H: RoomHooks> Authority<H> {
         let Some(step) = self.last_step.take() else {
             return Ok(None);
         };
-        let built = self.view_of(&member).and_then(|view| {
-            let view_text = json::canonical(&view)?;
+        let built = self.view_of(&member).and_then(|(view, view_text)| {
             let member_view = MemberView {
                 view,
                 view_text,
@@ -537,15 +536,10 @@ impl<H: RoomHooks> Authority<H> {
         })
     }
 
-    fn view_of(&mut self, member: &RoomMember) -> Result<Value, RoomError> {
-        let view = self.hooks.view(&self.state, member).map_err(broken)?;
-        if !view.is_object() {
-            return Err(RoomError::Malformed(
-                "proto_group_view must return an object".into(),
-            ));
-        }
-        json::check(&view)?;
-        Ok(view)
+    /// A member's view from the hooks, and its canonical text (rendering it checks the
+    /// room's limits on it).
+    fn view_of(&mut self, member: &RoomMember) -> Result<(Value, String), RoomError> {
+        checked_view(self.hooks.view(&self.state, member).map_err(broken)?)
     }
 
     fn checkpoint_state(&mut self) -> Result<CheckpointState, RoomError> {
@@ -669,9 +663,9 @@ impl<H: RoomHooks> Authority<H> {
             .filter(|m| m.status == MemberStatus::Active)
             .cloned()
             .collect();
-        for member in &active {
-            let view = self.view_of(member)?;
-            let view_text = json::canonical(&view)?;
+        let hook_views = self.hooks.views(&self.state, &active).map_err(broken)?;
+        for (member, view) in active.iter().zip(hook_views) {
+            let (view, view_text) = checked_view(view)?;
             let delta = match self.last_views.get(&member.public_key) {
                 Some(previous) if kind == FrameKind::Frame => {
                     let ops = delta::diff(previous, &view);
@@ -707,6 +701,17 @@ impl<H: RoomHooks> Authority<H> {
         self.last_step = Some(step);
         Ok(envelopes)
     }
+}
+
+/// A view the hooks returned: an object within the room's limits, and its canonical text.
+fn checked_view(view: Value) -> Result<(Value, String), RoomError> {
+    if !view.is_object() {
+        return Err(RoomError::Malformed(
+            "proto_group_view must return an object".into(),
+        ));
+    }
+    let text = json::canonical(&view)?;
+    Ok((view, text))
 }
 
 fn broken(failure: HookFailure) -> RoomError {

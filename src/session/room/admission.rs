@@ -4,16 +4,19 @@
 //! echoed fact and the signature, registers both signatures with the server (which gives it
 //! its seat), and proves its key on this very channel with `ready`; the leader checks that
 //! proof and that the server lists the member with that seat. Each frame is awaited for at
-//! most [`FRAME_TIMEOUT`].
+//! most [`FRAME_TIMEOUT`]. A member joining a leader of a newer epoch than its own newest
+//! checkpoint hands that checkpoint over in `ready`, so a new leader can start from it
+//! when it is newer than the one the leader claimed the room with.
 
 use std::time::Duration;
 
 use rand::RngCore;
+use serde_json::{Map, Value};
 
 use super::RoomControl;
 use crate::api::group::{Group, MemberStatus, NewMember, admission_canonical};
 use crate::identity::{self, Identity};
-use crate::room::checkpoint::RoomMember;
+use crate::room::checkpoint::{Checkpoint, RoomMember};
 use crate::transport::Channel;
 use crate::wire::group::{Admission, Join, Ready, is_hex_32};
 
@@ -27,6 +30,9 @@ pub const JOIN_TIMEOUT: Duration = Duration::from_secs(10);
 /// endpoint's queue are turned away as busy), so strangers that dial and stall cannot
 /// pile up threads and channels.
 pub const MAX_ADMITTING: usize = 8;
+/// The largest checkpoint a member hands over in `ready` (canonical bytes), well inside the
+/// leader's limit on a member's frame; a larger one stays with the member.
+pub const MAX_HANDED_CHECKPOINT_BYTES: usize = 96 * 1024;
 
 /// A fresh 32-hex nonce or challenge.
 pub fn fresh_hex() -> String {
@@ -67,13 +73,16 @@ fn recv_within(
     }
 }
 
-/// The member's side: returns the seat the server gave it.
+/// The member's side: returns the seat the server gave it. `newest` is the member's newest
+/// verified checkpoint, handed over when `group`'s leader leads a newer epoch and started
+/// from an older checkpoint (and it fits [`MAX_HANDED_CHECKPOINT_BYTES`]).
 pub fn member_admit(
     channel: &mut dyn Channel,
     control: &dyn RoomControl,
     identity: &Identity,
     group: &Group,
     control_mode: &str,
+    newest: Option<&Checkpoint>,
 ) -> Result<RoomMember, String> {
     let join = Join {
         group_id: group.group_id.clone(),
@@ -134,6 +143,7 @@ pub fn member_admit(
         join_nonce: join.join_nonce,
         channel_challenge: admission.channel_challenge,
         member_signature: String::new(),
+        checkpoint: newest.and_then(|checkpoint| handover(checkpoint, group)),
     };
     ready.member_signature = identity.sign_hex(&ready.statement());
     channel
@@ -147,7 +157,22 @@ pub fn member_admit(
     })
 }
 
-/// The leader's side: returns the member as the server lists it.
+/// What a member hands a new leader in `ready`: its checkpoint, when it is of an older epoch
+/// than `group`'s leader and newer than the checkpoint the room's epoch started from.
+fn handover(checkpoint: &Checkpoint, group: &Group) -> Option<Map<String, Value>> {
+    if checkpoint.leader_epoch >= group.leader_epoch || checkpoint.seq <= group.checkpoint_seq {
+        return None;
+    }
+    let value = serde_json::to_value(checkpoint).expect("a checkpoint serializes");
+    let size = crate::room::json::canonical(&value).map_or(usize::MAX, |text| text.len());
+    match value {
+        Value::Object(map) if size <= MAX_HANDED_CHECKPOINT_BYTES => Some(map),
+        _ => None,
+    }
+}
+
+/// The leader's side: returns the member as the server lists it, and the checkpoint it
+/// handed over, unverified (only a new leader that has not started its epoch uses it).
 pub fn leader_admit(
     channel: &mut dyn Channel,
     control: &dyn RoomControl,
@@ -155,7 +180,7 @@ pub fn leader_admit(
     group_id: &str,
     protocol_id: &str,
     epoch: u64,
-) -> Result<RoomMember, String> {
+) -> Result<(RoomMember, Option<Map<String, Value>>), String> {
     let join =
         Join::parse(&recv_within(channel, "join", JOIN_TIMEOUT)?).map_err(|e| e.to_string())?;
     join.check(group_id).map_err(|e| e.to_string())?;
@@ -219,5 +244,5 @@ pub fn leader_admit(
     if member.member_id != ready.member_id || member.seat != ready.seat {
         return Err("the member's seat differs from the server's".into());
     }
-    Ok(RoomMember::from(member))
+    Ok((RoomMember::from(member), ready.checkpoint))
 }

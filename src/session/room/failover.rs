@@ -3,8 +3,10 @@
 //! new one that took over), takes the room over itself once the leader's lease has run out
 //! and it can run the room's hooks, or ends with the room. A claim carries the newest
 //! checkpoint the member verified, certified by the old leader; the server accepts one
-//! claim per epoch and never one older than the checkpoint it knows reached a member, so a
-//! room moves on from where its members were, never from further back. In an `abort` room
+//! claim per epoch and never one older than the checkpoint it knows reached a member; the
+//! members that verified more than the claimant hand it their checkpoints as they come
+//! back (`lead.rs`), so a room moves on from where its members were, never from further
+//! back. In an `abort` room
 //! any member's claim makes the server fail the room, and every member then ends.
 
 use std::time::{Duration, Instant};

@@ -152,8 +152,8 @@ fn open_and_serve(
 ) -> Result<Option<String>, SessionError> {
     let lobby = lead.lobby(&arrivals)?;
     let mut hub = lead.hub(hooks, Start::Fresh)?;
-    for (member, channel) in lobby {
-        let _ = hub.attach(&member.public_key, Box::new(channel));
+    for arrival in lobby {
+        let _ = hub.attach(&arrival.member.public_key, Box::new(arrival.channel));
     }
     lead.set_status(GroupStatus::Active);
     lead.serve(&mut hub, &arrivals)

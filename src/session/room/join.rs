@@ -324,9 +324,15 @@ impl RoomJoin {
             actions,
             ..
         } = state;
-        let checkpoint = replica
+        let own = replica
             .checkpoint
             .ok_or_else(|| self.refusal("no checkpoint to lead from".into()))?;
+        // The leaders whose checkpoints this one trusts: the one it followed last, and the
+        // one that certified its own checkpoint.
+        let trusted = [
+            (replica.leader, replica.epoch),
+            (own.leader_public_key.clone(), own.leader_epoch),
+        ];
         let protocol = Protocol {
             dir: self.prepared.dir.clone(),
             spec: self.prepared.spec.clone(),
@@ -345,7 +351,11 @@ impl RoomJoin {
         };
         let led = tokio::task::spawn_blocking(move || {
             let hooks = leader_hooks(&protocol, &options, &lead.dir)?;
-            let mut hub = lead.hub(hooks, Start::Restore(&checkpoint))?;
+            let (start, back) = lead.gather(&arrivals, own, &trusted)?;
+            let mut hub = lead.hub(hooks, Start::Restore(&start))?;
+            for arrival in back {
+                lead.arrived(&mut hub, arrival.member, arrival.channel);
+            }
             if let Some((client_seq, action)) = outbox.take() {
                 lead.act(&mut hub, Some(client_seq), &action);
             }
@@ -438,6 +448,7 @@ fn follow(
         identity,
         group,
         control_mode.as_str(),
+        state.replica.checkpoint.as_ref(),
     )
     .map_err(Stop::Lost)?;
     let _ = dir.update(|record| record.session_id = Some(group.group_id.clone()));
@@ -517,14 +528,14 @@ struct Recorder {
 }
 
 impl MemberEvents for Recorder {
-    fn step(&mut self, verified: &Verified) {
+    fn step(&mut self, verified: &Verified, replica: &Replica) {
         self.dir.events().emit(Event::GroupFrameReceived {
             group_id: self.group_id.clone(),
             leader_epoch: verified.envelope.core.leader_epoch,
             seq: verified.envelope.core.seq,
             frame_hash: verified.envelope.frame_hash.clone(),
         });
-        write_room(self.dir.dir(), verified);
+        write_room(self.dir.dir(), verified, replica);
     }
 
     fn receipt(&mut self, receipt: &Receipt, _action: &Map<String, Value>) {
@@ -539,10 +550,13 @@ impl MemberEvents for Recorder {
     }
 }
 
-fn write_room(dir: &SessionDir, verified: &Verified) {
+fn write_room(dir: &SessionDir, verified: &Verified, replica: &Replica) {
+    let Some(checkpoint) = &replica.checkpoint else {
+        return;
+    };
     RoomRecord::of_checkpoint(
-        &verified.checkpoint,
-        Some(Value::Object(verified.view.clone())),
+        checkpoint,
+        replica.view.clone().map(Value::Object),
         verified.envelope.events.clone(),
     )
     .write(dir);

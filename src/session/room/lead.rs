@@ -1,10 +1,12 @@
 //! A room's leader at work, whether it opened the room (`host`) or took it over when the
 //! previous leader died (a member's claim): the accept loop that admits arrivals, the lease
 //! heartbeat that keeps the epoch (and stops this leader once the server fences it or the
-//! lease cannot be renewed), and the hub loop — members' and the leader's own actions
+//! lease cannot be renewed), a claimant's wait for its members to come back with the
+//! checkpoints they hold (its epoch starts from the newest), and the hub loop — members' and the leader's own actions
 //! applied in order, late arrivals and reconnects attached, members the server no longer
 //! lists as active taken out of the room, and the room closed when its hooks end it.
 
+use std::collections::HashSet;
 use std::num::NonZeroU32;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -29,7 +31,7 @@ use crate::hooks::{Hooks, InitContext};
 use crate::identity::Identity;
 use crate::records::{Event, EventLog};
 use crate::room::authority::{Authority, Receipt, Start};
-use crate::room::checkpoint::RoomMember;
+use crate::room::checkpoint::{self, Checkpoint, RoomMember};
 use crate::session::{Protocol, SessionError, SessionRecorder};
 use crate::spec::Role;
 use crate::spec::flow::group::GroupRules;
@@ -40,8 +42,20 @@ const IDLE: Duration = Duration::from_millis(2);
 /// How often the leader compares its members with the server's list.
 const MEMBERSHIP_CHECK: Duration = Duration::from_secs(2);
 
-/// Members admitted on the leader's endpoint, with their channels.
-pub type Arrivals = mpsc::Receiver<(RoomMember, IrohChannel)>;
+/// How long a leader that claimed the room waits, at most, for the members the server lists
+/// to come back before it takes its first step.
+const HANDOVER_WAIT: Duration = Duration::from_secs(5);
+
+/// A member admitted on the leader's endpoint, with its channel and the checkpoint it
+/// handed over (unverified), if any.
+pub struct Arrival {
+    pub member: RoomMember,
+    pub channel: IrohChannel,
+    pub checkpoint: Option<Map<String, Value>>,
+}
+
+/// Members admitted on the leader's endpoint.
+pub type Arrivals = mpsc::Receiver<Arrival>;
 
 /// What the lease heartbeat and the hub share: the checkpoint floor the heartbeat reports
 /// (seq, checkpoint hash), and why the lease was lost, once it is.
@@ -137,8 +151,12 @@ pub fn open(
                     &group.protocol_id,
                     group.leader_epoch,
                 ) {
-                    Ok(member) => {
-                        let _ = admitted.send((member, channel));
+                    Ok((member, checkpoint)) => {
+                        let _ = admitted.send(Arrival {
+                            member,
+                            channel,
+                            checkpoint,
+                        });
                     }
                     Err(reason) if recorded.check().is_ok() => {
                         events.emit(Event::GroupAdmissionRefused { node_id, reason });
@@ -239,18 +257,75 @@ pub struct Lead {
 impl Lead {
     /// Waits until the start policy has enough members in (the leader counts itself); a
     /// slow lobby costs its early members nothing (they dial again and keep their seats).
-    pub fn lobby(
+    pub fn lobby(&self, arrivals: &Arrivals) -> Result<Vec<Arrival>, SessionError> {
+        let needed = usize::from(self.rules.members_to_start());
+        self.wait_for(arrivals, None, |lobby| lobby.len() + 1 >= needed)
+    }
+
+    /// A claimant's wait before its first step: until every other member the server listed
+    /// when the claim was won is back, but the leaders it replaces (or [`HANDOVER_WAIT`]
+    /// passed). Returns where the new
+    /// epoch starts — the newest of `own` and the checkpoints the members handed over that
+    /// verify and were certified by a leader in `trusted` — and the members that came back.
+    pub fn gather(
         &self,
         arrivals: &Arrivals,
-    ) -> Result<Vec<(RoomMember, IrohChannel)>, SessionError> {
-        let needed = usize::from(self.rules.members_to_start());
-        let mut lobby: Vec<(RoomMember, IrohChannel)> = Vec::new();
-        while lobby.len() + 1 < needed {
+        own: Checkpoint,
+        trusted: &[(String, u64)],
+    ) -> Result<(Checkpoint, Vec<Arrival>), SessionError> {
+        let me = self.identity.public_key();
+        let expected: HashSet<&str> = self
+            .group
+            .members
+            .iter()
+            .filter(|m| m.status == MemberStatus::Active && m.public_key != me)
+            .filter(|m| trusted.iter().all(|(leader, _)| *leader != m.public_key))
+            .map(|m| m.public_key.as_str())
+            .collect();
+        let back = self.wait_for(arrivals, Some(Instant::now() + HANDOVER_WAIT), |back| {
+            expected
+                .iter()
+                .all(|key| back.iter().any(|a| a.member.public_key == *key))
+        })?;
+        let handed: Vec<Checkpoint> = back
+            .iter()
+            .filter_map(|arrival| {
+                let raw = arrival.checkpoint.as_ref()?;
+                checkpoint::handed_over(raw, &self.group.group_id, trusted)
+                    .inspect_err(|error| {
+                        self.dir.events().emit(Event::GroupCheckpointRefused {
+                            public_key: arrival.member.public_key.clone(),
+                            reason: error.to_string(),
+                        });
+                    })
+                    .ok()
+            })
+            .collect();
+        let claimed_seq = own.seq;
+        let start = checkpoint::newest(own, handed);
+        if start.seq != claimed_seq {
+            self.dir.events().emit(Event::GroupCheckpointHandedOver {
+                seq: start.seq,
+                claimed_seq,
+            });
+        }
+        Ok((start, back))
+    }
+
+    /// Collects arrivals until `enough` holds for them or `deadline` passes; a member that
+    /// dials again while it waits counts once, on its newest channel.
+    fn wait_for(
+        &self,
+        arrivals: &Arrivals,
+        deadline: Option<Instant>,
+        enough: impl Fn(&[Arrival]) -> bool,
+    ) -> Result<Vec<Arrival>, SessionError> {
+        let mut waiting: Vec<Arrival> = Vec::new();
+        while !enough(&waiting) && deadline.is_none_or(|at| Instant::now() < at) {
             match arrivals.recv_timeout(Duration::from_millis(200)) {
-                // A member that dials again while it waits counts once, on its newest channel.
                 Ok(arrived) => {
-                    lobby.retain(|(m, _)| m.public_key != arrived.0.public_key);
-                    lobby.push(arrived);
+                    waiting.retain(|a| a.member.public_key != arrived.member.public_key);
+                    waiting.push(arrived);
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => self.check_lease()?,
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
@@ -258,7 +333,7 @@ impl Lead {
                 }
             }
         }
-        Ok(lobby)
+        Ok(waiting)
     }
 
     /// The server's active members of the room now.
@@ -316,8 +391,8 @@ impl Lead {
             self.check_lease()?;
             let busy = hub.poll();
             self.record_detached(hub);
-            while let Ok((member, channel)) = arrivals.try_recv() {
-                self.arrived(hub, member, channel);
+            while let Ok(arrival) = arrivals.try_recv() {
+                self.arrived(hub, arrival.member, arrival.channel);
             }
             while let Some(action) = self.own.next_action() {
                 self.act(hub, None, &action);
@@ -379,7 +454,7 @@ impl Lead {
 
     /// A member admitted while the room runs: added (when new, or back after it was taken
     /// out) and attached; one that reconnects keeps its place and gets a bootstrap.
-    fn arrived(&self, hub: &mut Hub<PythonHooks>, member: RoomMember, channel: IrohChannel) {
+    pub fn arrived(&self, hub: &mut Hub<PythonHooks>, member: RoomMember, channel: IrohChannel) {
         let seated = hub
             .authority
             .member(&member.public_key)

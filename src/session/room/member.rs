@@ -45,7 +45,8 @@ impl ActionSource for std::collections::VecDeque<Map<String, Value>> {
 
 /// What the member sees happen, as it happens.
 pub trait MemberEvents {
-    fn step(&mut self, verified: &Verified);
+    /// A verified step; `replica` holds the view and checkpoint it decoded to.
+    fn step(&mut self, verified: &Verified, replica: &Replica);
     fn receipt(&mut self, receipt: &Receipt, action: &Map<String, Value>);
 }
 
@@ -118,14 +119,10 @@ impl<'a> Follower<'a> {
                         .map_err(|e| e.to_string())?;
                     bootstrapped = true;
                     let Some(verified) = verified else { continue };
-                    let acked = self.acknowledge(&verified);
-                    self.events.step(&verified);
+                    self.acknowledge(&verified);
+                    self.events.step(&verified, self.replica);
                     if verified.envelope.core.completed {
-                        // The room is over: an ack the leader no longer takes changes nothing.
                         return Ok(FollowEnd::Completed(verified.envelope.core.outcome.clone()));
-                    }
-                    if let Err(lost) = acked {
-                        return Ok(FollowEnd::LeaderGone(lost));
                     }
                 }
                 Some("receipt") => self.settle(&frame)?,
@@ -144,17 +141,23 @@ impl<'a> Follower<'a> {
         }
     }
 
-    fn acknowledge(&mut self, verified: &Verified) -> Result<(), String> {
+    /// Acknowledges a verified step. An ack that cannot be sent is not the end yet: the
+    /// frames the leader sent before it closed (the room's last one among them) are still
+    /// read, and the channel's end is seen once they are.
+    fn acknowledge(&mut self, verified: &Verified) {
         let ack = Ack {
             group_id: self.replica.group_id.clone(),
             leader_epoch: self.replica.epoch,
             seq: verified.envelope.core.seq,
             frame_hash: verified.envelope.frame_hash.clone(),
-            checkpoint_hash: verified.checkpoint.checkpoint_hash.clone(),
+            checkpoint_hash: self
+                .replica
+                .checkpoint
+                .as_ref()
+                .map(|c| c.checkpoint_hash.clone())
+                .unwrap_or_default(),
         };
-        self.channel
-            .send(&ack.to_value())
-            .map_err(|e| format!("sending an ack: {e}"))
+        let _ = self.channel.send(&ack.to_value());
     }
 
     /// Sends the next action when none is in flight, or resends the one in flight.

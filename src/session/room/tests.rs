@@ -1,7 +1,8 @@
 //! A room over channels, in one process: the admission exchange on both sides against a
 //! control plane that checks both signatures like the server, then a leader's hub and two
 //! followers that act, verify, acknowledge and see the room end; a forged admission is
-//! refused by the member before it registers anything.
+//! refused by the member before it registers anything; a member ahead of a new leader
+//! hands its checkpoint over.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -70,18 +71,26 @@ impl RoomControl for Control {
         .map_err(|_| "leader signature".to_string())?;
         identity::verify_hex(&caller, statement.as_bytes(), &admission.member_signature)
             .map_err(|_| "member signature".to_string())?;
-        let seat = (0..)
-            .find(|s| group.members.iter().all(|m| m.seat != *s))
-            .unwrap();
-        let member = GroupMember {
-            member_id: format!("member-{seat}"),
-            seat,
-            public_key: caller.clone(),
-            status: MemberStatus::Active,
-            joined_at: String::new(),
+        let member = match group.members.iter().find(|m| m.public_key == caller) {
+            // The same seat on re-admission.
+            Some(seated) => seated.clone(),
+            None => {
+                let seat = (0..)
+                    .find(|s| group.members.iter().all(|m| m.seat != *s))
+                    .unwrap();
+                let member = GroupMember {
+                    member_id: format!("member-{seat}"),
+                    seat,
+                    public_key: caller.clone(),
+                    status: MemberStatus::Active,
+                    joined_at: String::new(),
+                };
+                group.members.push(member.clone());
+                group.membership_version += 1;
+                member
+            }
         };
-        group.members.push(member.clone());
-        group.membership_version += 1;
+        let seat = member.seat;
         Ok(MemberAdmitted {
             group_id: group_id.into(),
             member_id: member.member_id,
@@ -138,7 +147,7 @@ struct Seen {
 }
 
 impl MemberEvents for Seen {
-    fn step(&mut self, verified: &Verified) {
+    fn step(&mut self, verified: &Verified, _replica: &Replica) {
         self.steps.push(verified.envelope.core.seq);
     }
     fn receipt(&mut self, receipt: &Receipt, _action: &Map<String, Value>) {
@@ -167,8 +176,15 @@ fn members_are_admitted_act_verify_and_see_the_room_end() {
         let control = control.as_member(&identity);
         threads.push(std::thread::spawn(move || {
             let group = control.group("room-1").unwrap();
-            let seat =
-                member_admit(&mut member_end, &control, &identity, &group, "autonomous").unwrap();
+            let seat = member_admit(
+                &mut member_end,
+                &control,
+                &identity,
+                &group,
+                "autonomous",
+                None,
+            )
+            .unwrap();
             let mut replica =
                 Replica::new("room-1", identity.public_key(), &group.leader_public_key, 0);
             let mut actions: VecDeque<_> = script.into();
@@ -188,8 +204,11 @@ fn members_are_admitted_act_verify_and_see_the_room_end() {
     // The leader admits both channels, then starts the room with the server's members.
     let mut admitted = Vec::new();
     for channel in &mut leader_ends {
-        admitted
-            .push(leader_admit(channel, &control, &leader, "room-1", &"p".repeat(64), 0).unwrap());
+        admitted.push(
+            leader_admit(channel, &control, &leader, "room-1", &"p".repeat(64), 0)
+                .unwrap()
+                .0,
+        );
     }
     let listed: Vec<RoomMember> = control
         .group("room-1")
@@ -289,7 +308,7 @@ fn a_member_refuses_a_forged_admission_before_registering_anything() {
     let member_thread = {
         let control = control.as_member(&member);
         std::thread::spawn(move || {
-            member_admit(&mut member_end, &control, &member, &group, "human")
+            member_admit(&mut member_end, &control, &member, &group, "human", None)
         })
     };
     // A leader impostor answers with a signature of its own key.
@@ -319,6 +338,72 @@ fn a_member_refuses_a_forged_admission_before_registering_anything() {
         1,
         "nothing was registered"
     );
+}
+
+/// A member that verified more of the old epoch than the room's new leader claimed with
+/// hands its checkpoint over in `ready`, and the new leader's admission returns it as sent;
+/// a member that is not ahead hands nothing over.
+#[test]
+fn a_member_ahead_hands_its_checkpoint_to_a_new_leader_in_ready() {
+    let (old, successor, member) = (
+        Identity::generate(),
+        Identity::generate(),
+        Identity::generate(),
+    );
+    let seats = vec![seated(&old, 0), seated(&successor, 1), seated(&member, 2)];
+    let (mut authority, _) = Authority::new(
+        ChatHooks,
+        rules(),
+        old.clone(),
+        "room-1",
+        0,
+        3,
+        seats,
+        Start::Fresh,
+    )
+    .unwrap();
+    let _ = authority.apply_input(member.public_key(), 1, &say("last words"));
+    let newest = authority.checkpoint().unwrap().clone();
+    let control = room_of(&successor);
+    {
+        let mut group = control.group.lock().unwrap();
+        group.leader_epoch = 1;
+        group.checkpoint_seq = 0;
+    }
+    let admit = |claimed_seq: u64| {
+        control.group.lock().unwrap().checkpoint_seq = claimed_seq;
+        let (mut leader_end, mut member_end) = duplex();
+        let (as_member, member, newest) =
+            (control.as_member(&member), member.clone(), newest.clone());
+        let member_thread = std::thread::spawn(move || {
+            let group = as_member.group("room-1").unwrap();
+            member_admit(
+                &mut member_end,
+                &as_member,
+                &member,
+                &group,
+                "autonomous",
+                Some(&newest),
+            )
+        });
+        let admitted = leader_admit(
+            &mut leader_end,
+            &control,
+            &successor,
+            "room-1",
+            &"p".repeat(64),
+            1,
+        )
+        .unwrap();
+        member_thread.join().unwrap().unwrap();
+        admitted.1
+    };
+    let handed = admit(0).expect("handed over");
+    assert_eq!(
+        Value::Object(handed),
+        serde_json::to_value(&newest).unwrap()
+    );
+    assert_eq!(admit(1), None, "not ahead of the claimed checkpoint");
 }
 
 fn leader_end_recv(channel: &mut dyn crate::transport::Channel) -> Value {
