@@ -7,12 +7,20 @@
 #
 # usage: benches/session_vs_reference.sh [RUNS]     (default 5)
 # env: AIGENORA_REFERENCE_PYTHON (default target/reference-venv/bin/python)
+#      BENCH_OURS=/path/to/aigenora: play that build (none is built) instead of target/release's
+#      BENCH_BEFORE=/path/to/an/older/aigenora: also play that build ("before"), interleaved,
+#      for a before/after comparison in one run
+
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 python=${AIGENORA_REFERENCE_PYTHON:-target/reference-venv/bin/python}
-cargo build --release --quiet
-ours=$PWD/target/release/aigenora
+ours=${BENCH_OURS:-}
+if [ -z "$ours" ]; then
+    cargo build --release --quiet
+    ours=$PWD/target/release/aigenora
+fi
+before=${BENCH_BEFORE:-}
 work=$(mktemp -d)
 server_pid=
 cleanup() {
@@ -55,13 +63,14 @@ wait_ended() { # session dir... : until each has a session_ended event (120 s at
 }
 
 one_run() { # impl mode
-    local impl=$1 mode=$2 started joined launch host_dir guest_dir
+    local impl=$1 mode=$2 started joined launch host_dir guest_dir binary=$ours
+    [ "$impl" = before ] && binary=$before
     cd "$work"
-    if [ "$impl" = ours ]; then
-        started=$("$ours" --data-dir ours-alice --server "$url" host --protocol-dir rock-paper-scissors \
+    if [ "$impl" != reference ]; then
+        started=$("$binary" --data-dir ours-alice --server "$url" host --protocol-dir rock-paper-scissors \
             --options "$ours_options" --control-mode "$mode" --relay disabled --daemon)
         launch=$(date +%s.%N)
-        joined=$("$ours" --data-dir ours-bob --server "$url" join "$(field post_id <<<"$started")" \
+        joined=$("$binary" --data-dir ours-bob --server "$url" join "$(field post_id <<<"$started")" \
             --control-mode "$mode" --relay disabled --daemon)
     else
         started=$(ref host --protocol-dir "$ref_rps" --options "$ref_options" --control-mode "$mode" \
@@ -81,6 +90,7 @@ echo "session_vs_reference: $runs runs per implementation and mode, server $url,
 for mode in autonomous hybrid; do
     for _ in $(seq "$runs"); do
         one_run ours "$mode"
+        [ -n "$before" ] && one_run before "$mode"
         one_run reference "$mode"
     done
 done
