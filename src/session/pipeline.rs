@@ -12,7 +12,7 @@ use tokio::task::{JoinHandle, JoinSet};
 
 use super::handshake::{GuestSide, HandshakeError, HostSide, refusal_frame};
 use super::lease::Lease;
-use super::reports::{record_end, report_to_server};
+use super::reports::{announce_end, report_to_server};
 use super::{PlaySettings, Protocol, SessionDir, SessionEnd, SessionError, chat_input};
 use crate::api::session::NewSession;
 use crate::client::RestClient;
@@ -450,7 +450,9 @@ fn play_on_thread(
         options,
         args: Vec::new(),
         local_input: free.then(|| chat_input::start(state_dir.clone(), settings.chat_from_stdin)),
-        state_dir,
+        // Absolute for the hooks: the SDK would otherwise resolve a relative data dir's
+        // paths against the working directory (a getcwd) at every file it touches.
+        state_dir: std::path::absolute(&state_dir).unwrap_or(state_dir),
         events: session_dir.events().clone(),
         control_mode: settings.control_mode,
         pace: settings.pace,
@@ -516,8 +518,8 @@ fn loading_stopped(error: tokio::task::JoinError) -> SessionError {
     }
 }
 
-/// The end of a played session: reported to the server (when there is one), written to
-/// session.json, and announced.
+/// The end of a played session: the closing event, the report to the server (when there is
+/// one), session.json, and `done` shown.
 async fn conclude(
     end: SessionEnd,
     client: Option<&RestClient>,
@@ -525,10 +527,11 @@ async fn conclude(
     role: Role,
     display: &engine::DisplaySink,
 ) -> SessionEnd {
+    announce_end(&end, dir);
     if let Some(client) = client {
         report_to_server(client, &end, dir).await;
     }
-    record_end(&end, dir);
+    dir.record_outcome(&end.result);
     display(role, "done");
     end
 }
