@@ -12,6 +12,8 @@ median (min-max) in milliseconds of:
   game                 guest's peer_joined -> the last side's session_ended
   join -> end          the whole session as the guest's user sees it
   per round            game / rounds (the host's round_result frames, else its frames / 3)
+  rounds only / round  first -> last engine frame (either side), per round
+  end                  last engine frame -> the last side's session_ended
   transit h->g, g->h   a frame logged as sent by one side -> logged as received by the other
                        (the receiver logs it after validating and displaying it)
   step host, guest     a side logged a frame as received -> logged its next frame as sent
@@ -76,8 +78,12 @@ def round_costs(host, guest, game_ms):
             row[name] = statistics.median(gaps)
     sent = messages(host, "sent")
     rounds = sum(1 for e in sent if e["data"]["msg"].get("action") == "round_result") or len(sent) // 3
-    if rounds:
+    frames = sorted(e["t"] for e in host + guest if e["type"] == "protocol_message")
+    if rounds and frames:
         row["per round"] = game_ms / rounds
+        row["rounds only / round"] = (frames[-1] - frames[0]) * 1000.0 / rounds
+        ended = max(e["t"] for e in host + guest if e["type"] == "session_ended")
+        row["end"] = (ended - frames[-1]) * 1000.0
     return row
 
 
@@ -121,6 +127,8 @@ ORDER = [
     "game",
     "join -> end",
     "per round",
+    "rounds only / round",
+    "end",
     "transit h->g",
     "transit g->h",
     "step host",

@@ -14,7 +14,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
-python=${AIGENORA_REFERENCE_PYTHON:-target/reference-venv/bin/python}
+# Absolute (runs cd into the work dir), without resolving the venv's symlink.
+python=$(realpath -s "${AIGENORA_REFERENCE_PYTHON:-target/reference-venv/bin/python}")
 ours=${BENCH_OURS:-}
 if [ -z "$ours" ]; then
     cargo build --release --quiet
@@ -29,7 +30,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$ours" server --listen 127.0.0.1:0 --database "sqlite://$work/server.sqlite3" >"$work/server.out" 2>&1 &
+# The lowest proof of work: registering is not what is measured.
+"$ours" server --listen 127.0.0.1:0 --database "sqlite://$work/server.sqlite3" --pow-difficulty 1 \
+    >"$work/server.out" 2>&1 &
 server_pid=$!
 for _ in $(seq 50); do grep -q "listening on" "$work/server.out" 2>/dev/null && break; sleep 0.1; done
 url=$(grep -o 'http://[0-9.:]*' "$work/server.out" | head -1)
