@@ -208,14 +208,14 @@ impl Community {
             println!("  (keeping {})", work.path().display());
         }
         let relay_url = format!("http://{RELAY_IP}:3340/");
-        let mut relay = topology.command(Place::Public, &ours());
+        let mut relay = topology.command(Place::Public, ours());
         relay
             .args(["relay", "--listen", &format!("{RELAY_IP}:3340")])
             .env("RUST_LOG", "warn");
         let relay = Proc::spawn("relay", relay);
         relay.wait_for_line("listening", SESSION_LIMIT);
         let database = format!("sqlite://{}", work.path().join("server.sqlite3").display());
-        let mut server = topology.command(Place::Public, &ours());
+        let mut server = topology.command(Place::Public, ours());
         server
             .args(["server", "--listen", &format!("{SERVER_IP}:41000")])
             .args(["--database", &database, "--pow-difficulty", "1"])
