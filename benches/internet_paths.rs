@@ -13,9 +13,11 @@
 //!
 //! `cargo bench --bench internet_paths`; `BENCH_RUNS` sessions per case (default 3);
 //! `BENCH_RELAY_CLIENTS` idle clients for the memory figure (default 1000); `BENCH_KEEP=1`
-//! keeps the session directories for a closer look. The reference
-//! comes from `AIGENORA_REFERENCE_PYTHON`, else `target/reference-venv` (run the interop
-//! tests once to create it).
+//! keeps the session directories for a closer look; `BENCH_OURS=/path/to/aigenora` plays
+//! that build instead of the one cargo built; `BENCH_BEFORE=/path/to/aigenora` adds the
+//! direct case played by that (older) build, interleaved, for a before/after comparison.
+//! The reference comes from `AIGENORA_REFERENCE_PYTHON`, else `target/reference-venv` (run
+//! the interop tests once to create it).
 
 #[path = "../tests/support/cli.rs"]
 #[allow(dead_code)]
@@ -63,7 +65,7 @@ fn main() {
     );
     let relayed = Community::start(Nat::Symmetric);
     let direct = Community::start(Nat::EndpointIndependent);
-    let cases: [(&str, &Community, Case); 4] = [
+    let mut cases: Vec<(&str, &Community, Case)> = vec![
         (
             "ours, relayed (NAT A symmetric)",
             &relayed,
@@ -85,6 +87,13 @@ fn main() {
             Case::ReferencePublicHost,
         ),
     ];
+    if before().is_some() {
+        cases.push((
+            "BENCH_BEFORE, direct after the upgrade",
+            &direct,
+            Case::BeforeBehindNats,
+        ));
+    }
     let mut results: Vec<Vec<Measured>> = vec![Vec::new(); cases.len()];
     for _ in 0..runs {
         for (index, (name, community, case)) in cases.iter().enumerate() {
@@ -136,6 +145,14 @@ fn main() {
         relayed_round - direct_round,
         (relayed_round - direct_round) / 4.0
     );
+    if cases.len() > 4 {
+        let before_round = per_round(4);
+        println!(
+            "BENCH_BEFORE direct {before_round:.2} ms = minimum + {:.2} ms, measured line + {:.2} ms",
+            before_round - minimum,
+            before_round - 2.0 * line,
+        );
+    }
     drop((relayed, direct));
     relay_memory(clients);
     println!("load after: {}", common::load_average());
@@ -144,6 +161,8 @@ fn main() {
 #[derive(Debug, Clone, Copy)]
 enum Case {
     OursBehindNats,
+    /// As `OursBehindNats`, host and guest being the `BENCH_BEFORE` build.
+    BeforeBehindNats,
     OursPublicHost,
     ReferencePublicHost,
 }
@@ -271,7 +290,12 @@ impl Community {
     }
 
     fn ours_command(&self, name: &str, place: Place, args: &[&str]) -> Command {
-        let mut command = self.topology.command(place, ours());
+        self.build_command(&ours(), name, place, args)
+    }
+
+    /// `binary` (ours or the `BENCH_BEFORE` build) as `name` at `place`.
+    fn build_command(&self, binary: &str, name: &str, place: Place, args: &[&str]) -> Command {
+        let mut command = self.topology.command(place, binary);
         command
             .arg("--data-dir")
             .arg(self.dir(name))
@@ -316,15 +340,20 @@ impl Community {
     fn play(&self, case: Case) -> Measured {
         let autonomous = ["--control-mode", "autonomous"];
         let (host_dir, guest_dir, launch) = match case {
-            Case::OursBehindNats | Case::OursPublicHost => {
+            Case::OursBehindNats | Case::BeforeBehindNats | Case::OursPublicHost => {
                 let (host, host_place, guest, guest_place) = match case {
-                    Case::OursBehindNats => ("alice", Place::Host, "bob", Place::Guest),
-                    _ => ("pat", Place::Public, "nat", Place::Host),
+                    Case::OursPublicHost => ("pat", Place::Public, "nat", Place::Host),
+                    _ => ("alice", Place::Host, "bob", Place::Guest),
+                };
+                let binary = match case {
+                    Case::BeforeBehindNats => before().expect("BENCH_BEFORE"),
+                    _ => ours(),
                 };
                 let mut args = vec!["host", "--protocol-dir", "rock-paper-scissors"];
                 args.extend(["--options", OURS_OPTIONS]);
                 args.extend(autonomous);
-                let hosting = Proc::spawn("host", self.ours_command(host, host_place, &args));
+                let hosting =
+                    Proc::spawn("host", self.build_command(&binary, host, host_place, &args));
                 let post_id = hosting.wait_for_line("post_id: ", SESSION_LIMIT)
                     ["post_id: ".len()..]
                     .trim()
@@ -332,8 +361,11 @@ impl Community {
                 let launch = Instant::now();
                 let mut args = vec!["join", post_id.as_str()];
                 args.extend(autonomous);
-                Proc::spawn("join", self.ours_command(guest, guest_place, &args))
-                    .succeed(SESSION_LIMIT);
+                Proc::spawn(
+                    "join",
+                    self.build_command(&binary, guest, guest_place, &args),
+                )
+                .succeed(SESSION_LIMIT);
                 hosting.succeed(SESSION_LIMIT);
                 (
                     newest(&self.dir(host), "host"),
@@ -483,8 +515,20 @@ fn ok(mut command: Command) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
-fn ours() -> &'static str {
-    env!("CARGO_BIN_EXE_aigenora")
+/// Our binary: the one cargo built with this benchmark, or the one `BENCH_OURS` names (a
+/// release build driven by a harness built without optimisation, say).
+fn ours() -> String {
+    std::env::var("BENCH_OURS")
+        .ok()
+        .filter(|path| !path.is_empty())
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_aigenora").to_string())
+}
+
+/// The older build named by `BENCH_BEFORE`, if any.
+fn before() -> Option<String> {
+    std::env::var("BENCH_BEFORE")
+        .ok()
+        .filter(|path| !path.is_empty())
 }
 
 fn reference_python() -> PathBuf {

@@ -7,12 +7,21 @@
 #
 # usage: benches/session_vs_reference.sh [RUNS]     (default 5)
 # env: AIGENORA_REFERENCE_PYTHON (default target/reference-venv/bin/python)
+#      BENCH_OURS=/path/to/aigenora: play that build (none is built) instead of target/release's
+#      BENCH_BEFORE=/path/to/an/older/aigenora: also play that build ("before"), interleaved,
+#      for a before/after comparison in one run
+
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
-python=${AIGENORA_REFERENCE_PYTHON:-target/reference-venv/bin/python}
-cargo build --release --quiet
-ours=$PWD/target/release/aigenora
+# Absolute (runs cd into the work dir), without resolving the venv's symlink.
+python=$(realpath -s "${AIGENORA_REFERENCE_PYTHON:-target/reference-venv/bin/python}")
+ours=${BENCH_OURS:-}
+if [ -z "$ours" ]; then
+    cargo build --release --quiet
+    ours=$PWD/target/release/aigenora
+fi
+before=${BENCH_BEFORE:-}
 work=$(mktemp -d)
 server_pid=
 cleanup() {
@@ -21,7 +30,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$ours" server --listen 127.0.0.1:0 --database "sqlite://$work/server.sqlite3" >"$work/server.out" 2>&1 &
+# The lowest proof of work: registering is not what is measured.
+"$ours" server --listen 127.0.0.1:0 --database "sqlite://$work/server.sqlite3" --pow-difficulty 1 \
+    >"$work/server.out" 2>&1 &
 server_pid=$!
 for _ in $(seq 50); do grep -q "listening on" "$work/server.out" 2>/dev/null && break; sleep 0.1; done
 url=$(grep -o 'http://[0-9.:]*' "$work/server.out" | head -1)
@@ -55,13 +66,14 @@ wait_ended() { # session dir... : until each has a session_ended event (120 s at
 }
 
 one_run() { # impl mode
-    local impl=$1 mode=$2 started joined launch host_dir guest_dir
+    local impl=$1 mode=$2 started joined launch host_dir guest_dir binary=$ours
+    [ "$impl" = before ] && binary=$before
     cd "$work"
-    if [ "$impl" = ours ]; then
-        started=$("$ours" --data-dir ours-alice --server "$url" host --protocol-dir rock-paper-scissors \
+    if [ "$impl" != reference ]; then
+        started=$("$binary" --data-dir ours-alice --server "$url" host --protocol-dir rock-paper-scissors \
             --options "$ours_options" --control-mode "$mode" --relay disabled --daemon)
         launch=$(date +%s.%N)
-        joined=$("$ours" --data-dir ours-bob --server "$url" join "$(field post_id <<<"$started")" \
+        joined=$("$binary" --data-dir ours-bob --server "$url" join "$(field post_id <<<"$started")" \
             --control-mode "$mode" --relay disabled --daemon)
     else
         started=$(ref host --protocol-dir "$ref_rps" --options "$ref_options" --control-mode "$mode" \
@@ -81,6 +93,7 @@ echo "session_vs_reference: $runs runs per implementation and mode, server $url,
 for mode in autonomous hybrid; do
     for _ in $(seq "$runs"); do
         one_run ours "$mode"
+        [ -n "$before" ] && one_run before "$mode"
         one_run reference "$mode"
     done
 done

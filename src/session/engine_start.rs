@@ -31,7 +31,10 @@ impl SessionRecorder {
     /// Claims this side's engine dir, records it (`state_dir`, status `running`) and returns
     /// the engine's configuration.
     pub fn start_engine(&self, spec: &Spec, start: EngineStart) -> std::io::Result<EngineConfig> {
-        let engine_dir = self.claim_engine_dir(start.role)?;
+        let claimed = self.claim_engine_dir(start.role)?;
+        // Absolute for the hooks: the SDK would otherwise resolve a relative data dir's
+        // paths against the working directory (a getcwd) at every file it touches.
+        let engine_dir = EngineDir::open(std::path::absolute(claimed.root())?);
         let recorded = engine_dir.root().to_path_buf();
         let _ = self.update(|record| {
             record.state_dir = Some(recorded);

@@ -217,5 +217,8 @@ fn probe_metadata(
         desk: None,
     };
     hooks.init(&context)?;
-    Ok(hooks.host_metadata()?)
+    let metadata = hooks.host_metadata()?;
+    // The SDK's flusher may still owe a rewrite inside the scratch dir about to go.
+    let _ = hooks.flush_files();
+    Ok(metadata)
 }

@@ -11,7 +11,7 @@ use tokio::task::{JoinHandle, JoinSet};
 
 use super::handshake::{GuestSide, HandshakeError, HostSide, refusal_frame};
 use super::lease::Lease;
-use super::reports::{record_end, report_to_server};
+use super::reports::{announce_end, report_to_server};
 use super::{
     EngineStart, PlaySettings, Protocol, SessionEnd, SessionError, SessionRecorder, chat_input,
 };
@@ -521,8 +521,8 @@ fn loading_stopped(error: tokio::task::JoinError) -> SessionError {
     }
 }
 
-/// The end of a played session: reported to the server (when there is one), written to
-/// session.json, and announced.
+/// The end of a played session: the closing event, the report to the server (when there is
+/// one), session.json, and `done` shown.
 async fn conclude(
     end: SessionEnd,
     client: Option<&RestClient>,
@@ -530,10 +530,11 @@ async fn conclude(
     role: Role,
     display: &engine::DisplaySink,
 ) -> SessionEnd {
+    announce_end(&end, dir);
     if let Some(client) = client {
         report_to_server(client, &end, dir).await;
     }
-    record_end(&end, dir);
+    dir.record_outcome(&end.result);
     display(role, "done");
     end
 }

@@ -50,11 +50,19 @@ pub(crate) async fn report_to_server(client: &RestClient, end: &SessionEnd, dir:
 }
 
 /// Writes the final status into session.json: `closed`, `aborted` (ended without
-/// completing) or `crashed` (an error stopped this side). A completed session also gets the
-/// closing `session_ended {"completed": true}` the reference's host and join emit after the
-/// engine (the engine's own is missing when the last message needed no answer, e.g. the
-/// guess-number guest receiving `game_over`), written before the status that marks the end.
+/// completing) or `crashed` (an error stopped this side), after the closing event
+/// ([`announce_end`]).
 pub(crate) fn record_end(end: &SessionEnd, dir: &SessionRecorder) {
+    announce_end(end, dir);
+    dir.record_outcome(&end.result);
+}
+
+/// A completed session's closing `session_ended {"completed": true}`, which the reference's
+/// host and join emit after the engine and before they report to the server (the engine's
+/// own is missing when the last message needed no answer, e.g. the guess-number guest
+/// receiving `game_over`). [`conclude`](super::pipeline) writes it before reporting, and the
+/// status that marks the end in session.json after.
+pub(crate) fn announce_end(end: &SessionEnd, dir: &SessionRecorder) {
     if end.completed() {
         dir.events().emit(Event::SessionEnded {
             completed: Some(true),
@@ -64,7 +72,6 @@ pub(crate) fn record_end(end: &SessionEnd, dir: &SessionRecorder) {
             detail: None,
         });
     }
-    dir.record_outcome(&end.result);
 }
 
 /// Runs one side from its start to its end: when it fails before the game (`Err`), why is

@@ -39,12 +39,18 @@ const RECEIVE_QUEUE_FRAMES: usize = 128;
 /// bounds what a peer that sends faster than the engine takes can make us hold (short
 /// lines are at most `RECEIVE_QUEUE_FRAMES` × 4 KiB before parsing).
 const RECEIVE_QUEUE_BYTES: usize = 16 * 1024 * 1024;
-/// Bytes of posted frames (see [`Channel::post`]) the writer may still hold before a new
-/// post is refused: a peer that stops reading is found out here instead of growing our
-/// memory. A post into an empty backlog always goes, so one frame of any size fits.
+/// Bytes of frames the writer may still hold before a new one waits (`send`) or is refused
+/// (`post`): a peer that stops reading is found out here instead of growing our memory. A
+/// frame into an empty backlog always goes, so one frame of any size fits.
 const POST_BACKLOG_BYTES: usize = 8 * 1024 * 1024;
 /// Posted frames the writer may still hold, whatever their size.
 const POST_BACKLOG_FRAMES: usize = 1024;
+/// Frames `send` leaves with the writer without waiting for them to be written: the engine
+/// thread goes on at once (no hand-over back from the writer per frame), and a peer that
+/// stops reading makes it wait here, as a blocked write would, once this many pile up.
+const SEND_WINDOW_FRAMES: usize = 64;
+/// How often a `send` waiting for room in the backlog checks that the writer still runs.
+const WRITER_CHECK: Duration = Duration::from_millis(200);
 /// How long `close` waits for the peer.
 const CLOSE_GRACE: Duration = Duration::from_secs(3);
 /// Extra time the engine thread allows the writer beyond its close budget.
@@ -61,22 +67,32 @@ type PendingPong = Arc<std::sync::Mutex<Option<Vec<u8>>>>;
 
 /// Work for the writer task.
 enum Outgoing {
-    /// One encoded line; the engine waits for `done`, `_sys` frames pass `None`.
-    Line { bytes: Vec<u8>, done: Option<Reply> },
-    /// One encoded line posted without waiting; its bytes leave the [`Backlog`] once written.
-    Posted(Vec<u8>),
+    /// One encoded `_sys` line (a ping), outside the [`Backlog`].
+    Sys(Vec<u8>),
+    /// One encoded business line (`send` or `post`); its bytes leave the [`Backlog`] once
+    /// written.
+    Queued(Vec<u8>),
     /// Write the [`PendingPong`], if it is still there.
     Pong,
     /// Finish the stream and end the connection cleanly.
     Finish { grace: Duration, done: Reply },
 }
 
-/// What was posted and not written yet, and why writing a posted frame failed, if it did
-/// (the poster has no one waiting for the answer, so the next post reports it).
+/// What was sent or posted and not written yet (frames, bytes), and why writing a frame
+/// failed, if it did (nobody waits for each frame's answer, so the next send reports it).
 #[derive(Default)]
 struct Backlog {
     queued: std::sync::Mutex<(usize, usize)>,
+    /// Signalled whenever the writer has written a frame.
+    drained: std::sync::Condvar,
     failed: std::sync::Mutex<Option<ChannelError>>,
+}
+
+/// Whether a frame waits for room in the backlog (`send`) or is refused (`post`).
+#[derive(Clone, Copy, PartialEq)]
+enum WhenFull {
+    Wait,
+    Refuse,
 }
 
 impl Backlog {
@@ -84,6 +100,13 @@ impl Backlog {
         self.queued
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn failure(&self) -> Option<ChannelError> {
+        self.failed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     fn written(&self, bytes: usize, result: Result<(), ChannelError>) {
@@ -96,6 +119,8 @@ impl Backlog {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(error);
         }
+        drop(queued);
+        self.drained.notify_all();
     }
 }
 
@@ -216,7 +241,7 @@ impl IrohChannel {
         self.sys.start_watching(events);
         let outgoing = self.outgoing.clone();
         let send_ping = move |ping: Value| match encode_line(&ping) {
-            Ok(bytes) => outgoing.send(Outgoing::Line { bytes, done: None }).is_ok(),
+            Ok(bytes) => outgoing.send(Outgoing::Sys(bytes)).is_ok(),
             Err(_) => false,
         };
         self.heartbeat_tasks = vec![
@@ -308,57 +333,69 @@ impl IrohChannel {
     }
 }
 
-impl Channel for IrohChannel {
-    fn send(&mut self, frame: &Value) -> Result<(), ChannelError> {
+impl IrohChannel {
+    /// Hands one frame to the writer without waiting for it to be written. A backlog of
+    /// [`SEND_WINDOW_FRAMES`] (`send`) or [`POST_BACKLOG_FRAMES`] frames, or of
+    /// [`POST_BACKLOG_BYTES`], makes `send` wait for the writer and `post` refuse; a write
+    /// that failed earlier is reported here.
+    fn enqueue(&mut self, frame: &Value, when_full: WhenFull) -> Result<(), ChannelError> {
         if self.closed_locally {
             return Err(ChannelError::Closed("channel closed locally".into()));
         }
         if let Some(ended) = &self.ended {
             return Err(ended.clone());
         }
-        let bytes = encode_line(frame)?;
-        let (done, outcome) = sync_channel(1);
         let writer_gone = || ChannelError::Closed("channel writer stopped".into());
+        let bytes = encode_line(frame)?;
+        let frame_limit = match when_full {
+            WhenFull::Wait => SEND_WINDOW_FRAMES,
+            WhenFull::Refuse => POST_BACKLOG_FRAMES,
+        };
+        let mut queued = self.backlog.lock();
+        loop {
+            if let Some(failed) = self.backlog.failure() {
+                return Err(failed);
+            }
+            let (frames, held) = *queued;
+            let full =
+                frames > 0 && (frames >= frame_limit || held + bytes.len() > POST_BACKLOG_BYTES);
+            if !full {
+                break;
+            }
+            if when_full == WhenFull::Refuse {
+                return Err(ChannelError::Backlog {
+                    frames,
+                    bytes: held,
+                });
+            }
+            if self.outgoing.is_closed() {
+                return Err(writer_gone());
+            }
+            queued = self
+                .backlog
+                .drained
+                .wait_timeout(queued, WRITER_CHECK)
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .0;
+        }
+        queued.0 += 1;
+        queued.1 += bytes.len();
+        drop(queued);
         self.outgoing
-            .send(Outgoing::Line {
-                bytes,
-                done: Some(done),
-            })
-            .map_err(|_| writer_gone())?;
-        outcome.recv().map_err(|_| writer_gone())?
+            .send(Outgoing::Queued(bytes))
+            .map_err(|_| writer_gone())
+    }
+}
+
+impl Channel for IrohChannel {
+    /// Returns once the writer has the frame (see [`SEND_WINDOW_FRAMES`]); [`Channel::close`]
+    /// waits until everything sent is written and acknowledged.
+    fn send(&mut self, frame: &Value) -> Result<(), ChannelError> {
+        self.enqueue(frame, WhenFull::Wait)
     }
 
     fn post(&mut self, frame: &Value) -> Result<(), ChannelError> {
-        if self.closed_locally {
-            return Err(ChannelError::Closed("channel closed locally".into()));
-        }
-        if let Some(ended) = &self.ended {
-            return Err(ended.clone());
-        }
-        if let Some(failed) = self
-            .backlog
-            .failed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
-        {
-            return Err(failed);
-        }
-        let bytes = encode_line(frame)?;
-        let mut queued = self.backlog.lock();
-        let (frames, held) = *queued;
-        if frames > 0 && (frames >= POST_BACKLOG_FRAMES || held + bytes.len() > POST_BACKLOG_BYTES)
-        {
-            return Err(ChannelError::Backlog {
-                frames,
-                bytes: held,
-            });
-        }
-        *queued = (frames + 1, held + bytes.len());
-        drop(queued);
-        self.outgoing
-            .send(Outgoing::Posted(bytes))
-            .map_err(|_| ChannelError::Closed("channel writer stopped".into()))
+        self.enqueue(frame, WhenFull::Refuse)
     }
 
     fn recv(&mut self) -> Result<Value, ChannelError> {
@@ -514,13 +551,10 @@ impl Writer {
     ) {
         while let Some(work) = queue.recv().await {
             match work {
-                Outgoing::Line { bytes, done } => {
-                    let result = self.write(&bytes).await;
-                    if let Some(done) = done {
-                        let _ = done.send(result);
-                    }
+                Outgoing::Sys(bytes) => {
+                    let _ = self.write(&bytes).await;
                 }
-                Outgoing::Posted(bytes) => {
+                Outgoing::Queued(bytes) => {
                     let result = self.write(&bytes).await;
                     self.backlog.written(bytes.len(), result);
                 }

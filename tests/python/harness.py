@@ -54,10 +54,15 @@ def reference_protocol(name: str) -> Path:
 
 
 def scratch_dir(test) -> Path:
-    """A temporary directory removed when the test finishes."""
+    """A temporary directory removed when the test finishes, once the SDK has put on disk
+    what it still owes there (its flusher rewrites documents in the background)."""
+    from aigenora.proto import files
+
     holder = tempfile.TemporaryDirectory(prefix="aigenora-pysdk-")
+    path = Path(holder.name)
     test.addCleanup(holder.cleanup)
-    return Path(holder.name)
+    test.addCleanup(files.flush_all, path)  # cleanups run last-in first-out: this one first
+    return path
 
 
 def run_reference_driver(job: dict, workdir: Path) -> dict:

@@ -303,6 +303,28 @@ class WriteBehind(unittest.TestCase):
         self.assertEqual((self.dir / "doc.json").read_text(encoding="utf-8"),
                          json.dumps({"n": 49}, indent=2))
 
+    def test_a_later_rewrite_is_the_flushers_even_long_after_the_last_write(self):
+        path = self.dir / "doc.json"
+        files.store_json(path, {"n": 0})
+        time.sleep(files.WRITE_BEHIND_SECONDS * 2)  # past the window: written at once...
+        writers = []
+        real = files._write_replacing
+
+        def record(*args):
+            writers.append(threading.get_ident())
+            real(*args)
+
+        with mock.patch.object(files, "_write_replacing", side_effect=record):
+            files.store_json(path, {"n": 1})
+            self.assertEqual(files.read_json(path), {"n": 1})
+            deadline = time.monotonic() + 2
+            while self.on_disk("doc.json") != {"n": 1} and time.monotonic() < deadline:
+                time.sleep(0.005)
+        self.assertEqual(self.on_disk("doc.json"), {"n": 1})
+        # ...but by the flusher, never on the thread that changed it
+        self.assertEqual(len(writers), 1)
+        self.assertNotEqual(writers[0], threading.get_ident())
+
     def test_flush_all_completes_every_document(self):
         bus = DecisionBus(self.dir)
         for round_index in range(5):

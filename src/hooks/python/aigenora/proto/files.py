@@ -13,7 +13,7 @@ TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-# A document rewritten again within this many seconds of its last write waits for the flusher.
+# A document's rewrites reach the disk at most once per this many seconds (the flusher's).
 WRITE_BEHIND_SECONDS = 0.05
 
 
@@ -242,9 +242,12 @@ def update_json(path: Path, change: Callable[[Any], Any], tmp: Path | None = Non
     memory, else the file's, else None). `change` may modify `current` in place but must keep
     no reference to it, and must copy anything the caller still holds.
 
-    The file is written at once if it was not written in the last WRITE_BEHIND_SECONDS, else
-    by the flusher when that time is up; reads in this process see the new value at once.
-    `tmp` is accepted for compatibility and ignored (see write_json_atomic)."""
+    The file's first write in this process happens at once (creating its directory); every
+    later one is the flusher's, on its own thread, at once if the file was not written in the
+    last WRITE_BEHIND_SECONDS, else when that time is up: a rename can take a millisecond on
+    a busy disk, and the hook calling this is usually on the session's critical path. Reads
+    in this process see the new value at once. `tmp` is accepted for compatibility and
+    ignored (see write_json_atomic)."""
     key = _key(path)
     with _lock:
         document = _documents.get(key)
@@ -254,7 +257,7 @@ def update_json(path: Path, change: Callable[[Any], Any], tmp: Path | None = Non
         if document.dirty:
             return  # a pending or starting write will take the new value
         document.dirty = True
-        if time.monotonic() - document.written_at < WRITE_BEHIND_SECONDS:
+        if document.written_at != float("-inf"):
             _pending.add(document)
             _start_flusher()
             _wake_flusher()
