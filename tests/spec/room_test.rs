@@ -263,11 +263,21 @@ fn four_automatic_seats_play_our_holdem_table_to_the_match_end_through_a_failove
     );
     assert_eq!(code, 0, "{report}");
     let room = &report["room"];
-    assert_eq!(room["members"], 4, "fixed_full starts with every seat: {room}");
-    assert_eq!(room["rejected"], json!([]), "the automatic seats only act legally: {room}");
+    assert_eq!(
+        room["members"], 4,
+        "fixed_full starts with every seat: {room}"
+    );
+    assert_eq!(
+        room["rejected"],
+        json!([]),
+        "the automatic seats only act legally: {room}"
+    );
     assert_eq!(room["completed"], true, "{room}");
     for stage in ["late_join", "departure", "rejoined"] {
-        assert_eq!(room[stage], false, "no late join and fixed seats: {stage}: {room}");
+        assert_eq!(
+            room[stage], false,
+            "no late join and fixed seats: {stage}: {room}"
+        );
     }
     assert!(
         room["failover_from"].as_u64().is_some(),
@@ -284,7 +294,10 @@ fn four_automatic_seats_play_our_holdem_table_to_the_match_end_through_a_failove
         .unwrap();
         let view = &record["view"];
         assert_eq!(view["phase"], "completed", "seat {seat}");
-        assert_eq!(view["restart_count"], 1, "the hand was redealt: seat {seat}");
+        assert_eq!(
+            view["restart_count"], 1,
+            "the hand was redealt: seat {seat}"
+        );
         let players = view["players"].as_object().unwrap();
         assert_eq!(players.len(), 4, "seat {seat}");
         let best = players
