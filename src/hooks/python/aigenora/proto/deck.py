@@ -81,10 +81,6 @@ def zone(deck: dict, name: str) -> list[dict]:
     return cards(deck, deck["zones"].get(name, []))
 
 
-def hand_counts(deck: dict) -> dict:
-    return {owner: len(ids) for owner, ids in deck["hands"].items()}
-
-
 def cards(deck: dict, card_ids: list) -> list[dict]:
     return [copy.deepcopy(deck["catalog"][card_id]) for card_id in card_ids]
 
