@@ -71,6 +71,12 @@ fn reference_members_play_at_our_leaders_holdem_table() {
     let net = crate::support::net::Net::start();
     let table = reference_contract("texas-holdem-v1");
     let leader = net.agent("leader");
+    let agents: Vec<_> = ["west", "north", "east"]
+        .map(|name| net.reference_agent(name))
+        .into_iter()
+        .collect();
+    // (the spec reaches the server from a reference agent; our leader fetches it by its id)
+    agents[0].register_protocol(&table.protocol_id);
     let (hosting, post_id) = leader.host_with(&[
         "--protocol",
         "texas-holdem-v1",
@@ -80,8 +86,7 @@ fn reference_members_play_at_our_leaders_holdem_table() {
         r#"{"max_hands": 1}"#,
     ]);
     let mut seats = Vec::new();
-    for name in ["west", "north", "east"] {
-        let agent = net.reference_agent(name);
+    for agent in agents {
         agent.register_protocol(&table.protocol_id);
         let (_, process) = agent.daemon(&["join", &post_id, "--no-web"]);
         seats.push(Seat::Theirs { agent, process });
@@ -123,21 +128,24 @@ fn reference_members_play_at_our_leaders_holdem_table() {
         .as_str()
         .unwrap()
         .to_string();
-    if leader_view["current_player"] != hands[0].0.as_str() {
-        seats[0].act(r#"{"kind": "check"}"#);
-        let refused = wait_until(LIMIT, || {
-            let receipts = seats[0].events("group_action_receipt");
-            receipts.into_iter().find(|r| r["status"] == "rejected")
-        })
-        .expect("our leader refused its own action out of turn");
-        assert!(
-            refused["reason"]
-                .as_str()
-                .unwrap()
-                .contains("not your turn"),
-            "{refused}"
-        );
-    }
+    assert_ne!(
+        leader_view["current_player"],
+        hands[0].0.as_str(),
+        "our leader holds the button, so seat 3 acts first"
+    );
+    seats[0].act(r#"{"kind": "check"}"#);
+    let refused = wait_until(LIMIT, || {
+        let receipts = seats[0].events("group_action_receipt");
+        receipts.into_iter().find(|r| r["status"] == "rejected")
+    })
+    .expect("our leader refused its own action out of turn");
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not your turn"),
+        "{refused}"
+    );
     // Everyone but the big blind folds in turn; the last fold ends the one-hand match.
     for _ in 0..3 {
         let (_, view) = seen(&seats[0]).unwrap();
