@@ -1,11 +1,13 @@
-//! Interop: the network's four-seat tables, led by the reference (this build cannot lead
-//! one yet). Our member takes a seat at a reference leader's Texas Hold'em table beside two
-//! reference members; the table starts only when all four seats are filled, our member
-//! verifies the deal, and its view holds its own two cards and nobody else's.
+//! Interop: the network's four-seat Texas Hold'em table, both ways. Our member takes a seat
+//! at a reference leader's table beside two reference members; the table starts only when
+//! all four seats are filled, our member verifies the deal, and its view holds its own two
+//! cards and nobody else's. Our leader, on our hooks, deals to three reference members, who
+//! verify every step; it refuses an action out of turn and the one-hand match ends when
+//! everyone but the big blind folds.
 
 use serde_json::Value;
 
-use crate::room_seats::{LIMIT, Seat, our_follower};
+use crate::room_seats::{LIMIT, Seat, our_follower, session_with};
 use crate::support::net::wait_until;
 use crate::support::reference::reference_contract;
 
@@ -51,5 +53,123 @@ fn our_member_sits_at_a_reference_leaders_holdem_table() {
                 "our member's view shows another seat's card {card}: {ours_text}"
             );
         }
+    }
+}
+
+/// Who the seat is and what it sees: (its public key, its verified view).
+fn seen(seat: &Seat) -> Option<(String, Value)> {
+    let room = json_at(&seat.view())?;
+    let view = match seat {
+        Seat::Ours { .. } => room["view"].clone(),
+        Seat::Theirs { .. } => room["group_view"].clone(),
+    };
+    Some((view["you"]["public_key"].as_str()?.to_string(), view))
+}
+
+#[test]
+fn reference_members_play_at_our_leaders_holdem_table() {
+    let net = crate::support::net::Net::start();
+    let table = reference_contract("texas-holdem-v1");
+    let leader = net.agent("leader");
+    let agents: Vec<_> = ["west", "north", "east"]
+        .map(|name| net.reference_agent(name))
+        .into_iter()
+        .collect();
+    // (the spec reaches the server from a reference agent; our leader fetches it by its id)
+    agents[0].register_protocol(&table.protocol_id);
+    let (hosting, post_id) = leader.host_with(&[
+        "--protocol",
+        "texas-holdem-v1",
+        "--control-mode",
+        "autonomous",
+        "--options",
+        r#"{"max_hands": 1}"#,
+    ]);
+    let mut seats = Vec::new();
+    for agent in agents {
+        agent.register_protocol(&table.protocol_id);
+        let (_, process) = agent.daemon(&["join", &post_id, "--no-web"]);
+        seats.push(Seat::Theirs { agent, process });
+    }
+    let session = wait_until(LIMIT, || session_with(&leader.dir, "room.json"))
+        .expect("our leader started the table with four seats");
+    seats.insert(
+        0,
+        Seat::Ours {
+            agent: leader,
+            process: hosting,
+            session,
+        },
+    );
+    let hands: Vec<(String, Value)> = seats
+        .iter()
+        .map(|seat| {
+            wait_until(LIMIT, || {
+                let (key, view) = seen(seat)?;
+                (view["my_hand"].as_array()?.len() == 2).then_some((key, view))
+            })
+            .expect("every seat was dealt two cards")
+        })
+        .collect();
+    for (key, view) in &hands {
+        for (other, theirs) in &hands {
+            if other != key {
+                for card in theirs["my_hand"].as_array().unwrap() {
+                    assert!(
+                        !view.to_string().contains(card["card_id"].as_str().unwrap()),
+                        "{key} sees {other}'s card"
+                    );
+                }
+            }
+        }
+    }
+    let leader_view = &hands[0].1;
+    let big_blind = leader_view["big_blind_player"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(
+        leader_view["current_player"],
+        hands[0].0.as_str(),
+        "our leader holds the button, so seat 3 acts first"
+    );
+    seats[0].act(r#"{"kind": "check"}"#);
+    let refused = wait_until(LIMIT, || {
+        let receipts = seats[0].events("group_action_receipt");
+        receipts.into_iter().find(|r| r["status"] == "rejected")
+    })
+    .expect("our leader refused its own action out of turn");
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not your turn"),
+        "{refused}"
+    );
+    // Everyone but the big blind folds in turn; the last fold ends the one-hand match.
+    for _ in 0..3 {
+        let (_, view) = seen(&seats[0]).unwrap();
+        let current = view["current_player"].as_str().unwrap().to_string();
+        let actor = seats
+            .iter()
+            .position(|seat| seen(seat).is_some_and(|(key, _)| key == current))
+            .expect("the seat to act is at the table");
+        seats[actor].act(r#"{"kind": "fold"}"#);
+        wait_until(LIMIT, || {
+            let (_, after) = seen(&seats[0])?;
+            (after["current_player"] != current.as_str()).then_some(())
+        })
+        .expect("the fold was taken");
+    }
+    for seat in &seats[1..] {
+        let done = wait_until(LIMIT, || {
+            let room = json_at(&seat.view())?;
+            (room["completed"] == true).then_some(room)
+        })
+        .expect("each reference member saw the match end");
+        assert_eq!(done["outcome"], big_blind.as_str(), "{done}");
+        assert_eq!(done["group_view"]["phase"], "completed", "{done}");
+        let events = std::fs::read_to_string(seat.dir().join("events.jsonl")).unwrap();
+        assert!(!events.contains("group_frame_rejected"), "{events}");
     }
 }

@@ -3,7 +3,8 @@
 //! every envelope verified by its member; an `abort` room has no failover; hooks that break
 //! the room fail the test in one line. Our own rooms — the poll-room built-in and our hooks
 //! for the network's Community Room and Meeting Room (the hooks a contract's id gets) — play
-//! by themselves through the same life to the room's end.
+//! by themselves through the same life to the room's end, and four automatic seats play our
+//! Texas Hold'em table to the match's end through a failover.
 
 use std::path::{Path, PathBuf};
 
@@ -250,6 +251,65 @@ fn our_rooms_play_their_whole_life_to_the_end() {
             assert_eq!(record["checkpoint"]["leader_epoch"], 1, "{protocol}");
         }
     }
+}
+
+#[test]
+fn four_automatic_seats_play_our_holdem_table_to_the_match_end_through_a_failover() {
+    let work = tempfile::tempdir().unwrap();
+    let table = our_well_known_room(work.path(), "texas-holdem-v1");
+    let (code, report, _state) = protocol_test_json(
+        &path_text(&table),
+        &["--options", r#"{"max_hands": 4}"#, "--max-actions", "600"],
+    );
+    assert_eq!(code, 0, "{report}");
+    let room = &report["room"];
+    assert_eq!(
+        room["members"], 4,
+        "fixed_full starts with every seat: {room}"
+    );
+    assert_eq!(
+        room["rejected"],
+        json!([]),
+        "the automatic seats only act legally: {room}"
+    );
+    assert_eq!(room["completed"], true, "{room}");
+    for stage in ["late_join", "departure", "rejoined"] {
+        assert_eq!(
+            room[stage], false,
+            "no late join and fixed seats: {stage}: {room}"
+        );
+    }
+    assert!(
+        room["failover_from"].as_u64().is_some(),
+        "restart_round has a failover: {room}"
+    );
+    // After the failover the three seats left play on; the old leader's seat sits out.
+    let dir = PathBuf::from(room["dir"].as_str().unwrap());
+    let winner = room["outcome"].as_str().unwrap();
+    let mut total = 0;
+    for seat in [1, 2, 3] {
+        let record: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("seat-{seat}.json"))).unwrap(),
+        )
+        .unwrap();
+        let view = &record["view"];
+        assert_eq!(view["phase"], "completed", "seat {seat}");
+        assert_eq!(
+            view["restart_count"], 1,
+            "the hand was redealt: seat {seat}"
+        );
+        let players = view["players"].as_object().unwrap();
+        assert_eq!(players.len(), 4, "seat {seat}");
+        let best = players
+            .values()
+            .map(|p| p["stack"].as_u64().unwrap())
+            .max()
+            .unwrap();
+        assert_eq!(players[winner]["stack"].as_u64(), Some(best), "{view}");
+        total = players.values().map(|p| p["stack"].as_u64().unwrap()).sum();
+        assert_eq!(record["checkpoint"]["completed"], true);
+    }
+    assert_eq!(total, 4000, "no chip made or lost");
 }
 
 #[test]

@@ -19,6 +19,7 @@ fn quick_options(alias: &str) -> &'static str {
         "gomoku-v1" => r#"{"think_ms": 20, "board_size": 9}"#,
         "trusted-agent-task-v1" => r#"{"task_goal": "say hi", "task_reply": "hi"}"#,
         "crazy-eights-v1" => r#"{"hand_size": 7}"#,
+        "texas-holdem-v1" => r#"{"max_hands": 1}"#,
         _ => "{}",
     }
 }

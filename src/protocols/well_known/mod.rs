@@ -3,8 +3,9 @@
 //! spec always comes from the community server (hash checked), and a well-known id then
 //! gets these hooks instead of a skeleton. The two card games run on the mental_poker engine
 //! (their shared Python is the SDK's `aigenora.proto.cards`); the two rooms
-//! (`community-room-v1`, `meeting-room-v1`) on the authoritative_group engine, where the
-//! leader runs them.
+//! (`community-room-v1`, `meeting-room-v1`) and the four-seat table (`texas-holdem-v1`, its
+//! deck and hand ranking in the SDK's `aigenora.proto.deck` and `poker_hands`) on the
+//! authoritative_group engine, where the leader runs them.
 
 mod install;
 mod talk;
@@ -121,6 +122,11 @@ pub const WELL_KNOWN: &[WellKnown] = &[
         "meeting-room-v1",
         "Meeting Room",
         "182ceaf26c288909862ad2f753c1e03858daac7e2550a18d2a856adfac02b58d"
+    ),
+    well_known!(
+        "texas-holdem-v1",
+        "Four-seat No-limit Texas Hold'em",
+        "ba17afdceb178d206e7f3ba614b29751f36ec749f3039fa471995707f6fd66c7"
     ),
 ];
 

@@ -1,0 +1,111 @@
+"""A leader's private deck for room card games: the standard cards in the network's face shape
+and a deck shuffled from a secret seed, dealt into hands and named zones. An extension beyond
+the reference SDK's API (stdlib only), shared by our four-seat tables.
+
+The deck is plain JSON so it can live in a room's state, which only the leader holds; members
+see cards only through what a view copies out of it (`hand`, `zone`). The shuffle is a
+Fisher-Yates driven by HMAC-SHA256 of the seed with rejection sampling, so it is unbiased and
+the same seed always gives the same order (tests pin a seed; play draws a fresh one)."""
+from __future__ import annotations
+
+import copy
+import hashlib
+import hmac
+import secrets
+
+SUIT_ORDER = ("clubs", "diamonds", "hearts", "spades")
+SUIT_LETTER = {"clubs": "C", "diamonds": "D", "hearts": "H", "spades": "S"}
+FACE_LABEL = {11: "J", 12: "Q", 13: "K", 14: "A"}
+RED_SUITS = frozenset({"diamonds", "hearts"})
+ACE_HIGH = range(2, 15)
+
+
+def card_face(suit: str, rank: int) -> dict:
+    """One card as the network's tables show it: rank 2-14 (ace high), suit, code and colour."""
+    label = FACE_LABEL.get(rank, str(rank)) + SUIT_LETTER[suit]
+    return {"code": label, "suit": suit, "rank": rank, "label": label,
+            "color": "red" if suit in RED_SUITS else "black"}
+
+
+def standard_faces() -> list[dict]:
+    """The 52 cards, suit by suit, each suit from two to ace."""
+    return [card_face(suit, rank) for suit in SUIT_ORDER for rank in ACE_HIGH]
+
+
+def fresh_seed() -> str:
+    """A seed nobody else can guess, for a deal the leader keeps to itself."""
+    return secrets.token_hex(32)
+
+
+def shuffled(items: list, seed: str) -> list:
+    """A copy of `items` in the order `seed` determines."""
+    if not isinstance(seed, str) or not seed or len(seed.encode("utf-8")) > 256:
+        raise ValueError("a deck seed must be 1-256 UTF-8 bytes")
+    order = list(items)
+    stream = _RandomStream(seed)
+    for top in range(len(order) - 1, 0, -1):
+        pick = stream.below(top + 1)
+        order[top], order[pick] = order[pick], order[top]
+    return order
+
+
+def new_deck(faces: list[dict], seed: str) -> dict:
+    """A shuffled deck: every card gets an id that names nothing about its face."""
+    catalog = {}
+    for index, face in enumerate(faces):
+        card_id = hmac.new(seed.encode("utf-8"), f"card:{index}".encode(), hashlib.sha256).hexdigest()[:24]
+        catalog[card_id] = {**copy.deepcopy(face), "card_id": card_id, "copy": 0}
+    return {"seed": seed, "catalog": catalog, "pile": shuffled(list(catalog), seed),
+            "hands": {}, "zones": {}}
+
+
+def deal(deck: dict, owner: str, count: int = 1) -> None:
+    """`count` cards from the top of the pile into `owner`'s hand."""
+    deck["hands"].setdefault(owner, []).extend(_take(deck, count))
+
+
+def reveal(deck: dict, zone: str, count: int) -> list[dict]:
+    """`count` cards from the top of the pile into a zone; the cards moved."""
+    moved = _take(deck, count)
+    deck["zones"].setdefault(zone, []).extend(moved)
+    return cards(deck, moved)
+
+
+def hand(deck: dict, owner: str) -> list[dict]:
+    """Copies of the cards in `owner`'s hand (none if it was not dealt)."""
+    return cards(deck, deck["hands"].get(owner, []))
+
+
+def zone(deck: dict, name: str) -> list[dict]:
+    """Copies of the cards in a zone, in the order they arrived."""
+    return cards(deck, deck["zones"].get(name, []))
+
+
+def cards(deck: dict, card_ids: list) -> list[dict]:
+    return [copy.deepcopy(deck["catalog"][card_id]) for card_id in card_ids]
+
+
+def _take(deck: dict, count: int) -> list:
+    if count < 1 or count > len(deck["pile"]):
+        raise ValueError(f"cannot take {count} cards from a pile of {len(deck['pile'])}")
+    taken = deck["pile"][-count:][::-1]
+    del deck["pile"][-count:]
+    return taken
+
+
+class _RandomStream:
+    """Uniform integers from HMAC-SHA256(seed, counter) blocks."""
+
+    def __init__(self, seed: str):
+        self._key = seed.encode("utf-8")
+        self._counter = 0
+
+    def below(self, bound: int) -> int:
+        # Reject the top sliver of the 64-bit range so every value is equally likely.
+        limit = (1 << 64) - (1 << 64) % bound
+        while True:
+            block = hmac.new(self._key, self._counter.to_bytes(8, "big"), hashlib.sha256).digest()
+            self._counter += 1
+            value = int.from_bytes(block[:8], "big")
+            if value < limit:
+                return value % bound

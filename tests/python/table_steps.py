@@ -1,0 +1,59 @@
+"""Plays a scripted four-seat table on one implementation's room hooks and reports every step:
+whether the action was taken, and then every seat's view. Runs in-process on our hooks, or as
+a script (`python table_steps.py JOB.json OUT.json`) under the reference's interpreter on its
+hooks, so a test can set the two side by side.
+
+A job: `hooks` (a directory with hooks.py), `options`, `start` (null for a fresh table, else a
+checkpoint to restore from) and `steps`, each `{"action": {...}}` for the seat whose turn it is
+or `{"seat": n, "action": {...}}` for a given seat."""
+from __future__ import annotations
+
+import copy
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+
+def member(seat: int) -> dict:
+    return {"member_id": f"m{seat}", "public_key": f"{seat + 10:02x}" * 32, "seat": seat,
+            "status": "active"}
+
+
+MEMBERS = [member(seat) for seat in range(4)]
+
+
+def play(job: dict) -> list[dict]:
+    import driver
+
+    hooks = driver.load_hooks(Path(job["hooks"]))
+    hooks.proto_init(job["options"], "host", [], Path(tempfile.mkdtemp(prefix="table-steps-")))
+    if job["start"] is None:
+        state = hooks.proto_group_initial_state(copy.deepcopy(MEMBERS))
+    else:
+        state = hooks.proto_group_restore(copy.deepcopy(job["start"]), copy.deepcopy(MEMBERS), 1)
+    report = [{"status": "ok", "views": views(hooks, state)}]
+    for step in job["steps"]:
+        if "seat" in step:
+            actor = MEMBERS[step["seat"]]
+        else:
+            actor = next(m for m in MEMBERS if m["public_key"] == state["current_player"])
+        try:
+            result = hooks.proto_group_handle(copy.deepcopy(state), actor, copy.deepcopy(step["action"]))
+        except ValueError as refusal:
+            report.append({"status": "refused", "reason": str(refusal)})
+            continue
+        state = result["state"]
+        report.append({"status": "ok", "views": views(hooks, state),
+                       "completed": bool(result.get("completed"))})
+    return report
+
+
+def views(hooks, state) -> list[dict]:
+    return [hooks.proto_group_view(copy.deepcopy(state), viewer) for viewer in MEMBERS]
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).parent))
+    job = json.loads(Path(sys.argv[1]).read_text("utf-8"))
+    Path(sys.argv[2]).write_text(json.dumps(play(job)), "utf-8")
