@@ -3,10 +3,43 @@
 //! (room.json) with its text action when it is conversational, as one JSON object — what `session
 //! snapshot` prints and what the browser controller pushes.
 
+use std::path::PathBuf;
+use std::time::SystemTime;
+
 use serde_json::{Value, json};
 
 use super::Target;
+use crate::layout::SessionDir;
 use crate::records::{DecisionFiles, Window};
+
+/// The size and modification time of one file (`None` while it is missing): a cheap sign
+/// that what a view read from it may have changed.
+pub type Stamp = Option<(u64, SystemTime)>;
+
+/// The files a session's view is read from: session.json and room.json, and once its engine
+/// has started, the snapshot and the decision window's state.
+pub fn view_files(session: &SessionDir) -> Vec<PathBuf> {
+    let mut files = vec![session.session_file(), session.room_file()];
+    if let Some(engine) = Target::at(session.root())
+        .ok()
+        .and_then(|target| target.engine_dir())
+    {
+        files.push(engine.snapshot_file());
+        files.push(DecisionFiles::of(&engine).state());
+    }
+    files
+}
+
+/// The stamp of each of `files`, in order.
+pub fn stamps(files: &[PathBuf]) -> Vec<Stamp> {
+    files
+        .iter()
+        .map(|file| {
+            let meta = std::fs::metadata(file).ok()?;
+            Some((meta.len(), meta.modified().ok()?))
+        })
+        .collect()
+}
 
 /// `{status, role, control_mode, peer_control_mode, winner, end_reason, snapshot, window,
 /// room, room_talk, now}` of a session, read afresh (`now` in Unix seconds, for countdowns).

@@ -6,45 +6,30 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use rmcp::ErrorData;
 use tokio_util::sync::CancellationToken;
 
 use super::resources::SessionUri;
-use crate::control::Target;
+use crate::control::view::{Stamp, stamps, view_files};
 use crate::layout::SessionDir;
-use crate::records::DecisionFiles;
 
 /// Most sessions one client watches at once.
 pub const MAX_WATCHED: usize = 32;
 /// How often a watcher looks at its sessions' files.
 const POLL: Duration = Duration::from_millis(150);
 
-/// What a session's files look like now, cheaply: the size and modification time of each
-/// file its snapshot is read from.
+/// What a session's files look like now, cheaply: the stamps of the files its snapshot is
+/// read from, and of its events.
 #[derive(Debug, PartialEq, Eq)]
-struct Fingerprint(Vec<Option<(u64, SystemTime)>>);
+struct Fingerprint(Vec<Stamp>);
 
 impl Fingerprint {
     fn of(dir: &SessionDir) -> Fingerprint {
-        let mut files = vec![dir.session_file(), dir.events_file(), dir.room_file()];
-        let engine = Target::at(dir.root())
-            .ok()
-            .and_then(|target| target.engine_dir());
-        if let Some(engine) = engine {
-            files.push(engine.snapshot_file());
-            files.push(DecisionFiles::of(&engine).state());
-        }
-        Fingerprint(
-            files
-                .iter()
-                .map(|file| {
-                    let meta = std::fs::symlink_metadata(file).ok()?;
-                    Some((meta.len(), meta.modified().ok()?))
-                })
-                .collect(),
-        )
+        let mut files = view_files(dir);
+        files.push(dir.events_file());
+        Fingerprint(stamps(&files))
     }
 }
 

@@ -9,17 +9,15 @@
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use axum::response::sse::Event;
 use futures_util::Stream;
 
 use crate::control::Target;
-use crate::control::view::session_view;
+use crate::control::view::{Stamp, session_view, stamps, view_files};
 use crate::layout::jsonl::{Tail, TailLine, recent_start};
-use crate::records::DecisionFiles;
 
 const POLL: Duration = Duration::from_millis(10);
 /// Events sent to a fresh page (no Last-Event-ID): the latest ones only, found within the
@@ -32,13 +30,6 @@ const MAX_EVENT_LINE: usize = 256 * 1024;
 pub const MAX_STREAMS: usize = 16;
 
 /// A file's change stamp: its length and modification time.
-type Stamp = Option<(u64, SystemTime)>;
-
-fn stamp(path: &std::path::Path) -> Stamp {
-    let meta = std::fs::metadata(path).ok()?;
-    Some((meta.len(), meta.modified().ok()?))
-}
-
 /// Streams open now, in this process.
 static OPEN_STREAMS: AtomicUsize = AtomicUsize::new(0);
 
@@ -85,21 +76,9 @@ struct Follow {
 }
 
 impl Follow {
-    fn watched(&self) -> Vec<PathBuf> {
-        let mut paths = vec![self.target.dir.session_file(), self.target.dir.room_file()];
-        if let Some(engine) = Target::at(self.target.dir.root())
-            .ok()
-            .and_then(|t| t.engine_dir())
-        {
-            paths.push(engine.snapshot_file());
-            paths.push(DecisionFiles::of(&engine).state());
-        }
-        paths
-    }
-
     /// Queues what changed since the last look.
     fn look(&mut self) {
-        let stamps: Vec<Stamp> = self.watched().iter().map(|p| stamp(p)).collect();
+        let stamps = stamps(&view_files(&self.target.dir));
         let mut fresh: Vec<Event> = self
             .events
             .read()
