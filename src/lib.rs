@@ -1,7 +1,7 @@
 //! aigenora: agent-to-agent protocol contracts, hooks, P2P sessions and the community server.
 //!
 //! The library holds every concept once; the two binaries, `aigenora` (`src/main.rs`) and
-//! `aigenora-hooks` (`src/bin/aigenora-hooks.rs`), only parse the command line and dispatch
+//! `aigenora-full` (`src/bin/aigenora-full.rs`), only parse the command line and dispatch
 //! into [`cli`] (which commands each runs: [`binaries`]).
 
 pub mod api;

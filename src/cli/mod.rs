@@ -5,7 +5,6 @@
 mod daemon;
 mod demo;
 mod doctor;
-mod hook_command;
 mod identity;
 mod invitation;
 mod lint_output;
@@ -24,6 +23,7 @@ mod session;
 mod session_control;
 mod session_local;
 mod skill;
+mod spec_command;
 mod validate;
 
 use std::path::PathBuf;
@@ -31,7 +31,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-pub use hook_command::HookCommand;
+pub use spec_command::{SpecCommand, SpecProtocolCommand};
 
 use crate::terminal::escape_control;
 
@@ -128,13 +128,9 @@ impl Command {
     }
 }
 
-/// Runs a parsed command line and turns its outcome into the process exit code. The
-/// commands that need the embedded interpreter go to `interpreter`: `HookCommand::run` in
-/// `aigenora-hooks`, [`crate::binaries::hand_over`] in `aigenora` (which thus links no Python).
-pub fn run(
-    cli: Cli,
-    interpreter: impl FnOnce(HookCommand, &GlobalArgs) -> anyhow::Result<ExitCode>,
-) -> ExitCode {
+/// Runs a parsed command line in this process (the `aigenora-full` binary, which runs every
+/// command) and turns its outcome into the process exit code.
+pub fn run(cli: Cli) -> ExitCode {
     if !cli.command.writes_user_files() {
         // Whatever this process creates (in the data dir, and what hooks.py writes into its
         // state dir) is for this user only.
@@ -149,25 +145,30 @@ pub fn run(
             .try_init();
     }
     let global = &cli.global;
-    let outcome = match cli.command {
+    exit_code(match cli.command {
         Command::Init(args) => identity::init(args, global),
         Command::Register(args) => identity::register(args, global),
-        Command::Protocol(command) => protocol::run(command, global, interpreter),
+        Command::Protocol(command) => protocol::run(command, global),
         Command::Browse(args) => invitation::browse(args, global),
         Command::Cancel(args) => invitation::cancel(args, global),
-        Command::Host(args) => interpreter(HookCommand::Host(args), global),
-        Command::Join(args) => interpreter(HookCommand::Join(args), global),
-        Command::Guest(args) => interpreter(HookCommand::Guest(args), global),
+        Command::Host(args) => play::host(args, global),
+        Command::Join(args) => play::join(args, global),
+        Command::Guest(args) => play::guest(args, global),
         Command::Session(command) => session::run(command, global),
-        Command::Demo(args) => interpreter(HookCommand::Demo(args), global),
+        Command::Demo(args) => demo::run(args, global),
         Command::Server(args) => server::run(args, global),
         Command::Relay(args) => relay::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Skill(command) => skill::run(command, global),
-        Command::Bootstrap(args) => interpreter(HookCommand::Bootstrap(args), global),
-        Command::Doctor(args) => interpreter(HookCommand::Doctor(args), global),
-        Command::Mcp(args) => interpreter(HookCommand::Mcp(args), global),
-    };
+        Command::Bootstrap(args) => doctor::bootstrap(args, global),
+        Command::Doctor(args) => doctor::doctor(args, global),
+        Command::Mcp(args) => mcp::run(args, global),
+    })
+}
+
+/// A command's outcome as the process exit code: an error reaches the user as one
+/// `error: ...` line on stderr (control characters escaped: it may quote the server).
+pub fn exit_code(outcome: anyhow::Result<ExitCode>) -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(error) => {

@@ -9,10 +9,10 @@ use clap::Subcommand;
 use serde_json::{Value, json};
 
 use super::{GlobalArgs, protocol_remote};
-use crate::canonical::{self, PyJson};
+
 use crate::protocols::Located;
 use crate::protocols::well_known::WELL_KNOWN;
-use crate::spec::{self, Spec, check_spec_version};
+use crate::spec::Spec;
 
 #[derive(Debug, Subcommand)]
 pub enum ProtocolCommand {
@@ -37,28 +37,8 @@ pub enum ProtocolCommand {
         /// protocol_id or well-known alias (`rps-v1`).
         protocol: String,
     },
-    /// Print a spec's protocol_id (SHA-256 of its canonical contract), as the reference does.
-    Hash {
-        /// Path to spec.json.
-        spec: PathBuf,
-        /// Print {"protocol_id", "warnings"} as JSON.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Print the JSON Schema (2020-12) of spec.json (the repository's schemas/spec.schema.json),
-    /// for editors and other tools.
-    Schema,
-    /// Show what changed between two specs: contract fields (hashed: a new protocol_id)
-    /// apart from display fields (not hashed), and both protocol_ids.
-    Diff {
-        /// The old spec.json.
-        old: PathBuf,
-        /// The new spec.json.
-        new: PathBuf,
-        /// Print {"old", "new", "same_protocol", "contract", "display"} as JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    #[command(flatten)]
+    Spec(super::SpecProtocolCommand),
     /// Publish a spec on the community server (after the run gate: spec_version and lint).
     Register {
         /// Path to spec.json.
@@ -92,19 +72,10 @@ pub enum ProtocolCommand {
     },
 }
 
-pub fn run(
-    command: ProtocolCommand,
-    global: &GlobalArgs,
-    interpreter: impl FnOnce(super::HookCommand, &GlobalArgs) -> anyhow::Result<ExitCode>,
-) -> anyhow::Result<ExitCode> {
+pub fn run(command: ProtocolCommand, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     match command {
-        ProtocolCommand::Hash { spec, json } => hash(&spec, json),
-        ProtocolCommand::Schema => {
-            print!("{}", spec::schema::SPEC_JSON_SCHEMA);
-            Ok(ExitCode::SUCCESS)
-        }
-        ProtocolCommand::Diff { old, new, json } => super::protocol_diff::run(&old, &new, json),
-        ProtocolCommand::Test(args) => interpreter(super::HookCommand::ProtocolTest(args), global),
+        ProtocolCommand::Spec(command) => command.run(),
+        ProtocolCommand::Test(args) => super::protocol_test::run(args, global),
         ProtocolCommand::Scaffold { spec, dir } => scaffold(&spec, &dir, global),
         ProtocolCommand::List { json } => list(json),
         ProtocolCommand::Path { protocol } => {
@@ -214,36 +185,4 @@ pub fn list_rows() -> Vec<Value> {
         })
     });
     builtins.chain(well_known).collect()
-}
-
-/// Hashes without validating (like the reference); an unknown spec_version only warns.
-fn hash(path: &std::path::Path, as_json: bool) -> anyhow::Result<ExitCode> {
-    let bytes = spec::read_limited(path).with_context(|| path.display().to_string())?;
-    let document = canonical::parse(&bytes)
-        .map_err(spec::SpecError::from)
-        .with_context(|| path.display().to_string())?;
-    let protocol_id = spec::protocol_id::protocol_id_of_bytes(&bytes)
-        .map_err(|e| anyhow::anyhow!("{e} ({})", path.display()))?;
-    let warnings: Vec<String> = spec_version_warning(&document).into_iter().collect();
-    if as_json {
-        println!(
-            "{}",
-            json!({"protocol_id": protocol_id, "warnings": warnings})
-        );
-    } else {
-        for warning in &warnings {
-            eprintln!("[warning] {warning}");
-        }
-        println!("{protocol_id}");
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn spec_version_warning(document: &PyJson) -> Option<String> {
-    let version = document.as_object()?.get("spec_version")?;
-    let value: Value =
-        serde_json::from_str(&canonical::to_canonical_string(version)).unwrap_or(Value::Null);
-    check_spec_version(&json!({ "spec_version": value }))
-        .err()
-        .map(|e| e.to_string())
 }

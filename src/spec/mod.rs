@@ -103,6 +103,20 @@ impl Spec {
 
     /// Parses raw bytes with Python's acceptance rules (clear errors for every bad input).
     pub fn from_bytes(bytes: &[u8]) -> Result<Spec, SpecError> {
+        Spec::parse(bytes).map(|(spec, _)| spec)
+    }
+
+    /// [`Spec::from_bytes`] and the spec's protocol_id, hashed from the parse Python's rules
+    /// already made (exactly what `protocol hash` prints for these bytes).
+    pub fn from_bytes_with_id(bytes: &[u8]) -> Result<(Spec, String), SpecError> {
+        let (spec, python_view) = Spec::parse(bytes)?;
+        let protocol_id =
+            protocol_id::protocol_id_of_pyjson(&python_view).expect("the document is an object");
+        Ok((spec, protocol_id))
+    }
+
+    /// The spec, and the document as Python reads it.
+    fn parse(bytes: &[u8]) -> Result<(Spec, canonical::PyJson), SpecError> {
         let python_view = canonical::parse(bytes)?;
         if python_view.as_object().is_none() {
             let value: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
@@ -116,7 +130,7 @@ impl Spec {
                     .to_string()
             })
         })?;
-        Spec::from_value(value)
+        Ok((Spec::from_value(value)?, python_view))
     }
 
     /// Reads and parses a spec file (size-checked before reading). No contract checks.

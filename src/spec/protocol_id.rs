@@ -31,7 +31,7 @@ pub fn protocol_id(spec: &serde_json::Value) -> Result<String, HashError> {
     protocol_id_of_pyjson(&PyJson::from(spec))
 }
 
-fn protocol_id_of_pyjson(spec: &PyJson) -> Result<String, HashError> {
+pub(crate) fn protocol_id_of_pyjson(spec: &PyJson) -> Result<String, HashError> {
     let text = canonical::to_canonical_string(&contract(spec)?);
     Ok(canonical::sha256_hex(text))
 }

@@ -1,7 +1,7 @@
-//! Start-up of the two binaries: the commands that never run hooks start without loading
-//! libpython (the dynamic loader's own report, `LD_DEBUG=files`, names every object it
-//! loads), and the ones that do still get the interpreter, in the same process, through
-//! `aigenora`'s hand-over to `aigenora-hooks`.
+//! Start-up of the two binaries: the spec commands run in `aigenora` itself, one small image
+//! without libpython (the dynamic loader's own report, `LD_DEBUG=files`, names every object
+//! it loads), and every other command gets `aigenora-full`, with the interpreter, in the
+//! same process through `aigenora`'s hand-over.
 
 use std::path::Path;
 use std::process::Output;
@@ -34,31 +34,75 @@ fn builtin(alias: &str) -> String {
     spec.to_str().unwrap().to_string()
 }
 
+/// How many program images the loader started in this process: each maps its own libc
+/// (`file=libc.so.6 [0];  generating link map`), the main program itself is not reported.
+fn libc_loads(loaded: &[String]) -> usize {
+    loaded
+        .iter()
+        .filter(|line| line.contains("file=libc.so") && line.contains("generating link map"))
+        .count()
+}
+
 #[test]
-fn commands_that_never_run_hooks_start_without_libpython() {
+fn spec_commands_run_in_one_small_image_without_libpython() {
     let data = tempfile::tempdir().unwrap();
     let (old, new) = (builtin("coin-flip"), builtin("rock-paper-scissors"));
-    let commands: [&[&str]; 7] = [
+    let commands: [&[&str]; 6] = [
         &["--version"],
         &["--help"],
         &["protocol", "hash", &old],
         &["validate", &old],
         &["protocol", "diff", &old, &new],
         &["protocol", "schema"],
-        &["session", "list"],
     ];
     for args in commands {
         let output = traced(args, data.path());
         assert!(output.status.success(), "{args:?}: {output:?}");
         assert!(!output.stdout.is_empty(), "{args:?} printed nothing");
         let loaded = loader_lines(&output);
-        assert!(
-            loaded.iter().any(|line| line.contains("libc.so")),
-            "{args:?}: the loader reported nothing (is LD_DEBUG honoured?): {loaded:?}"
+        assert_eq!(
+            libc_loads(&loaded),
+            1,
+            "{args:?}: expected one image and no hand-over (is LD_DEBUG honoured?): {loaded:?}"
         );
         let python: Vec<&String> = loaded.iter().filter(|l| l.contains("libpython")).collect();
         assert!(python.is_empty(), "{args:?} loaded libpython: {python:?}");
     }
+}
+
+/// The size of a binary's machine code (its `.text` section; debug info, which a debug build
+/// keeps for every crate it links, does not count).
+fn code_size(binary: &str) -> u64 {
+    use object::{Object, ObjectSection};
+    let bytes = std::fs::read(binary).unwrap();
+    let file = object::File::parse(&*bytes).unwrap();
+    file.section_by_name(".text").unwrap().size()
+}
+
+#[test]
+fn the_front_binary_links_a_fraction_of_the_code() {
+    let front = code_size(env!("CARGO_BIN_EXE_aigenora"));
+    let full = code_size(env!("CARGO_BIN_EXE_aigenora-full"));
+    // Today about a fourteenth in a debug build, a fifteenth in a release one: iroh, the server,
+    // the relay or the interpreter's bindings linked into the front would break this.
+    assert!(
+        front * 3 < full,
+        "aigenora has {front} bytes of code, aigenora-full {full}: the front links more than \
+         the spec commands need"
+    );
+}
+
+#[test]
+fn every_other_command_becomes_aigenora_full_in_the_same_process() {
+    let data = tempfile::tempdir().unwrap();
+    let listed = traced(&["session", "list"], data.path());
+    assert!(listed.status.success(), "{listed:?}");
+    let loaded = loader_lines(&listed);
+    assert_eq!(libc_loads(&loaded), 2, "{loaded:?}");
+    assert!(
+        loaded.iter().any(|line| line.contains("libpython")),
+        "{loaded:?}"
+    );
 }
 
 #[test]
@@ -88,7 +132,7 @@ fn a_command_that_needs_the_interpreter_gets_it_in_the_same_process() {
 }
 
 #[test]
-fn without_aigenora_hooks_beside_it_a_hook_command_fails_in_one_line() {
+fn without_aigenora_full_beside_it_a_command_fails_in_one_line() {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let alone = dir.path().join("aigenora");
     std::fs::hard_link(env!("CARGO_BIN_EXE_aigenora"), &alone)
@@ -104,12 +148,12 @@ fn without_aigenora_hooks_beside_it_a_hook_command_fails_in_one_line() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
-        stderr.starts_with("error: this command needs the embedded interpreter")
-            && stderr.contains(&format!("{}", dir.path().join("aigenora-hooks").display()))
+        stderr.starts_with("error: only the spec commands run without")
+            && stderr.contains(&format!("{}", dir.path().join("aigenora-full").display()))
             && stderr.contains("cargo install --path ."),
         "{stderr}"
     );
-    // The commands it runs itself still work there.
+    // The spec commands, which it runs itself, still work there.
     let hashed = std::process::Command::new(&alone)
         .args(["protocol", "hash", &builtin("coin-flip")])
         .output()

@@ -55,8 +55,8 @@ impl FileReport {
 
 /// Lints a spec file's bytes, and `options` against its parameters when given.
 pub fn lint_bytes(bytes: &[u8], options: Option<&Map<String, Value>>) -> FileReport {
-    let spec = match Spec::from_bytes(bytes) {
-        Ok(spec) => spec,
+    let (spec, protocol_id) = match Spec::from_bytes_with_id(bytes) {
+        Ok(parsed) => parsed,
         Err(error) => return not_a_spec(bytes, &error),
     };
     let mut diagnostics = lint(spec.value());
@@ -69,7 +69,7 @@ pub fn lint_bytes(bytes: &[u8], options: Option<&Map<String, Value>>) -> FileRep
     }
     FileReport {
         diagnostics,
-        protocol_id: Some(spec.protocol_id()),
+        protocol_id: Some(protocol_id),
     }
 }
 
