@@ -10,7 +10,9 @@ use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use iroh::endpoint::{Connection, Incoming, RecvStream, SendStream, TransportConfig, VarInt};
+use iroh::endpoint::{
+    AckFrequencyConfig, Connection, Incoming, RecvStream, SendStream, TransportConfig, VarInt,
+};
 use iroh::{Endpoint, NodeAddr, NodeId, RelayMap, RelayMode};
 use serde_json::Value;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
@@ -33,6 +35,11 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// only a vanished peer gets there). Shorter than quinn's 30 s so a killed peer is noticed soon.
 const IDLE_TIMEOUT_MS: u32 = 10_000;
 const KEEP_ALIVE: Duration = Duration::from_secs(1);
+/// How long we ask the peer to hold back an acknowledgement (QUIC's ACK frequency extension;
+/// a peer without it keeps its own 25 ms). A session's last frames and its end of stream get
+/// no reply to carry their acknowledgement, and closing waits for it: 25 ms at the end of
+/// every session otherwise.
+const PEER_ACK_DELAY: Duration = Duration::from_millis(1);
 /// Bound on waiting for the endpoint to learn its own addresses.
 const ADDRESS_WAIT: Duration = Duration::from_secs(15);
 /// Bound on waiting for a home relay before writing a ticket without one.
@@ -222,6 +229,9 @@ impl SessionEndpoint {
         let mut transport = TransportConfig::default();
         transport.keep_alive_interval(Some(KEEP_ALIVE));
         transport.max_idle_timeout(Some(VarInt::from_u32(IDLE_TIMEOUT_MS).into()));
+        let mut acks = AckFrequencyConfig::default();
+        acks.max_ack_delay(Some(PEER_ACK_DELAY));
+        transport.ack_frequency_config(Some(acks));
         let builder = Endpoint::builder()
             .alpns(vec![ALPN.to_vec()])
             .transport_config(transport);
