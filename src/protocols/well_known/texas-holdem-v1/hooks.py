@@ -24,6 +24,7 @@ import random
 
 from aigenora.proto import deck as cards
 from aigenora.proto.hooks import ProtocolHooks
+from aigenora.proto.options import whole_option
 from aigenora.proto.poker_hands import category, hand_rank, side_pots, uncalled_excess
 
 STREETS = ("preflop", "flop", "turn", "river")
@@ -42,11 +43,7 @@ class Hooks(ProtocolHooks):
         return ("Four-seat No-limit Texas Hold'em", "game,cards,multiplayer,poker,holdem", "supply", {})
 
     def setting(self, name: str) -> int:
-        default, low, high = OPTIONS[name]
-        value = self.options.get(name, default)
-        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-            raise ValueError(f"{name} must be between {low} and {high}")
-        return value
+        return whole_option(self.options, name, *OPTIONS[name])
 
     # -- the table -------------------------------------------------------------------------
 
@@ -72,9 +69,7 @@ class Hooks(ProtocolHooks):
         button %= len(order)
         while order[button] not in playing:
             button = (button + 1) % len(order)
-        seed = self.options.get("deal_seed")
-        seed = f"{seed}:{number}:{restarts}" if isinstance(seed, str) and seed else cards.fresh_seed()
-        deck = cards.new_deck(cards.standard_faces(), seed)
+        deck = cards.new_deck(cards.standard_faces(), cards.table_seed(self.options, number, restarts))
         for _ in range(2):
             for key in playing:
                 cards.deal(deck, key, 1)
