@@ -10,17 +10,15 @@ import copy
 import importlib
 import itertools
 import json
-import os
 import random
-import subprocess
 import sys
 import types
 import unittest
 from collections import Counter
 
 import harness
-from table_steps import MEMBERS, play
-from test_well_known import reference_dir
+from table_compare import TableSideBySide
+from table_steps import MEMBERS
 
 from aigenora.proto import deck, poker_hands
 
@@ -296,49 +294,18 @@ def harness_hooks(test, options):
     return hooks
 
 
-def shape(value):
-    """A value's structure: keys and types, lists by their items' shapes."""
-    if isinstance(value, dict):
-        return {key: shape(item) for key, item in value.items()}
-    if isinstance(value, list):  # (how many items a card can decide: who won, say)
-        return sorted({json.dumps(shape(item), sort_keys=True) for item in value})
-    return type(value).__name__
-
-
 # Fields a card decides: the cards themselves, and (after a showdown) who won what.
 CARD_FIELDS = {"my_hand", "board", "showdown_hands"}
 
 
-class SideBySide(unittest.TestCase):
+class SideBySide(TableSideBySide):
     """The same table on our hooks and the reference's: every action taken or refused alike,
     every view of the same shape, and every value no card decides the same."""
 
-    def both(self, start, steps, options) -> list:
-        job = {"options": options, "start": start, "steps": steps}
-        ours = play(dict(job, hooks=str(OURS)))
-        work = harness.scratch_dir(self)
-        (work / "job.json").write_text(json.dumps(dict(job, hooks=str(reference_dir("texas-holdem-v1")))))
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        done = subprocess.run([harness.REFERENCE_PYTHON, str(harness.TESTS_DIR / "table_steps.py"),
-                               str(work / "job.json"), str(work / "out.json")],
-                              capture_output=True, text=True, env=env, cwd=str(harness.TESTS_DIR))
-        self.assertEqual(done.returncode, 0, done.stderr)
-        theirs = json.loads((work / "out.json").read_text())
-        self.assertEqual(len(ours), len(theirs))
-        for index, (mine, ref) in enumerate(zip(ours, theirs)):
-            where = f"step {index}: {json.dumps(([None] + steps)[index])}"
-            self.assertEqual(mine["status"], ref["status"], f"{where}: {mine.get('reason')} / {ref.get('reason')}")
-            if mine["status"] != "ok":
-                continue
-            self.assertEqual(mine.get("completed"), ref.get("completed"), where)
-            for ours_view, ref_view in zip(mine["views"], ref["views"]):
-                self.assertEqual(shape(ours_view), shape(ref_view), where)
-                self.assertEqual([c.keys() for c in ours_view["my_hand"]], [c.keys() for c in ref_view["my_hand"]])
-                if ours_view["phase"] == "completed":
-                    continue
-                self.assertEqual({k: v for k, v in ours_view.items() if k not in CARD_FIELDS},
-                                 {k: v for k, v in ref_view.items() if k not in CARD_FIELDS}, where)
-        return ours
+    alias = "texas-holdem-v1"
+
+    def card_decided(self, view):
+        return None if view["phase"] == "completed" else CARD_FIELDS
 
     def test_folded_hands_and_refusals_agree(self):
         steps = [{"seat": 0, "action": {"kind": "call"}}] + [{"action": a} for a in [

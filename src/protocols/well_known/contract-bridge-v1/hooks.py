@@ -235,7 +235,7 @@ class Hooks(ProtocolHooks):
 
     def proto_group_on_leader_changed(self, state, old_leader, new_leader):
         state["recovery_notice"] = (f"Leader changed from {old_leader[:8]} to {new_leader[:8]}; "
-                                    "the board was redealt.")
+                                    "the private board was redealt.")
         return {"state": state, "events": [{"kind": "board_restarted_after_leader_change",
                                             "old_leader": old_leader, "new_leader": new_leader,
                                             "board_number": state["board_number"]}]}
@@ -255,7 +255,7 @@ class Hooks(ProtocolHooks):
                                 number=int(checkpoint.get("board_number", 1)),
                                 scores={side: int(scores.get(side, 0)) for side in ("ns", "ew")},
                                 restarts=int(checkpoint.get("restart_count", 0)) + 1,
-                                notice="The interrupted board was thrown in and redealt after a Leader change.")
+                                notice="The previous private board was discarded after a Leader change.")
         return self.substitute({"state": state, "events": []})["state"]
 
     # -- what a seat sees ------------------------------------------------------------------
