@@ -4,7 +4,8 @@
 //! the room fail the test in one line. Our own rooms — the poll-room built-in and our hooks
 //! for the network's Community Room and Meeting Room (the hooks a contract's id gets) — play
 //! by themselves through the same life to the room's end, and four automatic seats play our
-//! Texas Hold'em table to the match's end through a failover.
+//! Texas Hold'em table to the match's end and our Contract Bridge board to its score, each
+//! through a failover.
 
 use std::path::{Path, PathBuf};
 
@@ -310,6 +311,79 @@ fn four_automatic_seats_play_our_holdem_table_to_the_match_end_through_a_failove
         assert_eq!(record["checkpoint"]["completed"], true);
     }
     assert_eq!(total, 4000, "no chip made or lost");
+}
+
+#[test]
+fn four_automatic_seats_play_our_bridge_board_to_its_score_through_a_failover() {
+    let work = tempfile::tempdir().unwrap();
+    let table = our_well_known_room(work.path(), "contract-bridge-v1");
+    let (code, report, _state) = protocol_test_json(
+        &path_text(&table),
+        &[
+            "--options",
+            r#"{"deal_seed": "room test", "board_number": 2}"#,
+            "--max-actions",
+            "200",
+        ],
+    );
+    assert_eq!(code, 0, "{report}");
+    let room = &report["room"];
+    assert_eq!(
+        room["members"], 4,
+        "fixed_full starts with every seat: {room}"
+    );
+    assert_eq!(
+        room["rejected"],
+        json!([]),
+        "the automatic seats only act legally: {room}"
+    );
+    assert_eq!(room["completed"], true, "{room}");
+    assert!(
+        room["failover_from"].as_u64().is_some(),
+        "restart_round has a failover: {room}"
+    );
+    let outcome = room["outcome"].as_str().unwrap();
+    let (side, result) = outcome
+        .split_once('_')
+        .expect("a played board, not passed out");
+    // The old leader's seat (North) has no member after the failover: the new leader's
+    // substitute plays its cards, so the redealt board still ends with thirteen tricks.
+    let dir = PathBuf::from(room["dir"].as_str().unwrap());
+    for seat in [1, 2, 3] {
+        let record: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("seat-{seat}.json"))).unwrap(),
+        )
+        .unwrap();
+        let view = &record["view"];
+        assert_eq!(view["phase"], "completed", "seat {seat}");
+        assert_eq!(
+            view["restart_count"], 1,
+            "the board was redealt: seat {seat}"
+        );
+        assert_eq!(
+            (view["board_number"].clone(), view["vulnerability"].clone()),
+            (json!(2), json!("ns"))
+        );
+        let tricks = view["trick_history"].as_array().unwrap();
+        assert_eq!(tricks.len(), 13, "seat {seat}");
+        let north_played = tricks
+            .iter()
+            .flat_map(|trick| trick["cards"].as_array().unwrap())
+            .filter(|play| play["seat"] == 0)
+            .count();
+        assert_eq!(north_played, 13, "North's hand was played for it");
+        assert_eq!(view["contract"]["partnership"], side, "{view}");
+        let scores = &view["scores"];
+        let scored = if result == "made" {
+            side
+        } else if side == "ns" {
+            "ew"
+        } else {
+            "ns"
+        };
+        assert!(scores[scored].as_u64().unwrap() > 0, "{scores}");
+        assert_eq!(record["checkpoint"]["completed"], true);
+    }
 }
 
 #[test]
