@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::room_seats::{LIMIT, Seat, json_at, our_leaders_table};
+use crate::room_seats::{LIMIT, Seat, dealt, json_at, our_leaders_table};
 use crate::support::net::wait_until;
 
 /// How many cards the view shows played.
@@ -68,28 +68,7 @@ fn act_when_current(seats: &[Seat], key: &str, action: &Value, (calls, played): 
 fn reference_members_play_a_board_at_our_leaders_bridge_table() {
     let net = crate::support::net::Net::start();
     let seats = our_leaders_table(&net, "contract-bridge-v1", r#"{"board_number": 1}"#);
-    let hands: Vec<(String, Value)> = seats
-        .iter()
-        .map(|seat| {
-            wait_until(LIMIT, || {
-                let (key, view) = seat.seen()?;
-                (view["my_hand"].as_array()?.len() == 13).then_some((key, view))
-            })
-            .expect("every seat was dealt thirteen cards")
-        })
-        .collect();
-    for (key, view) in &hands {
-        for (other, theirs) in &hands {
-            if other != key {
-                for card in theirs["my_hand"].as_array().unwrap() {
-                    assert!(
-                        !view.to_string().contains(card["card_id"].as_str().unwrap()),
-                        "{key} sees {other}'s card"
-                    );
-                }
-            }
-        }
-    }
+    let hands = dealt(&seats, 13);
     let north = hands[0].0.clone();
     assert_eq!(hands[0].1["dealer"], north.as_str(), "board 1: North deals");
     seats[0].act(r#"{"kind": "double"}"#);

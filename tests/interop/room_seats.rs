@@ -179,6 +179,34 @@ pub fn our_leaders_table(net: &Net, alias: &str, options: &str) -> Vec<Seat> {
     seats
 }
 
+/// Each seat's key and view once it holds `cards` cards (in seat order), checked so that no
+/// view shows a card of another seat's hand.
+pub fn dealt(seats: &[Seat], cards: usize) -> Vec<(String, Value)> {
+    let hands: Vec<(String, Value)> = seats
+        .iter()
+        .map(|seat| {
+            wait_until(LIMIT, || {
+                let (key, view) = seat.seen()?;
+                (view["my_hand"].as_array()?.len() == cards).then_some((key, view))
+            })
+            .expect("every seat was dealt its cards")
+        })
+        .collect();
+    for (key, view) in &hands {
+        for (other, theirs) in &hands {
+            if other != key {
+                for card in theirs["my_hand"].as_array().unwrap() {
+                    assert!(
+                        !view.to_string().contains(card["card_id"].as_str().unwrap()),
+                        "{key} sees {other}'s card"
+                    );
+                }
+            }
+        }
+    }
+    hands
+}
+
 /// The reference's Community Room (its spec and hooks) in a directory of `agent`'s, the
 /// spec registered on the agent's server.
 pub fn community_room(agent: &Agent) -> (ReferenceContract, PathBuf) {

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::room_seats::{LIMIT, Seat, json_at, our_follower, our_leaders_table};
+use crate::room_seats::{LIMIT, Seat, dealt, json_at, our_follower, our_leaders_table};
 use crate::support::net::wait_until;
 use crate::support::reference::reference_contract;
 
@@ -56,28 +56,7 @@ fn our_member_sits_at_a_reference_leaders_holdem_table() {
 fn reference_members_play_at_our_leaders_holdem_table() {
     let net = crate::support::net::Net::start();
     let seats = our_leaders_table(&net, "texas-holdem-v1", r#"{"max_hands": 1}"#);
-    let hands: Vec<(String, Value)> = seats
-        .iter()
-        .map(|seat| {
-            wait_until(LIMIT, || {
-                let (key, view) = seat.seen()?;
-                (view["my_hand"].as_array()?.len() == 2).then_some((key, view))
-            })
-            .expect("every seat was dealt two cards")
-        })
-        .collect();
-    for (key, view) in &hands {
-        for (other, theirs) in &hands {
-            if other != key {
-                for card in theirs["my_hand"].as_array().unwrap() {
-                    assert!(
-                        !view.to_string().contains(card["card_id"].as_str().unwrap()),
-                        "{key} sees {other}'s card"
-                    );
-                }
-            }
-        }
-    }
+    let hands = dealt(&seats, 2);
     let leader_view = &hands[0].1;
     let big_blind = leader_view["big_blind_player"]
         .as_str()

@@ -11,16 +11,13 @@ from __future__ import annotations
 import copy
 import json
 import unittest
-import driver
-import harness
-from table_compare import TableSideBySide
+from table_cases import TableRules, TableSideBySide, our_table
 from table_steps import MEMBERS
 from test_holdem import card, hand
 from test_well_known import load_module
 
 from aigenora.proto import deck, tricks
 
-OURS = harness.OUR_PROTOCOLS / "well_known" / "contract-bridge-v1"
 BRIDGE = load_module("contract-bridge-v1")
 KEYS = [m["public_key"] for m in MEMBERS]
 N, E, S, W = range(4)
@@ -85,27 +82,12 @@ class Tricks(unittest.TestCase):
             tricks.check_follows(held, card("5S"), hand("3H"))
 
 
-class Table(unittest.TestCase):
+class Table(TableRules):
+    alias = "contract-bridge-v1"
     options = {"deal_seed": "rules"}
 
-    def setUp(self):
-        self.table = table_hooks(self, self.options)
-        self.state = self.table.proto_group_initial_state(copy.deepcopy(MEMBERS))
-
-    def act(self, seat: int, **action) -> dict:
-        result = self.table.proto_group_handle(self.state, MEMBERS[seat], action)
-        self.state = result["state"]
-        self.assertEqual(cards_in_play(self.state), 52, "no card is made or lost")
-        return result
-
-    def refused(self, seat: int, pattern: str, **action) -> None:
-        before = copy.deepcopy(self.state)
-        with self.assertRaisesRegex(ValueError, pattern):
-            self.table.proto_group_handle(copy.deepcopy(self.state), MEMBERS[seat], action)
-        self.assertEqual(self.state, before)
-
-    def view(self, seat: int) -> dict:
-        return self.table.proto_group_view(copy.deepcopy(self.state), MEMBERS[seat])
+    def conserved(self, state):
+        self.assertEqual(cards_in_play(state), 52, "no card is made or lost")
 
     def held(self, seat: int) -> list[dict]:
         return deck.hand(self.state["deck"], KEYS[seat])
@@ -128,11 +110,11 @@ class Table(unittest.TestCase):
         self.assertEqual(len(every), 52)
         for number, dealer, vulnerable in ((2, E, "ns"), (3, S, "ew"), (4, W, "both"), (7, S, "both"),
                                            (13, N, "both"), (16, W, "ew"), (17, N, "none")):
-            table = table_hooks(self, {"board_number": number})
+            table = our_table(self, "contract-bridge-v1", {"board_number": number})
             state = table.proto_group_initial_state(copy.deepcopy(MEMBERS))
             self.assertEqual((state["dealer"], state["vulnerability"]), (KEYS[dealer], vulnerable), number)
         with self.assertRaisesRegex(ValueError, "board_number must be between 1 and 32"):
-            table_hooks(self, {"board_number": 0}).proto_group_initial_state(copy.deepcopy(MEMBERS))
+            our_table(self, "contract-bridge-v1", {"board_number": 0}).proto_group_initial_state(copy.deepcopy(MEMBERS))
         with self.assertRaisesRegex(ValueError, "exactly four"):
             self.table.proto_group_initial_state(copy.deepcopy(MEMBERS[:3]))
 
@@ -233,7 +215,7 @@ class Table(unittest.TestCase):
 
     def test_four_automatic_seats_play_the_board_to_its_score(self):
         for number in (1, 2, 3, 4, 6, 9):
-            table = table_hooks(self, {"deal_seed": "auto", "board_number": number})
+            table = our_table(self, "contract-bridge-v1", {"deal_seed": "auto", "board_number": number})
             state = table.proto_group_initial_state(copy.deepcopy(MEMBERS))
             result = play_out(self, table, state)
             state = result["state"]
@@ -269,7 +251,7 @@ class Table(unittest.TestCase):
         self.assertEqual((restored["restart_count"], restored["away"], restored["scores"]), (1, [KEYS[N]], {"ns": 140, "ew": 0}))
         self.assertEqual(restored["current_player"], KEYS[E], "North dealt, and its call was made for it")
         self.assertEqual(restored["recovery_notice"], "The previous private board was discarded after a Leader change.")
-        table = table_hooks(self, {"deal_seed": "rules"})
+        table = our_table(self, "contract-bridge-v1", {"deal_seed": "rules"})
         result = play_out(self, table, restored, MEMBERS[1:])
         self.assertTrue(result.get("completed"))
         back = table.proto_group_member_joined(restored, MEMBERS[N])["state"]
@@ -281,7 +263,7 @@ class Table(unittest.TestCase):
 class AutomaticSeat(unittest.TestCase):
     def view(self, codes: str, calls=(), seat: int = N) -> dict:
         """A view in the auction: `codes` in the seat's hand, `calls` made from the dealer, North."""
-        table = table_hooks(self, {"deal_seed": "view"})
+        table = our_table(self, "contract-bridge-v1", {"deal_seed": "view"})
         state = table.proto_group_initial_state(copy.deepcopy(MEMBERS))
         for call in calls:
             actor = MEMBERS[KEYS.index(state["current_player"])]
@@ -400,12 +382,6 @@ def cards_in_play(state: dict) -> int:
     """Every card: in the hands and played."""
     table = state["deck"]
     return sum(map(len, table["hands"].values())) + len(table["zones"].get("played", []))
-
-
-def table_hooks(test, options):
-    hooks = driver.load_hooks(OURS)
-    hooks.proto_init(options, "host", [], harness.scratch_dir(test))
-    return hooks
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import importlib
-import itertools
 import json
 import random
 import sys
@@ -17,7 +16,7 @@ import unittest
 from collections import Counter
 
 import harness
-from table_compare import TableSideBySide
+from table_cases import TableRules, TableSideBySide, our_table
 from table_steps import MEMBERS
 
 from aigenora.proto import deck, poker_hands
@@ -120,27 +119,12 @@ class Deck(unittest.TestCase):
             self.assertLess(abs(count - 1000), 150, places)
 
 
-class Table(unittest.TestCase):
+class Table(TableRules):
+    alias = "texas-holdem-v1"
     options = {"deal_seed": "rules", "max_hands": 3}
 
-    def setUp(self):
-        self.table = harness_hooks(self, self.options)
-        self.state = self.table.proto_group_initial_state(copy.deepcopy(MEMBERS))
-
-    def act(self, seat: int, **action) -> dict:
-        result = self.table.proto_group_handle(self.state, MEMBERS[seat], action)
-        self.state = result["state"]
-        self.assertEqual(chips(self.state), 4000, "no chip is made or lost")
-        return result
-
-    def refused(self, seat: int, pattern: str, **action) -> None:
-        before = copy.deepcopy(self.state)
-        with self.assertRaisesRegex(ValueError, pattern):
-            self.table.proto_group_handle(copy.deepcopy(self.state), MEMBERS[seat], action)
-        self.assertEqual(self.state, before)
-
-    def view(self, seat: int) -> dict:
-        return self.table.proto_group_view(copy.deepcopy(self.state), MEMBERS[seat])
+    def conserved(self, state):
+        self.assertEqual(chips(state), 4000, "no chip is made or lost")
 
     def test_blinds_and_every_illegal_action_is_refused_with_its_reason(self):
         players = self.state["players"]
@@ -248,7 +232,7 @@ class Table(unittest.TestCase):
         self.assertEqual(back["away"], [])
 
     def test_four_automatic_seats_play_the_match_to_its_end(self):
-        table = harness_hooks(self, {"deal_seed": "auto", "max_hands": 6})
+        table = our_table(self, "texas-holdem-v1", {"deal_seed": "auto", "max_hands": 6})
         state = table.proto_group_initial_state(copy.deepcopy(MEMBERS))
         kinds = Counter()
         for _ in range(600):
@@ -285,13 +269,6 @@ def chips(state: dict) -> int:
     """Every chip at the table: stacks and what is in the pot (paid out once the match ends)."""
     pot = sum(state["contributions"].values()) if state["phase"] == "betting" else 0
     return sum(p["stack"] for p in state["players"].values()) + pot
-
-
-def harness_hooks(test, options):
-    import driver
-    hooks = driver.load_hooks(OURS)
-    hooks.proto_init(options, "host", [], harness.scratch_dir(test))
-    return hooks
 
 
 # Fields a card decides: the cards themselves, and (after a showdown) who won what.

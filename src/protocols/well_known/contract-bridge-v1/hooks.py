@@ -31,6 +31,7 @@ from aigenora.proto import deck as cards
 from aigenora.proto import tricks
 from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.options import whole_option
+from aigenora.proto.table_seats import member_back, member_gone, seats_after_failover
 
 DENOMINATIONS = ("clubs", "diamonds", "hearts", "spades", "nt")
 COMPASS = ("north", "east", "south", "west")
@@ -219,18 +220,12 @@ class Hooks(ProtocolHooks):
         return {**result, "events": events}
 
     def proto_group_member_joined(self, state, member):
-        key = member["public_key"]
-        if key in state["away"]:
-            state["away"].remove(key)
-        return {"state": state, "events": [{"kind": "member_rejoined", "public_key": key,
-                                            "seat": member["seat"]}]}
+        return member_back(state, member)
 
     def proto_group_member_left(self, state, member, reason):
-        key = member["public_key"]
-        events = [{"kind": "member_disconnected", "public_key": key, "reason": str(reason)[:64]}]
-        if key not in state["players"] or key in state["away"] or state["phase"] == "completed":
+        events, _ = member_gone(state, member, reason)
+        if state["phase"] == "completed":
             return {"state": state, "events": events}
-        state["away"].append(key)
         return self.substitute({"state": state, "events": events})
 
     def proto_group_on_leader_changed(self, state, old_leader, new_leader):
@@ -248,10 +243,9 @@ class Hooks(ProtocolHooks):
     def proto_group_restore(self, checkpoint, members, new_epoch):
         """The interrupted board is thrown in and the same board dealt afresh, the score kept;
         a seat whose member has not come back to the new leader is played for it."""
-        present = {m["public_key"]: int(m["seat"]) for m in members if m.get("status") == "active"}
-        seats = {**{key: int(seat) for key, seat in checkpoint.get("seats", {}).items()}, **present}
+        seats, away = seats_after_failover(checkpoint, members)
         scores = checkpoint.get("scores", {})
-        state = self.deal_board(seats, sorted(key for key in seats if key not in present),
+        state = self.deal_board(seats, away,
                                 number=int(checkpoint.get("board_number", 1)),
                                 scores={side: int(scores.get(side, 0)) for side in ("ns", "ew")},
                                 restarts=int(checkpoint.get("restart_count", 0)) + 1,

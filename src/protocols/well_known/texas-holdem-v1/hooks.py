@@ -25,6 +25,7 @@ import random
 from aigenora.proto import deck as cards
 from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.options import whole_option
+from aigenora.proto.table_seats import member_back, member_gone, seats_after_failover
 from aigenora.proto.poker_hands import category, hand_rank, side_pots, uncalled_excess
 
 STREETS = ("preflop", "flop", "turn", "river")
@@ -290,19 +291,14 @@ class Hooks(ProtocolHooks):
     # -- members come and go ---------------------------------------------------------------
 
     def proto_group_member_joined(self, state, member):
-        key = member["public_key"]
-        if key in state["away"]:
-            state["away"].remove(key)
-        return {"state": state, "events": [{"kind": "member_rejoined", "public_key": key,
-                                            "seat": member["seat"]}]}
+        return member_back(state, member)
 
     def proto_group_member_left(self, state, member, reason):
         """The seat sits out from now on; if it is still in the hand, it folds."""
         key = member["public_key"]
-        events = [{"kind": "member_disconnected", "public_key": key, "reason": str(reason)[:64]}]
-        if key not in state["players"] or key in state["away"]:
+        events, newly = member_gone(state, member, reason)
+        if not newly:
             return {"state": state, "events": events}
-        state["away"].append(key)
         player = state["players"][key]
         if state["phase"] != "betting" or player["folded"] or player["all_in"]:
             return {"state": state, "events": events}
@@ -327,11 +323,9 @@ class Hooks(ProtocolHooks):
     def proto_group_restore(self, checkpoint, members, new_epoch):
         """The interrupted hand is refunded and dealt afresh; a seat whose member has not come
         back to the new leader sits out with its stack."""
-        present = {m["public_key"]: m["seat"] for m in members if m.get("status") == "active"}
-        seats = {**{key: int(seat) for key, seat in checkpoint.get("seats", {}).items()}, **present}
+        seats, away = seats_after_failover(checkpoint, members)
         start = self.setting("starting_stack")
         stacks = {key: int(checkpoint.get("hand_start_stacks", {}).get(key, start)) for key in seats}
-        away = sorted(key for key in seats if key not in present)
         return self.deal_hand(seats, stacks, away, number=int(checkpoint.get("hand_number", 1)),
                               button=int(checkpoint.get("button_index", 0)),
                               restarts=int(checkpoint.get("restart_count", 0)) + 1,

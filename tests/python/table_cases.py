@@ -1,17 +1,58 @@
-"""The same four-seat table played on our hooks and on the reference's (table_steps.py under
-each interpreter), compared step by step: every action taken or refused alike, every view of
-the same shape, and every value that no card decides the same. Shared by the tables' tests."""
+"""What the four-seat tables' tests share: one of our tables, dealt to the test members, that
+takes actions and checks refusals; and the same table played on our hooks and on the
+reference's (table_steps.py under each interpreter), compared step by step: every action taken
+or refused alike, every view of the same shape, and every value that no card decides the same."""
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
 import unittest
 from pathlib import Path
 
+import driver
 import harness
-from table_steps import play
+from table_steps import MEMBERS, play
 from test_well_known import reference_dir
+
+
+def our_table(test: unittest.TestCase, alias: str, options: dict):
+    """Our hooks for the table `alias`, initialised as its leader with `options`."""
+    hooks = driver.load_hooks(harness.OUR_PROTOCOLS / "well_known" / alias)
+    hooks.proto_init(options, "host", [], harness.scratch_dir(test))
+    return hooks
+
+
+class TableRules(unittest.TestCase):
+    """Our table `alias` with `options`, dealt to the four test members: `act` takes a seat's
+    action and then checks `conserved`; `refused` checks the refusal's reason and that the
+    state is untouched; `view` is what a seat sees."""
+
+    alias = ""
+    options: dict = {}
+
+    def conserved(self, state: dict) -> None:
+        raise NotImplementedError
+
+    def setUp(self):
+        self.table = our_table(self, self.alias, self.options)
+        self.state = self.table.proto_group_initial_state(copy.deepcopy(MEMBERS))
+
+    def act(self, seat: int, **action) -> dict:
+        result = self.table.proto_group_handle(self.state, MEMBERS[seat], action)
+        self.state = result["state"]
+        self.conserved(self.state)
+        return result
+
+    def refused(self, seat: int, pattern: str, **action) -> None:
+        before = copy.deepcopy(self.state)
+        with self.assertRaisesRegex(ValueError, pattern):
+            self.table.proto_group_handle(copy.deepcopy(self.state), MEMBERS[seat], action)
+        self.assertEqual(self.state, before)
+
+    def view(self, seat: int) -> dict:
+        return self.table.proto_group_view(copy.deepcopy(self.state), MEMBERS[seat])
 
 
 def shape(value):
