@@ -5,8 +5,6 @@
 //! verify every step; it refuses an action out of turn and the one-hand match ends when
 //! everyone but the big blind folds.
 
-use serde_json::Value;
-
 use crate::room_seats::{LIMIT, Seat, dealt, json_at, our_follower, our_leaders_table};
 use crate::support::net::wait_until;
 use crate::support::reference::reference_contract;
