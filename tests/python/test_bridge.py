@@ -16,7 +16,7 @@ from table_steps import MEMBERS
 from test_holdem import card, hand
 from test_well_known import load_module
 
-from aigenora.proto import deck, tricks
+from aigenora.proto import deck, options, tricks
 
 BRIDGE = load_module("contract-bridge-v1")
 KEYS = [m["public_key"] for m in MEMBERS]
@@ -80,6 +80,32 @@ class Tricks(unittest.TestCase):
         tricks.check_follows(held, card("KH"), hand("3H"))
         with self.assertRaisesRegex(ValueError, r"must follow the led suit \(hearts\)"):
             tricks.check_follows(held, card("5S"), hand("3H"))
+
+
+class Helpers(unittest.TestCase):
+    """The SDK pieces the table added: a card played from a hand, a deal's seed, a ranged option."""
+
+    def test_a_card_moves_from_a_hand_to_a_zone(self):
+        pack = deck.new_deck(deck.standard_faces(), "helpers")
+        deck.deal(pack, "me", 3)
+        first = deck.hand(pack, "me")[0]
+        self.assertEqual(deck.play(pack, "me", first["card_id"], "played"), first)
+        self.assertEqual((len(deck.hand(pack, "me")), deck.zone(pack, "played")), (2, [first]))
+        with self.assertRaisesRegex(ValueError, "not in the hand"):
+            deck.play(pack, "me", first["card_id"], "played")
+
+    def test_a_pinned_deal_seed_names_the_deal_and_none_is_fresh(self):
+        self.assertEqual(deck.table_seed({"deal_seed": "x"}, 3, 1), "x:3:1")
+        fresh = {deck.table_seed({}, 3, 1) for _ in range(2)} | {deck.table_seed({"deal_seed": ""}, 3)}
+        self.assertEqual(len(fresh), 3)
+        self.assertTrue(all(len(seed) == 64 for seed in fresh))
+
+    def test_a_whole_option_in_its_range(self):
+        self.assertEqual(options.whole_option({}, "n", 4, 1, 9), 4)
+        self.assertEqual(options.whole_option({"n": 9}, "n", 4, 1, 9), 9)
+        for bad in (0, 10, True, "5", 2.0):
+            with self.assertRaisesRegex(ValueError, "n must be between 1 and 9"):
+                options.whole_option({"n": bad}, "n", 4, 1, 9)
 
 
 class Table(TableRules):
