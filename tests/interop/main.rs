@@ -5,6 +5,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod bridge;
 mod clean_end;
 mod community;
 mod control;

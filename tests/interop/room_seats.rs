@@ -67,6 +67,16 @@ impl Seat {
         }
     }
 
+    /// Who the seat is and what it sees: (its public key, its verified view).
+    pub fn seen(&self) -> Option<(String, Value)> {
+        let room = json_at(&self.view())?;
+        let view = match self {
+            Seat::Ours { .. } => room["view"].clone(),
+            Seat::Theirs { .. } => room["group_view"].clone(),
+        };
+        Some((view["you"]["public_key"].as_str()?.to_string(), view))
+    }
+
     pub fn view(&self) -> PathBuf {
         match self {
             Seat::Ours { session, .. } => session.join("room.json"),
@@ -124,6 +134,77 @@ impl Seat {
             }
         }
     }
+}
+
+/// A JSON file's value, once it is there and whole.
+pub fn json_at(path: &Path) -> Option<Value> {
+    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+}
+
+/// A four-seat table of the well-known contract `alias` led by our agent on our hooks
+/// (`options` its options), with three reference members seated: our leader first.
+pub fn our_leaders_table(net: &Net, alias: &str, options: &str) -> Vec<Seat> {
+    let table = reference_contract(alias);
+    let leader = net.agent("leader");
+    let agents: Vec<_> = ["west", "north", "east"]
+        .map(|name| net.reference_agent(name))
+        .into_iter()
+        .collect();
+    // (the spec reaches the server from a reference agent; our leader fetches it by its id)
+    agents[0].register_protocol(&table.protocol_id);
+    let (hosting, post_id) = leader.host_with(&[
+        "--protocol",
+        alias,
+        "--control-mode",
+        "autonomous",
+        "--options",
+        options,
+    ]);
+    let mut seats = Vec::new();
+    for agent in agents {
+        agent.register_protocol(&table.protocol_id);
+        let (_, process) = agent.daemon(&["join", &post_id, "--no-web"]);
+        seats.push(Seat::Theirs { agent, process });
+    }
+    let session = wait_until(LIMIT, || session_with(&leader.dir, "room.json"))
+        .expect("our leader started the table with four seats");
+    seats.insert(
+        0,
+        Seat::Ours {
+            agent: leader,
+            process: hosting,
+            session,
+        },
+    );
+    seats
+}
+
+/// Each seat's key and view once it holds `cards` cards (in seat order), checked so that no
+/// view shows a card of another seat's hand.
+pub fn dealt(seats: &[Seat], cards: usize) -> Vec<(String, Value)> {
+    let hands: Vec<(String, Value)> = seats
+        .iter()
+        .map(|seat| {
+            wait_until(LIMIT, || {
+                let (key, view) = seat.seen()?;
+                (view["my_hand"].as_array()?.len() == cards).then_some((key, view))
+            })
+            .expect("every seat was dealt its cards")
+        })
+        .collect();
+    for (key, view) in &hands {
+        for (other, theirs) in &hands {
+            if other != key {
+                for card in theirs["my_hand"].as_array().unwrap() {
+                    assert!(
+                        !view.to_string().contains(card["card_id"].as_str().unwrap()),
+                        "{key} sees {other}'s card"
+                    );
+                }
+            }
+        }
+    }
+    hands
 }
 
 /// The reference's Community Room (its spec and hooks) in a directory of `agent`'s, the

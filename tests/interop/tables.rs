@@ -5,15 +5,9 @@
 //! verify every step; it refuses an action out of turn and the one-hand match ends when
 //! everyone but the big blind folds.
 
-use serde_json::Value;
-
-use crate::room_seats::{LIMIT, Seat, our_follower, session_with};
+use crate::room_seats::{LIMIT, Seat, dealt, json_at, our_follower, our_leaders_table};
 use crate::support::net::wait_until;
 use crate::support::reference::reference_contract;
-
-fn json_at(path: &std::path::Path) -> Option<Value> {
-    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
-}
 
 #[test]
 fn our_member_sits_at_a_reference_leaders_holdem_table() {
@@ -56,73 +50,11 @@ fn our_member_sits_at_a_reference_leaders_holdem_table() {
     }
 }
 
-/// Who the seat is and what it sees: (its public key, its verified view).
-fn seen(seat: &Seat) -> Option<(String, Value)> {
-    let room = json_at(&seat.view())?;
-    let view = match seat {
-        Seat::Ours { .. } => room["view"].clone(),
-        Seat::Theirs { .. } => room["group_view"].clone(),
-    };
-    Some((view["you"]["public_key"].as_str()?.to_string(), view))
-}
-
 #[test]
 fn reference_members_play_at_our_leaders_holdem_table() {
     let net = crate::support::net::Net::start();
-    let table = reference_contract("texas-holdem-v1");
-    let leader = net.agent("leader");
-    let agents: Vec<_> = ["west", "north", "east"]
-        .map(|name| net.reference_agent(name))
-        .into_iter()
-        .collect();
-    // (the spec reaches the server from a reference agent; our leader fetches it by its id)
-    agents[0].register_protocol(&table.protocol_id);
-    let (hosting, post_id) = leader.host_with(&[
-        "--protocol",
-        "texas-holdem-v1",
-        "--control-mode",
-        "autonomous",
-        "--options",
-        r#"{"max_hands": 1}"#,
-    ]);
-    let mut seats = Vec::new();
-    for agent in agents {
-        agent.register_protocol(&table.protocol_id);
-        let (_, process) = agent.daemon(&["join", &post_id, "--no-web"]);
-        seats.push(Seat::Theirs { agent, process });
-    }
-    let session = wait_until(LIMIT, || session_with(&leader.dir, "room.json"))
-        .expect("our leader started the table with four seats");
-    seats.insert(
-        0,
-        Seat::Ours {
-            agent: leader,
-            process: hosting,
-            session,
-        },
-    );
-    let hands: Vec<(String, Value)> = seats
-        .iter()
-        .map(|seat| {
-            wait_until(LIMIT, || {
-                let (key, view) = seen(seat)?;
-                (view["my_hand"].as_array()?.len() == 2).then_some((key, view))
-            })
-            .expect("every seat was dealt two cards")
-        })
-        .collect();
-    for (key, view) in &hands {
-        for (other, theirs) in &hands {
-            if other != key {
-                for card in theirs["my_hand"].as_array().unwrap() {
-                    assert!(
-                        !view.to_string().contains(card["card_id"].as_str().unwrap()),
-                        "{key} sees {other}'s card"
-                    );
-                }
-            }
-        }
-    }
+    let seats = our_leaders_table(&net, "texas-holdem-v1", r#"{"max_hands": 1}"#);
+    let hands = dealt(&seats, 2);
     let leader_view = &hands[0].1;
     let big_blind = leader_view["big_blind_player"]
         .as_str()
@@ -148,15 +80,15 @@ fn reference_members_play_at_our_leaders_holdem_table() {
     );
     // Everyone but the big blind folds in turn; the last fold ends the one-hand match.
     for _ in 0..3 {
-        let (_, view) = seen(&seats[0]).unwrap();
+        let (_, view) = seats[0].seen().unwrap();
         let current = view["current_player"].as_str().unwrap().to_string();
         let actor = seats
             .iter()
-            .position(|seat| seen(seat).is_some_and(|(key, _)| key == current))
+            .position(|seat| seat.seen().is_some_and(|(key, _)| key == current))
             .expect("the seat to act is at the table");
         seats[actor].act(r#"{"kind": "fold"}"#);
         wait_until(LIMIT, || {
-            let (_, after) = seen(&seats[0])?;
+            let (_, after) = seats[0].seen()?;
             (after["current_player"] != current.as_str()).then_some(())
         })
         .expect("the fold was taken");

@@ -5,7 +5,10 @@ hooks, so a test can set the two side by side.
 
 A job: `hooks` (a directory with hooks.py), `options`, `start` (null for a fresh table, else a
 checkpoint to restore from) and `steps`, each `{"action": {...}}` for the seat whose turn it is
-or `{"seat": n, "action": {...}}` for a given seat."""
+or `{"seat": n, "action": {...}}` for a given seat. For a trick game, whose deals differ
+between the two, `{"card": "lowest"}` in place of the action plays the lowest card the seat
+may play to the trick, read from its view (`playable_hand`, `current_trick`), and
+`{"card": "unheld"}` a card id in no hand."""
 from __future__ import annotations
 
 import copy
@@ -38,8 +41,9 @@ def play(job: dict) -> list[dict]:
             actor = MEMBERS[step["seat"]]
         else:
             actor = next(m for m in MEMBERS if m["public_key"] == state["current_player"])
+        action = step["action"] if "action" in step else card_action(hooks, state, actor, step["card"])
         try:
-            result = hooks.proto_group_handle(copy.deepcopy(state), actor, copy.deepcopy(step["action"]))
+            result = hooks.proto_group_handle(copy.deepcopy(state), actor, copy.deepcopy(action))
         except ValueError as refusal:
             report.append({"status": "refused", "reason": str(refusal)})
             continue
@@ -47,6 +51,16 @@ def play(job: dict) -> list[dict]:
         report.append({"status": "ok", "views": views(hooks, state),
                        "completed": bool(result.get("completed"))})
     return report
+
+
+def card_action(hooks, state, actor: dict, pick: str) -> dict:
+    if pick == "unheld":
+        return {"kind": "play", "card_id": "not-a-card"}
+    view = hooks.proto_group_view(copy.deepcopy(state), actor)
+    hand, trick = view["playable_hand"], view["current_trick"]
+    led = [card for card in hand if trick and card["suit"] == trick[0]["card"]["suit"]]
+    lowest = min(led or hand, key=lambda card: (card["rank"], card["suit"]))
+    return {"kind": "play", "card_id": lowest["card_id"]}
 
 
 def views(hooks, state) -> list[dict]:

@@ -8,19 +8,16 @@ from __future__ import annotations
 
 import copy
 import importlib
-import itertools
 import json
-import os
 import random
-import subprocess
 import sys
 import types
 import unittest
 from collections import Counter
 
 import harness
-from table_steps import MEMBERS, play
-from test_well_known import reference_dir
+from table_cases import TableRules, TableSideBySide, our_table
+from table_steps import MEMBERS
 
 from aigenora.proto import deck, poker_hands
 
@@ -122,27 +119,12 @@ class Deck(unittest.TestCase):
             self.assertLess(abs(count - 1000), 150, places)
 
 
-class Table(unittest.TestCase):
+class Table(TableRules):
+    alias = "texas-holdem-v1"
     options = {"deal_seed": "rules", "max_hands": 3}
 
-    def setUp(self):
-        self.table = harness_hooks(self, self.options)
-        self.state = self.table.proto_group_initial_state(copy.deepcopy(MEMBERS))
-
-    def act(self, seat: int, **action) -> dict:
-        result = self.table.proto_group_handle(self.state, MEMBERS[seat], action)
-        self.state = result["state"]
-        self.assertEqual(chips(self.state), 4000, "no chip is made or lost")
-        return result
-
-    def refused(self, seat: int, pattern: str, **action) -> None:
-        before = copy.deepcopy(self.state)
-        with self.assertRaisesRegex(ValueError, pattern):
-            self.table.proto_group_handle(copy.deepcopy(self.state), MEMBERS[seat], action)
-        self.assertEqual(self.state, before)
-
-    def view(self, seat: int) -> dict:
-        return self.table.proto_group_view(copy.deepcopy(self.state), MEMBERS[seat])
+    def conserved(self, state):
+        self.assertEqual(chips(state), 4000, "no chip is made or lost")
 
     def test_blinds_and_every_illegal_action_is_refused_with_its_reason(self):
         players = self.state["players"]
@@ -250,7 +232,7 @@ class Table(unittest.TestCase):
         self.assertEqual(back["away"], [])
 
     def test_four_automatic_seats_play_the_match_to_its_end(self):
-        table = harness_hooks(self, {"deal_seed": "auto", "max_hands": 6})
+        table = our_table(self, "texas-holdem-v1", {"deal_seed": "auto", "max_hands": 6})
         state = table.proto_group_initial_state(copy.deepcopy(MEMBERS))
         kinds = Counter()
         for _ in range(600):
@@ -289,56 +271,18 @@ def chips(state: dict) -> int:
     return sum(p["stack"] for p in state["players"].values()) + pot
 
 
-def harness_hooks(test, options):
-    import driver
-    hooks = driver.load_hooks(OURS)
-    hooks.proto_init(options, "host", [], harness.scratch_dir(test))
-    return hooks
-
-
-def shape(value):
-    """A value's structure: keys and types, lists by their items' shapes."""
-    if isinstance(value, dict):
-        return {key: shape(item) for key, item in value.items()}
-    if isinstance(value, list):  # (how many items a card can decide: who won, say)
-        return sorted({json.dumps(shape(item), sort_keys=True) for item in value})
-    return type(value).__name__
-
-
 # Fields a card decides: the cards themselves, and (after a showdown) who won what.
 CARD_FIELDS = {"my_hand", "board", "showdown_hands"}
 
 
-class SideBySide(unittest.TestCase):
+class SideBySide(TableSideBySide):
     """The same table on our hooks and the reference's: every action taken or refused alike,
     every view of the same shape, and every value no card decides the same."""
 
-    def both(self, start, steps, options) -> list:
-        job = {"options": options, "start": start, "steps": steps}
-        ours = play(dict(job, hooks=str(OURS)))
-        work = harness.scratch_dir(self)
-        (work / "job.json").write_text(json.dumps(dict(job, hooks=str(reference_dir("texas-holdem-v1")))))
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        done = subprocess.run([harness.REFERENCE_PYTHON, str(harness.TESTS_DIR / "table_steps.py"),
-                               str(work / "job.json"), str(work / "out.json")],
-                              capture_output=True, text=True, env=env, cwd=str(harness.TESTS_DIR))
-        self.assertEqual(done.returncode, 0, done.stderr)
-        theirs = json.loads((work / "out.json").read_text())
-        self.assertEqual(len(ours), len(theirs))
-        for index, (mine, ref) in enumerate(zip(ours, theirs)):
-            where = f"step {index}: {json.dumps(([None] + steps)[index])}"
-            self.assertEqual(mine["status"], ref["status"], f"{where}: {mine.get('reason')} / {ref.get('reason')}")
-            if mine["status"] != "ok":
-                continue
-            self.assertEqual(mine.get("completed"), ref.get("completed"), where)
-            for ours_view, ref_view in zip(mine["views"], ref["views"]):
-                self.assertEqual(shape(ours_view), shape(ref_view), where)
-                self.assertEqual([c.keys() for c in ours_view["my_hand"]], [c.keys() for c in ref_view["my_hand"]])
-                if ours_view["phase"] == "completed":
-                    continue
-                self.assertEqual({k: v for k, v in ours_view.items() if k not in CARD_FIELDS},
-                                 {k: v for k, v in ref_view.items() if k not in CARD_FIELDS}, where)
-        return ours
+    alias = "texas-holdem-v1"
+
+    def card_decided(self, view):
+        return None if view["phase"] == "completed" else CARD_FIELDS
 
     def test_folded_hands_and_refusals_agree(self):
         steps = [{"seat": 0, "action": {"kind": "call"}}] + [{"action": a} for a in [

@@ -4,7 +4,8 @@
 //! the room fail the test in one line. Our own rooms — the poll-room built-in and our hooks
 //! for the network's Community Room and Meeting Room (the hooks a contract's id gets) — play
 //! by themselves through the same life to the room's end, and four automatic seats play our
-//! Texas Hold'em table to the match's end through a failover.
+//! Texas Hold'em table to the match's end and our Contract Bridge board to its score, each
+//! through a failover.
 
 use std::path::{Path, PathBuf};
 
@@ -253,16 +254,23 @@ fn our_rooms_play_their_whole_life_to_the_end() {
     }
 }
 
-#[test]
-fn four_automatic_seats_play_our_holdem_table_to_the_match_end_through_a_failover() {
+/// Four automatic seats play our table `alias` through `protocol test`, its failover
+/// included: every action legal, the table's end reached after a redeal. Returns the report's
+/// room and the last views of the seats left after the failover (1-3; the old leader's seat
+/// 0 has no member from then on).
+fn four_seats_through_a_failover(
+    alias: &str,
+    options: &str,
+    max_actions: &str,
+) -> (Value, Vec<Value>) {
     let work = tempfile::tempdir().unwrap();
-    let table = our_well_known_room(work.path(), "texas-holdem-v1");
+    let table = our_well_known_room(work.path(), alias);
     let (code, report, _state) = protocol_test_json(
         &path_text(&table),
-        &["--options", r#"{"max_hands": 4}"#, "--max-actions", "600"],
+        &["--options", options, "--max-actions", max_actions],
     );
     assert_eq!(code, 0, "{report}");
-    let room = &report["room"];
+    let room = report["room"].clone();
     assert_eq!(
         room["members"], 4,
         "fixed_full starts with every seat: {room}"
@@ -283,33 +291,82 @@ fn four_automatic_seats_play_our_holdem_table_to_the_match_end_through_a_failove
         room["failover_from"].as_u64().is_some(),
         "restart_round has a failover: {room}"
     );
-    // After the failover the three seats left play on; the old leader's seat sits out.
     let dir = PathBuf::from(room["dir"].as_str().unwrap());
+    let views = [1, 2, 3]
+        .map(|seat| {
+            let record: Value = serde_json::from_str(
+                &std::fs::read_to_string(dir.join(format!("seat-{seat}.json"))).unwrap(),
+            )
+            .unwrap();
+            assert_eq!(record["checkpoint"]["completed"], true, "seat {seat}");
+            let view = record["view"].clone();
+            assert_eq!(view["phase"], "completed", "seat {seat}");
+            assert_eq!(
+                view["restart_count"], 1,
+                "redealt after the failover: seat {seat}"
+            );
+            view
+        })
+        .to_vec();
+    (room, views)
+}
+
+#[test]
+fn four_automatic_seats_play_our_holdem_table_to_the_match_end_through_a_failover() {
+    let (room, views) =
+        four_seats_through_a_failover("texas-holdem-v1", r#"{"max_hands": 4}"#, "600");
+    // After the failover the three seats left play on; the old leader's seat sits out.
     let winner = room["outcome"].as_str().unwrap();
-    let mut total = 0;
-    for seat in [1, 2, 3] {
-        let record: Value = serde_json::from_str(
-            &std::fs::read_to_string(dir.join(format!("seat-{seat}.json"))).unwrap(),
-        )
-        .unwrap();
-        let view = &record["view"];
-        assert_eq!(view["phase"], "completed", "seat {seat}");
-        assert_eq!(
-            view["restart_count"], 1,
-            "the hand was redealt: seat {seat}"
-        );
+    for view in views {
         let players = view["players"].as_object().unwrap();
-        assert_eq!(players.len(), 4, "seat {seat}");
-        let best = players
+        assert_eq!(players.len(), 4, "{view}");
+        let stacks: Vec<u64> = players
             .values()
             .map(|p| p["stack"].as_u64().unwrap())
-            .max()
-            .unwrap();
-        assert_eq!(players[winner]["stack"].as_u64(), Some(best), "{view}");
-        total = players.values().map(|p| p["stack"].as_u64().unwrap()).sum();
-        assert_eq!(record["checkpoint"]["completed"], true);
+            .collect();
+        let best = stacks.iter().max().copied();
+        assert_eq!(players[winner]["stack"].as_u64(), best, "{view}");
+        assert_eq!(stacks.iter().sum::<u64>(), 4000, "no chip made or lost");
     }
-    assert_eq!(total, 4000, "no chip made or lost");
+}
+
+#[test]
+fn four_automatic_seats_play_our_bridge_board_to_its_score_through_a_failover() {
+    let (room, views) = four_seats_through_a_failover(
+        "contract-bridge-v1",
+        r#"{"deal_seed": "room test", "board_number": 2}"#,
+        "200",
+    );
+    let outcome = room["outcome"].as_str().unwrap();
+    let (side, result) = outcome
+        .split_once('_')
+        .expect("a played board, not passed out");
+    // North (the old leader's seat) has no member after the failover: the new leader's
+    // substitute plays its cards, so the redealt board still ends with thirteen tricks.
+    for view in views {
+        assert_eq!(
+            (view["board_number"].clone(), view["vulnerability"].clone()),
+            (json!(2), json!("ns"))
+        );
+        let tricks = view["trick_history"].as_array().unwrap();
+        assert_eq!(tricks.len(), 13, "{view}");
+        let north_played = tricks
+            .iter()
+            .flat_map(|trick| trick["cards"].as_array().unwrap())
+            .filter(|play| play["seat"] == 0)
+            .count();
+        assert_eq!(north_played, 13, "North's hand was played for it");
+        assert_eq!(view["contract"]["partnership"], side, "{view}");
+        let scores = &view["scores"];
+        let scored = if result == "made" {
+            side
+        } else if side == "ns" {
+            "ew"
+        } else {
+            "ns"
+        };
+        assert!(scores[scored].as_u64().unwrap() > 0, "{scores}");
+    }
 }
 
 #[test]

@@ -20,6 +20,8 @@ fn quick_options(alias: &str) -> &'static str {
         "trusted-agent-task-v1" => r#"{"task_goal": "say hi", "task_reply": "hi"}"#,
         "crazy-eights-v1" => r#"{"hand_size": 7}"#,
         "texas-holdem-v1" => r#"{"max_hands": 1}"#,
+        // (a pinned deal: the board ends within the default fifty actions after the failover)
+        "contract-bridge-v1" => r#"{"deal_seed": "quick"}"#,
         _ => "{}",
     }
 }

@@ -3,9 +3,10 @@
 //! spec always comes from the community server (hash checked), and a well-known id then
 //! gets these hooks instead of a skeleton. The two card games run on the mental_poker engine
 //! (their shared Python is the SDK's `aigenora.proto.cards`); the two rooms
-//! (`community-room-v1`, `meeting-room-v1`) and the four-seat table (`texas-holdem-v1`, its
-//! deck and hand ranking in the SDK's `aigenora.proto.deck` and `poker_hands`) on the
-//! authoritative_group engine, where the leader runs them.
+//! (`community-room-v1`, `meeting-room-v1`) and the four-seat tables (`texas-holdem-v1` and
+//! `contract-bridge-v1`: their deck in the SDK's `aigenora.proto.deck`, Hold'em's hand ranking
+//! in `poker_hands`, Bridge's trick rules in `tricks`) on the authoritative_group engine,
+//! where the leader runs them.
 
 mod install;
 mod talk;
@@ -127,6 +128,11 @@ pub const WELL_KNOWN: &[WellKnown] = &[
         "texas-holdem-v1",
         "Four-seat No-limit Texas Hold'em",
         "ba17afdceb178d206e7f3ba614b29751f36ec749f3039fa471995707f6fd66c7"
+    ),
+    well_known!(
+        "contract-bridge-v1",
+        "Contract Bridge",
+        "5d69cf0e7ff90b2b60191fb43ab2448d0bf9153555b827199c1d77bc3ea78f3e"
     ),
 ];
 

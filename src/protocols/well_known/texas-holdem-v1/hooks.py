@@ -24,6 +24,8 @@ import random
 
 from aigenora.proto import deck as cards
 from aigenora.proto.hooks import ProtocolHooks
+from aigenora.proto.options import whole_option
+from aigenora.proto.table_seats import member_back, member_gone, seats_after_failover
 from aigenora.proto.poker_hands import category, hand_rank, side_pots, uncalled_excess
 
 STREETS = ("preflop", "flop", "turn", "river")
@@ -42,11 +44,7 @@ class Hooks(ProtocolHooks):
         return ("Four-seat No-limit Texas Hold'em", "game,cards,multiplayer,poker,holdem", "supply", {})
 
     def setting(self, name: str) -> int:
-        default, low, high = OPTIONS[name]
-        value = self.options.get(name, default)
-        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-            raise ValueError(f"{name} must be between {low} and {high}")
-        return value
+        return whole_option(self.options, name, *OPTIONS[name])
 
     # -- the table -------------------------------------------------------------------------
 
@@ -72,9 +70,7 @@ class Hooks(ProtocolHooks):
         button %= len(order)
         while order[button] not in playing:
             button = (button + 1) % len(order)
-        seed = self.options.get("deal_seed")
-        seed = f"{seed}:{number}:{restarts}" if isinstance(seed, str) and seed else cards.fresh_seed()
-        deck = cards.new_deck(cards.standard_faces(), seed)
+        deck = cards.new_deck(cards.standard_faces(), cards.table_seed(self.options, number, restarts))
         for _ in range(2):
             for key in playing:
                 cards.deal(deck, key, 1)
@@ -295,19 +291,14 @@ class Hooks(ProtocolHooks):
     # -- members come and go ---------------------------------------------------------------
 
     def proto_group_member_joined(self, state, member):
-        key = member["public_key"]
-        if key in state["away"]:
-            state["away"].remove(key)
-        return {"state": state, "events": [{"kind": "member_rejoined", "public_key": key,
-                                            "seat": member["seat"]}]}
+        return member_back(state, member)
 
     def proto_group_member_left(self, state, member, reason):
         """The seat sits out from now on; if it is still in the hand, it folds."""
         key = member["public_key"]
-        events = [{"kind": "member_disconnected", "public_key": key, "reason": str(reason)[:64]}]
-        if key not in state["players"] or key in state["away"]:
+        events, newly = member_gone(state, member, reason)
+        if not newly:
             return {"state": state, "events": events}
-        state["away"].append(key)
         player = state["players"][key]
         if state["phase"] != "betting" or player["folded"] or player["all_in"]:
             return {"state": state, "events": events}
@@ -332,11 +323,9 @@ class Hooks(ProtocolHooks):
     def proto_group_restore(self, checkpoint, members, new_epoch):
         """The interrupted hand is refunded and dealt afresh; a seat whose member has not come
         back to the new leader sits out with its stack."""
-        present = {m["public_key"]: m["seat"] for m in members if m.get("status") == "active"}
-        seats = {**{key: int(seat) for key, seat in checkpoint.get("seats", {}).items()}, **present}
+        seats, away = seats_after_failover(checkpoint, members)
         start = self.setting("starting_stack")
         stacks = {key: int(checkpoint.get("hand_start_stacks", {}).get(key, start)) for key in seats}
-        away = sorted(key for key in seats if key not in present)
         return self.deal_hand(seats, stacks, away, number=int(checkpoint.get("hand_number", 1)),
                               button=int(checkpoint.get("button_index", 0)),
                               restarts=int(checkpoint.get("restart_count", 0)) + 1,

@@ -3,9 +3,10 @@ and a deck shuffled from a secret seed, dealt into hands and named zones. An ext
 the reference SDK's API (stdlib only), shared by our four-seat tables.
 
 The deck is plain JSON so it can live in a room's state, which only the leader holds; members
-see cards only through what a view copies out of it (`hand`, `zone`). The shuffle is a
-Fisher-Yates driven by HMAC-SHA256 of the seed with rejection sampling, so it is unbiased and
-the same seed always gives the same order (tests pin a seed; play draws a fresh one)."""
+see cards only through what a view copies out of it (`hand`, `zone`); a card played moves from
+a hand to a zone (`play`). The shuffle is a Fisher-Yates driven by HMAC-SHA256 of the seed
+with rejection sampling, so it is unbiased and the same seed always gives the same order
+(tests pin a seed with `deal_seed`; play draws a fresh one, `table_seed`)."""
 from __future__ import annotations
 
 import copy
@@ -49,6 +50,15 @@ def shuffled(items: list, seed: str) -> list:
     return order
 
 
+def table_seed(options: dict, *labels) -> str:
+    """The seed of one deal: from the `deal_seed` option and the deal's `labels` (hand or
+    board number, restarts) when a test pins it, else a fresh secret."""
+    pinned = options.get("deal_seed")
+    if isinstance(pinned, str) and pinned:
+        return ":".join([pinned, *map(str, labels)])
+    return fresh_seed()
+
+
 def new_deck(faces: list[dict], seed: str) -> dict:
     """A shuffled deck: every card gets an id that names nothing about its face."""
     catalog = {}
@@ -69,6 +79,16 @@ def reveal(deck: dict, zone: str, count: int) -> list[dict]:
     moved = _take(deck, count)
     deck["zones"].setdefault(zone, []).extend(moved)
     return cards(deck, moved)
+
+
+def play(deck: dict, owner: str, card_id: str, zone: str) -> dict:
+    """Moves one card from `owner`'s hand to a zone; a copy of the card."""
+    held = deck["hands"].get(owner, [])
+    if card_id not in held:
+        raise ValueError("that card is not in the hand")
+    held.remove(card_id)
+    deck["zones"].setdefault(zone, []).append(card_id)
+    return copy.deepcopy(deck["catalog"][card_id])
 
 
 def hand(deck: dict, owner: str) -> list[dict]:

@@ -18,6 +18,15 @@ def option(options: dict, name: str, default: Any, kind: Callable[[Any], Any] | 
     return kind(value) if kind is not None else value
 
 
+def whole_option(options: dict, name: str, default: int, low: int, high: int) -> int:
+    """options[name] (or `default` when absent) as a whole number from `low` to `high`;
+    ValueError naming the range for anything else, a bool included."""
+    value = options.get(name, default)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise ValueError(f"{name} must be between {low} and {high}")
+    return value
+
+
 def side_option(options: dict, role: str, name: str, default: Any,
                 kind: Callable[[Any], Any] | None = None) -> Any:
     """This side's value of a setting both sides read from the same options: options

@@ -1,0 +1,33 @@
+"""Who sits at a room leader's fixed-seat table: the seats whose members are gone (a table's
+`state["away"]`, keyed by public key), the events that say so, and the seats a new leader
+deals to after a failover. An extension beyond the reference SDK's API (stdlib only), shared
+by our four-seat tables, which decide for themselves what an away seat does."""
+from __future__ import annotations
+
+
+def member_back(state: dict, member: dict) -> dict:
+    """`proto_group_member_joined`: the seat is no longer away."""
+    key = member["public_key"]
+    if key in state["away"]:
+        state["away"].remove(key)
+    return {"state": state, "events": [{"kind": "member_rejoined", "public_key": key,
+                                        "seat": member["seat"]}]}
+
+
+def member_gone(state: dict, member: dict, reason) -> tuple[list, bool]:
+    """`proto_group_member_left`: the event, and whether the seat has just gone away (it is
+    at the table and was not away already), in which case it is now in `state["away"]`."""
+    key = member["public_key"]
+    events = [{"kind": "member_disconnected", "public_key": key, "reason": str(reason)[:64]}]
+    if key not in state["players"] or key in state["away"]:
+        return events, False
+    state["away"].append(key)
+    return events, True
+
+
+def seats_after_failover(checkpoint: dict, members: list) -> tuple[dict, list]:
+    """The seats a new leader deals to (the checkpoint's, with the members present now) and
+    those of them whose member has not come back, by public key."""
+    present = {m["public_key"]: int(m["seat"]) for m in members if m.get("status") == "active"}
+    seats = {**{key: int(seat) for key, seat in checkpoint.get("seats", {}).items()}, **present}
+    return seats, sorted(key for key in seats if key not in present)

@@ -1,0 +1,102 @@
+"""What the four-seat tables' tests share: one of our tables, dealt to the test members, that
+takes actions and checks refusals; and the same table played on our hooks and on the
+reference's (table_steps.py under each interpreter), compared step by step: every action taken
+or refused alike, every view of the same shape, and every value that no card decides the same."""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import unittest
+from pathlib import Path
+
+import driver
+import harness
+from table_steps import MEMBERS, play
+from test_well_known import reference_dir
+
+
+def our_table(test: unittest.TestCase, alias: str, options: dict):
+    """Our hooks for the table `alias`, initialised as its leader with `options`."""
+    hooks = driver.load_hooks(harness.OUR_PROTOCOLS / "well_known" / alias)
+    hooks.proto_init(options, "host", [], harness.scratch_dir(test))
+    return hooks
+
+
+class TableRules(unittest.TestCase):
+    """Our table `alias` with `options`, dealt to the four test members: `act` takes a seat's
+    action and then checks `conserved`; `refused` checks the refusal's reason and that the
+    state is untouched; `view` is what a seat sees."""
+
+    alias = ""
+    options: dict = {}
+
+    def conserved(self, state: dict) -> None:
+        raise NotImplementedError
+
+    def setUp(self):
+        self.table = our_table(self, self.alias, self.options)
+        self.state = self.table.proto_group_initial_state(copy.deepcopy(MEMBERS))
+
+    def act(self, seat: int, **action) -> dict:
+        result = self.table.proto_group_handle(self.state, MEMBERS[seat], action)
+        self.state = result["state"]
+        self.conserved(self.state)
+        return result
+
+    def refused(self, seat: int, pattern: str, **action) -> None:
+        before = copy.deepcopy(self.state)
+        with self.assertRaisesRegex(ValueError, pattern):
+            self.table.proto_group_handle(copy.deepcopy(self.state), MEMBERS[seat], action)
+        self.assertEqual(self.state, before)
+
+    def view(self, seat: int) -> dict:
+        return self.table.proto_group_view(copy.deepcopy(self.state), MEMBERS[seat])
+
+
+def shape(value):
+    """A value's structure: keys and types, lists by their items' shapes."""
+    if isinstance(value, dict):
+        return {key: shape(item) for key, item in value.items()}
+    if isinstance(value, list):  # (how many items a card can decide: who won, say)
+        return sorted({json.dumps(shape(item), sort_keys=True) for item in value})
+    return type(value).__name__
+
+
+class TableSideBySide(unittest.TestCase):
+    """A table's side-by-side runs: `alias` names the contract, `card_decided` the view fields
+    whose values the deal decides (None: compare no values in this view)."""
+
+    alias = ""
+
+    def card_decided(self, view: dict) -> set[str] | None:
+        raise NotImplementedError
+
+    def both(self, start, steps, options) -> list:
+        job = {"options": options, "start": start, "steps": steps}
+        ours = play(dict(job, hooks=str(harness.OUR_PROTOCOLS / "well_known" / self.alias)))
+        work = harness.scratch_dir(self)
+        (work / "job.json").write_text(json.dumps(dict(job, hooks=str(reference_dir(self.alias)))))
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        done = subprocess.run([harness.REFERENCE_PYTHON, str(harness.TESTS_DIR / "table_steps.py"),
+                               str(work / "job.json"), str(work / "out.json")],
+                              capture_output=True, text=True, env=env, cwd=str(harness.TESTS_DIR))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        theirs = json.loads(Path(work / "out.json").read_text())
+        self.assertEqual(len(ours), len(theirs))
+        for index, (mine, ref) in enumerate(zip(ours, theirs)):
+            where = f"step {index}: {json.dumps(([None] + steps)[index])}"
+            self.assertEqual(mine["status"], ref["status"], f"{where}: {mine.get('reason')} / {ref.get('reason')}")
+            if mine["status"] != "ok":
+                continue
+            self.assertEqual(mine.get("completed"), ref.get("completed"), where)
+            for ours_view, ref_view in zip(mine["views"], ref["views"]):
+                self.assertEqual(shape(ours_view), shape(ref_view), where)
+                self.assertEqual({tuple(c) for c in ours_view["my_hand"]}, {tuple(c) for c in ref_view["my_hand"]})
+                hidden = self.card_decided(ours_view)
+                if hidden is None:
+                    continue
+                self.assertEqual({k: v for k, v in ours_view.items() if k not in hidden},
+                                 {k: v for k, v in ref_view.items() if k not in hidden}, where)
+        return ours
