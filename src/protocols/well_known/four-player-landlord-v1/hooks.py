@@ -39,8 +39,6 @@ from aigenora.proto.table_seats import member_back, member_gone, seats_after_fai
 HAND, BOTTOM, PACKS, SEATS = 25, 8, 2, 4
 BIDS = range(0, 4)
 PLAYED = "played"
-WITH_ATTACHMENTS = {"triple_single", "triple_pair", "airplane_single", "airplane_pair",
-                    "four_two_single", "four_two_pair"}
 # The hand strength that bids 1, 2 and 3 (a dealt hand has 12 or more about one time in three,
 # 18 or more one time in twenty).
 BID_AT = (12, 15, 18)
@@ -295,10 +293,13 @@ def choose_play(view: dict) -> climbing.Play | None:
     hand = view["my_hand"]
     last = view["last_play"]
     previous = last["combination"] if last else None
+    try:
+        whole = climbing.Play(hand, climbing.classify(hand))
+        if previous is None or climbing.beats(whole.combination, previous):
+            return whole
+    except ValueError:  # the hand is not one combination
+        pass
     options = climbing.beating(hand, previous)
-    whole = [play for play in options if len(play.cards) == len(hand)]
-    if whole:
-        return whole[0]
     kept = bomb_cards(hand)
     normal = [play for play in options if play.combination["tier"] == 0
               and not kept & {card["card_id"] for card in play.cards}]
@@ -315,9 +316,9 @@ def choose_play(view: dict) -> climbing.Play | None:
 
 
 def lead(hand: list[dict], normal: list[climbing.Play]) -> climbing.Play | None:
-    """The lowest complete combination: of the plays built around the lowest card outside
-    the bombs, one that takes every card of that rank and breaks no other group of the hand,
-    the longest such (a run or a plane before a single), then the lowest."""
+    """The lowest complete combination: of the plays holding the lowest card outside the
+    bombs, one that takes every card of that rank and breaks no other group of the hand, the
+    longest such (a run or a plane before a single), then the lowest."""
     kept = bomb_cards(hand)
     free = [card for card in hand if card["card_id"] not in kept]
     if not free:
@@ -327,10 +328,8 @@ def lead(hand: list[dict], normal: list[climbing.Play]) -> climbing.Play | None:
 
     def rank(play: climbing.Play) -> tuple:
         used = Counter(card["value"] for card in play.cards)
-        core = [value for value, n in used.items() if n >= 3] \
-            if play.combination["kind"] in WITH_ATTACHMENTS else list(used)
         broken = sum(1 for value, n in used.items() if value != low and n < held[value])
-        return (low in core, used[low] == held[low], -broken, len(play.cards), -play.combination["primary"])
+        return (used[low] == held[low], -broken, len(play.cards), -play.combination["primary"])
 
     return max((play for play in normal if any(card["value"] == low for card in play.cards)),
                key=rank, default=None)
