@@ -303,7 +303,7 @@ class Table(TableRules):
         self.assertEqual(restored["scores"], dict(zip(KEYS, [6, -2, -2, -2])))
         self.assertIn(KEYS[0], restored["bids"], "seat 0 bid first, and was played for")
         self.assertEqual(restored["recovery_notice"], "The previous private deal was discarded after a Leader change.")
-        result = play_out(self, self.table, restored, MEMBERS[1:])
+        result = self.play_out(self.table, restored, MEMBERS[1:])
         self.assertEqual(sum(result["state"]["scores"].values()), 0)
         back = self.table.proto_group_member_joined(restored, MEMBERS[0])["state"]
         self.assertEqual(back["away"], [])
@@ -315,7 +315,7 @@ class Table(TableRules):
         for number in range(12):
             table = our_table(self, self.alias, {"deal_seed": f"auto {number}"})
             state = table.proto_group_initial_state(copy.deepcopy(MEMBERS))
-            result = play_out(self, table, state)
+            result = self.play_out(table, state)
             state = result["state"]
             outcomes[result["outcome"]] += 1
             final = result["events"][-1]
@@ -422,24 +422,6 @@ class SideBySide(TableSideBySide):
         first = ours[0]["views"][0]
         self.assertEqual((first["round_number"], first["restart_count"], first["scores"]),
                          (4, 1, dict(zip(KEYS, [9, -3, -3, -3]))))
-
-
-def play_out(test, table, state, members=MEMBERS) -> dict:
-    """Automatic seats (of `members`) play until the round ends; the last result."""
-    for _ in range(400):
-        chosen = [(m, table.proto_group_autoplay(table.proto_group_view(copy.deepcopy(state), m), m))
-                  for m in members]
-        movers = [(m, a) for m, a in chosen if a is not None]
-        test.assertEqual([m["public_key"] for m, _ in movers], [state["current_player"]])
-        result = table.proto_group_handle(state, *movers[0])
-        test.assertLessEqual(len(result["events"]), 32, "within the contract's events per action")
-        state = result["state"]
-        table_cards = state["deck"]
-        test.assertEqual(sum(map(len, table_cards["hands"].values())) + len(table_cards["pile"])
-                         + len(table_cards["zones"].get("played", [])), 108)
-        if result.get("completed"):
-            return result
-    test.fail("the round did not end")
 
 
 if __name__ == "__main__":

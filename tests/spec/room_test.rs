@@ -371,8 +371,11 @@ fn four_automatic_seats_play_our_bridge_board_to_its_score_through_a_failover() 
 
 #[test]
 fn four_automatic_seats_play_our_landlord_round_to_its_score_through_a_failover() {
-    let (room, views) =
-        four_seats_through_a_failover("four-player-landlord-v1", r#"{"deal_seed": "room test"}"#, "400");
+    let (room, views) = four_seats_through_a_failover(
+        "four-player-landlord-v1",
+        r#"{"deal_seed": "room test"}"#,
+        "400",
+    );
     let outcome = room["outcome"].as_str().unwrap();
     let old_leader = views[0]["turn_order"][0].clone();
     for view in views {
@@ -382,9 +385,16 @@ fn four_automatic_seats_play_our_landlord_round_to_its_score_through_a_failover(
         assert_eq!(view["hand_counts"][winner], 0, "{view}");
         let landlord_won = view["landlord"] == winner;
         assert_eq!(outcome, if landlord_won { "landlord" } else { "farmers" });
-        let dealt = if view["landlord"] == old_leader { 33 } else { 25 };
+        let dealt = if view["landlord"] == old_leader {
+            33
+        } else {
+            25
+        };
         assert!(
-            view["hand_counts"][old_leader.as_str().unwrap()].as_u64().unwrap() < dealt,
+            view["hand_counts"][old_leader.as_str().unwrap()]
+                .as_u64()
+                .unwrap()
+                < dealt,
             "seat 0's cards were played for it: {view}"
         );
         let scores: Vec<i64> = view["scores"]
@@ -393,8 +403,14 @@ fn four_automatic_seats_play_our_landlord_round_to_its_score_through_a_failover(
             .values()
             .map(|score| score.as_i64().unwrap())
             .collect();
-        assert_eq!(scores.iter().sum::<i64>(), 0, "the Landlord's gain is the Farmers' loss");
-        let landlord_score = view["scores"][view["landlord"].as_str().unwrap()].as_i64().unwrap();
+        assert_eq!(
+            scores.iter().sum::<i64>(),
+            0,
+            "the Landlord's gain is the Farmers' loss"
+        );
+        let landlord_score = view["scores"][view["landlord"].as_str().unwrap()]
+            .as_i64()
+            .unwrap();
         assert_eq!(landlord_score > 0, landlord_won, "{view}");
     }
 }

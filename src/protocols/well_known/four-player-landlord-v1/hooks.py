@@ -34,7 +34,7 @@ from collections import Counter
 from aigenora.proto import climbing
 from aigenora.proto import deck as cards
 from aigenora.proto.hooks import ProtocolHooks
-from aigenora.proto.table_seats import member_back, member_gone, seats_after_failover
+from aigenora.proto.table_seats import StandIns, seats_after_failover
 
 HAND, BOTTOM, PACKS, SEATS = 25, 8, 2, 4
 BIDS = range(0, 4)
@@ -46,7 +46,7 @@ BID_AT = (12, 15, 18)
 BOMB_WHEN_LEFT = 6
 
 
-class Hooks(ProtocolHooks):
+class Hooks(StandIns, ProtocolHooks):
     SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
 
     def proto_host_metadata(self):
@@ -182,32 +182,9 @@ class Hooks(ProtocolHooks):
 
     # -- members come and go ---------------------------------------------------------------
 
-    def substitute(self, result):
-        """While the seat to act has no member, the leader's automatic player acts for it,
-        from that seat's own view, until a seat with a member is to act (within one round of
-        turns) or the round ends."""
-        state = result["state"]
-        events = list(result["events"])
-        while not result.get("completed") and state["current_player"] in state["away"] \
-                and len(state["away"]) < SEATS:
-            key = state["current_player"]
-            result = self.apply(state, key, choose(self.proto_group_view(state, self.seated(state, key))))
-            state = result["state"]
-            events += result["events"]
-        return {**result, "events": events}
-
-    @staticmethod
-    def seated(state, key):
-        return {"public_key": key, "seat": seat_of(state, key)}
-
-    def proto_group_member_joined(self, state, member):
-        return member_back(state, member)
-
-    def proto_group_member_left(self, state, member, reason):
-        events, _ = member_gone(state, member, reason)
-        if state["phase"] == "completed":
-            return {"state": state, "events": events}
-        return self.substitute({"state": state, "events": events})
+    def stand_in(self, view, key):
+        """An away seat's action (`StandIns`): some member acts within a round of turns."""
+        return choose(view)
 
     def proto_group_on_leader_changed(self, state, old_leader, new_leader):
         state["recovery_notice"] = (f"Leader changed from {old_leader[:8]} to {new_leader[:8]}; "
