@@ -16,6 +16,9 @@ import harness
 from table_steps import MEMBERS, play
 from test_well_known import reference_dir
 
+# More actions than any automatic table takes to complete.
+MOST_ACTIONS = 400
+
 
 def our_table(test: unittest.TestCase, alias: str, options: dict):
     """Our hooks for the table `alias`, initialised as its leader with `options`."""
@@ -53,6 +56,23 @@ class TableRules(unittest.TestCase):
 
     def view(self, seat: int) -> dict:
         return self.table.proto_group_view(copy.deepcopy(self.state), MEMBERS[seat])
+
+    def play_out(self, table, state: dict, members=MEMBERS) -> dict:
+        """Automatic seats (of `members`) play `table` from `state` until it completes, only
+        the seat to act offering an action, every action within the contract's events and
+        `conserved`; the last result."""
+        for _ in range(MOST_ACTIONS):
+            chosen = [(m, table.proto_group_autoplay(table.proto_group_view(copy.deepcopy(state), m), m))
+                      for m in members]
+            movers = [(m, a) for m, a in chosen if a is not None]
+            self.assertEqual([m["public_key"] for m, _ in movers], [state["current_player"]])
+            result = table.proto_group_handle(state, *movers[0])
+            self.assertLessEqual(len(result["events"]), 32, "within the contract's events per action")
+            state = result["state"]
+            self.conserved(state)
+            if result.get("completed"):
+                return result
+        self.fail("the table did not complete")
 
 
 def shape(value):

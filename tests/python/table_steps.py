@@ -8,7 +8,9 @@ checkpoint to restore from) and `steps`, each `{"action": {...}}` for the seat w
 or `{"seat": n, "action": {...}}` for a given seat. For a trick game, whose deals differ
 between the two, `{"card": "lowest"}` in place of the action plays the lowest card the seat
 may play to the trick, read from its view (`playable_hand`, `current_trick`), and
-`{"card": "unheld"}` a card id in no hand."""
+`{"card": "unheld"}` a card id in no hand; for a climbing game, `{"cards": "lowest"}` plays
+the seat's lowest card (by `value`, from `my_hand`) alone and `{"cards": "unheld"}` a card id
+in no hand."""
 from __future__ import annotations
 
 import copy
@@ -41,7 +43,12 @@ def play(job: dict) -> list[dict]:
             actor = MEMBERS[step["seat"]]
         else:
             actor = next(m for m in MEMBERS if m["public_key"] == state["current_player"])
-        action = step["action"] if "action" in step else card_action(hooks, state, actor, step["card"])
+        if "action" in step:
+            action = step["action"]
+        elif "cards" in step:
+            action = cards_action(hooks, state, actor, step["cards"])
+        else:
+            action = card_action(hooks, state, actor, step["card"])
         try:
             result = hooks.proto_group_handle(copy.deepcopy(state), actor, copy.deepcopy(action))
         except ValueError as refusal:
@@ -61,6 +68,14 @@ def card_action(hooks, state, actor: dict, pick: str) -> dict:
     led = [card for card in hand if trick and card["suit"] == trick[0]["card"]["suit"]]
     lowest = min(led or hand, key=lambda card: (card["rank"], card["suit"]))
     return {"kind": "play", "card_id": lowest["card_id"]}
+
+
+def cards_action(hooks, state, actor: dict, pick: str) -> dict:
+    if pick == "unheld":
+        return {"kind": "play", "card_ids": ["not-a-card"]}
+    view = hooks.proto_group_view(copy.deepcopy(state), actor)
+    lowest = min(view["my_hand"], key=lambda card: (card["value"], card["suit"]))
+    return {"kind": "play", "card_ids": [lowest["card_id"]]}
 
 
 def views(hooks, state) -> list[dict]:

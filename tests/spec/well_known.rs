@@ -22,6 +22,7 @@ fn quick_options(alias: &str) -> &'static str {
         "texas-holdem-v1" => r#"{"max_hands": 1}"#,
         // (a pinned deal: the board ends within the default fifty actions after the failover)
         "contract-bridge-v1" => r#"{"deal_seed": "quick"}"#,
+        "four-player-landlord-v1" => r#"{"deal_seed": "quick"}"#,
         _ => "{}",
     }
 }

@@ -59,12 +59,13 @@ def table_seed(options: dict, *labels) -> str:
     return fresh_seed()
 
 
-def new_deck(faces: list[dict], seed: str) -> dict:
-    """A shuffled deck: every card gets an id that names nothing about its face."""
+def new_deck(faces: list[dict], seed: str, copies: int = 1) -> dict:
+    """A shuffled deck of `copies` packs of `faces` (each card's `copy` says which pack): every
+    card gets an id that names nothing about its face."""
     catalog = {}
-    for index, face in enumerate(faces):
+    for index, (pack, face) in enumerate((pack, face) for pack in range(copies) for face in faces):
         card_id = hmac.new(seed.encode("utf-8"), f"card:{index}".encode(), hashlib.sha256).hexdigest()[:24]
-        catalog[card_id] = {**copy.deepcopy(face), "card_id": card_id, "copy": 0}
+        catalog[card_id] = {**copy.deepcopy(face), "card_id": card_id, "copy": pack}
     return {"seed": seed, "catalog": catalog, "pile": shuffled(list(catalog), seed),
             "hands": {}, "zones": {}}
 
