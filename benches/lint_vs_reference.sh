@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The spec commands a CI script runs, as whole processes, side by side in one run:
+# Single processes are timed by hyperfine (medians); the 1,000-spec comparison by wall clock.
 #   1. `protocol hash SPEC`, ours against the reference's (goal: >= 50x);
 #   2. `validate SPEC` (ours lints the whole spec) against the reference's only `validate`,
 #      `validate SPEC MESSAGE` (it loads the spec and checks one message; goal: >= 50x), and
@@ -22,13 +23,26 @@ cargo build --release --quiet
 ours=target/release/aigenora
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-mean_us() { # runs command... -> mean microseconds per process
+command -v hyperfine >/dev/null || { echo "hyperfine is needed (apt-get install hyperfine)" >&2; exit 2; }
+
+mean_us() { # runs command... -> mean microseconds per process, the loop's own cost included
     local count=$1 start end
     shift
     start=$(date +%s%N)
     for _ in $(seq "$count"); do "$@" >/dev/null 2>&1 || true; done
     end=$(date +%s%N)
     echo $(( (end - start) / count / 1000 ))
+}
+# runs command... -> the median microseconds of one process (hyperfine, no shell between):
+# a median, because on a shared box a few runs of a 2 ms process land on a busy core and
+# double, which moves a mean of ours far more than the reference's 100+ ms.
+median_us() {
+    local count=$1 json
+    shift
+    json=$(mktemp)
+    hyperfine -N -i --warmup 3 --runs "$count" --export-json "$json" -- "$(printf '%q ' "$@")" >/dev/null 2>&1
+    "$python" -c 'import json, sys; print(int(json.load(open(sys.argv[1]))["results"][0]["median"] * 1e6))' "$json"
+    rm -f "$json"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
 
@@ -37,13 +51,13 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
 "$ours" validate --quiet "$spec" "$message" --direction host_to_guest
 
 echo "spec: $spec"
-hash_ours=$(mean_us "$runs" "$ours" protocol hash "$spec")
-hash_ref=$(mean_us "$runs" "$python" -m aigenora protocol hash "$spec")
+hash_ours=$(median_us "$runs" "$ours" protocol hash "$spec")
+hash_ref=$(median_us "$runs" "$python" -m aigenora protocol hash "$spec")
 echo "protocol hash:            ours ${hash_ours} µs, reference ${hash_ref} µs: $(ratio "$hash_ref" "$hash_ours")x (goal >= 50x)"
-lint_ours=$(mean_us "$runs" "$ours" validate "$spec")
-message_ref=$(mean_us "$runs" "$python" -m aigenora validate "$spec" "$message" --direction host_to_guest)
+lint_ours=$(median_us "$runs" "$ours" validate "$spec")
+message_ref=$(median_us "$runs" "$python" -m aigenora validate "$spec" "$message" --direction host_to_guest)
 echo "validate SPEC:            ours ${lint_ours} µs (whole lint), reference ${message_ref} µs (validate SPEC MESSAGE): $(ratio "$message_ref" "$lint_ours")x (goal >= 50x)"
-message_ours=$(mean_us "$runs" "$ours" validate "$spec" "$message" --direction host_to_guest)
+message_ours=$(median_us "$runs" "$ours" validate "$spec" "$message" --direction host_to_guest)
 echo "validate SPEC MESSAGE:    ours ${message_ours} µs, reference ${message_ref} µs: $(ratio "$message_ref" "$message_ours")x"
 
 # 1,000 specs: the reference's samples and our built-ins, over and over, one per directory.
