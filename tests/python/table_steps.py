@@ -8,7 +8,9 @@ checkpoint to restore from) and `steps`, each `{"action": {...}}` for the seat w
 or `{"seat": n, "action": {...}}` for a given seat. For a trick game, whose deals differ
 between the two, `{"card": "lowest"}` in place of the action plays the lowest card the seat
 may play to the trick, read from its view (`playable_hand`, `current_trick`), and
-`{"card": "unheld"}` a card id in no hand."""
+`{"card": "unheld"}` a card id in no hand. For Upgrade, whose plays list `card_ids`,
+`{"cards": "lowest"}` plays the lowest single card that follows the led effective suit and
+`{"cards": "bury"}` buries the first eight cards of the hand."""
 from __future__ import annotations
 
 import copy
@@ -41,7 +43,12 @@ def play(job: dict) -> list[dict]:
             actor = MEMBERS[step["seat"]]
         else:
             actor = next(m for m in MEMBERS if m["public_key"] == state["current_player"])
-        action = step["action"] if "action" in step else card_action(hooks, state, actor, step["card"])
+        if "action" in step:
+            action = step["action"]
+        elif "card" in step:
+            action = card_action(hooks, state, actor, step["card"])
+        else:
+            action = cards_action(hooks.proto_group_view(copy.deepcopy(state), actor), step["cards"])
         try:
             result = hooks.proto_group_handle(copy.deepcopy(state), actor, copy.deepcopy(action))
         except ValueError as refusal:
@@ -61,6 +68,21 @@ def card_action(hooks, state, actor: dict, pick: str) -> dict:
     led = [card for card in hand if trick and card["suit"] == trick[0]["card"]["suit"]]
     lowest = min(led or hand, key=lambda card: (card["rank"], card["suit"]))
     return {"kind": "play", "card_id": lowest["card_id"]}
+
+
+def cards_action(view: dict, pick: str) -> dict:
+    hand = view["my_hand"]
+    if pick == "bury":
+        return {"kind": "bury", "card_ids": [card["card_id"] for card in hand[:8]]}
+
+    def suit(card):  # the effective suit: jokers, the level's rank and the trump suit are trumps
+        trump = card["suit"] in ("joker", view["trump_suit"]) or card["rank"] == view["level_rank"]
+        return "trump" if trump else card["suit"]
+
+    trick = view["current_trick"]
+    led = [card for card in hand if trick and suit(card) == trick[0]["shape"]["suit"]]
+    lowest = min(led or hand, key=lambda card: (suit(card) == "trump", card["rank"], card["suit"]))
+    return {"kind": "play", "card_ids": [lowest["card_id"]]}
 
 
 def views(hooks, state) -> list[dict]:

@@ -22,6 +22,8 @@ fn quick_options(alias: &str) -> &'static str {
         "texas-holdem-v1" => r#"{"max_hands": 1}"#,
         // (a pinned deal: the board ends within the default fifty actions after the failover)
         "contract-bridge-v1" => r#"{"deal_seed": "quick"}"#,
+        // (one hand: about a hundred actions after the failover, within `--max-actions`)
+        "upgrade-tractor-v1" => r#"{"deal_seed": "quick", "max_hands": 1}"#,
         _ => "{}",
     }
 }
@@ -46,8 +48,10 @@ fn our_hooks_play_themselves_on_each_contract() {
         std::fs::copy(reference_contract(entry.alias).spec, dir.join("spec.json")).unwrap();
         std::fs::write(dir.join("hooks.py"), entry.hooks_py).unwrap();
         let options = quick_options(entry.alias);
-        let (code, report, _state) =
-            protocol_test_json(dir.to_str().unwrap(), &["--options", options]);
+        let (code, report, _state) = protocol_test_json(
+            dir.to_str().unwrap(),
+            &["--options", options, "--max-actions", "200"],
+        );
         assert_eq!(code, 0, "{}: {report}", entry.alias);
         if let Some(room) = report.get("room") {
             // A room: one leader and its members (their whole life is in `room_test`).

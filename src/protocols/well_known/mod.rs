@@ -5,8 +5,9 @@
 //! (their shared Python is the SDK's `aigenora.proto.cards`); the two rooms
 //! (`community-room-v1`, `meeting-room-v1`) and the four-seat tables (`texas-holdem-v1` and
 //! `contract-bridge-v1`: their deck in the SDK's `aigenora.proto.deck`, Hold'em's hand ranking
-//! in `poker_hands`, Bridge's trick rules in `tricks`) on the authoritative_group engine,
-//! where the leader runs them.
+//! in `poker_hands`, Bridge's trick rules in `tricks`; `upgrade-tractor-v1`, Upgrade's
+//! trumps, pairs and tractors in `trump_tricks`) on the authoritative_group engine, where the
+//! leader runs them.
 
 mod install;
 mod talk;
@@ -133,6 +134,11 @@ pub const WELL_KNOWN: &[WellKnown] = &[
         "contract-bridge-v1",
         "Contract Bridge",
         "5d69cf0e7ff90b2b60191fb43ab2448d0bf9153555b827199c1d77bc3ea78f3e"
+    ),
+    well_known!(
+        "upgrade-tractor-v1",
+        "Upgrade (Tractor)",
+        "acdf987218b5382bbf5f4c0008d6766e97ca6c1ae12f3cf2becd2afa9ad6f88e"
     ),
 ];
 
