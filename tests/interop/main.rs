@@ -21,5 +21,6 @@ mod rooms;
 mod sessions;
 mod spec;
 mod tables;
+mod tractor;
 mod transport;
 mod well_known;

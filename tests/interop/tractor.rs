@@ -1,0 +1,244 @@
+//! Interop: a hand of Upgrade (Tractor), both ways. Led by our agent on our hooks, with three
+//! reference members who verify every step and read the views our leader makes; and led by
+//! the reference on its hooks, with our member at the table. Nobody sees another's hand; our
+//! leader refuses a declaration that is not of the level's rank with its reason; a level card
+//! declares trumps; the declarer takes the kitty and buries eight; and the hand is played
+//! card by card to its score, which every seat sees.
+
+use serde_json::{Value, json};
+
+use crate::room_seats::{LIMIT, Seat, dealt, json_at, our_follower, our_leaders_table};
+use crate::support::net::wait_until;
+use crate::support::reference::reference_contract;
+
+/// Where the hand is: its number, the declarations made, whether the kitty is buried and
+/// how many cards the tricks hold.
+fn progress(view: &Value) -> (u64, usize, bool, usize) {
+    let played = |plays: &Value| -> usize {
+        plays.as_array().map_or(0, |plays| {
+            plays
+                .iter()
+                .map(|p| p["cards"].as_array().map_or(0, Vec::len))
+                .sum()
+        })
+    };
+    let in_tricks: usize = view["trick_history"]
+        .as_array()
+        .map_or(0, |tricks| tricks.iter().map(|t| played(&t["plays"])).sum());
+    (
+        view["hand_number"].as_u64().unwrap_or(0),
+        view["declarations"].as_object().map_or(0, |d| d.len()),
+        view["phase"] == "playing" || view["phase"] == "completed",
+        in_tricks + played(&view["current_trick"]),
+    )
+}
+
+/// Whether a card is a trump in the view's hand: a joker, a card of the level's rank or of
+/// the trump suit.
+fn is_trump(view: &Value, card: &Value) -> bool {
+    card["suit"] == "joker"
+        || card["rank"] == view["level_rank"]
+        || card["suit"] == view["trump_suit"]
+}
+
+/// The effective suit of a card: "trump" or its own.
+fn suit_of(view: &Value, card: &Value) -> String {
+    if is_trump(view, card) {
+        "trump".to_string()
+    } else {
+        card["suit"].as_str().unwrap().to_string()
+    }
+}
+
+/// The lowest single card the seat may play: of the led effective suit when it holds one.
+fn lowest_legal(view: &Value) -> String {
+    let hand = view["my_hand"].as_array().unwrap();
+    let led = view["current_trick"][0]["shape"]["suit"].as_str();
+    let following: Vec<&Value> = hand
+        .iter()
+        .filter(|c| Some(suit_of(view, c).as_str()) == led)
+        .collect();
+    let choices = if following.is_empty() {
+        hand.iter().collect()
+    } else {
+        following
+    };
+    let card = choices
+        .into_iter()
+        .min_by_key(|c| (is_trump(view, c), c["rank"].as_u64()))
+        .expect("a card to play");
+    card["card_id"].as_str().unwrap().to_string()
+}
+
+/// The seat whose key is `key`.
+fn seat_of<'a>(seats: &'a [Seat], key: &str) -> &'a Seat {
+    seats
+        .iter()
+        .find(|seat| seat.seen().is_some_and(|(own, _)| own == key))
+        .expect("the seat to act is at the table")
+}
+
+/// The seat of `key` acts once it sees the table where the leader (`seats[0]`) has it;
+/// returns once the leader has taken the action.
+fn act_when_current(seats: &[Seat], key: &str, action: &Value, at: (u64, usize, bool, usize)) {
+    let seat = seat_of(seats, key);
+    wait_until(LIMIT, || {
+        let (_, view) = seat.seen()?;
+        (progress(&view) == at).then_some(())
+    })
+    .expect("the seat caught up with the leader");
+    seat.act(&action.to_string());
+    wait_until(LIMIT, || {
+        let (_, view) = seats[0].seen()?;
+        (progress(&view) != at).then_some(())
+    })
+    .expect("the leader took the action");
+}
+
+/// One hand (the match's only one) from its declarations to its score: the first seat
+/// holding a card of the level's rank declares with it, the others pass; the declarer
+/// buries its first eight other cards; then every seat plays its lowest legal single in
+/// turn. `seats[0]` is the leader, whose view says who acts; `hands` are the seats' first
+/// views.
+fn play_hand(seats: &[Seat], hands: &[(String, Value)]) {
+    let level = &hands[0].1["level_rank"];
+    let declaring = hands.iter().find_map(|(key, view)| {
+        let card = view["my_hand"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| &c["rank"] == level && c["suit"] != "joker")?;
+        Some((key.clone(), card.clone()))
+    });
+    for (made, (key, _)) in hands.iter().enumerate() {
+        let action = match &declaring {
+            Some((declarer, card)) if declarer == key => {
+                json!({"kind": "declare_trump", "card_ids": [card["card_id"]]})
+            }
+            _ => json!({"kind": "pass_declare"}),
+        };
+        act_when_current(seats, key, &action, (1, made, false, 0));
+    }
+    let (_, view) = seats[0].seen().unwrap();
+    assert_eq!(view["phase"], "bury", "{view}");
+    let declarer = view["declarer"].as_str().unwrap().to_string();
+    match &declaring {
+        Some((key, card)) => {
+            assert_eq!(&declarer, key);
+            assert_eq!(view["trump_suit"], card["suit"]);
+        }
+        None => assert_eq!(view["trump_suit"], Value::Null),
+    }
+    let kept: Vec<Value> = declaring
+        .iter()
+        .map(|(_, card)| card["card_id"].clone())
+        .collect();
+    let seat = seat_of(seats, &declarer);
+    let buried: Vec<Value> = wait_until(LIMIT, || {
+        let (_, own) = seat.seen()?;
+        let hand = own["my_hand"].as_array()?;
+        (hand.len() == 33).then(|| {
+            hand.iter()
+                .map(|c| c["card_id"].clone())
+                .filter(|id| !kept.contains(id))
+                .take(8)
+                .collect()
+        })
+    })
+    .expect("the declarer took the kitty");
+    let bury = json!({"kind": "bury", "card_ids": buried});
+    act_when_current(seats, &declarer, &bury, (1, 4, false, 0));
+    for played in 0..100 {
+        let (_, view) = seats[0].seen().unwrap();
+        let current = view["current_player"].as_str().unwrap().to_string();
+        let seat = seat_of(seats, &current);
+        let card = wait_until(LIMIT, || {
+            let (_, own) = seat.seen()?;
+            (progress(&own) == (1, 4, true, played)).then(|| lowest_legal(&own))
+        })
+        .expect("the seat to play sees the table");
+        let action = json!({"kind": "play", "card_ids": [card]});
+        act_when_current(seats, &current, &action, (1, 4, true, played));
+    }
+    for seat in seats {
+        let outcome = wait_until(LIMIT, || {
+            let room = json_at(&seat.view())?;
+            (room["completed"] == true).then(|| room["outcome"].clone())
+        })
+        .expect("every seat saw the match end");
+        let (_, view) = seat.seen().unwrap();
+        assert_eq!(view["phase"], "completed", "{view}");
+        let result = &view["last_result"];
+        let winner = result["controlling_team"].clone();
+        assert_eq!(outcome, winner, "{view}");
+        let points = result["defender_points"].as_u64().unwrap();
+        let declarers = &view["declarer_team"];
+        assert_eq!(
+            winner == *declarers,
+            points < 80,
+            "the defenders take control with 80: {view}"
+        );
+        assert_eq!(view["kitty_revealed"].as_array().unwrap().len(), 8);
+        let events = std::fs::read_to_string(seat.dir().join("events.jsonl")).unwrap();
+        assert!(!events.contains("frame_rejected"), "{events}");
+    }
+}
+
+#[test]
+fn reference_members_play_a_hand_at_our_leaders_upgrade_table() {
+    let net = crate::support::net::Net::start();
+    let seats = our_leaders_table(&net, "upgrade-tractor-v1", r#"{"max_hands": 1}"#);
+    let hands = dealt(&seats, 25);
+    let not_level = hands[0].1["my_hand"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["rank"] != hands[0].1["level_rank"] && c["suit"] != "joker")
+        .unwrap()["card_id"]
+        .clone();
+    seats[0].act(&json!({"kind": "declare_trump", "card_ids": [not_level]}).to_string());
+    let refused = wait_until(LIMIT, || {
+        let receipts = seats[0].events("group_action_receipt");
+        receipts.into_iter().find(|r| r["status"] == "rejected")
+    })
+    .expect("our leader refused its own declaration off the level's rank");
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("cards of this hand's level (2)"),
+        "{refused}"
+    );
+    play_hand(&seats, &hands);
+}
+
+#[test]
+fn our_member_plays_a_hand_at_a_reference_leaders_upgrade_table() {
+    let net = crate::support::net::Net::start();
+    let table = reference_contract("upgrade-tractor-v1");
+    let host = net.reference_agent("host");
+    host.register_protocol(&table.protocol_id);
+    let dir = host.protocol_dir(&table.protocol_id);
+    let (hosting, process) = host.daemon(&[
+        "host",
+        "--protocol-dir",
+        dir.to_str().unwrap(),
+        "--options",
+        r#"{"max_hands": 1}"#,
+        "--no-web",
+    ]);
+    let post_id = hosting["post_id"].as_str().unwrap().to_string();
+    let mut seats = vec![Seat::Theirs {
+        agent: host,
+        process,
+    }];
+    seats.push(our_follower(&net, "ours", &post_id));
+    for name in ["south", "west"] {
+        let agent = net.reference_agent(name);
+        agent.register_protocol(&table.protocol_id);
+        let (_, process) = agent.daemon(&["join", &post_id, "--no-web"]);
+        seats.push(Seat::Theirs { agent, process });
+    }
+    let hands = dealt(&seats, 25);
+    play_hand(&seats, &hands);
+}
