@@ -7,9 +7,11 @@
 
 use serde_json::{Value, json};
 
-use crate::room_seats::{LIMIT, Seat, dealt, json_at, our_follower, our_leaders_table};
+use crate::room_seats::{
+    LIMIT, Seat, act_when_current, dealt, ended, lowest_card, our_leaders_table,
+    reference_leaders_table, refused, seat_of,
+};
 use crate::support::net::wait_until;
-use crate::support::reference::reference_contract;
 
 /// Where the hand is: its number, the declarations made, whether the kitty is buried and
 /// how many cards the tricks hold.
@@ -54,45 +56,11 @@ fn suit_of(view: &Value, card: &Value) -> String {
 fn lowest_legal(view: &Value) -> String {
     let hand = view["my_hand"].as_array().unwrap();
     let led = view["current_trick"][0]["shape"]["suit"].as_str();
-    let following: Vec<&Value> = hand
-        .iter()
-        .filter(|c| Some(suit_of(view, c).as_str()) == led)
-        .collect();
-    let choices = if following.is_empty() {
-        hand.iter().collect()
-    } else {
-        following
-    };
-    let card = choices
-        .into_iter()
-        .min_by_key(|c| (is_trump(view, c), c["rank"].as_u64()))
-        .expect("a card to play");
-    card["card_id"].as_str().unwrap().to_string()
-}
-
-/// The seat whose key is `key`.
-fn seat_of<'a>(seats: &'a [Seat], key: &str) -> &'a Seat {
-    seats
-        .iter()
-        .find(|seat| seat.seen().is_some_and(|(own, _)| own == key))
-        .expect("the seat to act is at the table")
-}
-
-/// The seat of `key` acts once it sees the table where the leader (`seats[0]`) has it;
-/// returns once the leader has taken the action.
-fn act_when_current(seats: &[Seat], key: &str, action: &Value, at: (u64, usize, bool, usize)) {
-    let seat = seat_of(seats, key);
-    wait_until(LIMIT, || {
-        let (_, view) = seat.seen()?;
-        (progress(&view) == at).then_some(())
-    })
-    .expect("the seat caught up with the leader");
-    seat.act(&action.to_string());
-    wait_until(LIMIT, || {
-        let (_, view) = seats[0].seen()?;
-        (progress(&view) != at).then_some(())
-    })
-    .expect("the leader took the action");
+    lowest_card(
+        hand,
+        |c| Some(suit_of(view, c).as_str()) == led,
+        |c| (is_trump(view, c), c["rank"].as_u64()),
+    )
 }
 
 /// One hand (the match's only one) from its declarations to its score: the first seat
@@ -117,7 +85,7 @@ fn play_hand(seats: &[Seat], hands: &[(String, Value)]) {
             }
             _ => json!({"kind": "pass_declare"}),
         };
-        act_when_current(seats, key, &action, (1, made, false, 0));
+        act_when_current(seats, key, &action, (progress, (1, made, false, 0)));
     }
     let (_, view) = seats[0].seen().unwrap();
     assert_eq!(view["phase"], "bury", "{view}");
@@ -147,7 +115,7 @@ fn play_hand(seats: &[Seat], hands: &[(String, Value)]) {
     })
     .expect("the declarer took the kitty");
     let bury = json!({"kind": "bury", "card_ids": buried});
-    act_when_current(seats, &declarer, &bury, (1, 4, false, 0));
+    act_when_current(seats, &declarer, &bury, (progress, (1, 4, false, 0)));
     for played in 0..100 {
         let (_, view) = seats[0].seen().unwrap();
         let current = view["current_player"].as_str().unwrap().to_string();
@@ -158,16 +126,10 @@ fn play_hand(seats: &[Seat], hands: &[(String, Value)]) {
         })
         .expect("the seat to play sees the table");
         let action = json!({"kind": "play", "card_ids": [card]});
-        act_when_current(seats, &current, &action, (1, 4, true, played));
+        act_when_current(seats, &current, &action, (progress, (1, 4, true, played)));
     }
     for seat in seats {
-        let outcome = wait_until(LIMIT, || {
-            let room = json_at(&seat.view())?;
-            (room["completed"] == true).then(|| room["outcome"].clone())
-        })
-        .expect("every seat saw the match end");
-        let (_, view) = seat.seen().unwrap();
-        assert_eq!(view["phase"], "completed", "{view}");
+        let (outcome, view) = ended(seat);
         let result = &view["last_result"];
         let winner = result["controlling_team"].clone();
         assert_eq!(outcome, winner, "{view}");
@@ -179,8 +141,6 @@ fn play_hand(seats: &[Seat], hands: &[(String, Value)]) {
             "the defenders take control with 80: {view}"
         );
         assert_eq!(view["kitty_revealed"].as_array().unwrap().len(), 8);
-        let events = std::fs::read_to_string(seat.dir().join("events.jsonl")).unwrap();
-        assert!(!events.contains("frame_rejected"), "{events}");
     }
 }
 
@@ -196,18 +156,12 @@ fn reference_members_play_a_hand_at_our_leaders_upgrade_table() {
         .find(|c| c["rank"] != hands[0].1["level_rank"] && c["suit"] != "joker")
         .unwrap()["card_id"]
         .clone();
-    seats[0].act(&json!({"kind": "declare_trump", "card_ids": [not_level]}).to_string());
-    let refused = wait_until(LIMIT, || {
-        let receipts = seats[0].events("group_action_receipt");
-        receipts.into_iter().find(|r| r["status"] == "rejected")
-    })
-    .expect("our leader refused its own declaration off the level's rank");
-    assert!(
-        refused["reason"]
-            .as_str()
-            .unwrap()
-            .contains("cards of this hand's level (2)"),
-        "{refused}"
+    // Our leader refuses its own declaration off the level's rank.
+    let action = json!({"kind": "declare_trump", "card_ids": [not_level]});
+    refused(
+        &seats[0],
+        &action.to_string(),
+        "cards of this hand's level (2)",
     );
     play_hand(&seats, &hands);
 }
@@ -215,30 +169,7 @@ fn reference_members_play_a_hand_at_our_leaders_upgrade_table() {
 #[test]
 fn our_member_plays_a_hand_at_a_reference_leaders_upgrade_table() {
     let net = crate::support::net::Net::start();
-    let table = reference_contract("upgrade-tractor-v1");
-    let host = net.reference_agent("host");
-    host.register_protocol(&table.protocol_id);
-    let dir = host.protocol_dir(&table.protocol_id);
-    let (hosting, process) = host.daemon(&[
-        "host",
-        "--protocol-dir",
-        dir.to_str().unwrap(),
-        "--options",
-        r#"{"max_hands": 1}"#,
-        "--no-web",
-    ]);
-    let post_id = hosting["post_id"].as_str().unwrap().to_string();
-    let mut seats = vec![Seat::Theirs {
-        agent: host,
-        process,
-    }];
-    seats.push(our_follower(&net, "ours", &post_id));
-    for name in ["south", "west"] {
-        let agent = net.reference_agent(name);
-        agent.register_protocol(&table.protocol_id);
-        let (_, process) = agent.daemon(&["join", &post_id, "--no-web"]);
-        seats.push(Seat::Theirs { agent, process });
-    }
+    let seats = reference_leaders_table(&net, "upgrade-tractor-v1", r#"{"max_hands": 1}"#);
     let hands = dealt(&seats, 25);
     play_hand(&seats, &hands);
 }

@@ -54,6 +54,23 @@ class TableRules(unittest.TestCase):
     def view(self, seat: int) -> dict:
         return self.table.proto_group_view(copy.deepcopy(self.state), MEMBERS[seat])
 
+    def play_out(self, table, state: dict, members=MEMBERS, limit: int = 2000) -> dict:
+        """Automatic seats (of `members`) act until `table` ends: only the seat whose turn it
+        is, when the state names one (in a phase without turns, the first that acts), each
+        action within the contract's events and `conserved`; the last result."""
+        for _ in range(limit):
+            movers = [(m, action) for m in members
+                      if (action := table.proto_group_autoplay(table.proto_group_view(copy.deepcopy(state), m), m))]
+            if state["current_player"]:
+                self.assertEqual([m["public_key"] for m, _ in movers], [state["current_player"]])
+            result = table.proto_group_handle(state, *movers[0])
+            self.assertLessEqual(len(result["events"]), 32, "within the contract's events per action")
+            state = result["state"]
+            self.conserved(state)
+            if result.get("completed"):
+                return result
+        self.fail("the table did not end")
+
 
 def shape(value):
     """A value's structure: keys and types, lists by their items' shapes."""

@@ -243,7 +243,7 @@ class Table(TableRules):
         for number in (1, 2, 3, 4, 6, 9):
             table = our_table(self, "contract-bridge-v1", {"deal_seed": "auto", "board_number": number})
             state = table.proto_group_initial_state(copy.deepcopy(MEMBERS))
-            result = play_out(self, table, state)
+            result = self.play_out(table, state)
             state = result["state"]
             if result["outcome"] == "passed_out":
                 continue
@@ -278,7 +278,7 @@ class Table(TableRules):
         self.assertEqual(restored["current_player"], KEYS[E], "North dealt, and its call was made for it")
         self.assertEqual(restored["recovery_notice"], "The previous private board was discarded after a Leader change.")
         table = our_table(self, "contract-bridge-v1", {"deal_seed": "rules"})
-        result = play_out(self, table, restored, MEMBERS[1:])
+        result = self.play_out(table, restored, MEMBERS[1:])
         self.assertTrue(result.get("completed"))
         back = table.proto_group_member_joined(restored, MEMBERS[N])["state"]
         self.assertEqual(back["away"], [])
@@ -386,22 +386,6 @@ class SideBySide(TableSideBySide):
         first = ours[0]["views"][0]
         self.assertEqual((first["restart_count"], first["dealer"], first["vulnerability"], first["scores"]),
                          (1, KEYS[E], "ew", {"ns": 420, "ew": 50}))
-
-
-def play_out(test, table, state, members=MEMBERS) -> dict:
-    """Automatic seats (of `members`) play until the board ends; the last result."""
-    for _ in range(200):
-        chosen = [(m, table.proto_group_autoplay(table.proto_group_view(copy.deepcopy(state), m), m))
-                  for m in members]
-        movers = [(m, a) for m, a in chosen if a is not None]
-        test.assertEqual([m["public_key"] for m, _ in movers], [state["current_player"]])
-        result = table.proto_group_handle(state, *movers[0])
-        test.assertLessEqual(len(result["events"]), 32, "within the contract's events per action")
-        state = result["state"]
-        test.assertEqual(cards_in_play(state), 52)
-        if result.get("completed"):
-            return result
-    test.fail("the board did not end")
 
 
 def cards_in_play(state: dict) -> int:

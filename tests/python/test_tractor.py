@@ -282,7 +282,7 @@ class Table(TableRules):
                          ("declaration", 2, 3, "team1", KEYS[1], {"team0": 110, "team1": 115}))
 
     def test_four_automatic_seats_play_the_match_to_its_end(self):
-        result = play_out(self, self.table, self.state)
+        result = self.play_out(self.table, self.state)
         view = self.table.proto_group_view(copy.deepcopy(result["state"]), MEMBERS[0])
         levels = view["levels"]
         self.assertEqual(view["phase"], "completed")
@@ -388,22 +388,6 @@ class SideBySide(TableSideBySide):
         self.assertEqual((first["restart_count"], first["level_rank"], first["starter"]), (2, 6, KEYS[3]))
         last = ours[-1]["views"][3]
         self.assertEqual((last["phase"], last["declarer"], last["you"]["is_declarer"]), ("bury", KEYS[3], True))
-
-
-def play_out(test, table, state) -> dict:
-    """Automatic seats play until the match ends; the last result."""
-    for _ in range(2000):
-        movers = [(m, action) for m in MEMBERS
-                  if (action := table.proto_group_autoplay(table.proto_group_view(copy.deepcopy(state), m), m))]
-        if state["phase"] != "declaration":
-            test.assertEqual([m["public_key"] for m, _ in movers], [state["current_player"]])
-        result = table.proto_group_handle(state, *movers[0])
-        test.assertLessEqual(len(result["events"]), 32, "within the contract's events per action")
-        state = result["state"]
-        test.assertEqual(cards_everywhere(state), 108)
-        if result.get("completed"):
-            return result
-    test.fail("the match did not end")
 
 
 def cards_everywhere(state: dict) -> int:

@@ -31,7 +31,7 @@ from aigenora.proto import deck as cards
 from aigenora.proto import tricks
 from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.options import whole_option
-from aigenora.proto.table_seats import member_back, member_gone, seats_after_failover
+from aigenora.proto.table_seats import SubstituteSeats, seats_after_failover
 
 DENOMINATIONS = ("clubs", "diamonds", "hearts", "spades", "nt")
 COMPASS = ("north", "east", "south", "west")
@@ -44,7 +44,7 @@ MAJORS = ("hearts", "spades")
 TRICKS = 13
 
 
-class Hooks(ProtocolHooks):
+class Hooks(SubstituteSeats, ProtocolHooks):
     SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
 
     def proto_host_metadata(self):
@@ -205,28 +205,8 @@ class Hooks(ProtocolHooks):
 
     # -- members come and go ---------------------------------------------------------------
 
-    def substitute(self, result):
-        """While the seat to act has no member, the leader's automatic player acts for it,
-        from that seat's own view. A member acts at least once in every trick, so one
-        action's chain stays within a few moves."""
-        state = result["state"]
-        events = list(result["events"])
-        while not result.get("completed") and state["current_player"] in state["away"]:
-            key = state["current_player"]
-            view = self.proto_group_view(state, {"public_key": key, "seat": state["players"][key]["seat"]})
-            result = self.apply(state, key, choose(view, key))
-            state = result["state"]
-            events += result["events"]
-        return {**result, "events": events}
-
-    def proto_group_member_joined(self, state, member):
-        return member_back(state, member)
-
-    def proto_group_member_left(self, state, member, reason):
-        events, _ = member_gone(state, member, reason)
-        if state["phase"] == "completed":
-            return {"state": state, "events": events}
-        return self.substitute({"state": state, "events": events})
+    def automatic_action(self, view, key):
+        return choose(view, key)
 
     def proto_group_on_leader_changed(self, state, old_leader, new_leader):
         state["recovery_notice"] = (f"Leader changed from {old_leader[:8]} to {new_leader[:8]}; "

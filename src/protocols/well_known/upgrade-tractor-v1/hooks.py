@@ -39,7 +39,7 @@ from collections import Counter
 from aigenora.proto import deck as cards
 from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.options import whole_option
-from aigenora.proto.table_seats import member_back, member_gone, seats_after_failover
+from aigenora.proto.table_seats import SubstituteSeats, seats_after_failover
 from aigenora.proto.trump_tricks import COUNTING, TRUMP, Trumps, card_points
 
 HAND_SIZE = 25
@@ -49,7 +49,7 @@ STRENGTH_NAMES = {1: "a level card", 2: "a level pair", 3: "a pair of small joke
                   4: "a pair of big jokers"}
 
 
-class Hooks(ProtocolHooks):
+class Hooks(SubstituteSeats, ProtocolHooks):
     SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
 
     def proto_host_metadata(self):
@@ -250,25 +250,15 @@ class Hooks(ProtocolHooks):
 
     # -- members come and go -----------------------------------------------------------------
 
-    def substitute(self, result):
-        """While a seat that must act has no member, the leader's automatic player acts for it,
-        from that seat's own view. Each member acts in every trick, so a chain stays short."""
-        events = list(result["events"])
-        while not result.get("completed") and (key := away_to_act(result["state"])):
-            state = result["state"]
-            view = self.proto_group_view(state, {"public_key": key, "seat": seat_of(state, key)})
-            result = self.apply(state, key, choose(view))
-            events += result["events"]
-        return {**result, "events": events}
+    def away_to_act(self, state):
+        """An away seat that must act now ("" if none): any that has not declared yet, else
+        the one whose turn it is."""
+        if state["phase"] == "declaration":
+            return next((key for key in state["away"] if key not in state["declarations"]), "")
+        return super().away_to_act(state)
 
-    def proto_group_member_joined(self, state, member):
-        return member_back(state, member)
-
-    def proto_group_member_left(self, state, member, reason):
-        events, _ = member_gone(state, member, reason)
-        if state["phase"] == "completed":
-            return {"state": state, "events": events}
-        return self.substitute({"state": state, "events": events})
+    def automatic_action(self, view, key):
+        return choose(view)
 
     def proto_group_on_leader_changed(self, state, old_leader, new_leader):
         state["recovery_notice"] = (f"Leader changed from {old_leader[:8]} to {new_leader[:8]}; "
@@ -534,13 +524,6 @@ def sort_hands(state: dict) -> None:
     catalog = state["deck"]["catalog"]
     for held in state["deck"]["hands"].values():
         held.sort(key=lambda card_id: (*rules.strength(catalog[card_id]), catalog[card_id]["suit"]))
-
-
-def away_to_act(state: dict) -> str:
-    """A seat without its member that must act now ("" if none)."""
-    if state["phase"] == "declaration":
-        return next((key for key in state["away"] if key not in state["declarations"]), "")
-    return state["current_player"] if state["current_player"] in state["away"] else ""
 
 
 def ids(chosen: list[dict]) -> list[str]:

@@ -1,7 +1,8 @@
 """Who sits at a room leader's fixed-seat table: the seats whose members are gone (a table's
 `state["away"]`, keyed by public key), the events that say so, and the seats a new leader
-deals to after a failover. An extension beyond the reference SDK's API (stdlib only), shared
-by our four-seat tables, which decide for themselves what an away seat does."""
+deals to after a failover, and `SubstituteSeats`, for a table whose leader plays an away seat
+itself. An extension beyond the reference SDK's API (stdlib only), shared by our four-seat
+tables, which decide for themselves what an away seat does."""
 from __future__ import annotations
 
 
@@ -31,3 +32,35 @@ def seats_after_failover(checkpoint: dict, members: list) -> tuple[dict, list]:
     present = {m["public_key"]: int(m["seat"]) for m in members if m.get("status") == "active"}
     seats = {**{key: int(seat) for key, seat in checkpoint.get("seats", {}).items()}, **present}
     return seats, sorted(key for key in seats if key not in present)
+
+
+class SubstituteSeats:
+    """A mixin for a fixed-seat table (`state["players"]`, `state["away"]`, a "completed"
+    phase) whose leader acts for a seat while its member is gone, from that seat's own view,
+    so the table always reaches its end. The table defines `apply(state, key, action)` (one
+    action, checked), `automatic_action(view, key)` and, when a seat may act out of turn,
+    `away_to_act(state)`; it passes each result of its own through `substitute`."""
+
+    def away_to_act(self, state: dict) -> str:
+        """An away seat that must act now ("" if none): by default the one whose turn it is."""
+        return state["current_player"] if state["current_player"] in state["away"] else ""
+
+    def substitute(self, result: dict) -> dict:
+        """`result` after the actions of every away seat that must act next, their events
+        added. A member acts between them at least once a round, so the chain stays short."""
+        events = list(result["events"])
+        while not result.get("completed") and (key := self.away_to_act(result["state"])):
+            state = result["state"]
+            view = self.proto_group_view(state, {"public_key": key, "seat": state["players"][key]["seat"]})
+            result = self.apply(state, key, self.automatic_action(view, key))
+            events += result["events"]
+        return {**result, "events": events}
+
+    def proto_group_member_joined(self, state, member):
+        return member_back(state, member)
+
+    def proto_group_member_left(self, state, member, reason):
+        events, _ = member_gone(state, member, reason)
+        if state["phase"] == "completed":
+            return {"state": state, "events": events}
+        return self.substitute({"state": state, "events": events})
