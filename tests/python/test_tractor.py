@@ -61,6 +61,11 @@ class TrumpOrder(unittest.TestCase):
         self.assertEqual(rules.shape(cards("AH AH 2C 2C 2H 2H"))["tractor_length"], 3)
         # Two off-suit level pairs are equal, not consecutive: a throw.
         self.assertEqual(rules.shape(cards("2C 2C 2D 2D"))["kind"], "throw")
+        # Either of them joins the trump ace's pair and the trump suit's level pair.
+        hand = cards("AH AH 2C 2C 2D 2D 2H 2H")
+        self.assertEqual([[c["code"] for c in t] for t in rules.tractors(hand, 3)],
+                         [["AH", "AH", "2C", "2C", "2H", "2H"]])
+        self.assertEqual(len(rules.tractors(hand, 2)), 2)
         throw = rules.shape(cards("AS KS KS"))
         self.assertEqual((throw["kind"], throw["pair_count"], throw["suit"]), ("throw", 1, "spades"))
         with self.assertRaisesRegex(ValueError, "one suit"):

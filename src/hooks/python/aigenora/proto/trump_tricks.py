@@ -82,21 +82,18 @@ class Trumps:
         return sorted(found, key=lambda pair: self.strength(pair[0]))
 
     def tractors(self, cards: list[dict], length: int) -> list[list[dict]]:
-        """Every run of `length` pairs in consecutive places of one effective suit among
-        `cards`, weakest first."""
+        """Runs of `length` pairs in consecutive places of one effective suit among `cards`,
+        one for each place a run can start from (of pairs equally placed, such as two other
+        suits' rank pairs among trumps, the first), weakest first."""
+        by_place: dict = {}
+        for pair in self.pairs(cards):
+            by_place.setdefault((self.suit_of(pair[0]), self.position(pair[0])), pair)
         found = []
-        pairs = self.pairs(cards)
-        for start in range(len(pairs) - length + 1):
-            run = pairs[start:start + length]
-            if self._consecutive(run):
+        for suit, start in sorted(by_place, key=lambda place: (place[0] == TRUMP, place[1])):
+            run = [by_place.get((suit, start + step)) for step in range(length)]
+            if all(run):
                 found.append([card for pair in run for card in pair])
         return found
-
-    def _consecutive(self, pairs: list[list[dict]]) -> bool:
-        if len({self.suit_of(pair[0]) for pair in pairs}) != 1:
-            return False
-        places = [self.position(pair[0]) for pair in pairs]
-        return all(right == left + 1 for left, right in zip(places, places[1:]))
 
     def shape(self, cards: list[dict]) -> dict:
         """A lead's shape: `kind` (single, pair, tractor with its `tractor_length`, or throw),
