@@ -310,6 +310,11 @@ class Table(TableRules):
                          ("declaration", 1, [KEYS[0]]))
         self.assertIn(KEYS[0], restored["declarations"], "seat 0 (the old leader) has no member")
         self.assertEqual(cards_everywhere(restored), 108)
+        changed = self.table.proto_group_on_leader_changed(restored, KEYS[0], KEYS[1])
+        self.assertEqual(changed["state"]["recovery_notice"],
+                         f"Leader changed from {KEYS[0][:8]} to {KEYS[1][:8]}; the private hand was redealt.")
+        self.assertEqual(changed["events"], [{"kind": "upgrade_hand_restarted_after_leader_change",
+                                              "old_leader": KEYS[0], "new_leader": KEYS[1], "hand_number": 1}])
 
 
 class AutomaticSeat(unittest.TestCase):

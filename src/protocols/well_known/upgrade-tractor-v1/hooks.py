@@ -39,7 +39,7 @@ from collections import Counter
 from aigenora.proto import deck as cards
 from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.options import whole_option
-from aigenora.proto.table_seats import SubstituteSeats, seats_after_failover
+from aigenora.proto.table_seats import SubstituteSeats, leader_changed, seats_after_failover
 from aigenora.proto.trump_tricks import COUNTING, TRUMP, Trumps, card_points
 
 HAND_SIZE = 25
@@ -261,11 +261,8 @@ class Hooks(SubstituteSeats, ProtocolHooks):
         return choose(view)
 
     def proto_group_on_leader_changed(self, state, old_leader, new_leader):
-        state["recovery_notice"] = (f"Leader changed from {old_leader[:8]} to {new_leader[:8]}; "
-                                    "the private hand was redealt.")
-        return {"state": state, "events": [{"kind": "upgrade_hand_restarted_after_leader_change",
-                                            "old_leader": old_leader, "new_leader": new_leader,
-                                            "hand_number": state["hand_number"]}]}
+        return leader_changed(state, old_leader, new_leader, redone="the private hand was redealt",
+                              kind="upgrade_hand_restarted_after_leader_change", counter="hand_number")
 
     def proto_group_recovery_snapshot(self, state):
         return {"hand_number": state["hand_number"], "restart_count": state["restart_count"],

@@ -26,6 +26,16 @@ def member_gone(state: dict, member: dict, reason) -> tuple[list, bool]:
     return events, True
 
 
+def leader_changed(state: dict, old_leader: str, new_leader: str, *, redone: str, kind: str,
+                   counter: str) -> dict:
+    """`proto_group_on_leader_changed` for a table that restarts its round: the notice every
+    seat reads (`redone` says what became of the round) and the event `kind`, naming the
+    round by the state's `counter` (e.g. hand_number)."""
+    state["recovery_notice"] = f"Leader changed from {old_leader[:8]} to {new_leader[:8]}; {redone}."
+    return {"state": state, "events": [{"kind": kind, "old_leader": old_leader, "new_leader": new_leader,
+                                        counter: state[counter]}]}
+
+
 def seats_after_failover(checkpoint: dict, members: list) -> tuple[dict, list]:
     """The seats a new leader deals to (the checkpoint's, with the members present now) and
     those of them whose member has not come back, by public key."""
