@@ -13,6 +13,7 @@ mod failover;
 mod groups;
 mod human_browser;
 mod human_play;
+mod landlord;
 mod mcp;
 mod mental_poker;
 mod room_seats;

@@ -218,21 +218,22 @@ pub fn seat_of<'a>(seats: &'a [Seat], key: &str) -> &'a Seat {
         .expect("the seat to act is at the table")
 }
 
-/// The seat of `key` acts once its view is `at` by `progress` (where the leader has the
-/// table); returns once the leader's view (`seats[0]`) has moved on.
+/// The seat of `key` acts, with the action `choose` makes of its own view, once that view is
+/// `at` by `progress` (where the leader has the table); returns once the leader's view
+/// (`seats[0]`) has moved on.
 pub fn act_when_current<P: PartialEq>(
     seats: &[Seat],
     key: &str,
-    action: &Value,
+    choose: impl Fn(&Value) -> Value,
     (progress, at): (impl Fn(&Value) -> P, P),
 ) {
     let seat = seat_of(seats, key);
-    wait_until(LIMIT, || {
+    let view = wait_until(LIMIT, || {
         let (_, view) = seat.seen()?;
-        (progress(&view) == at).then_some(())
+        (progress(&view) == at).then_some(view)
     })
     .expect("the seat caught up with the leader");
-    seat.act(&action.to_string());
+    seat.act(&choose(&view).to_string());
     wait_until(LIMIT, || {
         let (_, view) = seats[0].seen()?;
         (progress(&view) != at).then_some(())
@@ -240,18 +241,21 @@ pub fn act_when_current<P: PartialEq>(
     .expect("the leader took the action");
 }
 
-/// Sends `action` from `seat` and waits for its refusal; the reason must contain `reason`.
+/// Sends `action` from `seat` and waits for the leader's refusal with `reason` in it.
 pub fn refused(seat: &Seat, action: &str, reason: &str) {
     seat.act(action);
-    let receipt = wait_until(LIMIT, || {
+    wait_until(LIMIT, || {
         let receipts = seat.events("group_action_receipt");
-        receipts.into_iter().find(|r| r["status"] == "rejected")
+        receipts.into_iter().find(|r| {
+            r["status"] == "rejected" && r["reason"].as_str().is_some_and(|t| t.contains(reason))
+        })
     })
-    .expect("the leader refused the action");
-    assert!(
-        receipt["reason"].as_str().unwrap().contains(reason),
-        "{receipt}"
-    );
+    .unwrap_or_else(|| {
+        panic!(
+            "the leader refused with \"{reason}\": {:?}",
+            seat.events("group_action_receipt")
+        )
+    });
 }
 
 /// The id of the lowest card (by `order`) of `hand` that `follows` the lead, else of any.

@@ -85,7 +85,12 @@ fn play_hand(seats: &[Seat], hands: &[(String, Value)]) {
             }
             _ => json!({"kind": "pass_declare"}),
         };
-        act_when_current(seats, key, &action, (progress, (1, made, false, 0)));
+        act_when_current(
+            seats,
+            key,
+            |_| action.clone(),
+            (progress, (1, made, false, 0)),
+        );
     }
     let (_, view) = seats[0].seen().unwrap();
     assert_eq!(view["phase"], "bury", "{view}");
@@ -115,18 +120,17 @@ fn play_hand(seats: &[Seat], hands: &[(String, Value)]) {
     })
     .expect("the declarer took the kitty");
     let bury = json!({"kind": "bury", "card_ids": buried});
-    act_when_current(seats, &declarer, &bury, (progress, (1, 4, false, 0)));
+    act_when_current(
+        seats,
+        &declarer,
+        |_| bury.clone(),
+        (progress, (1, 4, false, 0)),
+    );
     for played in 0..100 {
         let (_, view) = seats[0].seen().unwrap();
         let current = view["current_player"].as_str().unwrap().to_string();
-        let seat = seat_of(seats, &current);
-        let card = wait_until(LIMIT, || {
-            let (_, own) = seat.seen()?;
-            (progress(&own) == (1, 4, true, played)).then(|| lowest_legal(&own))
-        })
-        .expect("the seat to play sees the table");
-        let action = json!({"kind": "play", "card_ids": [card]});
-        act_when_current(seats, &current, &action, (progress, (1, 4, true, played)));
+        let play = |own: &Value| json!({"kind": "play", "card_ids": [lowest_legal(own)]});
+        act_when_current(seats, &current, play, (progress, (1, 4, true, played)));
     }
     for seat in seats {
         let (outcome, view) = ended(seat);

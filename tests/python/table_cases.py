@@ -16,6 +16,9 @@ import harness
 from table_steps import MEMBERS, play
 from test_well_known import reference_dir
 
+# More actions than any automatic table takes to complete.
+MOST_ACTIONS = 400
+
 
 def our_table(test: unittest.TestCase, alias: str, options: dict):
     """Our hooks for the table `alias`, initialised as its leader with `options`."""
@@ -54,13 +57,15 @@ class TableRules(unittest.TestCase):
     def view(self, seat: int) -> dict:
         return self.table.proto_group_view(copy.deepcopy(self.state), MEMBERS[seat])
 
-    def play_out(self, table, state: dict, members=MEMBERS, limit: int = 2000) -> dict:
-        """Automatic seats (of `members`) act until `table` ends: only the seat whose turn it
-        is, when the state names one (in a phase without turns, the first that acts), each
-        action within the contract's events and `conserved`; the last result."""
-        for _ in range(limit):
-            movers = [(m, action) for m in members
-                      if (action := table.proto_group_autoplay(table.proto_group_view(copy.deepcopy(state), m), m))]
+    def play_out(self, table, state: dict, members=MEMBERS) -> dict:
+        """Automatic seats (of `members`) play `table` from `state` until it completes: only the
+        seat to act offers an action when the state names one (in a phase without turns, the
+        first seat that offers one acts), every action within the contract's events and
+        `conserved`; the last result."""
+        for _ in range(MOST_ACTIONS):
+            chosen = [(m, table.proto_group_autoplay(table.proto_group_view(copy.deepcopy(state), m), m))
+                      for m in members]
+            movers = [(m, a) for m, a in chosen if a is not None]
             if state["current_player"]:
                 self.assertEqual([m["public_key"] for m, _ in movers], [state["current_player"]])
             result = table.proto_group_handle(state, *movers[0])
@@ -69,7 +74,7 @@ class TableRules(unittest.TestCase):
             self.conserved(state)
             if result.get("completed"):
                 return result
-        self.fail("the table did not end")
+        self.fail("the table did not complete")
 
 
 def shape(value):

@@ -380,8 +380,8 @@ class SideBySide(TableSideBySide):
                  {"seat": 0, "action": {"kind": "bury", "card_ids": []}},
                  {"seat": 0, "cards": "bury"},
                  {"seat": 0, "action": {"kind": "play", "card_ids": ["not-a-card"]}},
-                 {"seat": 2, "cards": "lowest"},
-                 *({"cards": "lowest"} for _ in range(100))]
+                 {"seat": 2, "cards": "follow"},
+                 *({"cards": "follow"} for _ in range(100))]
         # Within the last trick the seats that have played it differ (the deal decides who leads it).
         last_trick = range(len(steps) - 3, len(steps))
         ours = self.both(None, steps, {"deal_seed": "side", "max_hands": 1}, uneven=last_trick)

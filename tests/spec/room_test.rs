@@ -4,8 +4,9 @@
 //! the room fail the test in one line. Our own rooms — the poll-room built-in and our hooks
 //! for the network's Community Room and Meeting Room (the hooks a contract's id gets) — play
 //! by themselves through the same life to the room's end, and four automatic seats play our
-//! Texas Hold'em table to the match's end, our Contract Bridge board to its score and our
-//! Upgrade (Tractor) match to its end, each through a failover.
+//! Texas Hold'em table to the match's end, our Contract Bridge board and our Four-player
+//! Landlord round to their scores and our Upgrade (Tractor) match to its end, each through a
+//! failover.
 
 use std::path::{Path, PathBuf};
 
@@ -366,6 +367,52 @@ fn four_automatic_seats_play_our_bridge_board_to_its_score_through_a_failover() 
             "ns"
         };
         assert!(scores[scored].as_u64().unwrap() > 0, "{scores}");
+    }
+}
+
+#[test]
+fn four_automatic_seats_play_our_landlord_round_to_its_score_through_a_failover() {
+    let (room, views) = four_seats_through_a_failover(
+        "four-player-landlord-v1",
+        r#"{"deal_seed": "room test"}"#,
+        "400",
+    );
+    let outcome = room["outcome"].as_str().unwrap();
+    let old_leader = views[0]["turn_order"][0].clone();
+    for view in views {
+        // The round after the failover went to its end: the winner's hand is empty, and its
+        // side is the outcome; seat 0 (the old leader's) was played for by the substitute.
+        let winner = view["last_play"]["public_key"].as_str().unwrap();
+        assert_eq!(view["hand_counts"][winner], 0, "{view}");
+        let landlord_won = view["landlord"] == winner;
+        assert_eq!(outcome, if landlord_won { "landlord" } else { "farmers" });
+        let dealt = if view["landlord"] == old_leader {
+            33
+        } else {
+            25
+        };
+        assert!(
+            view["hand_counts"][old_leader.as_str().unwrap()]
+                .as_u64()
+                .unwrap()
+                < dealt,
+            "seat 0's cards were played for it: {view}"
+        );
+        let scores: Vec<i64> = view["scores"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|score| score.as_i64().unwrap())
+            .collect();
+        assert_eq!(
+            scores.iter().sum::<i64>(),
+            0,
+            "the Landlord's gain is the Farmers' loss"
+        );
+        let landlord_score = view["scores"][view["landlord"].as_str().unwrap()]
+            .as_i64()
+            .unwrap();
+        assert_eq!(landlord_score > 0, landlord_won, "{view}");
     }
 }
 

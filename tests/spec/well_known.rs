@@ -20,8 +20,8 @@ fn quick_options(alias: &str) -> &'static str {
         "trusted-agent-task-v1" => r#"{"task_goal": "say hi", "task_reply": "hi"}"#,
         "crazy-eights-v1" => r#"{"hand_size": 7}"#,
         "texas-holdem-v1" => r#"{"max_hands": 1}"#,
-        // (a pinned deal: the board ends within the default fifty actions after the failover)
-        "contract-bridge-v1" => r#"{"deal_seed": "quick"}"#,
+        // (a pinned deal: the board or round ends within `--max-actions` after the failover)
+        "contract-bridge-v1" | "four-player-landlord-v1" => r#"{"deal_seed": "quick"}"#,
         // (one hand: about a hundred actions after the failover, within `--max-actions`)
         "upgrade-tractor-v1" => r#"{"deal_seed": "quick", "max_hands": 1}"#,
         _ => "{}",

@@ -31,7 +31,7 @@ from aigenora.proto import deck as cards
 from aigenora.proto import tricks
 from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.options import whole_option
-from aigenora.proto.table_seats import SubstituteSeats, leader_changed, seats_after_failover
+from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
 
 DENOMINATIONS = ("clubs", "diamonds", "hearts", "spades", "nt")
 COMPASS = ("north", "east", "south", "west")
@@ -44,7 +44,7 @@ MAJORS = ("hearts", "spades")
 TRICKS = 13
 
 
-class Hooks(SubstituteSeats, ProtocolHooks):
+class Hooks(StandIns, ProtocolHooks):
     SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
 
     def proto_host_metadata(self):
@@ -205,7 +205,9 @@ class Hooks(SubstituteSeats, ProtocolHooks):
 
     # -- members come and go ---------------------------------------------------------------
 
-    def automatic_action(self, view, key):
+    def stand_in(self, view, key):
+        """An away seat's action (`StandIns`): a member acts at least once in every trick, so
+        one action's chain stays within a few moves."""
         return choose(view, key)
 
     def proto_group_on_leader_changed(self, state, old_leader, new_leader):

@@ -39,7 +39,7 @@ from collections import Counter
 from aigenora.proto import deck as cards
 from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.options import whole_option
-from aigenora.proto.table_seats import SubstituteSeats, leader_changed, seats_after_failover
+from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
 from aigenora.proto.trump_tricks import COUNTING, TRUMP, Trumps, card_points
 
 HAND_SIZE = 25
@@ -49,7 +49,7 @@ STRENGTH_NAMES = {1: "a level card", 2: "a level pair", 3: "a pair of small joke
                   4: "a pair of big jokers"}
 
 
-class Hooks(SubstituteSeats, ProtocolHooks):
+class Hooks(StandIns, ProtocolHooks):
     SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
 
     def proto_host_metadata(self):
@@ -251,13 +251,14 @@ class Hooks(SubstituteSeats, ProtocolHooks):
     # -- members come and go -----------------------------------------------------------------
 
     def away_to_act(self, state):
-        """An away seat that must act now ("" if none): any that has not declared yet, else
-        the one whose turn it is."""
+        """An away seat that must act now (`StandIns`; "" if none): any that has not declared
+        yet, else the one whose turn it is."""
         if state["phase"] == "declaration":
             return next((key for key in state["away"] if key not in state["declarations"]), "")
         return super().away_to_act(state)
 
-    def automatic_action(self, view, key):
+    def stand_in(self, view, key):
+        """An away seat's action (`StandIns`): a member acts at least once in every trick."""
         return choose(view)
 
     def proto_group_on_leader_changed(self, state, old_leader, new_leader):

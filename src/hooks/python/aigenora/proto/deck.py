@@ -66,12 +66,12 @@ def table_seed(options: dict, *labels) -> str:
 
 
 def new_deck(faces: list[dict], seed: str, copies: int = 1) -> dict:
-    """A shuffled deck of `copies` packs of `faces` (each card says which pack, `copy`): every
+    """A shuffled deck of `copies` packs of `faces` (each card's `copy` says which pack): every
     card gets an id that names nothing about its face."""
     catalog = {}
-    for index, face in enumerate(faces * copies):
+    for index, (pack, face) in enumerate((pack, face) for pack in range(copies) for face in faces):
         card_id = hmac.new(seed.encode("utf-8"), f"card:{index}".encode(), hashlib.sha256).hexdigest()[:24]
-        catalog[card_id] = {**copy.deepcopy(face), "card_id": card_id, "copy": index // len(faces)}
+        catalog[card_id] = {**copy.deepcopy(face), "card_id": card_id, "copy": pack}
     return {"seed": seed, "catalog": catalog, "pile": shuffled(list(catalog), seed),
             "hands": {}, "zones": {}}
 
