@@ -7,28 +7,24 @@
 
 use serde_json::{Value, json};
 
-use crate::room_seats::{LIMIT, Seat, dealt, json_at, our_follower, our_leaders_table};
+use crate::room_seats::{
+    LIMIT, Seat, act_when_current, dealt, ended, our_leaders_table, reference_leaders_table,
+    refused, seat_of,
+};
 use crate::support::net::wait_until;
-use crate::support::reference::reference_contract;
 
 /// Far more actions than a round of this test's plays takes.
 const MOST_ACTIONS: usize = 600;
 
-/// Where a view is in the round: cards played, passes since the last play, who acts.
-fn progress(view: &Value) -> (usize, u64, String) {
+/// Where a view is in the round: its phase, cards played, passes since the last play, who
+/// acts.
+fn progress(view: &Value) -> (Value, usize, u64, String) {
     (
+        view["phase"].clone(),
         view["discard"].as_array().map_or(0, Vec::len),
         view["passes"].as_u64().unwrap_or(0),
         view["current_player"].as_str().unwrap_or("").to_string(),
     )
-}
-
-/// The seat whose key is `key`.
-fn seat_of<'a>(seats: &'a [Seat], key: &str) -> &'a Seat {
-    seats
-        .iter()
-        .find(|seat| seat.seen().is_some_and(|(own, _)| own == key))
-        .expect("the seat to act is at the table")
 }
 
 /// The cards of the hand in `view` whose value is `value`, at most `count` of them.
@@ -73,23 +69,11 @@ fn simple_action(view: &Value) -> Value {
     }
 }
 
-/// The seat of `key` acts once its view has caught up with the leader's (`seats[0]`);
-/// returns once the leader has taken the action.
-fn act_when_current(seats: &[Seat], key: &str, choose: impl Fn(&Value) -> Value) {
+/// The seat of `key` acts with `choose`'s action once its view has caught up with the
+/// leader's (`seats[0]`); returns once the leader has taken the action.
+fn act(seats: &[Seat], key: &str, choose: impl Fn(&Value) -> Value) {
     let (_, leading) = seats[0].seen().unwrap();
-    let at = progress(&leading);
-    let seat = seat_of(seats, key);
-    let view = wait_until(LIMIT, || {
-        let (_, view) = seat.seen()?;
-        (progress(&view) == at && view["phase"] == leading["phase"]).then_some(view)
-    })
-    .expect("the seat caught up with the leader");
-    seat.act(&choose(&view).to_string());
-    wait_until(LIMIT, || {
-        let (_, view) = seats[0].seen()?;
-        (progress(&view) != at || view["phase"] != leading["phase"]).then_some(())
-    })
-    .expect("the leader took the action");
+    act_when_current(seats, key, choose, (progress, progress(&leading)));
 }
 
 /// The seat to act, by the leader's view.
@@ -105,7 +89,7 @@ fn play_round(seats: &[Seat]) {
     let mut landlord = String::new();
     for value in [1, 0, 3] {
         landlord = current(seats);
-        act_when_current(seats, &landlord, |_| json!({"kind": "bid", "value": value}));
+        act(seats, &landlord, |_| json!({"kind": "bid", "value": value}));
     }
     for seat in seats {
         let view = wait_until(LIMIT, || {
@@ -137,16 +121,10 @@ fn play_round(seats: &[Seat]) {
         if view["phase"] == "completed" {
             break;
         }
-        act_when_current(seats, &current(seats), simple_action);
+        act(seats, &current(seats), simple_action);
     }
     for seat in seats {
-        let outcome = wait_until(LIMIT, || {
-            let room = json_at(&seat.view())?;
-            (room["completed"] == true).then(|| room["outcome"].clone())
-        })
-        .expect("every seat saw the round end");
-        let (_, view) = seat.seen().unwrap();
-        assert_eq!(view["phase"], "completed", "{view}");
+        let (outcome, view) = ended(seat);
         let winner = view["last_play"]["public_key"].as_str().unwrap();
         assert_eq!(
             view["hand_counts"][winner], 0,
@@ -164,20 +142,7 @@ fn play_round(seats: &[Seat]) {
             3 * base,
             "{view}"
         );
-        let events = std::fs::read_to_string(seat.dir().join("events.jsonl")).unwrap();
-        assert!(!events.contains("frame_rejected"), "{events}");
     }
-}
-
-/// Waits for our leader's receipt refusing an action with `reason` in it.
-fn refused(leader: &Seat, reason: &str) {
-    wait_until(LIMIT, || {
-        let receipts = leader.events("group_action_receipt");
-        receipts.into_iter().find(|r| {
-            r["status"] == "rejected" && r["reason"].as_str().is_some_and(|t| t.contains(reason))
-        })
-    })
-    .unwrap_or_else(|| panic!("our leader refused with \"{reason}\""));
 }
 
 #[test]
@@ -185,34 +150,20 @@ fn reference_members_play_a_round_at_our_leaders_landlord_table() {
     let net = crate::support::net::Net::start();
     let seats = our_leaders_table(&net, "four-player-landlord-v1", "{}");
     dealt(&seats, 25);
-    seats[0].act(r#"{"kind": "bid", "value": 4}"#);
-    refused(&seats[0], "a bid is 0 (pass), 1, 2 or 3");
-    seats[0].act(r#"{"kind": "pass"}"#);
-    refused(&seats[0], "the bidding takes only bid");
+    let bid = r#"{"kind": "bid", "value": 4}"#;
+    refused(&seats[0], bid, "a bid is 0 (pass), 1, 2 or 3");
+    refused(
+        &seats[0],
+        r#"{"kind": "pass"}"#,
+        "the bidding takes only bid",
+    );
     play_round(&seats);
 }
 
 #[test]
 fn our_member_plays_a_round_at_a_reference_leaders_landlord_table() {
     let net = crate::support::net::Net::start();
-    let table = reference_contract("four-player-landlord-v1");
-    let host = net.reference_agent("host");
-    host.register_protocol(&table.protocol_id);
-    let dir = host.protocol_dir(&table.protocol_id);
-    let (hosting, process) =
-        host.daemon(&["host", "--protocol-dir", dir.to_str().unwrap(), "--no-web"]);
-    let post_id = hosting["post_id"].as_str().unwrap().to_string();
-    let mut seats = vec![Seat::Theirs {
-        agent: host,
-        process,
-    }];
-    seats.push(our_follower(&net, "ours", &post_id));
-    for name in ["south", "west"] {
-        let agent = net.reference_agent(name);
-        agent.register_protocol(&table.protocol_id);
-        let (_, process) = agent.daemon(&["join", &post_id, "--no-web"]);
-        seats.push(Seat::Theirs { agent, process });
-    }
+    let seats = reference_leaders_table(&net, "four-player-landlord-v1", "{}");
     dealt(&seats, 25);
     play_round(&seats);
 }

@@ -22,5 +22,6 @@ mod rooms;
 mod sessions;
 mod spec;
 mod tables;
+mod tractor;
 mod transport;
 mod well_known;

@@ -179,6 +179,118 @@ pub fn our_leaders_table(net: &Net, alias: &str, options: &str) -> Vec<Seat> {
     seats
 }
 
+/// A four-seat table of the well-known contract `alias` led by a reference agent on its own
+/// hooks (`options` its host options), with our member (seat 1) and two reference members
+/// seated: the leader first.
+pub fn reference_leaders_table(net: &Net, alias: &str, options: &str) -> Vec<Seat> {
+    let table = reference_contract(alias);
+    let host = net.reference_agent("host");
+    host.register_protocol(&table.protocol_id);
+    let dir = host.protocol_dir(&table.protocol_id);
+    let (hosting, process) = host.daemon(&[
+        "host",
+        "--protocol-dir",
+        dir.to_str().unwrap(),
+        "--options",
+        options,
+        "--no-web",
+    ]);
+    let post_id = hosting["post_id"].as_str().unwrap().to_string();
+    let mut seats = vec![Seat::Theirs {
+        agent: host,
+        process,
+    }];
+    seats.push(our_follower(net, "ours", &post_id));
+    for name in ["south", "west"] {
+        let agent = net.reference_agent(name);
+        agent.register_protocol(&table.protocol_id);
+        let (_, process) = agent.daemon(&["join", &post_id, "--no-web"]);
+        seats.push(Seat::Theirs { agent, process });
+    }
+    seats
+}
+
+/// The seat whose key is `key`.
+pub fn seat_of<'a>(seats: &'a [Seat], key: &str) -> &'a Seat {
+    seats
+        .iter()
+        .find(|seat| seat.seen().is_some_and(|(own, _)| own == key))
+        .expect("the seat to act is at the table")
+}
+
+/// The seat of `key` acts, with the action `choose` makes of its own view, once that view is
+/// `at` by `progress` (where the leader has the table); returns once the leader's view
+/// (`seats[0]`) has moved on.
+pub fn act_when_current<P: PartialEq>(
+    seats: &[Seat],
+    key: &str,
+    choose: impl Fn(&Value) -> Value,
+    (progress, at): (impl Fn(&Value) -> P, P),
+) {
+    let seat = seat_of(seats, key);
+    let view = wait_until(LIMIT, || {
+        let (_, view) = seat.seen()?;
+        (progress(&view) == at).then_some(view)
+    })
+    .expect("the seat caught up with the leader");
+    seat.act(&choose(&view).to_string());
+    wait_until(LIMIT, || {
+        let (_, view) = seats[0].seen()?;
+        (progress(&view) != at).then_some(())
+    })
+    .expect("the leader took the action");
+}
+
+/// Sends `action` from `seat` and waits for the leader's refusal with `reason` in it.
+pub fn refused(seat: &Seat, action: &str, reason: &str) {
+    seat.act(action);
+    wait_until(LIMIT, || {
+        let receipts = seat.events("group_action_receipt");
+        receipts.into_iter().find(|r| {
+            r["status"] == "rejected" && r["reason"].as_str().is_some_and(|t| t.contains(reason))
+        })
+    })
+    .unwrap_or_else(|| {
+        panic!(
+            "the leader refused with \"{reason}\": {:?}",
+            seat.events("group_action_receipt")
+        )
+    });
+}
+
+/// The id of the lowest card (by `order`) of `hand` that `follows` the lead, else of any.
+pub fn lowest_card<K: Ord>(
+    hand: &[Value],
+    follows: impl Fn(&Value) -> bool,
+    order: impl Fn(&Value) -> K,
+) -> String {
+    let following: Vec<&Value> = hand.iter().filter(|c| follows(c)).collect();
+    let choices = if following.is_empty() {
+        hand.iter().collect()
+    } else {
+        following
+    };
+    let card = choices
+        .into_iter()
+        .min_by_key(|c| order(c))
+        .expect("a card to play");
+    card["card_id"].as_str().unwrap().to_string()
+}
+
+/// The outcome and the last view once `seat` sees the table end, with no frame it refused.
+pub fn ended(seat: &Seat) -> (Value, Value) {
+    let outcome = wait_until(LIMIT, || {
+        let room = json_at(&seat.view())?;
+        (room["completed"] == true).then(|| room["outcome"].clone())
+    })
+    .expect("the seat saw the table end");
+    let (_, view) = seat.seen().unwrap();
+    assert_eq!(view["phase"], "completed", "{view}");
+    let events = std::fs::read_to_string(seat.dir().join("events.jsonl")).unwrap();
+    assert!(!events.contains("frame_rejected"), "{events}");
+    (outcome, view)
+}
+
 /// Each seat's key and view once it holds `cards` cards (in seat order), checked so that no
 /// view shows a card of another seat's hand.
 pub fn dealt(seats: &[Seat], cards: usize) -> Vec<(String, Value)> {

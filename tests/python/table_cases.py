@@ -58,14 +58,16 @@ class TableRules(unittest.TestCase):
         return self.table.proto_group_view(copy.deepcopy(self.state), MEMBERS[seat])
 
     def play_out(self, table, state: dict, members=MEMBERS) -> dict:
-        """Automatic seats (of `members`) play `table` from `state` until it completes, only
-        the seat to act offering an action, every action within the contract's events and
+        """Automatic seats (of `members`) play `table` from `state` until it completes: only the
+        seat to act offers an action when the state names one (in a phase without turns, the
+        first seat that offers one acts), every action within the contract's events and
         `conserved`; the last result."""
         for _ in range(MOST_ACTIONS):
             chosen = [(m, table.proto_group_autoplay(table.proto_group_view(copy.deepcopy(state), m), m))
                       for m in members]
             movers = [(m, a) for m, a in chosen if a is not None]
-            self.assertEqual([m["public_key"] for m, _ in movers], [state["current_player"]])
+            if state["current_player"]:
+                self.assertEqual([m["public_key"] for m, _ in movers], [state["current_player"]])
             result = table.proto_group_handle(state, *movers[0])
             self.assertLessEqual(len(result["events"]), 32, "within the contract's events per action")
             state = result["state"]
@@ -93,7 +95,10 @@ class TableSideBySide(unittest.TestCase):
     def card_decided(self, view: dict) -> set[str] | None:
         raise NotImplementedError
 
-    def both(self, start, steps, options) -> list:
+    def both(self, start, steps, options, uneven=()) -> list:
+        """Plays `steps` from `start` (None: a fresh table) on both; `uneven` names the steps
+        after which the seats may hold different numbers of cards on the two (one trick's
+        winner leads the next), where only the status is compared."""
         job = {"options": options, "start": start, "steps": steps}
         ours = play(dict(job, hooks=str(harness.OUR_PROTOCOLS / "well_known" / self.alias)))
         work = harness.scratch_dir(self)
@@ -111,6 +116,8 @@ class TableSideBySide(unittest.TestCase):
             if mine["status"] != "ok":
                 continue
             self.assertEqual(mine.get("completed"), ref.get("completed"), where)
+            if index in uneven:
+                continue
             for ours_view, ref_view in zip(mine["views"], ref["views"]):
                 self.assertEqual(shape(ours_view), shape(ref_view), where)
                 self.assertEqual({tuple(c) for c in ours_view["my_hand"]}, {tuple(c) for c in ref_view["my_hand"]})

@@ -8,9 +8,11 @@ checkpoint to restore from) and `steps`, each `{"action": {...}}` for the seat w
 or `{"seat": n, "action": {...}}` for a given seat. For a trick game, whose deals differ
 between the two, `{"card": "lowest"}` in place of the action plays the lowest card the seat
 may play to the trick, read from its view (`playable_hand`, `current_trick`), and
-`{"card": "unheld"}` a card id in no hand; for a climbing game, `{"cards": "lowest"}` plays
-the seat's lowest card (by `value`, from `my_hand`) alone and `{"cards": "unheld"}` a card id
-in no hand."""
+`{"card": "unheld"}` a card id in no hand. For a game whose plays list `card_ids`,
+`{"cards": "unheld"}` plays a card id in no hand; for a climbing game `{"cards": "lowest"}`
+plays the seat's lowest card (by `value`, from `my_hand`) alone; for Upgrade
+`{"cards": "follow"}` plays the lowest single card that follows the led effective suit and
+`{"cards": "bury"}` buries the first eight cards of the hand."""
 from __future__ import annotations
 
 import copy
@@ -46,7 +48,7 @@ def play(job: dict) -> list[dict]:
         if "action" in step:
             action = step["action"]
         elif "cards" in step:
-            action = cards_action(hooks, state, actor, step["cards"])
+            action = cards_action(hooks.proto_group_view(copy.deepcopy(state), actor), step["cards"])
         else:
             action = card_action(hooks, state, actor, step["card"])
         try:
@@ -70,11 +72,22 @@ def card_action(hooks, state, actor: dict, pick: str) -> dict:
     return {"kind": "play", "card_id": lowest["card_id"]}
 
 
-def cards_action(hooks, state, actor: dict, pick: str) -> dict:
+def cards_action(view: dict, pick: str) -> dict:
+    hand = view["my_hand"]
     if pick == "unheld":
         return {"kind": "play", "card_ids": ["not-a-card"]}
-    view = hooks.proto_group_view(copy.deepcopy(state), actor)
-    lowest = min(view["my_hand"], key=lambda card: (card["value"], card["suit"]))
+    if pick == "bury":
+        return {"kind": "bury", "card_ids": [card["card_id"] for card in hand[:8]]}
+    if pick == "lowest":
+        return {"kind": "play", "card_ids": [min(hand, key=lambda card: (card["value"], card["suit"]))["card_id"]]}
+
+    def suit(card):  # the effective suit: jokers, the level's rank and the trump suit are trumps
+        trump = card["suit"] in ("joker", view["trump_suit"]) or card["rank"] == view["level_rank"]
+        return "trump" if trump else card["suit"]
+
+    trick = view["current_trick"]
+    led = [card for card in hand if trick and suit(card) == trick[0]["shape"]["suit"]]
+    lowest = min(led or hand, key=lambda card: (suit(card) == "trump", card["rank"], card["suit"]))
     return {"kind": "play", "card_ids": [lowest["card_id"]]}
 
 

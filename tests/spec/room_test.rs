@@ -5,7 +5,8 @@
 //! for the network's Community Room and Meeting Room (the hooks a contract's id gets) — play
 //! by themselves through the same life to the room's end, and four automatic seats play our
 //! Texas Hold'em table to the match's end, our Contract Bridge board and our Four-player
-//! Landlord round to their scores, each through a failover.
+//! Landlord round to their scores and our Upgrade (Tractor) match to its end, each through a
+//! failover.
 
 use std::path::{Path, PathBuf};
 
@@ -412,6 +413,52 @@ fn four_automatic_seats_play_our_landlord_round_to_its_score_through_a_failover(
             .as_i64()
             .unwrap();
         assert_eq!(landlord_score > 0, landlord_won, "{view}");
+    }
+}
+
+#[test]
+fn four_automatic_seats_play_our_upgrade_match_to_its_end_through_a_failover() {
+    let (room, views) = four_seats_through_a_failover(
+        "upgrade-tractor-v1",
+        r#"{"deal_seed": "room test", "max_hands": 2}"#,
+        "400",
+    );
+    let winner = room["outcome"].as_str().unwrap();
+    for view in views {
+        let levels = &view["levels"];
+        let level = |team: &str| levels[team].as_u64().unwrap();
+        let loser = if winner == "team0" { "team1" } else { "team0" };
+        assert!(level(winner) >= level(loser), "{levels}");
+        assert_eq!(
+            view["hand_number"], 2,
+            "two hands, the first redealt: {view}"
+        );
+        // The last hand: 100 cards in tricks (seat 0, the old leader's, played for it by the
+        // substitute), eight in the kitty, and every counting card in one or the other.
+        let tricks = view["trick_history"].as_array().unwrap();
+        let played = |seat: u64| -> usize {
+            tricks
+                .iter()
+                .flat_map(|trick| trick["plays"].as_array().unwrap())
+                .filter(|play| play["seat"] == seat)
+                .map(|play| play["cards"].as_array().unwrap().len())
+                .sum()
+        };
+        assert_eq!([0, 1, 2, 3].map(played), [25; 4], "{view}");
+        assert_eq!(view["kitty_revealed"].as_array().unwrap().len(), 8);
+        let result = &view["last_result"];
+        let in_tricks: u64 = tricks.iter().map(|t| t["points"].as_u64().unwrap()).sum();
+        assert_eq!(
+            in_tricks + result["kitty_points"].as_u64().unwrap(),
+            200,
+            "{view}"
+        );
+        let captured = &view["captured_points"];
+        assert_eq!(
+            captured["team0"].as_u64().unwrap() + captured["team1"].as_u64().unwrap(),
+            in_tricks + result["kitty_award"].as_u64().unwrap()
+        );
+        assert_eq!(result["levels"], *levels);
     }
 }
 

@@ -20,9 +20,10 @@ fn quick_options(alias: &str) -> &'static str {
         "trusted-agent-task-v1" => r#"{"task_goal": "say hi", "task_reply": "hi"}"#,
         "crazy-eights-v1" => r#"{"hand_size": 7}"#,
         "texas-holdem-v1" => r#"{"max_hands": 1}"#,
-        // (a pinned deal: the board ends within the default fifty actions after the failover)
-        "contract-bridge-v1" => r#"{"deal_seed": "quick"}"#,
-        "four-player-landlord-v1" => r#"{"deal_seed": "quick"}"#,
+        // (a pinned deal: the board or round ends within `--max-actions` after the failover)
+        "contract-bridge-v1" | "four-player-landlord-v1" => r#"{"deal_seed": "quick"}"#,
+        // (one hand: about a hundred actions after the failover, within `--max-actions`)
+        "upgrade-tractor-v1" => r#"{"deal_seed": "quick", "max_hands": 1}"#,
         _ => "{}",
     }
 }
@@ -47,8 +48,10 @@ fn our_hooks_play_themselves_on_each_contract() {
         std::fs::copy(reference_contract(entry.alias).spec, dir.join("spec.json")).unwrap();
         std::fs::write(dir.join("hooks.py"), entry.hooks_py).unwrap();
         let options = quick_options(entry.alias);
-        let (code, report, _state) =
-            protocol_test_json(dir.to_str().unwrap(), &["--options", options]);
+        let (code, report, _state) = protocol_test_json(
+            dir.to_str().unwrap(),
+            &["--options", options, "--max-actions", "200"],
+        );
         assert_eq!(code, 0, "{}: {report}", entry.alias);
         if let Some(room) = report.get("room") {
             // A room: one leader and its members (their whole life is in `room_test`).

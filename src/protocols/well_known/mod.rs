@@ -3,11 +3,11 @@
 //! spec always comes from the community server (hash checked), and a well-known id then
 //! gets these hooks instead of a skeleton. The two card games run on the mental_poker engine
 //! (their shared Python is the SDK's `aigenora.proto.cards`); the two rooms
-//! (`community-room-v1`, `meeting-room-v1`) and the four-seat tables (`texas-holdem-v1` and
-//! `contract-bridge-v1`, `four-player-landlord-v1`: their deck in the SDK's
-//! `aigenora.proto.deck`, Hold'em's hand ranking in `poker_hands`, Bridge's trick rules in
-//! `tricks`, Landlord's combinations in `climbing`) on the authoritative_group engine, where
-//! the leader runs them.
+//! (`community-room-v1`, `meeting-room-v1`) and the four-seat tables (`texas-holdem-v1`,
+//! `contract-bridge-v1`, `four-player-landlord-v1` and `upgrade-tractor-v1`: their deck in the
+//! SDK's `aigenora.proto.deck`, Hold'em's hand ranking in `poker_hands`, Bridge's trick rules
+//! in `tricks`, Landlord's combinations in `climbing`, Upgrade's trumps, pairs and tractors in
+//! `trump_tricks`) on the authoritative_group engine, where the leader runs them.
 
 mod install;
 mod talk;
@@ -139,6 +139,11 @@ pub const WELL_KNOWN: &[WellKnown] = &[
         "four-player-landlord-v1",
         "Four-player Landlord",
         "bbc0d9890d6481c3cd269fbfb466a3b7830e9d102638a14f2b7ddbae9da70d36"
+    ),
+    well_known!(
+        "upgrade-tractor-v1",
+        "Upgrade (Tractor)",
+        "acdf987218b5382bbf5f4c0008d6766e97ca6c1ae12f3cf2becd2afa9ad6f88e"
     ),
 ];
 

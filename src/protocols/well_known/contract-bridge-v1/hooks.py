@@ -31,7 +31,7 @@ from aigenora.proto import deck as cards
 from aigenora.proto import tricks
 from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.options import whole_option
-from aigenora.proto.table_seats import StandIns, seats_after_failover
+from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
 
 DENOMINATIONS = ("clubs", "diamonds", "hearts", "spades", "nt")
 COMPASS = ("north", "east", "south", "west")
@@ -211,11 +211,8 @@ class Hooks(StandIns, ProtocolHooks):
         return choose(view, key)
 
     def proto_group_on_leader_changed(self, state, old_leader, new_leader):
-        state["recovery_notice"] = (f"Leader changed from {old_leader[:8]} to {new_leader[:8]}; "
-                                    "the private board was redealt.")
-        return {"state": state, "events": [{"kind": "board_restarted_after_leader_change",
-                                            "old_leader": old_leader, "new_leader": new_leader,
-                                            "board_number": state["board_number"]}]}
+        return leader_changed(state, old_leader, new_leader, redone="the private board was redealt",
+                              kind="board_restarted_after_leader_change", counter="board_number")
 
     def proto_group_recovery_snapshot(self, state):
         return {"board_number": state["board_number"], "restart_count": state["restart_count"],

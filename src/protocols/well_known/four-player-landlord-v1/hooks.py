@@ -34,7 +34,7 @@ from collections import Counter
 from aigenora.proto import climbing
 from aigenora.proto import deck as cards
 from aigenora.proto.hooks import ProtocolHooks
-from aigenora.proto.table_seats import StandIns, seats_after_failover
+from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
 
 HAND, BOTTOM, PACKS, SEATS = 25, 8, 2, 4
 BIDS = range(0, 4)
@@ -187,11 +187,8 @@ class Hooks(StandIns, ProtocolHooks):
         return choose(view)
 
     def proto_group_on_leader_changed(self, state, old_leader, new_leader):
-        state["recovery_notice"] = (f"Leader changed from {old_leader[:8]} to {new_leader[:8]}; "
-                                    "the private deal was restarted.")
-        return {"state": state, "events": [{"kind": "round_restarted_after_leader_change",
-                                            "old_leader": old_leader, "new_leader": new_leader,
-                                            "round_number": state["round_number"]}]}
+        return leader_changed(state, old_leader, new_leader, redone="the private deal was restarted",
+                              kind="round_restarted_after_leader_change", counter="round_number")
 
     def proto_group_recovery_snapshot(self, state):
         return {"round_number": state["round_number"], "restart_count": state["restart_count"],

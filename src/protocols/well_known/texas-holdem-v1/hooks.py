@@ -25,7 +25,7 @@ import random
 from aigenora.proto import deck as cards
 from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.options import whole_option
-from aigenora.proto.table_seats import member_back, member_gone, seats_after_failover
+from aigenora.proto.table_seats import leader_changed, member_back, member_gone, seats_after_failover
 from aigenora.proto.poker_hands import category, hand_rank, side_pots, uncalled_excess
 
 STREETS = ("preflop", "flop", "turn", "river")
@@ -308,11 +308,8 @@ class Hooks(ProtocolHooks):
                 **{k: v for k, v in result.items() if k in ("completed", "outcome")}}
 
     def proto_group_on_leader_changed(self, state, old_leader, new_leader):
-        state["recovery_notice"] = (f"Leader changed from {old_leader[:8]} to {new_leader[:8]}; "
-                                    "the interrupted hand was refunded.")
-        return {"state": state, "events": [{"kind": "hand_restarted_after_leader_change",
-                                            "old_leader": old_leader, "new_leader": new_leader,
-                                            "hand_number": state["hand_number"]}]}
+        return leader_changed(state, old_leader, new_leader, redone="the interrupted hand was refunded",
+                              kind="hand_restarted_after_leader_change", counter="hand_number")
 
     def proto_group_recovery_snapshot(self, state):
         return {"hand_number": state["hand_number"], "button_index": state["button_index"],

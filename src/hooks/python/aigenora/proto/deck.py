@@ -33,6 +33,12 @@ def standard_faces() -> list[dict]:
     return [card_face(suit, rank) for suit in SUIT_ORDER for rank in ACE_HIGH]
 
 
+def joker_faces() -> list[dict]:
+    """The two jokers in the network's face shape: suit "joker", rank 16 (small) and 17 (big)."""
+    return [{"code": "SJ", "suit": "joker", "rank": 16, "label": "Small Joker", "color": "black"},
+            {"code": "BJ", "suit": "joker", "rank": 17, "label": "Big Joker", "color": "red"}]
+
+
 def fresh_seed() -> str:
     """A seed nobody else can guess, for a deal the leader keeps to itself."""
     return secrets.token_hex(32)
@@ -90,6 +96,14 @@ def play(deck: dict, owner: str, card_id: str, zone: str) -> dict:
     held.remove(card_id)
     deck["zones"].setdefault(zone, []).append(card_id)
     return copy.deepcopy(deck["catalog"][card_id])
+
+
+def play_many(deck: dict, owner: str, card_ids: list, zone: str) -> list[dict]:
+    """Moves several cards from `owner`'s hand to a zone, all or none; copies of the cards."""
+    held = deck["hands"].get(owner, [])
+    if len(set(card_ids)) != len(card_ids) or any(card_id not in held for card_id in card_ids):
+        raise ValueError("every card must be a different card in the hand")
+    return [play(deck, owner, card_id, zone) for card_id in card_ids]
 
 
 def hand(deck: dict, owner: str) -> list[dict]:

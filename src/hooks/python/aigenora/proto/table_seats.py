@@ -1,28 +1,32 @@
 """Who sits at a room leader's fixed-seat table: the seats whose members are gone (a table's
-`state["away"]`, keyed by public key), the events that say so, and the seats a new leader
-deals to after a failover; and `StandIns`, for a table whose away seats the leader's automatic
-player plays. An extension beyond the reference SDK's API (stdlib only), shared by our
-four-seat tables, which decide for themselves what an away seat does."""
+`state["away"]`, keyed by public key), the events that say so, the seats a new leader deals to
+after a failover and the notice of a round it restarts; and `StandIns`, for a table whose away
+seats the leader's automatic player plays. An extension beyond the reference SDK's API (stdlib
+only), shared by our four-seat tables, which decide for themselves what an away seat does."""
 from __future__ import annotations
 
 
 class StandIns:
-    """A mixin for a table that plays its away seats itself: while the seat to act
-    (`state["current_player"]`) has no member, the table's `stand_in(view, key)` chooses that
-    seat's action from the seat's own view and the table's `apply(state, key, action)` takes
-    it, until a member is to act or the table completes. The table's state has `players`
-    (each with its `seat`) and `away`."""
+    """A mixin for a fixed-seat table (`state["players"]`, each with its `seat`, `state["away"]`,
+    a "completed" phase) that plays its away seats itself, so the table always reaches its end:
+    while an away seat must act (`away_to_act`), the table's `stand_in(view, key)` chooses that
+    seat's action from the seat's own view and the table's `apply(state, key, action)` takes it
+    (checked), until a member is to act or the table completes. A table whose seats may act out
+    of turn overrides `away_to_act`; it passes each result of its own through `substitute`."""
+
+    def away_to_act(self, state: dict) -> str:
+        """An away seat that must act now ("" if none): by default the one whose turn it is."""
+        return state["current_player"] if state["current_player"] in state["away"] else ""
 
     def substitute(self, result: dict) -> dict:
-        """`result` (a hook's state and events) after the away seats' turns that follow it."""
-        state = result["state"]
+        """`result` (a hook's state and events) after the actions of every away seat that must
+        act next, their events added. Nothing is played once every seat is away."""
         events = list(result["events"])
-        while not result.get("completed") and state["current_player"] in state["away"] \
-                and len(state["away"]) < len(state["players"]):
-            key = state["current_player"]
+        while not result.get("completed") and len(result["state"]["away"]) < len(result["state"]["players"]) \
+                and (key := self.away_to_act(result["state"])):
+            state = result["state"]
             view = self.proto_group_view(state, {"public_key": key, "seat": state["players"][key]["seat"]})
             result = self.apply(state, key, self.stand_in(view, key))
-            state = result["state"]
             events += result["events"]
         return {**result, "events": events}
 
@@ -54,6 +58,16 @@ def member_gone(state: dict, member: dict, reason) -> tuple[list, bool]:
         return events, False
     state["away"].append(key)
     return events, True
+
+
+def leader_changed(state: dict, old_leader: str, new_leader: str, *, redone: str, kind: str,
+                   counter: str) -> dict:
+    """`proto_group_on_leader_changed` for a table that restarts its round: the notice every
+    seat reads (`redone` says what became of the round) and the event `kind`, naming the
+    round by the state's `counter` (e.g. hand_number)."""
+    state["recovery_notice"] = f"Leader changed from {old_leader[:8]} to {new_leader[:8]}; {redone}."
+    return {"state": state, "events": [{"kind": kind, "old_leader": old_leader, "new_leader": new_leader,
+                                        counter: state[counter]}]}
 
 
 def seats_after_failover(checkpoint: dict, members: list) -> tuple[dict, list]:
