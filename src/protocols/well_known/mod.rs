@@ -8,6 +8,7 @@
 //! SDK's `aigenora.proto.deck`, Hold'em's hand ranking in `poker_hands`, Bridge's trick rules
 //! in `tricks`, Landlord's combinations in `climbing`, Upgrade's trumps, pairs and tractors in
 //! `trump_tricks`) on the authoritative_group engine, where the leader runs them.
+//! `aether-sigil-v1`, a four-seat card battle over one shared pile, deals from `deck` too.
 
 mod install;
 mod talk;
@@ -144,6 +145,11 @@ pub const WELL_KNOWN: &[WellKnown] = &[
         "upgrade-tractor-v1",
         "Upgrade (Tractor)",
         "acdf987218b5382bbf5f4c0008d6766e97ca6c1ae12f3cf2becd2afa9ad6f88e"
+    ),
+    well_known!(
+        "aether-sigil-v1",
+        "Aether Sigil",
+        "cbdb124e0db9be540099dbb7f7229bd9075251b5d6838f1ea943083d631570c5"
     ),
 ];
 

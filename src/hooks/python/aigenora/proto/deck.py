@@ -144,3 +144,12 @@ class _RandomStream:
             value = int.from_bytes(block[:8], "big")
             if value < limit:
                 return value % bound
+
+
+def move(deck: dict, source: str, card_id: str, zone: str) -> None:
+    """Moves one card from the zone `source` to the zone `zone` (a unit to the discard, say)."""
+    held = deck["zones"].get(source, [])
+    if card_id not in held:
+        raise ValueError("that card is not in the zone")
+    held.remove(card_id)
+    deck["zones"].setdefault(zone, []).append(card_id)
