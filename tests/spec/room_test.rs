@@ -6,7 +6,7 @@
 //! by themselves through the same life to the room's end, and four automatic seats play our
 //! Texas Hold'em table to the match's end, our Contract Bridge board and our Four-player
 //! Landlord round to their scores and our Upgrade (Tractor) match to its end, each through a
-//! failover.
+//! failover; and our Aether Sigil match to its last channeler, through a failover too.
 
 use std::path::{Path, PathBuf};
 
@@ -529,4 +529,51 @@ fn the_demo_sends_a_room_builtin_to_protocol_test_in_one_line() {
 
 fn path_text(path: &Path) -> String {
     path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn four_automatic_seats_play_our_aether_sigil_match_to_its_last_channeler_through_a_failover() {
+    let (room, views) =
+        four_seats_through_a_failover("aether-sigil-v1", r#"{"deal_seed": "room test"}"#, "400");
+    let winner = room["outcome"].as_str().unwrap();
+    let old_leader = views[0]["turn_order"][0].as_str().unwrap().to_owned();
+    for view in views {
+        assert_eq!(view["winner"], winner, "{view}");
+        let players = view["players"].as_object().unwrap();
+        for (key, player) in players {
+            // The last channeler standing wins; every other one is out at zero life.
+            assert_eq!(player["defeated"], key != winner, "{view}");
+            assert_eq!(player["life"].as_u64().unwrap() > 0, key == winner, "{view}");
+        }
+        // Seat 0 (the old leader's) took its turns after the failover, played for it.
+        assert!(
+            players[&old_leader]["max_energy"].as_u64().unwrap() > 1,
+            "{view}"
+        );
+        // Every one of the 72 cards is in a hand, the pile, a row or the discard.
+        let count = |value: &Value| -> u64 {
+            value
+                .as_object()
+                .unwrap()
+                .values()
+                .map(|cards| cards.as_array().unwrap().len() as u64)
+                .sum()
+        };
+        let hands: u64 = view["hand_counts"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|n| n.as_u64().unwrap())
+            .sum();
+        let discard = view["discard"].as_array().unwrap().len() as u64;
+        assert_eq!(
+            hands
+                + view["draw_count"].as_u64().unwrap()
+                + discard
+                + count(&view["units"])
+                + count(&view["relics"]),
+            72,
+            "{view}"
+        );
+    }
 }

@@ -24,6 +24,8 @@ fn quick_options(alias: &str) -> &'static str {
         "contract-bridge-v1" | "four-player-landlord-v1" => r#"{"deal_seed": "quick"}"#,
         // (one hand: about a hundred actions after the failover, within `--max-actions`)
         "upgrade-tractor-v1" => r#"{"deal_seed": "quick", "max_hands": 1}"#,
+        // (a pinned deal: about a hundred actions after the failover, within `--max-actions`)
+        "aether-sigil-v1" => r#"{"deal_seed": "quick"}"#,
         _ => "{}",
     }
 }
