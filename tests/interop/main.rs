@@ -20,6 +20,7 @@ mod room_seats;
 mod room_sizes;
 mod rooms;
 mod sessions;
+mod sigil;
 mod spec;
 mod tables;
 mod tractor;

@@ -543,7 +543,11 @@ fn four_automatic_seats_play_our_aether_sigil_match_to_its_last_channeler_throug
         for (key, player) in players {
             // The last channeler standing wins; every other one is out at zero life.
             assert_eq!(player["defeated"], key != winner, "{view}");
-            assert_eq!(player["life"].as_u64().unwrap() > 0, key == winner, "{view}");
+            assert_eq!(
+                player["life"].as_u64().unwrap() > 0,
+                key == winner,
+                "{view}"
+            );
         }
         // Seat 0 (the old leader's) took its turns after the failover, played for it.
         assert!(
