@@ -162,9 +162,9 @@ class Table(SigilTable):
         self.assertEqual(self.player(2)["energy"], 10, "at most ten")
 
     def test_drawing_from_an_empty_pile_deals_growing_fatigue(self):
-        self.state["deck"]["pile"].clear()
-        self.state["deck"]["hands"][KEYS[0]].clear()  # (the cards drop out of the count below)
-        self.conserved = lambda state: None
+        table = self.state["deck"]
+        table["zones"][SIGIL.DISCARD] = table["pile"][:]
+        table["pile"].clear()
         self.act(0, kind="end_turn")
         self.act(1, kind="end_turn")
         self.act(2, kind="end_turn")
@@ -251,12 +251,14 @@ class AutomaticSeat(SigilTable):
         self.assertEqual(self.choose(), {"kind": "play_card", "card_id": shot, "target_public_key": KEYS[3]})
 
     def test_it_plays_its_best_unit_then_trades_then_hits_the_weakest_then_ends(self):
-        self.state["deck"]["hands"][KEYS[0]] = []
-        self.conserved = lambda state: None
+        table = self.state["deck"]
+        table["zones"][SIGIL.DISCARD] = table["hands"][KEYS[0]][:]
+        table["hands"][KEYS[0]].clear()
         finch, drake = self.give(0, "Iron Finch"), self.give(0, "Ember Drake")
         self.player(0)["energy"] = 5
         self.assertEqual(self.choose()["card_id"], drake, "the card worth most it can pay for")
-        self.state["deck"]["hands"][KEYS[0]] = [finch]
+        table["hands"][KEYS[0]].remove(drake)
+        table["pile"].append(drake)
         self.player(0)["energy"] = 0
         hound = self.field(0, "Glass Hound")
         lynx = self.field(2, "Void Lynx", ready=False)
