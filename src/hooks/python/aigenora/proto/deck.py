@@ -106,6 +106,15 @@ def play_many(deck: dict, owner: str, card_ids: list, zone: str) -> list[dict]:
     return [play(deck, owner, card_id, zone) for card_id in card_ids]
 
 
+def move(deck: dict, card_id: str, source: str, target: str) -> dict:
+    """Moves one card from one zone to another (a discard claimed into a meld, say); a copy."""
+    if card_id not in deck["zones"].get(source, []):
+        raise ValueError(f"that card is not in the zone {source}")
+    deck["zones"][source].remove(card_id)
+    deck["zones"].setdefault(target, []).append(card_id)
+    return copy.deepcopy(deck["catalog"][card_id])
+
+
 def hand(deck: dict, owner: str) -> list[dict]:
     """Copies of the cards in `owner`'s hand (none if it was not dealt)."""
     return cards(deck, deck["hands"].get(owner, []))
