@@ -145,6 +145,11 @@ pub const WELL_KNOWN: &[WellKnown] = &[
         "Upgrade (Tractor)",
         "acdf987218b5382bbf5f4c0008d6766e97ca6c1ae12f3cf2becd2afa9ad6f88e"
     ),
+    well_known!(
+        "classical-mahjong-v1",
+        "Classical Mahjong Core",
+        "b4b52ae592fb2fe9808c0bc4976eaee7ca1ce9fdb4638dc72bd88f18403def01"
+    ),
 ];
 
 /// Our hooks for a protocol_id, if it is a well-known contract.

@@ -145,7 +145,7 @@ class Hooks(StandIns, ProtocolHooks):
         state["meld_groups"][key].append(group)
         state.update(phase="discard", current_player=key, last_discard=None, claim_eligible=[],
                      claim_responses={}, must_discard_after_claim=group["kind"] in ("pung", "chow"))
-        events.append({"kind": "mahjong_meld", **copy.deepcopy(group)})
+        events.append(copy.deepcopy(group))  # (the network's event is the meld: its kind is the meld's)
         if "kong" not in group["kind"]:
             return {"state": state, "events": events}
         if not state["deck"]["pile"]:
@@ -240,7 +240,7 @@ class Hooks(StandIns, ProtocolHooks):
         state["last_result"] = {"kind": "discard_win" if discard else "self_draw", "winner": key,
                                 "discarder": discard["public_key"] if discard else None, "win_kind": shape,
                                 "patterns": found, "points": points, "score_delta": delta}
-        events.append({"kind": "mahjong_win", **copy.deepcopy(state["last_result"])})
+        events.append(copy.deepcopy(state["last_result"]))  # (the event is the result, kind and all)
         return self.next_hand(state, events)
 
     def wall_empty(self, state, events):
@@ -366,7 +366,8 @@ def best_discard(hand: list[dict], melds: int) -> dict:
     def cost(tile):
         index = tiles.INDEX[tile["code"]]
         left = held[:index] + (held[index] - 1,) + held[index + 1:]
-        return (tiles.shanten(left, melds), connection(held, index), index not in tiles.ORPHANS, index)
+        return (tiles.shanten(left, melds), connection(held, index), not tiles.is_honour(index),
+                index not in tiles.ORPHANS, index)
 
     return min(hand, key=cost)
 

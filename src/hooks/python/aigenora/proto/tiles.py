@@ -51,7 +51,7 @@ def win_kind(concealed: list[dict], melds: int) -> str | None:
         return None
     if melds == 0 and {i for i, n in enumerate(held) if n} == ORPHANS and max(held) == 2:
         return "thirteen_orphans"
-    if melds == 0 and all(n in (0, 2) for n in held):
+    if melds == 0 and all(n % 2 == 0 for n in held):  # (four of a face make two pairs)
         return "seven_pairs"
     if any(n >= 2 and _all_sets(_less(held, i, 2)) for i, n in enumerate(held)):
         return "standard"
@@ -109,9 +109,7 @@ def shanten(held: tuple, melds: int) -> int:
     shapes (seven pairs and thirteen orphans only with no declared set)."""
     best = _standard_shanten(held, 4 - melds)
     if melds == 0:
-        pairs = sum(1 for n in held if n >= 2)
-        kinds = sum(1 for n in held if n)
-        best = min(best, 6 - pairs + max(0, 7 - kinds))
+        best = min(best, 6 - sum(n // 2 for n in held))
         orphans = [held[i] for i in sorted(ORPHANS)]
         best = min(best, 13 - sum(1 for n in orphans if n) - (1 if any(n >= 2 for n in orphans) else 0))
     return best
