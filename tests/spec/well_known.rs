@@ -24,6 +24,8 @@ fn quick_options(alias: &str) -> &'static str {
         "contract-bridge-v1" | "four-player-landlord-v1" => r#"{"deal_seed": "quick"}"#,
         // (one hand: about a hundred actions after the failover, within `--max-actions`)
         "upgrade-tractor-v1" => r#"{"deal_seed": "quick", "max_hands": 1}"#,
+        // (one hand: this wall is won about 120 actions after the failover)
+        "classical-mahjong-v1" => r#"{"deal_seed": "quick", "max_hands": 1}"#,
         _ => "{}",
     }
 }
