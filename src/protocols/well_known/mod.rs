@@ -8,6 +8,7 @@
 //! SDK's `aigenora.proto.deck`, Hold'em's hand ranking in `poker_hands`, Bridge's trick rules
 //! in `tricks`, Landlord's combinations in `climbing`, Upgrade's trumps, pairs and tractors in
 //! `trump_tricks`) on the authoritative_group engine, where the leader runs them.
+//! Classical Mahjong (`classical-mahjong-v1`) is one more such table, its tiles in `tiles`.
 
 mod install;
 mod talk;
