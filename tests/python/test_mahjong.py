@@ -13,7 +13,7 @@ import copy
 import time
 import unittest
 
-from table_cases import TableRules, TableSideBySide, our_table
+from table_cases import TableRules, TableSideBySide, our_table, pick
 from table_steps import MEMBERS
 from test_well_known import load_module
 
@@ -99,24 +99,15 @@ class Table(TableRules):
     def rig(self, *hands: str) -> None:
         """Gives each seat in turn exactly the tiles in `hands` (the rest go back to the wall)."""
         table = self.state["deck"]
-        free = sorted(table["catalog"])
+        free = deck.cards(table, sorted(table["catalog"]))
         for seat, codes in enumerate(hands):
-            chosen = []
-            for code in codes.split():
-                card_id = next(c for c in free if table["catalog"][c]["code"] == code)
-                free.remove(card_id)
-                chosen.append(card_id)
-            table["hands"][KEYS[seat]] = chosen
-        table["pile"] = free
+            chosen = pick(free, codes, "code")
+            free = [t for t in free if t not in chosen]
+            table["hands"][KEYS[seat]] = [t["card_id"] for t in chosen]
+        table["pile"] = [t["card_id"] for t in free]
 
     def ids(self, seat: int, codes: str) -> list[str]:
-        left = self.held(seat)
-        chosen = []
-        for code in codes.split():
-            tile = next(t for t in left if t["code"] == code)
-            left.remove(tile)
-            chosen.append(tile["card_id"])
-        return chosen
+        return [t["card_id"] for t in pick(self.held(seat), codes, "code")]
 
     def discard(self, seat: int, code: str) -> dict:
         return self.act(seat, kind="discard", card_id=self.ids(seat, code)[0])

@@ -541,12 +541,7 @@ fn four_automatic_seats_play_our_mahjong_hand_to_its_score_through_a_failover() 
     let outcome = room["outcome"].as_str().unwrap();
     let old_leader = views[0]["turn_order"][0].as_str().unwrap().to_owned();
     for view in views {
-        let scores: Vec<i64> = view["scores"]
-            .as_object()
-            .unwrap()
-            .values()
-            .map(|score| score.as_i64().unwrap())
-            .collect();
+        let scores = numbers(&view["scores"]);
         assert_eq!(scores.iter().sum::<i64>(), 100_000, "no point made or lost");
         let best = scores.iter().max().copied();
         if outcome != "draw" {
@@ -560,13 +555,8 @@ fn four_automatic_seats_play_our_mahjong_hand_to_its_score_through_a_failover() 
             "{view}"
         );
         assert_eq!(result["winner"], outcome, "{view}");
-        let delta: i64 = result["score_delta"]
-            .as_object()
-            .unwrap()
-            .values()
-            .map(|d| d.as_i64().unwrap())
-            .sum();
-        assert_eq!(delta, 0, "{result}");
+        let delta = numbers(&result["score_delta"]);
+        assert_eq!(delta.iter().sum::<i64>(), 0, "{result}");
         let thrown = view["rivers"][&old_leader].as_array().unwrap().len()
             + view["melds"]
                 .as_object()
@@ -577,4 +567,14 @@ fn four_automatic_seats_play_our_mahjong_hand_to_its_score_through_a_failover() 
                 .count();
         assert!(thrown > 0, "seat 0's tiles were played for it: {view}");
     }
+}
+
+/// The values of a JSON object of whole numbers (each seat's score, say).
+fn numbers(object: &Value) -> Vec<i64> {
+    object
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_i64().unwrap())
+        .collect()
 }
