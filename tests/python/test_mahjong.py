@@ -141,6 +141,8 @@ class Table(TableRules):
         self.refused(0, "takes discard, win or concealed_kong", kind="pung")
         with self.assertRaisesRegex(ValueError, "an action is an object"):
             self.table.proto_group_handle(copy.deepcopy(self.state), MEMBERS[0], ["discard"])
+        self.discard(0, "red")
+        self.refused(1, "an action is an object with its kind", kind=["pung"])
 
     def test_every_illegal_claim_is_refused_with_its_reason(self):
         self.rig(*self.DEAL)

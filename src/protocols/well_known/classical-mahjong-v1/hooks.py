@@ -103,7 +103,7 @@ class Hooks(StandIns, ProtocolHooks):
         """One action of the seat `key`, checked against every rule before anything changes."""
         if state["phase"] == "completed":
             raise ValueError("the Mahjong match is complete")
-        if not isinstance(action, dict):
+        if not isinstance(action, dict) or not isinstance(action.get("kind"), str):
             raise ValueError("an action is an object with its kind")
         if state["phase"] == "claim":
             return self.claim(state, key, action)

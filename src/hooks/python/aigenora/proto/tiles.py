@@ -8,7 +8,6 @@ characters (m), dots (p) and bamboo (s) from one to nine, then the four winds an
 dragons."""
 from __future__ import annotations
 
-from collections import Counter
 from functools import lru_cache
 
 SUITS = {"characters": "m", "dots": "p", "bamboo": "s"}
@@ -19,8 +18,6 @@ CODES = tuple(f"{rank}{letter}" for letter in SUITS.values() for rank in range(1
 INDEX = {code: index for index, code in enumerate(CODES)}
 NUMBERED = 27  # the first honour's index
 ORPHANS = frozenset(index for index in range(len(CODES)) if index >= NUMBERED or index % 9 in (0, 8))
-WIN_KINDS = ("standard", "seven_pairs", "thirteen_orphans")
-MELD_KINDS = ("chow", "pung", "kong", "concealed_kong")
 
 
 def faces() -> list[dict]:
