@@ -1,6 +1,7 @@
 """Our Classical Mahjong table (src/protocols/well_known/classical-mahjong-v1) and the SDK's tile
 rules it plays by (aigenora.proto.tiles): the winning shapes, chows, score patterns and the
-distance to a win, worked out by hand; the wall and the deal; every turn and claim rule a
+distance to a win, worked out by hand, and the shapes, chows and patterns of 1500 random hands
+judged as the reference's rules judge them; the wall and the deal; every turn and claim rule a
 leader enforces, with its reason and the state untouched; claims settled by priority; a win by
 self-draw and on a discard with their scores, an empty wall, the match's end; what each seat
 may see; a seat whose member is gone played for it and a new leader dealing the hand again; the
@@ -10,9 +11,14 @@ view shapes and, where no tile decides it, the same values)."""
 from __future__ import annotations
 
 import copy
+import importlib
+import random
+import sys
 import time
+import types
 import unittest
 
+import harness
 from table_cases import TableRules, TableSideBySide, our_table, pick
 from table_steps import MEMBERS
 from test_well_known import load_module
@@ -80,6 +86,59 @@ class Tiles(unittest.TestCase):
         self.assertEqual(far("1m 1m 2m 2m 3p 3p 4p 4p 9s 9s east east red"), 0, "seven pairs, waiting")
         self.assertEqual(far("1m 9m 1p 9p 1s 9s east south west north red green 5m"), 1, "orphans but one")
         self.assertEqual(far("2m 3m 4m 9s 9s", 3), -1)
+
+
+def reference_tiles():
+    """The reference's Mahjong rules module, loaded from its file under a private package name."""
+    package = types.ModuleType("reference_tiles_proto")
+    package.__path__ = [str(harness.REFERENCE_PACKAGE / "proto")]
+    sys.modules["reference_tiles_proto"] = package
+    return importlib.import_module("reference_tiles_proto.mahjong")
+
+
+class AgreesWithTheReference(unittest.TestCase):
+    def test_random_hands_win_and_score_as_the_reference_judges_them(self):
+        """Hands built of random sets and a pair, some with a tile changed, some seven pairs:
+        the same shape (or none), the same chows, the same patterns."""
+        theirs = reference_tiles()
+        draw = random.Random(24)
+        wall = [code for code in tiles.CODES for _ in range(4)]
+        judged = set()
+        for _ in range(1500):
+            pool = list(wall)
+            draw.shuffle(pool)
+            melds = draw.randrange(0, 3)
+            if draw.random() < 0.2 and melds == 0:
+                codes = [c for pair in draw.sample(tiles.CODES, 7) for c in (pair, pair)]
+            else:
+                codes = self.sets_and_pair(draw, 4 - melds)
+            if draw.random() < 0.4:
+                codes[draw.randrange(len(codes))] = draw.choice(tiles.CODES)
+            if max(codes.count(c) for c in codes) > 4:
+                continue
+            made = hand(" ".join(codes))
+            ours = tiles.win_kind(made, melds)
+            self.assertEqual(ours, theirs.mahjong_win_kind(made, meld_count=melds), codes)
+            judged.add(ours)
+            self.assertEqual(sorted(tiles.chows(made[1:], made[0])),
+                             sorted(tuple(pair) for pair in theirs.chow_sequences(made[1:], made[0])), codes)
+            if ours:
+                kinds = draw.sample(["chow", "pung", "kong", "concealed_kong"] * 2, melds)
+                flags = {"self_draw": draw.random() < 0.5, "concealed": draw.random() < 0.5}
+                self.assertEqual(tiles.patterns(made, ours, kinds, **flags),
+                                 theirs.classical_core_patterns(made, win_kind=ours, meld_kinds=kinds, **flags))
+        self.assertEqual(judged, {None, "standard", "seven_pairs"})
+
+    @staticmethod
+    def sets_and_pair(draw: random.Random, sets: int) -> list[str]:
+        codes = [draw.choice(tiles.CODES)] * 2
+        for _ in range(sets):
+            start = draw.randrange(27)
+            if start % 9 <= 6 and draw.random() < 0.6:
+                codes += [tiles.CODES[start + step] for step in range(3)]
+            else:
+                codes += [draw.choice(tiles.CODES)] * 3
+        return codes
 
 
 class Table(TableRules):
