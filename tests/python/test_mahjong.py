@@ -11,11 +11,8 @@ view shapes and, where no tile decides it, the same values)."""
 from __future__ import annotations
 
 import copy
-import importlib
 import random
-import sys
 import time
-import types
 import unittest
 
 import harness
@@ -88,19 +85,11 @@ class Tiles(unittest.TestCase):
         self.assertEqual(far("2m 3m 4m 9s 9s", 3), -1)
 
 
-def reference_tiles():
-    """The reference's Mahjong rules module, loaded from its file under a private package name."""
-    package = types.ModuleType("reference_tiles_proto")
-    package.__path__ = [str(harness.REFERENCE_PACKAGE / "proto")]
-    sys.modules["reference_tiles_proto"] = package
-    return importlib.import_module("reference_tiles_proto.mahjong")
-
-
 class AgreesWithTheReference(unittest.TestCase):
     def test_random_hands_win_and_score_as_the_reference_judges_them(self):
         """Hands built of random sets and a pair, some with a tile changed, some seven pairs:
         the same shape (or none), the same chows, the same patterns."""
-        theirs = reference_tiles()
+        theirs = harness.reference_proto("mahjong")
         draw = random.Random(24)
         wall = [code for code in tiles.CODES for _ in range(4)]
         judged = set()
