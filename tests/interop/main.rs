@@ -14,6 +14,7 @@ mod groups;
 mod human_browser;
 mod human_play;
 mod landlord;
+mod mahjong;
 mod mcp;
 mod mental_poker;
 mod room_seats;

@@ -83,3 +83,15 @@ def run_reference_driver(job: dict, workdir: Path) -> dict:
     if sdk_file.parent != REFERENCE_PACKAGE.resolve():
         raise AssertionError(f"reference run imported {sdk_file}, not {REFERENCE_PACKAGE}")
     return summary
+
+
+def reference_proto(name: str):
+    """One module of the reference's `aigenora.proto` (stdlib-only ones), loaded from its file
+    under a private package name so it never shadows ours."""
+    import importlib
+    import types
+
+    package = types.ModuleType("reference_proto")
+    package.__path__ = [str(REFERENCE_PACKAGE / "proto")]
+    sys.modules.setdefault("reference_proto", package)
+    return importlib.import_module(f"reference_proto.{name}")

@@ -77,6 +77,18 @@ class TableRules(unittest.TestCase):
         self.fail("the table did not complete")
 
 
+def pick(cards: list[dict], names: str, field: str) -> list[dict]:
+    """One different card of `cards` for each of the space-separated `names`, matched on the
+    card's `field` (e.g. a tile's "code")."""
+    left = list(cards)
+    chosen = []
+    for name in names.split():
+        card = next(c for c in left if c[field] == name)
+        left.remove(card)
+        chosen.append(card)
+    return chosen
+
+
 def shape(value):
     """A value's structure: keys and types, lists by their items' shapes."""
     if isinstance(value, dict):

@@ -12,7 +12,8 @@ may play to the trick, read from its view (`playable_hand`, `current_trick`), an
 `{"cards": "unheld"}` plays a card id in no hand; for a climbing game `{"cards": "lowest"}`
 plays the seat's lowest card (by `value`, from `my_hand`) alone; for Upgrade
 `{"cards": "follow"}` plays the lowest single card that follows the led effective suit and
-`{"cards": "bury"}` buries the first eight cards of the hand."""
+`{"cards": "bury"}` buries the first eight cards of the hand; for Mahjong `{"cards": "discard"}`
+discards the first tile of the hand."""
 from __future__ import annotations
 
 import copy
@@ -76,6 +77,8 @@ def cards_action(view: dict, pick: str) -> dict:
     hand = view["my_hand"]
     if pick == "unheld":
         return {"kind": "play", "card_ids": ["not-a-card"]}
+    if pick == "discard":
+        return {"kind": "discard", "card_id": hand[0]["card_id"]}
     if pick == "bury":
         return {"kind": "bury", "card_ids": [card["card_id"] for card in hand[:8]]}
     if pick == "lowest":

@@ -6,7 +6,8 @@
 //! by themselves through the same life to the room's end, and four automatic seats play our
 //! Texas Hold'em table to the match's end, our Contract Bridge board and our Four-player
 //! Landlord round to their scores and our Upgrade (Tractor) match to its end, each through a
-//! failover; and our Aether Sigil match to its last channeler, through a failover too.
+//! failover; our Aether Sigil match to its last channeler and our Classical Mahjong hand to
+//! its score, through a failover too.
 
 use std::path::{Path, PathBuf};
 
@@ -580,4 +581,50 @@ fn four_automatic_seats_play_our_aether_sigil_match_to_its_last_channeler_throug
             "{view}"
         );
     }
+}
+fn four_automatic_seats_play_our_mahjong_hand_to_its_score_through_a_failover() {
+    let (room, views) = four_seats_through_a_failover(
+        "classical-mahjong-v1",
+        r#"{"deal_seed": "room test", "max_hands": 1}"#,
+        "400",
+    );
+    let outcome = room["outcome"].as_str().unwrap();
+    let old_leader = views[0]["turn_order"][0].as_str().unwrap().to_owned();
+    for view in views {
+        let scores = numbers(&view["scores"]);
+        assert_eq!(scores.iter().sum::<i64>(), 100_000, "no point made or lost");
+        let best = scores.iter().max().copied();
+        if outcome != "draw" {
+            assert_eq!(view["scores"][outcome].as_i64(), best, "{view}");
+        }
+        // The hand after the failover went to its end with a win (this pinned wall gives one),
+        // its points paid, and seat 0 (the old leader's, the dealer) discarded by its stand-in.
+        let result = &view["last_result"];
+        assert!(
+            ["self_draw", "discard_win"].contains(&result["kind"].as_str().unwrap()),
+            "{view}"
+        );
+        assert_eq!(result["winner"], outcome, "{view}");
+        let delta = numbers(&result["score_delta"]);
+        assert_eq!(delta.iter().sum::<i64>(), 0, "{result}");
+        let thrown = view["rivers"][&old_leader].as_array().unwrap().len()
+            + view["melds"]
+                .as_object()
+                .unwrap()
+                .values()
+                .flat_map(|groups| groups.as_array().unwrap())
+                .filter(|group| group["from"] == old_leader.as_str())
+                .count();
+        assert!(thrown > 0, "seat 0's tiles were played for it: {view}");
+    }
+}
+
+/// The values of a JSON object of whole numbers (each seat's score, say).
+fn numbers(object: &Value) -> Vec<i64> {
+    object
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_i64().unwrap())
+        .collect()
 }

@@ -26,6 +26,8 @@ fn quick_options(alias: &str) -> &'static str {
         "upgrade-tractor-v1" => r#"{"deal_seed": "quick", "max_hands": 1}"#,
         // (a pinned deal: about a hundred actions after the failover, within `--max-actions`)
         "aether-sigil-v1" => r#"{"deal_seed": "quick"}"#,
+        // (one hand: this wall is won about 120 actions after the failover)
+        "classical-mahjong-v1" => r#"{"deal_seed": "quick", "max_hands": 1}"#,
         _ => "{}",
     }
 }

@@ -9,6 +9,7 @@
 //! in `tricks`, Landlord's combinations in `climbing`, Upgrade's trumps, pairs and tractors in
 //! `trump_tricks`) on the authoritative_group engine, where the leader runs them.
 //! `aether-sigil-v1`, a four-seat card battle over one shared pile, deals from `deck` too.
+//! Classical Mahjong (`classical-mahjong-v1`) is one more such table, its tiles in `tiles`.
 
 mod install;
 mod talk;
@@ -150,6 +151,11 @@ pub const WELL_KNOWN: &[WellKnown] = &[
         "aether-sigil-v1",
         "Aether Sigil",
         "cbdb124e0db9be540099dbb7f7229bd9075251b5d6838f1ea943083d631570c5"
+    ),
+    well_known!(
+        "classical-mahjong-v1",
+        "Classical Mahjong Core",
+        "b4b52ae592fb2fe9808c0bc4976eaee7ca1ce9fdb4638dc72bd88f18403def01"
     ),
 ];
 

@@ -366,7 +366,7 @@ def draw(state: dict, key: str, count: int) -> list:
 
 
 def destroy(state: dict, owner: str, card_id: str) -> None:
-    cards.move(state["deck"], f"units:{owner}", card_id, DISCARD)
+    cards.move(state["deck"], card_id, f"units:{owner}", DISCARD)
     del state["unit_state"][card_id]
 
 

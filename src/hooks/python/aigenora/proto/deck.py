@@ -106,6 +106,16 @@ def play_many(deck: dict, owner: str, card_ids: list, zone: str) -> list[dict]:
     return [play(deck, owner, card_id, zone) for card_id in card_ids]
 
 
+def move(deck: dict, card_id: str, source: str, target: str) -> dict:
+    """Moves one card from one zone to another (a discard claimed into a meld, a unit to the
+    discard pile); returns a copy of the card."""
+    if card_id not in deck["zones"].get(source, []):
+        raise ValueError(f"that card is not in the zone {source}")
+    deck["zones"][source].remove(card_id)
+    deck["zones"].setdefault(target, []).append(card_id)
+    return copy.deepcopy(deck["catalog"][card_id])
+
+
 def hand(deck: dict, owner: str) -> list[dict]:
     """Copies of the cards in `owner`'s hand (none if it was not dealt)."""
     return cards(deck, deck["hands"].get(owner, []))
@@ -144,12 +154,3 @@ class _RandomStream:
             value = int.from_bytes(block[:8], "big")
             if value < limit:
                 return value % bound
-
-
-def move(deck: dict, source: str, card_id: str, zone: str) -> None:
-    """Moves one card from the zone `source` to the zone `zone` (a unit to the discard, say)."""
-    held = deck["zones"].get(source, [])
-    if card_id not in held:
-        raise ValueError("that card is not in the zone")
-    held.remove(card_id)
-    deck["zones"].setdefault(zone, []).append(card_id)
