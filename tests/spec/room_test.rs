@@ -582,6 +582,8 @@ fn four_automatic_seats_play_our_aether_sigil_match_to_its_last_channeler_throug
         );
     }
 }
+
+#[test]
 fn four_automatic_seats_play_our_mahjong_hand_to_its_score_through_a_failover() {
     let (room, views) = four_seats_through_a_failover(
         "classical-mahjong-v1",
