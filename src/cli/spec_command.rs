@@ -92,7 +92,7 @@ fn hash(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
     let document = canonical::parse(&bytes)
         .map_err(spec::SpecError::from)
         .with_context(|| path.display().to_string())?;
-    let protocol_id = spec::protocol_id::protocol_id_of_bytes(&bytes)
+    let protocol_id = spec::protocol_id::protocol_id_of_pyjson(&document)
         .map_err(|e| anyhow::anyhow!("{e} ({})", path.display()))?;
     let warnings: Vec<String> = spec_version_warning(&document).into_iter().collect();
     if as_json {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::room_seats::{
     LIMIT, Seat, act_when_current, dealt, ended, our_leaders_table, reference_leaders_table,
-    refused,
+    refused, seats_after,
 };
 use crate::support::net::wait_until;
 
@@ -65,20 +65,9 @@ fn play_hand(seats: &[Seat]) {
             );
             continue;
         }
-        let order: Vec<&str> = view["turn_order"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|key| key.as_str().unwrap())
-            .collect();
         let discarder = view["last_discard"]["public_key"].as_str().unwrap();
-        let from = order.iter().position(|key| *key == discarder).unwrap();
-        for step in 1..4 {
-            act(
-                seats,
-                order[(from + step) % 4],
-                |_| json!({"kind": "pass_claim"}),
-            );
+        for key in seats_after(&view, discarder) {
+            act(seats, key, |_| json!({"kind": "pass_claim"}));
         }
     }
     for seat in seats {

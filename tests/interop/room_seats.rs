@@ -210,6 +210,20 @@ pub fn reference_leaders_table(net: &Net, alias: &str, options: &str) -> Vec<Sea
     seats
 }
 
+/// The other seats' keys in the view's `turn_order`, starting with the one after `key`.
+pub fn seats_after<'a>(view: &'a Value, key: &str) -> Vec<&'a str> {
+    let order: Vec<&str> = view["turn_order"]
+        .as_array()
+        .expect("the view has a turn_order")
+        .iter()
+        .map(|seat| seat.as_str().unwrap())
+        .collect();
+    let at = order.iter().position(|seat| *seat == key).unwrap();
+    (1..order.len())
+        .map(|step| order[(at + step) % order.len()])
+        .collect()
+}
+
 /// The seat whose key is `key`.
 pub fn seat_of<'a>(seats: &'a [Seat], key: &str) -> &'a Seat {
     seats

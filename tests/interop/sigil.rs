@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use crate::room_seats::{
     Seat, act_when_current, dealt, ended, our_leaders_table, reference_leaders_table, refused,
+    seats_after,
 };
 
 /// Far more actions than a match of this test's plays takes.
@@ -45,15 +46,8 @@ fn simple_action(view: &Value) -> Value {
     let Some(unit) = ready else {
         return json!({"kind": "end_turn"});
     };
-    let order: Vec<&str> = view["turn_order"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|key| key.as_str().unwrap())
-        .collect();
-    let at = order.iter().position(|key| *key == me).unwrap();
-    let target = (1..order.len())
-        .map(|step| order[(at + step) % order.len()])
+    let target = seats_after(view, me)
+        .into_iter()
         .find(|key| view["players"][*key]["defeated"] == false)
         .unwrap();
     json!({"kind": "attack", "unit_id": unit["card_id"], "target_public_key": target})

@@ -564,12 +564,7 @@ fn four_automatic_seats_play_our_aether_sigil_match_to_its_last_channeler_throug
                 .map(|cards| cards.as_array().unwrap().len() as u64)
                 .sum()
         };
-        let hands: u64 = view["hand_counts"]
-            .as_object()
-            .unwrap()
-            .values()
-            .map(|n| n.as_u64().unwrap())
-            .sum();
+        let hands = numbers(&view["hand_counts"]).iter().sum::<i64>() as u64;
         let discard = view["discard"].as_array().unwrap().len() as u64;
         assert_eq!(
             hands
