@@ -90,6 +90,25 @@ pub enum Event {
         node_id: String,
         reason: String,
     },
+    /// A member checked the hand it was dealt against the leader's opened deal
+    /// (docs/fair-deals.md): it is the committed deal.
+    DealVerified {
+        hand: String,
+        commitment: String,
+        seed: String,
+    },
+    /// A member checked the hand it was dealt against the leader's opened deal, and it is not
+    /// the committed deal: why, and the evidence (the commitment, the opened seed, every
+    /// seat's seed, the cards the committed deal gives this seat and the cards it was dealt).
+    DealMismatch {
+        hand: String,
+        reason: String,
+        commitment: String,
+        seed: String,
+        contributions: Map<String, Value>,
+        expected: Vec<Value>,
+        seen: Vec<Value>,
+    },
     /// A verified envelope of the room's leader.
     GroupFrameReceived {
         group_id: String,

@@ -67,6 +67,11 @@ pub struct Ready {
     /// certificate vouches for it). A reference leader ignores the extra key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint: Option<Map<String, Value>>,
+    /// The member takes part in fair deals (docs/fair-deals.md): the leader's tables wait
+    /// for its seed before they deal. Outside the signed statement; a reference leader
+    /// ignores the key.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fair_deal: bool,
 }
 
 impl Ready {

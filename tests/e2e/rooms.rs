@@ -102,6 +102,7 @@ fn a_room_runs_over_iroh_with_our_server_as_its_control_plane() {
                 &found,
                 "autonomous",
                 None,
+                false,
             )
             .unwrap();
             let mut replica = Replica::new(

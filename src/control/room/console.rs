@@ -326,6 +326,7 @@ mod tests {
             events: Vec::new(),
             completed: false,
             outcome: None,
+            deal_verdicts: Vec::new(),
         };
         let mut now = before.clone();
         now.seq = 2;

@@ -186,6 +186,36 @@ impl PythonHooks {
             ))),
         }
     }
+
+    /// Tells a table with fair deals (`aigenora.proto.fair_deal`) that these seats take part
+    /// in them; hooks without fair deals are left alone.
+    pub fn announce_fair_deal_seats(&self, keys: &[String]) -> Result<(), HookFailure> {
+        let fair = Python::attach(|py| {
+            self.instance
+                .bind(py)
+                .hasattr("fair_deal_announced")
+                .unwrap_or(false)
+        });
+        if fair {
+            let keys = Arg::Json(Value::from(keys.to_vec()));
+            self.call_room("fair_deal_announced", vec![keys], false)?;
+        }
+        Ok(())
+    }
+
+    /// `proto_group_check_deal(first_view, opening, viewer, own_seed)`: a member's verdict on
+    /// the hand it was dealt (`first_view`, its first view after the deal), once `opening`
+    /// opened the leader's seed.
+    pub fn check_deal(
+        &self,
+        first_view: &Map<String, Value>,
+        opening: &Map<String, Value>,
+        viewer: &RoomMember,
+        own_seed: &str,
+    ) -> HookResult {
+        let args = vec![state(first_view), state(opening), member(viewer), text(own_seed)];
+        self.call_room("proto_group_check_deal", args, false)
+    }
 }
 
 #[cfg(test)]

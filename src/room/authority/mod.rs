@@ -259,6 +259,11 @@ impl<H: RoomHooks> Authority<H> {
         Ok(outcome.events)
     }
 
+    /// The hooks the authority runs.
+    pub fn hooks(&self) -> &H {
+        &self.hooks
+    }
+
     /// The leader's own view of the last step.
     pub fn own_view(&self) -> Option<&Value> {
         self.last_views.get(self.identity.public_key())

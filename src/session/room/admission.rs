@@ -83,6 +83,7 @@ pub fn member_admit(
     group: &Group,
     control_mode: &str,
     newest: Option<&Checkpoint>,
+    fair_deal: bool,
 ) -> Result<RoomMember, String> {
     let join = Join {
         group_id: group.group_id.clone(),
@@ -144,6 +145,7 @@ pub fn member_admit(
         channel_challenge: admission.channel_challenge,
         member_signature: String::new(),
         checkpoint: newest.and_then(|checkpoint| handover(checkpoint, group)),
+        fair_deal,
     };
     ready.member_signature = identity.sign_hex(&ready.statement());
     channel
@@ -171,8 +173,9 @@ fn handover(checkpoint: &Checkpoint, group: &Group) -> Option<Map<String, Value>
     }
 }
 
-/// The leader's side: returns the member as the server lists it, and the checkpoint it
-/// handed over, unverified (only a new leader that has not started its epoch uses it).
+/// The leader's side: returns the member as the server lists it, and its `ready` (the
+/// checkpoint it handed over there is unverified: only a new leader that has not started its
+/// epoch uses it).
 pub fn leader_admit(
     channel: &mut dyn Channel,
     control: &dyn RoomControl,
@@ -180,7 +183,7 @@ pub fn leader_admit(
     group_id: &str,
     protocol_id: &str,
     epoch: u64,
-) -> Result<(RoomMember, Option<Map<String, Value>>), String> {
+) -> Result<(RoomMember, Ready), String> {
     let join =
         Join::parse(&recv_within(channel, "join", JOIN_TIMEOUT)?).map_err(|e| e.to_string())?;
     join.check(group_id).map_err(|e| e.to_string())?;
@@ -244,5 +247,5 @@ pub fn leader_admit(
     if member.member_id != ready.member_id || member.seat != ready.seat {
         return Err("the member's seat differs from the server's".into());
     }
-    Ok((RoomMember::from(member), ready.checkpoint))
+    Ok((RoomMember::from(member), ready))
 }

@@ -151,6 +151,7 @@ fn open_and_serve(
     arrivals: Arrivals,
 ) -> Result<Option<String>, SessionError> {
     let lobby = lead.lobby(&arrivals)?;
+    super::fair_deal::announce(&hooks, &lobby);
     let mut hub = lead.hub(hooks, Start::Fresh)?;
     for arrival in lobby {
         let _ = hub.attach(&arrival.member.public_key, Box::new(arrival.channel));

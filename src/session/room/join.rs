@@ -16,6 +16,7 @@ use tokio::runtime::Handle;
 
 use super::admission::{member_admit, verify_binding};
 use super::failover::{Claimed, Next, Recovery};
+use super::fair_deal::{DealChecker, DealVerdict, FairDeals, KEPT_VERDICTS};
 use super::lead::{self, Lead, leader_hooks};
 use super::member::{ActionSource, FollowEnd, Follower, MemberEvents, Outbox};
 use super::record::RoomRecord;
@@ -72,6 +73,7 @@ struct MemberState {
     outbox: Outbox,
     actions: QueuedActions,
     recorder: Recorder,
+    fair_deals: FairDeals,
 }
 
 impl RoomJoin {
@@ -171,7 +173,19 @@ impl RoomJoin {
             recorder: Recorder {
                 dir: self.session_dir.clone(),
                 group_id: group.group_id.clone(),
+                deal_verdicts: Vec::new(),
             },
+            fair_deals: FairDeals::new(
+                self.can_lead().then(|| DealChecker {
+                    protocol: Protocol {
+                        dir: self.prepared.dir.clone(),
+                        spec: self.prepared.spec.clone(),
+                    },
+                    options: self.invitation.options.clone(),
+                    dir: self.session_dir.clone(),
+                }),
+                self.session_dir.events().clone(),
+            ),
         };
         let rules = self.rules()?;
         let group_id = group.group_id.clone();
@@ -352,9 +366,10 @@ impl RoomJoin {
         let led = tokio::task::spawn_blocking(move || {
             let hooks = leader_hooks(&protocol, &options, &lead.dir)?;
             let (start, back) = lead.gather(&arrivals, own, &trusted)?;
+            super::fair_deal::announce(&hooks, &back);
             let mut hub = lead.hub(hooks, Start::Restore(&start))?;
             for arrival in back {
-                lead.arrived(&mut hub, arrival.member, arrival.channel);
+                lead.arrived(&mut hub, arrival);
             }
             if let Some((client_seq, action)) = outbox.take() {
                 lead.act(&mut hub, Some(client_seq), &action);
@@ -449,6 +464,7 @@ fn follow(
         group,
         control_mode.as_str(),
         state.replica.checkpoint.as_ref(),
+        state.fair_deals.takes_part(),
     )
     .map_err(Stop::Lost)?;
     let _ = dir.update(|record| record.session_id = Some(group.group_id.clone()));
@@ -458,12 +474,15 @@ fn follow(
         member_id: seat.member_id.clone(),
         seat: seat.seat,
     });
+    let (mut actions, mut events) = state
+        .fair_deals
+        .around(&mut state.actions, &mut state.recorder);
     let end = Follower::new(
         &mut channel,
         &mut state.replica,
         identity,
-        &mut state.actions,
-        &mut state.recorder,
+        &mut actions,
+        &mut events,
         &mut state.outbox,
     )
     .run()
@@ -521,10 +540,12 @@ impl ActionSource for QueuedActions {
     }
 }
 
-/// What the member records: events, and the last verified view and checkpoint.
+/// What the member records: events, the last verified view and checkpoint, and its verdicts
+/// on the hands it was dealt.
 struct Recorder {
     dir: SessionRecorder,
     group_id: String,
+    deal_verdicts: Vec<DealVerdict>,
 }
 
 impl MemberEvents for Recorder {
@@ -535,7 +556,14 @@ impl MemberEvents for Recorder {
             seq: verified.envelope.core.seq,
             frame_hash: verified.envelope.frame_hash.clone(),
         });
-        write_room(self.dir.dir(), verified, replica);
+        write_room(self.dir.dir(), verified, replica, &self.deal_verdicts);
+    }
+
+    fn deal_checked(&mut self, verdict: &DealVerdict) {
+        if self.deal_verdicts.len() == KEPT_VERDICTS {
+            self.deal_verdicts.remove(0);
+        }
+        self.deal_verdicts.push(verdict.clone());
     }
 
     fn receipt(&mut self, receipt: &Receipt, _action: &Map<String, Value>) {
@@ -550,14 +578,17 @@ impl MemberEvents for Recorder {
     }
 }
 
-fn write_room(dir: &SessionDir, verified: &Verified, replica: &Replica) {
+fn write_room(dir: &SessionDir, verified: &Verified, replica: &Replica, verdicts: &[DealVerdict]) {
     let Some(checkpoint) = &replica.checkpoint else {
         return;
     };
-    RoomRecord::of_checkpoint(
-        checkpoint,
-        replica.view.clone().map(Value::Object),
-        verified.envelope.events.clone(),
-    )
+    RoomRecord {
+        deal_verdicts: verdicts.to_vec(),
+        ..RoomRecord::of_checkpoint(
+            checkpoint,
+            replica.view.clone().map(Value::Object),
+            verified.envelope.events.clone(),
+        )
+    }
     .write(dir);
 }

@@ -46,12 +46,13 @@ const MEMBERSHIP_CHECK: Duration = Duration::from_secs(2);
 /// to come back before it takes its first step.
 const HANDOVER_WAIT: Duration = Duration::from_secs(5);
 
-/// A member admitted on the leader's endpoint, with its channel and the checkpoint it
-/// handed over (unverified), if any.
+/// A member admitted on the leader's endpoint, with its channel, the checkpoint it
+/// handed over (unverified), if any, and whether it takes part in fair deals.
 pub struct Arrival {
     pub member: RoomMember,
     pub channel: IrohChannel,
     pub checkpoint: Option<Map<String, Value>>,
+    pub fair_deal: bool,
 }
 
 /// Members admitted on the leader's endpoint.
@@ -151,11 +152,12 @@ pub fn open(
                     &group.protocol_id,
                     group.leader_epoch,
                 ) {
-                    Ok((member, checkpoint)) => {
+                    Ok((member, ready)) => {
                         let _ = admitted.send(Arrival {
                             member,
                             channel,
-                            checkpoint,
+                            checkpoint: ready.checkpoint,
+                            fair_deal: ready.fair_deal,
                         });
                     }
                     Err(reason) if recorded.check().is_ok() => {
@@ -392,7 +394,7 @@ impl Lead {
             let busy = hub.poll();
             self.record_detached(hub);
             while let Ok(arrival) = arrivals.try_recv() {
-                self.arrived(hub, arrival.member, arrival.channel);
+                self.arrived(hub, arrival);
             }
             while let Some(action) = self.own.next_action() {
                 self.act(hub, None, &action);
@@ -454,7 +456,11 @@ impl Lead {
 
     /// A member admitted while the room runs: added (when new, or back after it was taken
     /// out) and attached; one that reconnects keeps its place and gets a bootstrap.
-    pub fn arrived(&self, hub: &mut Hub<PythonHooks>, member: RoomMember, channel: IrohChannel) {
+    pub fn arrived(&self, hub: &mut Hub<PythonHooks>, arrival: Arrival) {
+        super::fair_deal::announce(hub.authority.hooks(), [&arrival]);
+        let Arrival {
+            member, channel, ..
+        } = arrival;
         let seated = hub
             .authority
             .member(&member.public_key)

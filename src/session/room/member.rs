@@ -48,6 +48,8 @@ pub trait MemberEvents {
     /// A verified step; `replica` holds the view and checkpoint it decoded to.
     fn step(&mut self, verified: &Verified, replica: &Replica);
     fn receipt(&mut self, receipt: &Receipt, action: &Map<String, Value>);
+    /// This member checked a hand it was dealt (before the step that opened it is recorded).
+    fn deal_checked(&mut self, _verdict: &super::fair_deal::DealVerdict) {}
 }
 
 /// How following ended.

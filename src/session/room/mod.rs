@@ -6,6 +6,7 @@
 
 pub mod admission;
 pub mod failover;
+pub mod fair_deal;
 pub mod host;
 pub mod join;
 pub mod lead;

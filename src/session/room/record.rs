@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::fair_deal::DealVerdict;
 use crate::layout::SessionDir;
 use crate::room::checkpoint::{Checkpoint, RoomMember};
 
@@ -22,6 +23,10 @@ pub struct RoomRecord {
     pub events: Vec<Value>,
     pub completed: bool,
     pub outcome: Option<String>,
+    /// A member's verdicts on the hands it was dealt, the newest last
+    /// ([`fair_deal`](super::fair_deal)).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deal_verdicts: Vec<DealVerdict>,
 }
 
 impl RoomRecord {
@@ -41,6 +46,7 @@ impl RoomRecord {
             events,
             completed: checkpoint.state.completed,
             outcome: checkpoint.state.outcome.clone(),
+            deal_verdicts: Vec::new(),
         }
     }
 

@@ -183,6 +183,7 @@ fn members_are_admitted_act_verify_and_see_the_room_end() {
                 &group,
                 "autonomous",
                 None,
+                false,
             )
             .unwrap();
             let mut replica =
@@ -308,7 +309,7 @@ fn a_member_refuses_a_forged_admission_before_registering_anything() {
     let member_thread = {
         let control = control.as_member(&member);
         std::thread::spawn(move || {
-            member_admit(&mut member_end, &control, &member, &group, "human", None)
+            member_admit(&mut member_end, &control, &member, &group, "human", None, false)
         })
     };
     // A leader impostor answers with a signature of its own key.
@@ -384,6 +385,7 @@ fn a_member_ahead_hands_its_checkpoint_to_a_new_leader_in_ready() {
                 &group,
                 "autonomous",
                 Some(&newest),
+                false,
             )
         });
         let admitted = leader_admit(
@@ -396,7 +398,7 @@ fn a_member_ahead_hands_its_checkpoint_to_a_new_leader_in_ready() {
         )
         .unwrap();
         member_thread.join().unwrap().unwrap();
-        admitted.1
+        admitted.1.checkpoint
     };
     let handed = admit(0).expect("handed over");
     assert_eq!(

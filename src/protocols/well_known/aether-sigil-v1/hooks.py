@@ -31,6 +31,7 @@ from __future__ import annotations
 from aigenora.proto import deck as cards
 from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
+from aigenora.proto.fair_deal import dealing, fair_deals
 
 SEATS, HAND, COPIES = 4, 5, 4
 UNIT_ROW, RELIC_ROW, MAX_AETHER = 3, 2, 10
@@ -59,6 +60,7 @@ def faces() -> list[dict]:
     return made
 
 
+@fair_deals
 class Hooks(StandIns, ProtocolHooks):
     SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
 
@@ -79,12 +81,13 @@ class Hooks(StandIns, ProtocolHooks):
             raise ValueError("Aether Sigil needs exactly four seated members")
         return self.new_match({m["public_key"]: int(m["seat"]) for m in seated}, [], restarts=0, notice="")
 
-    def new_match(self, seats, away, *, restarts, notice):
+    @dealing("restarts")
+    def new_match(self, seats, away, *, restarts, notice, seed):
         """Five cards to every seat, one at a time from seat 0; seat 0 starts with one Aether."""
         if sorted(seats.values()) != list(range(SEATS)):
             raise ValueError("Aether Sigil needs one member in each of seats 0-3")
         order = sorted(seats, key=seats.get)
-        deck = cards.new_deck(faces(), cards.table_seed(self.options, restarts), COPIES)
+        deck = cards.new_deck(faces(), seed, COPIES)
         for _ in range(HAND):
             for key in order:
                 cards.deal(deck, key, 1)

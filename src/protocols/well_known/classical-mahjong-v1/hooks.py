@@ -39,6 +39,7 @@ from aigenora.proto import deck as walls
 from aigenora.proto import tiles
 from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
+from aigenora.proto.fair_deal import dealing, fair_deals
 
 SEATS, HAND, COPIES = 4, 13, 4
 RIVER, MELDS = "river", "melds"
@@ -48,6 +49,7 @@ CLAIM_TILES = {"pung": 2, "kong": 3, "chow": 2}
 PRIORITY = (("win",), ("pung", "kong"), ("chow",))
 
 
+@fair_deals
 class Hooks(StandIns, ProtocolHooks):
     SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
     # Whether the away seat about to be played for has just claimed (see `stand_in`).
@@ -75,12 +77,13 @@ class Hooks(StandIns, ProtocolHooks):
         return self.deal_hand(seats, [], number=1, dealer=0, restarts=0,
                               scores={key: points for key in sorted(seats, key=seats.get)}, notice="")
 
-    def deal_hand(self, seats, away, *, number, dealer, restarts, scores, notice):
+    @dealing("number", "restarts")
+    def deal_hand(self, seats, away, *, number, dealer, restarts, scores, notice, seed):
         """Thirteen tiles to every seat from seat 0, and the dealer's fourteenth."""
         if sorted(seats.values()) != list(range(SEATS)):
             raise ValueError("Classical Mahjong needs one member in each of seats 0-3")
         order = sorted(seats, key=seats.get)
-        wall = walls.new_deck(tiles.faces(), walls.table_seed(self.options, number, restarts), COPIES)
+        wall = walls.new_deck(tiles.faces(), seed, COPIES)
         for _ in range(HAND):
             for key in order:
                 walls.deal(wall, key, 1)

@@ -32,6 +32,7 @@ from aigenora.proto import tricks
 from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.options import whole_option
 from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
+from aigenora.proto.fair_deal import dealing, fair_deals
 
 DENOMINATIONS = ("clubs", "diamonds", "hearts", "spades", "nt")
 COMPASS = ("north", "east", "south", "west")
@@ -44,6 +45,7 @@ MAJORS = ("hearts", "spades")
 TRICKS = 13
 
 
+@fair_deals
 class Hooks(StandIns, ProtocolHooks):
     SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
 
@@ -60,12 +62,13 @@ class Hooks(StandIns, ProtocolHooks):
         return self.deal_board(seats, [], number=whole_option(self.options, "board_number", 1, 1, 32),
                                scores={"ns": 0, "ew": 0}, restarts=0, notice="")
 
-    def deal_board(self, seats, away, *, number, scores, restarts, notice):
+    @dealing("number", "restarts")
+    def deal_board(self, seats, away, *, number, scores, restarts, notice, seed):
         """Thirteen cards to every seat, one at a time from the dealer's left; the dealer calls first."""
         if sorted(seats.values()) != [0, 1, 2, 3]:
             raise ValueError("Contract Bridge needs one member in each of seats 0-3")
         order = sorted(seats, key=seats.get)
-        deck = cards.new_deck(cards.standard_faces(), cards.table_seed(self.options, number, restarts))
+        deck = cards.new_deck(cards.standard_faces(), seed)
         dealer = order[(number - 1) % 4]
         for _ in range(TRICKS):
             for key in clockwise(order, next_key(order, dealer)):

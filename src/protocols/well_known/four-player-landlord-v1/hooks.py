@@ -35,6 +35,7 @@ from aigenora.proto import climbing
 from aigenora.proto import deck as cards
 from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
+from aigenora.proto.fair_deal import dealing, fair_deals
 
 HAND, BOTTOM, PACKS, SEATS = 25, 8, 2, 4
 BIDS = range(0, 4)
@@ -46,6 +47,7 @@ BID_AT = (12, 15, 18)
 BOMB_WHEN_LEFT = 6
 
 
+@fair_deals
 class Hooks(StandIns, ProtocolHooks):
     SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
 
@@ -61,12 +63,13 @@ class Hooks(StandIns, ProtocolHooks):
         seats = {m["public_key"]: int(m["seat"]) for m in seated}
         return self.deal_round(seats, [], number=1, restarts=0, scores={key: 0 for key in seats}, notice="")
 
-    def deal_round(self, seats, away, *, number, restarts, scores, notice):
+    @dealing("number", "restarts")
+    def deal_round(self, seats, away, *, number, restarts, scores, notice, seed):
         """Twenty-five cards to every seat, one at a time from seat 0; eight stay as the bottom."""
         if sorted(seats.values()) != list(range(SEATS)):
             raise ValueError("Four-player Landlord needs one member in each of seats 0-3")
         order = sorted(seats, key=seats.get)
-        deck = cards.new_deck(climbing.faces(), cards.table_seed(self.options, number, restarts), PACKS)
+        deck = cards.new_deck(climbing.faces(), seed, PACKS)
         for _ in range(HAND):
             for key in order:
                 cards.deal(deck, key, 1)

@@ -27,6 +27,7 @@ from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.options import whole_option
 from aigenora.proto.table_seats import leader_changed, member_back, member_gone, seats_after_failover
 from aigenora.proto.poker_hands import category, hand_rank, side_pots, uncalled_excess
+from aigenora.proto.fair_deal import dealing, fair_deals
 
 STREETS = ("preflop", "flop", "turn", "river")
 REVEALED = {"flop": 3, "turn": 1, "river": 1}
@@ -37,6 +38,7 @@ SEATS = 4
 SAMPLES = 150
 
 
+@fair_deals
 class Hooks(ProtocolHooks):
     SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
 
@@ -61,7 +63,8 @@ class Hooks(ProtocolHooks):
         return self.deal_hand(seats, {key: stack for key in seats}, [], number=1, button=0,
                               restarts=0, notice="")
 
-    def deal_hand(self, seats, stacks, away, *, number, button, restarts, notice):
+    @dealing("number", "restarts")
+    def deal_hand(self, seats, stacks, away, *, number, button, restarts, notice, seed):
         """A new hand: blinds posted, two hole cards to every seat in play, the first to act."""
         order = sorted(seats, key=seats.get)
         playing = [key for key in order if stacks[key] > 0 and key not in away]
@@ -70,7 +73,7 @@ class Hooks(ProtocolHooks):
         button %= len(order)
         while order[button] not in playing:
             button = (button + 1) % len(order)
-        deck = cards.new_deck(cards.standard_faces(), cards.table_seed(self.options, number, restarts))
+        deck = cards.new_deck(cards.standard_faces(), seed)
         for _ in range(2):
             for key in playing:
                 cards.deal(deck, key, 1)

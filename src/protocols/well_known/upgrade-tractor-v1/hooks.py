@@ -41,6 +41,7 @@ from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.options import whole_option
 from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
 from aigenora.proto.trump_tricks import COUNTING, TRUMP, Trumps, card_points
+from aigenora.proto.fair_deal import dealing, fair_deals
 
 HAND_SIZE = 25
 KITTY = 8
@@ -49,6 +50,7 @@ STRENGTH_NAMES = {1: "a level card", 2: "a level pair", 3: "a pair of small joke
                   4: "a pair of big jokers"}
 
 
+@fair_deals
 class Hooks(StandIns, ProtocolHooks):
     SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
 
@@ -74,14 +76,15 @@ class Hooks(StandIns, ProtocolHooks):
                               starter=min(seats, key=seats.get), number=1, restarts=0,
                               match_points={team: 0 for team in TEAMS}, notice="", last_result=None)
 
+    @dealing("number", "restarts")
     def deal_hand(self, seats, away, *, levels, declarer_team, starter, number, restarts,
-                  match_points, notice, last_result):
+                  match_points, notice, last_result, seed):
         """25 cards to every seat, one at a time from the starter; eight left for the kitty."""
         if sorted(seats.values()) != [0, 1, 2, 3]:
             raise ValueError("Upgrade needs one member in each of seats 0-3")
         order = sorted(seats, key=seats.get)
         faces = cards.standard_faces() + cards.joker_faces()
-        deck = cards.new_deck(faces, cards.table_seed(self.options, number, restarts), copies=2)
+        deck = cards.new_deck(faces, seed, copies=2)
         for _ in range(HAND_SIZE):
             for key in clockwise(order, starter):
                 cards.deal(deck, key, 1)

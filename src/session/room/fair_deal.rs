@@ -1,0 +1,303 @@
+//! Fair deals between our clients ([fair-deals.md](../../../docs/fair-deals.md)): a member of
+//! ours announces itself in its `ready` frame, adds a fresh seed of its own to every deal its
+//! leader commits to, keeps its first view of the dealt hand, and once the leader opens its
+//! seed checks that hand with the table's own dealing code (`proto_group_check_deal`),
+//! recording `deal_verified` or `deal_mismatch`. The leader's half is [`announce`]; the
+//! dealing itself is the SDK's `aigenora.proto.fair_deal`. A leader that commits to nothing
+//! (a reference leader) is simply followed.
+
+use std::cell::RefCell;
+
+use rand::RngCore;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use super::lead::{Arrival, leader_hooks};
+use super::member::{ActionSource, MemberEvents};
+use crate::hooks::python_hooks::PythonHooks;
+use crate::records::{Event, EventLog};
+use crate::room::Replica;
+use crate::room::checkpoint::RoomMember;
+use crate::room::replica::Verified;
+use crate::session::{Protocol, SessionRecorder};
+use crate::wire::group::Receipt;
+
+/// The most verdicts `room.json` keeps (the newest).
+pub const KEPT_VERDICTS: usize = 32;
+
+/// The leader's half: tells its hooks which of these arrivals take part in fair deals.
+pub fn announce<'a>(hooks: &PythonHooks, arrivals: impl IntoIterator<Item = &'a Arrival>) {
+    let keys: Vec<String> = arrivals
+        .into_iter()
+        .filter(|arrival| arrival.fair_deal)
+        .map(|arrival| arrival.member.public_key.clone())
+        .collect();
+    if !keys.is_empty() {
+        // Hooks that cannot take the list only deal without the seats' seeds.
+        let _ = hooks.announce_fair_deal_seats(&keys);
+    }
+}
+
+/// A member's verdict on one hand it was dealt, as `room.json` keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DealVerdict {
+    pub hand: String,
+    pub verified: bool,
+    /// Why the hand is not the committed deal ("" when it is).
+    #[serde(default)]
+    pub reason: String,
+    pub commitment: String,
+    /// The leader's opened seed.
+    pub seed: String,
+    /// Every seat's seed, by public key.
+    #[serde(default)]
+    pub contributions: Map<String, Value>,
+    /// The cards the committed deal gives this seat.
+    #[serde(default)]
+    pub expected: Vec<Value>,
+    /// The cards this seat was dealt.
+    #[serde(default)]
+    pub seen: Vec<Value>,
+}
+
+impl DealVerdict {
+    fn event(&self) -> Event {
+        if self.verified {
+            Event::DealVerified {
+                hand: self.hand.clone(),
+                commitment: self.commitment.clone(),
+                seed: self.seed.clone(),
+            }
+        } else {
+            Event::DealMismatch {
+                hand: self.hand.clone(),
+                reason: self.reason.clone(),
+                commitment: self.commitment.clone(),
+                seed: self.seed.clone(),
+                contributions: self.contributions.clone(),
+                expected: self.expected.clone(),
+                seen: self.seen.clone(),
+            }
+        }
+    }
+}
+
+/// How a member loads the room's hooks to check a deal.
+pub struct DealChecker {
+    pub protocol: Protocol,
+    pub options: Map<String, Value>,
+    pub dir: SessionRecorder,
+}
+
+/// A member's fair deals, kept from one channel to the next.
+pub struct FairDeals {
+    seat: RefCell<Seat>,
+}
+
+struct Seat {
+    checker: Option<DealChecker>,
+    hooks: Option<PythonHooks>,
+    events: EventLog,
+    /// The seed to send, once handed out as an action.
+    queued: Option<Map<String, Value>>,
+    /// The commitment this member added its seed to, and the seed.
+    sent: Option<(String, String)>,
+    /// The commitment last seen waiting for seeds: only a hand seen before its deal is checked.
+    seeding: Option<String>,
+    /// The commitment and this member's first view of the hand dealt from it.
+    first: Option<(String, Map<String, Value>)>,
+    /// The commitment last checked.
+    checked: Option<String>,
+}
+
+impl FairDeals {
+    /// A member's fair deals: it takes part when it can check a deal (it holds the room's hooks).
+    pub fn new(checker: Option<DealChecker>, events: EventLog) -> FairDeals {
+        FairDeals {
+            seat: RefCell::new(Seat {
+                checker,
+                hooks: None,
+                events,
+                queued: None,
+                sent: None,
+                seeding: None,
+                first: None,
+                checked: None,
+            }),
+        }
+    }
+
+    /// Whether this member announces itself to its leader.
+    pub fn takes_part(&self) -> bool {
+        self.seat.borrow().checker.is_some()
+    }
+
+    /// The member's actions and events with its fair deals in between: its seed goes out
+    /// before the next action of `actions`, and every verified step is looked at first.
+    pub fn around<'a>(
+        &'a self,
+        actions: &'a mut dyn ActionSource,
+        events: &'a mut dyn MemberEvents,
+    ) -> (Seeds<'a>, Checks<'a>) {
+        (
+            Seeds {
+                seat: &self.seat,
+                inner: actions,
+            },
+            Checks {
+                seat: &self.seat,
+                inner: events,
+            },
+        )
+    }
+}
+
+/// The member's actions, its seeds first.
+pub struct Seeds<'a> {
+    seat: &'a RefCell<Seat>,
+    inner: &'a mut dyn ActionSource,
+}
+
+impl ActionSource for Seeds<'_> {
+    fn next_action(&mut self) -> Option<Map<String, Value>> {
+        let seed = self.seat.borrow_mut().queued.take();
+        seed.or_else(|| self.inner.next_action())
+    }
+
+    fn position(&self) -> Option<u64> {
+        self.inner.position()
+    }
+}
+
+/// The member's events, each verified step looked at for a deal to seed or check.
+pub struct Checks<'a> {
+    seat: &'a RefCell<Seat>,
+    inner: &'a mut dyn MemberEvents,
+}
+
+impl MemberEvents for Checks<'_> {
+    fn step(&mut self, verified: &Verified, replica: &Replica) {
+        if let Some(verdict) = self.seat.borrow_mut().step(replica) {
+            self.inner.deal_checked(&verdict);
+        }
+        self.inner.step(verified, replica);
+    }
+
+    fn receipt(&mut self, receipt: &Receipt, action: &Map<String, Value>) {
+        self.inner.receipt(receipt, action);
+    }
+}
+
+impl Seat {
+    /// Seeds the deal the view waits on, keeps the first view of a dealt hand, and checks a
+    /// hand whose seed the view opens: the verdict, if one was reached.
+    fn step(&mut self, replica: &Replica) -> Option<DealVerdict> {
+        self.checker.as_ref()?;
+        let view = replica.view.as_ref()?;
+        let fair = view.get("fair_deal")?.as_object()?;
+        let commitment = text(fair, "commitment").to_string();
+        let me = replica
+            .checkpoint
+            .as_ref()?
+            .state
+            .members
+            .iter()
+            .find(|m| m.public_key == replica.viewer)?
+            .clone();
+        let verdict = fair
+            .get("opening")
+            .and_then(Value::as_object)
+            .and_then(|opening| self.check(opening, &me));
+        match text(fair, "status") {
+            "seeding" => {
+                self.seeding = Some(commitment.clone());
+                let awaited = listed(fair, "awaited", &me.public_key);
+                let added = listed(fair, "contributed", &me.public_key);
+                let sent = self.sent.as_ref().is_some_and(|(c, _)| *c == commitment);
+                if awaited && !added && !sent {
+                    let seed = fresh_seed();
+                    self.queued = Some(seed_action(text(fair, "hand"), &seed));
+                    self.sent = Some((commitment, seed));
+                }
+            }
+            "dealt" => {
+                let new_hand = self.first.as_ref().is_none_or(|(c, _)| *c != commitment);
+                if new_hand && self.seeding.as_deref() == Some(commitment.as_str()) {
+                    self.first = Some((commitment, view.clone()));
+                }
+            }
+            _ => {}
+        }
+        verdict
+    }
+
+    /// The verdict on the hand kept, when `opening` opens its deal and it is not checked yet.
+    fn check(&mut self, opening: &Map<String, Value>, me: &RoomMember) -> Option<DealVerdict> {
+        let (commitment, first) = self.first.clone()?;
+        if text(opening, "commitment") != commitment
+            || self.checked.as_deref() == Some(commitment.as_str())
+        {
+            return None;
+        }
+        self.checked = Some(commitment.clone());
+        let own_seed = match &self.sent {
+            Some((c, seed)) if *c == commitment => seed.clone(),
+            _ => String::new(),
+        };
+        let verdict = match self.hooks() {
+            Ok(hooks) => hooks
+                .check_deal(&first, opening, me, &own_seed)
+                .map_err(|failure| failure.message)
+                .and_then(|value| serde_json::from_value(value).map_err(|e| e.to_string())),
+            Err(reason) => Err(reason),
+        };
+        let verdict = verdict.unwrap_or_else(|reason| DealVerdict {
+            hand: text(opening, "hand").to_string(),
+            verified: false,
+            reason: format!("the deal could not be checked: {reason}"),
+            commitment,
+            seed: text(opening, "seed").to_string(),
+            contributions: Map::new(),
+            expected: Vec::new(),
+            seen: Vec::new(),
+        });
+        self.events.emit(verdict.event());
+        Some(verdict)
+    }
+
+    /// The room's hooks, loaded on the first check.
+    fn hooks(&mut self) -> Result<&PythonHooks, String> {
+        if self.hooks.is_none() {
+            let checker = self.checker.as_ref().expect("only a member with hooks checks");
+            let hooks = leader_hooks(&checker.protocol, &checker.options, &checker.dir)
+                .map_err(|e| e.to_string())?;
+            self.hooks = Some(hooks);
+        }
+        Ok(self.hooks.as_ref().expect("loaded above"))
+    }
+}
+
+/// A fresh seed: 32 random bytes in lowercase hex.
+fn fresh_seed() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    hex::encode(bytes)
+}
+
+/// The action that adds `seed` to the deal of `hand`.
+fn seed_action(hand: &str, seed: &str) -> Map<String, Value> {
+    match json!({"kind": "deal_seed", "hand": hand, "seed": seed}) {
+        Value::Object(action) => action,
+        _ => unreachable!("an object literal"),
+    }
+}
+
+fn text<'a>(map: &'a Map<String, Value>, key: &str) -> &'a str {
+    map.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+fn listed(map: &Map<String, Value>, key: &str, public_key: &str) -> bool {
+    map.get(key)
+        .and_then(Value::as_array)
+        .is_some_and(|keys| keys.iter().any(|k| k == public_key))
+}
