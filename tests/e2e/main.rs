@@ -12,6 +12,7 @@ mod control;
 mod controller_load;
 mod controller_page;
 mod daemon;
+mod fair_deals;
 mod fake_peer;
 mod hostile;
 mod hostile_members;

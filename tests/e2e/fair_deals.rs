@@ -1,0 +1,196 @@
+//! Fair deals across processes (our server, iroh on loopback, four of our processes at a
+//! one-hand Texas Hold'em table): every member announces itself and adds its seed, the deal
+//! waits for them, and when the hand ends each member checks its two cards against the
+//! leader's opened seed. An honest leader gets `deal_verified` from every member; a leader
+//! whose hooks stack the deck (tests/fixtures/holdem-stacked) gets `deal_mismatch`, with the
+//! commitment, the opened seed and the expected and seen cards, from every member.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::net::{Agent, Net, SessionFiles, wait_until};
+use crate::support::process::Proc;
+use crate::support::reference::reference_contract;
+
+const LIMIT: Duration = Duration::from_secs(120);
+const ALIAS: &str = "texas-holdem-v1";
+const OPTIONS: &str = r#"{"max_hands": 1}"#;
+
+/// One seat of ours: its agent, its process and its session dir.
+struct Seat {
+    agent: Agent,
+    _process: Proc,
+    session: PathBuf,
+}
+
+impl Seat {
+    fn room(&self) -> Value {
+        std::fs::read_to_string(self.session.join("room.json"))
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or(Value::Null)
+    }
+
+    fn key(&self) -> String {
+        self.agent.public_key()
+    }
+
+    fn act(&self, action: &str) {
+        let dir = self.session.to_str().unwrap();
+        self.agent
+            .ok(&["session", "action", "--state-dir", dir, "--action", action]);
+    }
+
+    fn events(&self, kind: &str) -> Vec<Value> {
+        SessionFiles::read(&self.session)
+            .events_of(kind)
+            .into_iter()
+            .cloned()
+            .collect()
+    }
+}
+
+/// The session dir of `agent` once it holds a room of its own (`file` is there).
+fn session_with(agent: &Agent, file: &str) -> PathBuf {
+    wait_until(LIMIT, || {
+        std::fs::read_dir(agent.dir.join("sessions"))
+            .ok()?
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.join(file).is_file())
+    })
+    .unwrap_or_else(|| panic!("{} never held a room", agent.dir.display()))
+}
+
+/// Our leader (seat 0) hosting the contract, on `hooks_dir`'s hooks when given (else ours),
+/// and three of our members: the leader first.
+fn table(net: &Net, hooks_dir: Option<&Path>) -> Vec<Seat> {
+    let contract = reference_contract(ALIAS);
+    let leader = net.agent("leader");
+    leader.ok(&["protocol", "register", contract.spec.to_str().unwrap()]);
+    let flags = ["--control-mode", "autonomous", "--options", OPTIONS];
+    let (host, post_id) = match hooks_dir {
+        Some(dir) => leader.host(dir.to_str().unwrap(), &flags),
+        None => leader.host_with(&[&["--protocol", ALIAS][..], &flags[..]].concat()),
+    };
+    let mut members = Vec::new();
+    for name in ["west", "north", "east"] {
+        let agent = net.agent(name);
+        let process = agent.join(&post_id, &["--control-mode", "autonomous"]);
+        members.push((agent, process));
+    }
+    let mut seats = vec![Seat {
+        session: session_with(&leader, "room.json"),
+        agent: leader,
+        _process: host,
+    }];
+    for (agent, process) in members {
+        seats.push(Seat {
+            session: session_with(&agent, "room.json"),
+            agent,
+            _process: process,
+        });
+    }
+    seats
+}
+
+/// Waits until every seat holds its two cards; returns what each member first saw dealt.
+fn dealt(seats: &[Seat]) -> Vec<Value> {
+    seats
+        .iter()
+        .map(|seat| {
+            wait_until(LIMIT, || {
+                let hand = seat.room()["view"]["my_hand"].as_array()?.clone();
+                (hand.len() == 2).then_some(Value::Array(hand))
+            })
+            .unwrap_or_else(|| panic!("{} was never dealt: {}", seat.key(), seat.room()))
+        })
+        .collect()
+}
+
+/// Everyone but the big blind folds, in turn: the one-hand match ends.
+fn play_out(seats: &[Seat]) {
+    for _ in 0..3 {
+        let current = seats[0].room()["view"]["current_player"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let actor = seats.iter().find(|s| s.key() == current).unwrap();
+        actor.act(r#"{"kind": "fold"}"#);
+        wait_until(LIMIT, || {
+            (seats[0].room()["view"]["current_player"] != current.as_str()).then_some(())
+        })
+        .expect("the fold was taken");
+    }
+}
+
+/// Each member's one verdict event, of `kind`, once the match ended.
+fn verdicts(seats: &[Seat], kind: &str) -> Vec<Value> {
+    seats[1..]
+        .iter()
+        .map(|seat| {
+            wait_until(LIMIT, || seat.events(kind).into_iter().next()).unwrap_or_else(|| {
+                panic!(
+                    "{} recorded no {kind}: {:?}",
+                    seat.key(),
+                    seat.room()["deal_verdicts"]
+                )
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn every_member_verifies_an_honest_deal() {
+    let net = Net::start();
+    let seats = table(&net, None);
+    let hands = dealt(&seats);
+    let fair = seats[0].room()["view"]["fair_deal"].clone();
+    let mut awaited: Vec<String> = seats[1..].iter().map(Seat::key).collect();
+    awaited.sort();
+    assert_eq!(fair["awaited"], serde_json::json!(awaited), "{fair}");
+    assert_eq!(
+        fair["contributions"].as_object().unwrap().len(),
+        3,
+        "the deck took every member's seed: {fair}"
+    );
+    play_out(&seats);
+    let verified = verdicts(&seats, "deal_verified");
+    for ((seat, verdict), seen) in seats[1..].iter().zip(&verified).zip(&hands[1..]) {
+        assert_eq!(verdict["commitment"], fair["commitment"], "{verdict}");
+        assert!(seat.events("deal_mismatch").is_empty());
+        let kept = &seat.room()["deal_verdicts"][0];
+        assert_eq!(kept["verified"], true, "{kept}");
+        assert_eq!(&kept["seen"], seen, "{kept}");
+        assert_eq!(kept["expected"], kept["seen"], "{kept}");
+    }
+}
+
+#[test]
+fn a_stacked_deal_is_caught_by_every_member() {
+    let net = Net::start();
+    let contract = reference_contract(ALIAS);
+    let stacked = tempfile::tempdir().unwrap();
+    std::fs::copy(&contract.spec, stacked.path().join("spec.json")).unwrap();
+    let cheat = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/holdem-stacked/hooks.py");
+    std::os::unix::fs::symlink(cheat, stacked.path().join("hooks.py")).unwrap();
+    let seats = table(&net, Some(stacked.path()));
+    let hands = dealt(&seats);
+    let commitment = seats[0].room()["view"]["fair_deal"]["commitment"].clone();
+    play_out(&seats);
+    let mismatches = verdicts(&seats, "deal_mismatch");
+    for ((seat, verdict), seen) in seats[1..].iter().zip(&mismatches).zip(&hands[1..]) {
+        assert_eq!(
+            verdict["reason"], "the cards dealt are not the committed deal's",
+            "{verdict}"
+        );
+        assert_eq!(verdict["commitment"], commitment, "{verdict}");
+        assert_eq!(&verdict["seen"], seen, "the evidence is the cards it was dealt");
+        assert_eq!(verdict["expected"].as_array().unwrap().len(), 2, "{verdict}");
+        assert_ne!(verdict["expected"], verdict["seen"], "{verdict}");
+        assert!(seat.events("deal_verified").is_empty());
+        assert_eq!(seat.room()["deal_verdicts"][0]["verified"], false);
+    }
+}
