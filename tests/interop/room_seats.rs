@@ -144,6 +144,12 @@ pub fn json_at(path: &Path) -> Option<Value> {
 /// A four-seat table of the well-known contract `alias` led by our agent on our hooks
 /// (`options` its options), with three reference members seated: our leader first.
 pub fn our_leaders_table(net: &Net, alias: &str, options: &str) -> Vec<Seat> {
+    our_leaders_mixed_table(net, alias, options, 0)
+}
+
+/// [`our_leaders_table`] with `ours` of its members ours (seated first, after the leader)
+/// and the rest the reference's.
+pub fn our_leaders_mixed_table(net: &Net, alias: &str, options: &str, ours: usize) -> Vec<Seat> {
     let table = reference_contract(alias);
     let leader = net.agent("leader");
     let agents: Vec<_> = ["west", "north", "east"]
@@ -161,7 +167,10 @@ pub fn our_leaders_table(net: &Net, alias: &str, options: &str) -> Vec<Seat> {
         options,
     ]);
     let mut seats = Vec::new();
-    for agent in agents {
+    for name in ["ours-1", "ours-2", "ours-3"].into_iter().take(ours) {
+        seats.push(our_follower(net, name, &post_id));
+    }
+    for agent in agents.into_iter().skip(ours) {
         agent.register_protocol(&table.protocol_id);
         let (_, process) = agent.daemon(&["join", &post_id, "--no-web"]);
         seats.push(Seat::Theirs { agent, process });

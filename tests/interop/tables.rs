@@ -3,9 +3,12 @@
 //! all four seats are filled, our member verifies the deal, and its view holds its own two
 //! cards and nobody else's. Our leader, on our hooks, deals to three reference members, who
 //! verify every step; it refuses an action out of turn and the one-hand match ends when
-//! everyone but the big blind folds.
+//! everyone but the big blind folds. Beside one member of ours, whose seed the deal waits
+//! for, reference members still play the hand to its end.
 
-use crate::room_seats::{LIMIT, Seat, dealt, json_at, our_follower, our_leaders_table};
+use crate::room_seats::{
+    LIMIT, Seat, dealt, ended, json_at, our_follower, our_leaders_mixed_table, our_leaders_table,
+};
 use crate::support::net::wait_until;
 use crate::support::reference::reference_contract;
 
@@ -78,7 +81,45 @@ fn reference_members_play_at_our_leaders_holdem_table() {
             .contains("not your turn"),
         "{refused}"
     );
-    // Everyone but the big blind folds in turn; the last fold ends the one-hand match.
+    fold_to_the_big_blind(&seats);
+    for seat in &seats[1..] {
+        let done = wait_until(LIMIT, || {
+            let room = json_at(&seat.view())?;
+            (room["completed"] == true).then_some(room)
+        })
+        .expect("each reference member saw the match end");
+        assert_eq!(done["outcome"], big_blind.as_str(), "{done}");
+        assert_eq!(done["group_view"]["phase"], "completed", "{done}");
+        let events = std::fs::read_to_string(seat.dir().join("events.jsonl")).unwrap();
+        assert!(!events.contains("group_frame_rejected"), "{events}");
+    }
+}
+
+/// Our leader deals fairly to our member beside two reference members: the deal waits for
+/// our member's seed alone (the reference members never announce themselves), the reference
+/// members play the hand to its end verifying every step, and our member verifies its deal.
+#[test]
+fn reference_members_play_beside_our_member_at_a_fair_deal() {
+    let net = crate::support::net::Net::start();
+    let seats = our_leaders_mixed_table(&net, "texas-holdem-v1", r#"{"max_hands": 1}"#, 1);
+    let hands = dealt(&seats, 2);
+    let ours = hands[1].0.as_str();
+    let fair = &hands[0].1["fair_deal"];
+    assert_eq!(fair["awaited"], serde_json::json!([ours]), "{fair}");
+    let seeded: Vec<&String> = fair["contributions"].as_object().unwrap().keys().collect();
+    assert_eq!(seeded, [ours], "{fair}");
+    fold_to_the_big_blind(&seats);
+    for seat in &seats[2..] {
+        ended(seat);
+    }
+    let verified = wait_until(LIMIT, || seats[1].events("deal_verified").into_iter().next())
+        .expect("our member verified its deal");
+    assert_eq!(verified["commitment"], fair["commitment"], "{verified}");
+    assert!(seats[1].events("deal_mismatch").is_empty());
+}
+
+/// Everyone but the big blind folds in turn; the last fold ends a one-hand match.
+fn fold_to_the_big_blind(seats: &[Seat]) {
     for _ in 0..3 {
         let (_, view) = seats[0].seen().unwrap();
         let current = view["current_player"].as_str().unwrap().to_string();
@@ -92,16 +133,5 @@ fn reference_members_play_at_our_leaders_holdem_table() {
             (after["current_player"] != current.as_str()).then_some(())
         })
         .expect("the fold was taken");
-    }
-    for seat in &seats[1..] {
-        let done = wait_until(LIMIT, || {
-            let room = json_at(&seat.view())?;
-            (room["completed"] == true).then_some(room)
-        })
-        .expect("each reference member saw the match end");
-        assert_eq!(done["outcome"], big_blind.as_str(), "{done}");
-        assert_eq!(done["group_view"]["phase"], "completed", "{done}");
-        let events = std::fs::read_to_string(seat.dir().join("events.jsonl")).unwrap();
-        assert!(!events.contains("group_frame_rejected"), "{events}");
     }
 }
