@@ -253,15 +253,20 @@ mod tests {
             channel_challenge: "c".into(),
             member_signature: String::new(),
             checkpoint: None,
+            fair_deal: false,
         };
         let statement = "aigenora-group-channel-ready-v1:{\"channel_challenge\":\"c\",\"group_id\":\"g\",\"join_nonce\":\"n\",\"leader_epoch\":2,\"member_id\":\"m\",\"member_public_key\":\"k\",\"protocol_id\":\"p\",\"seat\":3}";
         assert_eq!(String::from_utf8(ready.statement()).unwrap(), statement);
         assert!(ready.to_value().get("checkpoint").is_none());
-        // A handed-over checkpoint travels beside the signed facts, not inside them.
+        assert!(ready.to_value().get("fair_deal").is_none());
+        // A handed-over checkpoint and the fair-deal announcement travel beside the signed
+        // facts, not inside them.
         let handing = Ready {
             checkpoint: Some(json!({"seq": 9}).as_object().unwrap().clone()),
+            fair_deal: true,
             ..ready
         };
+        assert_eq!(handing.to_value()["fair_deal"], true);
         assert_eq!(String::from_utf8(handing.statement()).unwrap(), statement);
         assert_eq!(Ready::parse(&handing.to_value()).unwrap(), handing);
     }

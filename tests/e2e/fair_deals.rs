@@ -174,7 +174,8 @@ fn a_stacked_deal_is_caught_by_every_member() {
     let contract = reference_contract(ALIAS);
     let stacked = tempfile::tempdir().unwrap();
     std::fs::copy(&contract.spec, stacked.path().join("spec.json")).unwrap();
-    let cheat = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/holdem-stacked/hooks.py");
+    let cheat =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/holdem-stacked/hooks.py");
     std::os::unix::fs::symlink(cheat, stacked.path().join("hooks.py")).unwrap();
     let seats = table(&net, Some(stacked.path()));
     let hands = dealt(&seats);
@@ -187,8 +188,15 @@ fn a_stacked_deal_is_caught_by_every_member() {
             "{verdict}"
         );
         assert_eq!(verdict["commitment"], commitment, "{verdict}");
-        assert_eq!(&verdict["seen"], seen, "the evidence is the cards it was dealt");
-        assert_eq!(verdict["expected"].as_array().unwrap().len(), 2, "{verdict}");
+        assert_eq!(
+            &verdict["seen"], seen,
+            "the evidence is the cards it was dealt"
+        );
+        assert_eq!(
+            verdict["expected"].as_array().unwrap().len(),
+            2,
+            "{verdict}"
+        );
         assert_ne!(verdict["expected"], verdict["seen"], "{verdict}");
         assert!(seat.events("deal_verified").is_empty());
         assert_eq!(seat.room()["deal_verdicts"][0]["verified"], false);

@@ -100,8 +100,16 @@ impl Hostile {
             buffered: Vec::new(),
         };
         let control = RestControl::new(client, rt.handle().clone());
-        member_admit(&mut wire, &control, &identity, &group, "autonomous", None, false)
-            .unwrap_or_else(|e| panic!("{name} is admitted: {e}"));
+        member_admit(
+            &mut wire,
+            &control,
+            &identity,
+            &group,
+            "autonomous",
+            None,
+            false,
+        )
+        .unwrap_or_else(|e| panic!("{name} is admitted: {e}"));
         Hostile {
             identity,
             group,

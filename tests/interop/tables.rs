@@ -112,8 +112,10 @@ fn reference_members_play_beside_our_member_at_a_fair_deal() {
     for seat in &seats[2..] {
         ended(seat);
     }
-    let verified = wait_until(LIMIT, || seats[1].events("deal_verified").into_iter().next())
-        .expect("our member verified its deal");
+    let verified = wait_until(LIMIT, || {
+        seats[1].events("deal_verified").into_iter().next()
+    })
+    .expect("our member verified its deal");
     assert_eq!(verified["commitment"], fair["commitment"], "{verified}");
     assert!(seats[1].events("deal_mismatch").is_empty());
 }

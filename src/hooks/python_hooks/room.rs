@@ -213,7 +213,12 @@ impl PythonHooks {
         viewer: &RoomMember,
         own_seed: &str,
     ) -> HookResult {
-        let args = vec![state(first_view), state(opening), member(viewer), text(own_seed)];
+        let args = vec![
+            state(first_view),
+            state(opening),
+            member(viewer),
+            text(own_seed),
+        ];
         self.call_room("proto_group_check_deal", args, false)
     }
 }

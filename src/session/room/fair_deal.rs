@@ -268,7 +268,10 @@ impl Seat {
     /// The room's hooks, loaded on the first check.
     fn hooks(&mut self) -> Result<&PythonHooks, String> {
         if self.hooks.is_none() {
-            let checker = self.checker.as_ref().expect("only a member with hooks checks");
+            let checker = self
+                .checker
+                .as_ref()
+                .expect("only a member with hooks checks");
             let hooks = leader_hooks(&checker.protocol, &checker.options, &checker.dir)
                 .map_err(|e| e.to_string())?;
             self.hooks = Some(hooks);

@@ -309,7 +309,15 @@ fn a_member_refuses_a_forged_admission_before_registering_anything() {
     let member_thread = {
         let control = control.as_member(&member);
         std::thread::spawn(move || {
-            member_admit(&mut member_end, &control, &member, &group, "human", None, false)
+            member_admit(
+                &mut member_end,
+                &control,
+                &member,
+                &group,
+                "human",
+                None,
+                false,
+            )
         })
     };
     // A leader impostor answers with a signature of its own key.
