@@ -260,6 +260,7 @@ fn follow(
         &group,
         "autonomous",
         None,
+        false,
     )
     .unwrap();
     let mut replica = Replica::new(
