@@ -10,6 +10,7 @@
 //! `trump_tricks`) on the authoritative_group engine, where the leader runs them.
 //! `aether-sigil-v1`, a four-seat card battle over one shared pile, deals from `deck` too.
 //! Classical Mahjong (`classical-mahjong-v1`) is one more such table, its tiles in `tiles`.
+//! All six four-seat tables deal through the SDK's `fair_deal` (docs/fair-deals.md).
 
 mod install;
 mod talk;
