@@ -215,6 +215,11 @@ class Checks(unittest.TestCase):
         self.assertEqual(self.verdict(opening={**self.opening, "contributions": {}})["reason"],
                          "the seeds opened are not the seeds the hand was dealt from")
         self.assertEqual(self.verdict(own="9d" * 32)["reason"], "this seat's seed is not in the deal")
+        view = self.table.proto_group_view(copy.deepcopy(self.state), MEMBERS[1])
+        view["fair_deal"]["deal"]["method"] = "proto_group_handle"
+        verdict = self.table.proto_group_check_deal(view, self.opening, MEMBERS[1], SEEDS[KEYS[1]])
+        self.assertEqual(verdict["reason"], "the committed deal cannot be dealt again: "
+                                            "'proto_group_handle' is not a deal method of this table")
 
 
 if __name__ == "__main__":

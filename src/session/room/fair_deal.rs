@@ -1,4 +1,4 @@
-//! Fair deals between our clients ([fair-deals.md](../../../docs/fair-deals.md)): a member of
+//! Fair deals between our clients (docs/fair-deals.md): a member of
 //! ours announces itself in its `ready` frame, adds a fresh seed of its own to every deal its
 //! leader commits to, keeps its first view of the dealt hand, and once the leader opens its
 //! seed checks that hand with the table's own dealing code (`proto_group_check_deal`),

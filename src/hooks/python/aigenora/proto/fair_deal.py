@@ -27,8 +27,6 @@ from aigenora.proto import deck as cards
 PREFIX = "aigenora-fair-deal-v1"
 SEED_ACTION = "deal_seed"
 SEED_HEX = 64
-# The hooks a table's state answers differently while its seeds are awaited: these wait.
-DEFERRED = ("proto_group_member_joined", "proto_group_member_left")
 EMPTY_DECK = {"seed": "", "catalog": {}, "pile": [], "hands": {}, "zones": {}}
 
 
@@ -58,6 +56,7 @@ def dealing(*labels: str):
         @functools.wraps(deal)
         def committed(self, *args, **kwargs):
             return self.fair_deal_begin(deal, [kwargs[name] for name in labels], args, kwargs)
+        committed.fair_deal_dealing = True
         return committed
     return mark
 
@@ -138,7 +137,10 @@ def fair_deals(table: type) -> type:
 
         def fair_deal_again(self, committed: dict, seed: str) -> dict:
             """The table's own deal of `committed` (method and arguments) from `seed`."""
-            deal = getattr(type(self), committed["method"]).__wrapped__
+            marked = getattr(type(self), str(committed["method"]), None)
+            if not getattr(marked, "fair_deal_dealing", False):
+                raise ValueError(f"{str(committed['method'])[:64]!r} is not a deal method of this table")
+            deal = marked.__wrapped__
             return deal(self, *copy.deepcopy(committed["args"]), seed=seed, **copy.deepcopy(committed["kwargs"]))
 
         def proto_group_member_joined(self, state, member):
