@@ -78,6 +78,10 @@ def fair_deals(table: type) -> type:
             committed = {"method": deal.__name__, "args": copy.deepcopy(list(args)),
                          "kwargs": copy.deepcopy(kwargs)}
             state = deal(self, *args, seed=leader_seed, **kwargs)
+            if "fair_deal" in state:
+                # The deal ended its own hand and dealt the next (blinds that put every seat
+                # all in): the next hand's record stands.
+                return state
             awaited = sorted(set(self.fair_deal_seats))
             seeding = bool(awaited) and state.get("phase") != "completed"
             state["fair_deal"] = {
