@@ -23,7 +23,7 @@ use crate::session::{Protocol, SessionRecorder};
 use crate::wire::group::Receipt;
 
 /// The most verdicts `room.json` keeps (the newest).
-pub const KEPT_VERDICTS: usize = 32;
+const KEPT_VERDICTS: usize = 32;
 
 /// The leader's half: tells its hooks which of these arrivals take part in fair deals.
 pub fn announce<'a>(hooks: &PythonHooks, arrivals: impl IntoIterator<Item = &'a Arrival>) {
@@ -61,6 +61,14 @@ pub struct DealVerdict {
 }
 
 impl DealVerdict {
+    /// Adds this verdict to the newest ones kept (at most [`KEPT_VERDICTS`]).
+    pub fn keep_in(&self, kept: &mut Vec<DealVerdict>) {
+        if kept.len() >= KEPT_VERDICTS {
+            kept.remove(0);
+        }
+        kept.push(self.clone());
+    }
+
     fn event(&self) -> Event {
         if self.verified {
             Event::DealVerified {

@@ -16,7 +16,7 @@ use tokio::runtime::Handle;
 
 use super::admission::{member_admit, verify_binding};
 use super::failover::{Claimed, Next, Recovery};
-use super::fair_deal::{DealChecker, DealVerdict, FairDeals, KEPT_VERDICTS};
+use super::fair_deal::{DealChecker, DealVerdict, FairDeals};
 use super::lead::{self, Lead, leader_hooks};
 use super::member::{ActionSource, FollowEnd, Follower, MemberEvents, Outbox};
 use super::record::RoomRecord;
@@ -560,10 +560,7 @@ impl MemberEvents for Recorder {
     }
 
     fn deal_checked(&mut self, verdict: &DealVerdict) {
-        if self.deal_verdicts.len() == KEPT_VERDICTS {
-            self.deal_verdicts.remove(0);
-        }
-        self.deal_verdicts.push(verdict.clone());
+        verdict.keep_in(&mut self.deal_verdicts);
     }
 
     fn receipt(&mut self, receipt: &Receipt, _action: &Map<String, Value>) {
