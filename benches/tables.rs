@@ -14,7 +14,6 @@ use std::time::{Duration, Instant};
 
 use aigenora::api::group::MemberStatus;
 use aigenora::hooks::python_hooks::PythonHooks;
-use aigenora::hooks::{Hooks, InitContext};
 use aigenora::identity::Identity;
 use aigenora::protocols::well_known;
 use aigenora::room::Replica;
@@ -58,18 +57,7 @@ fn hooks(
     let mut hooks = PythonHooks::load_for(dir, spec).unwrap();
     let state = dir.join(name);
     std::fs::create_dir_all(&state).unwrap();
-    hooks
-        .init(&InitContext {
-            options,
-            role,
-            args: &[],
-            state_dir: &state,
-            decision: None,
-            pass_decision: true,
-            timing: None,
-            desk: None,
-        })
-        .unwrap();
+    common::init_autonomous(&mut hooks, options, role, &state);
     hooks
 }
 
