@@ -5,7 +5,10 @@ agents for its tables, so each seat's action is chosen by OUR seat agent (the
 `proto_group_autoplay` of our hooks, on our SDK, loaded beside the reference under its own
 module names) from the view the reference's replica verified; the views have the same shapes.
 
-usage: tables_reference.py RUN ALIAS...   (RUN picks the deal: deal_seed "table-bench-RUN")
+usage: tables_reference.py [--no-files] RUN ALIAS...   (RUN picks the deal: deal_seed
+"table-bench-RUN"). The reference's authority and replicas write their files (snapshot.json,
+details.jsonl, events.jsonl, the checkpoint) inside the calls timed here; with --no-files those
+writes are skipped, leaving the work in memory that benches/tables.rs times on our side.
 Prints one JSON line per table: actions, ms for the hand, and the part of it the seat agents
 spent choosing.
 
@@ -121,17 +124,32 @@ def play_hand(alias, table_dir, spec, agent, options):
             replica.apply(delivered[key.public_key])
         actions += 1
     seconds = time.perf_counter() - started - wire.seconds
-    return {"implementation": "reference", "table": alias, "actions": actions,
+    return {"table": alias, "actions": actions,
             "hand_ms": seconds * 1e3, "choosing_ms": choosing * 1e3}
 
 
+def skip_file_writes():
+    from aigenora.proto import group, sdk
+
+    sdk.SnapshotBus.update = lambda self, *args, **kwargs: None
+    sdk.DetailLog.append = lambda self, *args, **kwargs: None
+    sdk.EventBus.emit = lambda self, *args, **kwargs: None
+    group._atomic_json = lambda *args, **kwargs: None
+
+
 def main():
-    run, aliases = sys.argv[1], sys.argv[2:]
+    arguments = sys.argv[1:]
+    implementation = "reference"
+    if arguments[:1] == ["--no-files"]:
+        skip_file_writes()
+        implementation, arguments = "reference, no files", arguments[1:]
+    run, aliases = arguments[0], arguments[1:]
     options = {"max_hands": 1, "deal_seed": f"table-bench-{run}"}
     for alias in aliases:
         table_dir = reference_table(alias)
         spec = json.loads((table_dir / "spec.json").read_text())
-        print(json.dumps(play_hand(alias, table_dir, spec, our_seat_agent(alias), options)), flush=True)
+        hand = play_hand(alias, table_dir, spec, our_seat_agent(alias), options)
+        print(json.dumps({"implementation": implementation, **hand}), flush=True)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 stdin, as benches/tables_vs_reference.sh interleaves them) into one row per table and side:
 the median hand (ms) and its actions, ms per action over all the hands, the same without the
 seat agents' choosing (the leader's step and the four members' verification), and the
-reference's time over ours for each."""
+time of each other side over ours."""
 
 import json
 import statistics
@@ -31,19 +31,20 @@ def row(hands):
 def main():
     hands = per_side(sys.stdin)
     tables = list(dict.fromkeys(table for table, _ in hands))
-    print(f"{'table':<26}{'side':<11}{'hands':>6}{'ms/hand':>10}{'actions':>9}"
+    print(f"{'table':<26}{'side':<28}{'hands':>6}{'ms/hand':>10}{'actions':>9}"
           f"{'ms/action':>11}{'w/o agent':>11}")
     for table in tables:
-        rows = {side: row(hands[(table, side)]) for side in ("ours", "reference")
-                if (table, side) in hands}
+        rows = {side: row(hands[(table, side)]) for table_, side in hands if table_ == table}
         for side, r in rows.items():
-            print(f"{table:<26}{side:<11}{r['hands']:>6}{r['hand_ms']:>10.1f}{r['actions']:>9.1f}"
+            print(f"{table:<26}{side:<28}{r['hands']:>6}{r['hand_ms']:>10.1f}{r['actions']:>9.1f}"
                   f"{r['ms_per_action']:>11.2f}{r['table_ms_per_action']:>11.2f}")
-        if len(rows) == 2:
-            ours, theirs = rows["ours"], rows["reference"]
-            print(f"{table:<26}{'ratio':<11}{'':>6}{theirs['hand_ms'] / ours['hand_ms']:>9.1f}x{'':>9}"
-                  f"{theirs['ms_per_action'] / ours['ms_per_action']:>10.1f}x"
-                  f"{theirs['table_ms_per_action'] / ours['table_ms_per_action']:>10.1f}x")
+        ours = rows.get("ours")
+        for side, theirs in rows.items():
+            if ours and side != "ours":
+                print(f"{table:<26}{side + ' / ours':<28}{'':>6}"
+                      f"{theirs['hand_ms'] / ours['hand_ms']:>9.1f}x{'':>9}"
+                      f"{theirs['ms_per_action'] / ours['ms_per_action']:>10.1f}x"
+                      f"{theirs['table_ms_per_action'] / ours['table_ms_per_action']:>10.1f}x")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 # One hand of each four-seat table with four agent seats in one process: through our leader
 # (benches/tables.rs, release build) and through the reference's leader and hooks
 # (benches/tables_reference.py; its seats chosen by our seat agents), RUNS times, interleaved:
-# run N deals with deal_seed "table-bench-N" on both sides (the two deal differently).
+# run N deals with deal_seed "table-bench-N" on both sides (the two deal differently). The
+# reference runs twice: as it is, and without writing its files inside the timed calls.
 # Prints every hand as a JSON line, then per table the median hand, its actions, ms per action
 # and the reference's time over ours (benches/tables_summary.py).
 # usage: benches/tables_vs_reference.sh [RUNS]   (TABLES="alias ..." to pick the tables)
@@ -21,6 +22,8 @@ for run in $(seq "$runs"); do
     "$bench" "$run" $tables | tee -a "$hands"
     # shellcheck disable=SC2086
     "$python" benches/tables_reference.py "$run" $tables | tee -a "$hands"
+    # shellcheck disable=SC2086
+    "$python" benches/tables_reference.py --no-files "$run" $tables | tee -a "$hands"
 done
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 benches/tables_summary.py < "$hands"
