@@ -8,8 +8,12 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Map, json};
 
 use aigenora::hooks::python_hooks::PythonHooks;
-use aigenora::hooks::{Hooks, InitContext, Shown};
+use aigenora::hooks::{Hooks, Shown};
 use aigenora::spec::Role;
+
+#[path = "common/mod.rs"]
+#[allow(dead_code)]
+mod common;
 
 fn bench_hooks(c: &mut Criterion) {
     let data = tempfile::tempdir().unwrap();
@@ -21,17 +25,7 @@ fn bench_hooks(c: &mut Criterion) {
     std::fs::create_dir_all(&state).unwrap();
     let mut hooks = PythonHooks::load(&dir).unwrap();
     let options = Map::new();
-    let context = InitContext {
-        options: &options,
-        role: Role::Host,
-        args: &[],
-        state_dir: &state,
-        decision: None,
-        pass_decision: true,
-        timing: None,
-        desk: None,
-    };
-    hooks.init(&context).unwrap();
+    common::init_autonomous(&mut hooks, &options, Role::Host, &state);
     let result = json!({"action": "round_result", "round": 0, "host_choice": "rock", "guest_choice": "paper",
         "round_winner": "guest", "host_wins": 0, "guest_wins": 1, "game_over": false, "game_winner": "none"});
     c.bench_function("hook call: proto_display(round_result)", |b| {

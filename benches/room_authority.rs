@@ -11,7 +11,6 @@ use std::time::Instant;
 
 use aigenora::api::group::MemberStatus;
 use aigenora::hooks::python_hooks::PythonHooks;
-use aigenora::hooks::{Hooks, InitContext};
 use aigenora::identity::Identity;
 use aigenora::room::Replica;
 use aigenora::room::authority::{Authority, Start};
@@ -42,18 +41,7 @@ fn main() {
     let state = tempfile::tempdir().unwrap();
     let mut hooks = PythonHooks::load(&dir).unwrap();
     let options: Map<String, Value> = json!({"history_limit": 200}).as_object().unwrap().clone();
-    hooks
-        .init(&InitContext {
-            options: &options,
-            role: Role::Host,
-            args: &[],
-            state_dir: state.path(),
-            decision: None,
-            pass_decision: true,
-            timing: None,
-            desk: None,
-        })
-        .unwrap();
+    common::init_autonomous(&mut hooks, &options, Role::Host, state.path());
     let identities: Vec<Identity> = (0..MEMBERS).map(|_| Identity::generate()).collect();
     let members: Vec<RoomMember> = identities
         .iter()

@@ -10,24 +10,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 import aigenora
-from aigenora.engine.keys import KeyPair
 from aigenora.proto.group import GroupAuthority, GroupReplica
 from aigenora.proto.loader import load_hooks
+from reference_keys import keypair
 
 MEMBERS = 32
-
-
-def keypair():
-    private = Ed25519PrivateKey.generate()
-    seed = private.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
-                                 serialization.NoEncryption()).hex()
-    public = private.public_key().public_bytes(serialization.Encoding.Raw,
-                                               serialization.PublicFormat.Raw).hex()
-    return KeyPair(public_key=public, private_key=seed)
 
 
 def main():

@@ -19,8 +19,8 @@ use aigenora::api::group::{Group, NewGroup, RecoveryMode};
 use aigenora::api::invitation::NewInvitation;
 use aigenora::api::protocol::NewProtocol;
 use aigenora::client::RestClient;
+
 use aigenora::hooks::python_hooks::PythonHooks;
-use aigenora::hooks::{Hooks, InitContext};
 use aigenora::identity::Identity;
 use aigenora::room::Replica;
 use aigenora::room::authority::{Authority, Start};
@@ -387,18 +387,7 @@ fn our_leader(
         let seats: Vec<RoomMember> = listed.members.iter().map(RoomMember::from).collect();
         let state = tempfile::tempdir().unwrap();
         let mut hooks = PythonHooks::load(&dir).unwrap();
-        hooks
-            .init(&InitContext {
-                options: &Map::new(),
-                role: Role::Host,
-                args: &[],
-                state_dir: state.path(),
-                decision: None,
-                pass_decision: true,
-                timing: None,
-                desk: None,
-            })
-            .unwrap();
+        common::init_autonomous(&mut hooks, &Map::new(), Role::Host, state.path());
         let (authority, _) = Authority::new(
             hooks,
             rules,

@@ -94,3 +94,26 @@ pub fn server_config(database: &std::path::Path) -> aigenora::server::ServerConf
     };
     config
 }
+
+/// Initialises loaded hooks as `role` in autonomous control (no decision channel, no desk),
+/// with `options` and their state in `state_dir`: how every benchmark starts its hooks.
+pub fn init_autonomous(
+    hooks: &mut aigenora::hooks::python_hooks::PythonHooks,
+    options: &serde_json::Map<String, serde_json::Value>,
+    role: aigenora::spec::Role,
+    state_dir: &std::path::Path,
+) {
+    use aigenora::hooks::Hooks;
+    hooks
+        .init(&aigenora::hooks::InitContext {
+            options,
+            role,
+            args: &[],
+            state_dir,
+            decision: None,
+            pass_decision: true,
+            timing: None,
+            desk: None,
+        })
+        .unwrap();
+}

@@ -111,6 +111,24 @@ class Deck(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "1-256"):
             deck.shuffled([1, 2], "")
 
+    def test_cards_shown_are_copies_and_faces_must_be_flat(self):
+        pack = deck.new_deck(deck.standard_faces(), "copies")
+        deck.deal(pack, "me", 2)
+        before = json.dumps(pack, sort_keys=True)
+        shown = deck.hand(pack, "me") + deck.reveal(pack, "board", 1)
+        shown.append(deck.play(pack, "me", shown[0]["card_id"], "played"))
+        shown.append(deck.move(pack, shown[0]["card_id"], "played", "discards"))
+        shown += deck.zone(pack, "discards") + deck.cards(pack, list(pack["catalog"]))
+        after = json.dumps(pack, sort_keys=True)
+        for card in shown:
+            self.assertEqual(card, pack["catalog"][card["card_id"]])
+            card["rank"] = 99  # a view or an event edited: the deck's own card stays as it was
+        self.assertEqual(json.dumps(pack, sort_keys=True), after)
+        self.assertNotEqual(before, after)  # (the cards moved, their faces did not change)
+        self.assertTrue(all(card["rank"] != 99 for card in pack["catalog"].values()))
+        with self.assertRaisesRegex(ValueError, "a card face is flat, but 'extra' of '2C' is not"):
+            deck.new_deck([{**deck.standard_faces()[0], "extra": {"nested": 1}}], "nested")
+
     def test_the_shuffle_is_even(self):
         # Where the first card lands over many seeds: every place about equally often.
         places = Counter(deck.shuffled(list(range(8)), f"s{n}").index(0) for n in range(8000))
