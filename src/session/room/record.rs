@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::layout::SessionDir;
+use crate::records::TableChoice;
 use crate::room::checkpoint::{Checkpoint, RoomMember};
 
 /// One step of the room as this side holds it.
@@ -22,6 +23,11 @@ pub struct RoomRecord {
     pub events: Vec<Value>,
     pub completed: bool,
     pub outcome: Option<String>,
+    /// A table seat of ours: its legal actions at this step (`[]` when it is not its move),
+    /// from its own hooks on its own view. Absent where no hooks run for the seat, or they
+    /// failed at this step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choices: Option<Vec<TableChoice>>,
 }
 
 impl RoomRecord {
@@ -41,6 +47,7 @@ impl RoomRecord {
             events,
             completed: checkpoint.state.completed,
             outcome: checkpoint.state.outcome.clone(),
+            choices: None,
         }
     }
 
