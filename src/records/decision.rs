@@ -164,7 +164,10 @@ impl Choices {
                     .iter()
                     .map(|choice| Value::String(choice.label.clone()))
                     .collect();
-                format!("one of these choices (by number from 0, or label): {}", spoken(&labels))
+                format!(
+                    "one of these choices (by number from 0, or label): {}",
+                    spoken(&labels)
+                )
             }
         }
     }

@@ -52,7 +52,8 @@ impl TableChoice {
             .into_iter()
             .enumerate()
             .map(|(at, item)| {
-                TableChoice::checked(item).map_err(|why| format!("proto_group_choices[{at}]: {why}"))
+                TableChoice::checked(item)
+                    .map_err(|why| format!("proto_group_choices[{at}]: {why}"))
             })
             .collect()
     }
@@ -67,7 +68,9 @@ impl TableChoice {
             .map_err(|e| format!("the action cannot travel in a room: {e}"))?
             .len();
         if size > MAX_ACTION_BYTES {
-            return Err(format!("the action is {size} bytes; at most {MAX_ACTION_BYTES}"));
+            return Err(format!(
+                "the action is {size} bytes; at most {MAX_ACTION_BYTES}"
+            ));
         }
         if let Some(range) = &choice.amount {
             if range.min > range.max || choice.action.contains_key(&range.field) {
@@ -113,7 +116,12 @@ pub fn resolve(choices: &[TableChoice], decided: &Value) -> Result<Map<String, V
             .as_u64()
             .filter(|_| !index.is_boolean())
             .and_then(|n| choices.get(usize::try_from(n).ok()?))
-            .ok_or_else(|| format!("the choice must be a number from 0 to {}", choices.len().saturating_sub(1)))
+            .ok_or_else(|| {
+                format!(
+                    "the choice must be a number from 0 to {}",
+                    choices.len().saturating_sub(1)
+                )
+            })
     };
     match decided {
         Value::Number(_) => numbered(decided)?.with_amount(None),
@@ -143,14 +151,17 @@ pub fn find_action(
     choices: &[TableChoice],
     action: &Map<String, Value>,
 ) -> Option<(usize, Option<Value>)> {
-    choices.iter().enumerate().find_map(|(index, choice)| match &choice.amount {
-        None => (choice.action == *action).then_some((index, None)),
-        Some(range) => {
-            let mut rest = action.clone();
-            let amount = rest.remove(&range.field);
-            (rest == choice.action).then_some((index, amount))
-        }
-    })
+    choices
+        .iter()
+        .enumerate()
+        .find_map(|(index, choice)| match &choice.amount {
+            None => (choice.action == *action).then_some((index, None)),
+            Some(range) => {
+                let mut rest = action.clone();
+                let amount = rest.remove(&range.field);
+                (rest == choice.action).then_some((index, amount))
+            }
+        })
 }
 
 #[cfg(test)]
@@ -170,22 +181,38 @@ mod tests {
     #[test]
     fn a_decision_names_a_choice_by_number_label_or_action_with_its_amount_in_range() {
         let choices = holdem();
-        assert_eq!(resolve(&choices, &json!(1)).unwrap(), *json!({"kind": "call"}).as_object().unwrap());
-        assert_eq!(resolve(&choices, &json!("Fold")).unwrap(), *json!({"kind": "fold"}).as_object().unwrap());
+        assert_eq!(
+            resolve(&choices, &json!(1)).unwrap(),
+            *json!({"kind": "call"}).as_object().unwrap()
+        );
+        assert_eq!(
+            resolve(&choices, &json!("Fold")).unwrap(),
+            *json!({"kind": "fold"}).as_object().unwrap()
+        );
         assert_eq!(
             resolve(&choices, &json!({"index": 2, "amount": 60})).unwrap(),
             *json!({"kind": "raise", "amount": 60}).as_object().unwrap()
         );
         assert_eq!(
-            resolve(&choices, &json!({"action": {"kind": "raise", "amount": 990}})).unwrap(),
+            resolve(
+                &choices,
+                &json!({"action": {"kind": "raise", "amount": 990}})
+            )
+            .unwrap(),
             *json!({"kind": "raise", "amount": 990}).as_object().unwrap()
         );
         assert_eq!(
             resolve(&choices, &json!({"index": 2, "amount": 20})).unwrap_err(),
             "\"Raise\" needs an amount from 40 to 990"
         );
-        assert_eq!(resolve(&choices, &json!(2)).unwrap_err(), "\"Raise\" needs an amount from 40 to 990");
-        assert_eq!(resolve(&choices, &json!(3)).unwrap_err(), "the choice must be a number from 0 to 2");
+        assert_eq!(
+            resolve(&choices, &json!(2)).unwrap_err(),
+            "\"Raise\" needs an amount from 40 to 990"
+        );
+        assert_eq!(
+            resolve(&choices, &json!(3)).unwrap_err(),
+            "the choice must be a number from 0 to 2"
+        );
         assert!(resolve(&choices, &json!({"action": {"kind": "check"}})).is_err());
     }
 
@@ -195,9 +222,18 @@ mod tests {
             (json!({"label": "x"}), "must return a list"),
             (json!([{"label": "", "action": {}}]), "[0]: a label"),
             (json!([{"label": "x", "action": 3}]), "[0]: not {label"),
-            (json!([{"label": "x", "action": {"amount": 1}, "amount": {"field": "amount", "min": 1, "max": 2}}]), "lacks"),
-            (json!([{"label": "x", "action": {"v": 1.5}}]), "cannot travel"),
-            (Value::Array(vec![json!({"label": "x", "action": {}}); MAX_CHOICES + 1]), "at most 256"),
+            (
+                json!([{"label": "x", "action": {"amount": 1}, "amount": {"field": "amount", "min": 1, "max": 2}}]),
+                "lacks",
+            ),
+            (
+                json!([{"label": "x", "action": {"v": 1.5}}]),
+                "cannot travel",
+            ),
+            (
+                Value::Array(vec![json!({"label": "x", "action": {}}); MAX_CHOICES + 1]),
+                "at most 256",
+            ),
         ] {
             let error = TableChoice::list_from_hook(junk).unwrap_err();
             assert!(error.contains(why), "{error}");

@@ -2,13 +2,15 @@
 //! seat): four autonomous seats — our leader's own and three `join`s — play each of the six
 //! four-seat tables to its end with no action scripted; a person plays a Hold'em seat through
 //! `session decide` by choice (an illegal decision refused with its sentence, the window kept
-//! open); a hybrid seat where a person overrides one move and the agent plays the rest.
+//! open); a hybrid seat where a person overrides one move and the agent plays the rest; an
+//! LLM-like client filling a seat through the MCP tools (`session_wait`, `session_decide`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::support::mcp::{McpClient, join_in_human_control, register};
 use crate::support::net::{Agent, Net, wait_until};
 use crate::support::process::Proc;
 use crate::support::reference::reference_contract;
@@ -125,7 +127,10 @@ fn plays_by_itself(alias: &str, options: &str) {
         // overtaken by another seat's stronger one, refused, and chosen again at the next step.)
         assert!(
             taken.iter().all(|r| r["status"] != "rejected"
-                || r["reason"].as_str().unwrap_or_default().contains("must outrank")),
+                || r["reason"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("must outrank")),
             "seat {seat} played only legal actions: {taken:?}"
         );
         assert!(
@@ -133,7 +138,11 @@ fn plays_by_itself(alias: &str, options: &str) {
             "seat {seat}'s hooks never failed"
         );
         let last = json_at(&session.join("room.json")).unwrap();
-        assert_eq!(last["choices"], serde_json::json!([]), "no move once it ended");
+        assert_eq!(
+            last["choices"],
+            serde_json::json!([]),
+            "no move once it ended"
+        );
     }
 }
 
@@ -311,4 +320,61 @@ fn a_person_overrides_one_hybrid_move_and_the_agent_plays_the_rest() {
         "{:?}",
         receipts(session)
     );
+}
+
+#[test]
+fn an_mcp_client_fills_a_holdem_seat_through_session_wait_and_session_decide() {
+    let net = Net::start();
+    let contract = reference_contract("texas-holdem-v1");
+    let leader = net.agent("leader");
+    leader.ok(&["protocol", "register", contract.spec.to_str().unwrap()]);
+    let (_hosting, post_id) = leader.host_with(&[
+        "--protocol",
+        "texas-holdem-v1",
+        "--options",
+        r#"{"max_hands": 1}"#,
+        "--control-mode",
+        "autonomous",
+    ]);
+    let mut mcp = McpClient::start(&net.work.path().join("llm"), net.url());
+    register(&mut mcp, "llm");
+    let state_dir = join_in_human_control(&mut mcp, &post_id);
+    let _others: Vec<(Agent, Proc)> = ["north", "east"]
+        .into_iter()
+        .map(|name| {
+            let agent = net.agent(name);
+            let process = agent.join(&post_id, AUTONOMOUS);
+            (agent, process)
+        })
+        .collect();
+    let (mut answered, mut last) = (0, 0);
+    loop {
+        let waited = mcp
+            .call(
+                "session_wait",
+                serde_json::json!({"state_dir": state_dir, "timeout_seconds": LIMIT.as_secs(), "after_window": last}),
+            )
+            .ok();
+        match waited["reason"].as_str().unwrap() {
+            "ended" => break,
+            "decision" => {}
+            other => panic!("session_wait: {other}: {waited}"),
+        }
+        let window = &waited["view"]["window"];
+        assert_eq!(window["choices"]["kind"], "table", "{window}");
+        assert_eq!(window["match_key"], "step", "{window}");
+        let seq = window["seq"].as_u64().unwrap();
+        let decided = mcp
+            .call(
+                "session_decide",
+                serde_json::json!({"state_dir": state_dir, "decision": passive(window).to_string(), "window": seq}),
+            )
+            .ok();
+        assert_eq!(decided["status"], "played", "{decided}");
+        answered += 1;
+        last = seq;
+    }
+    assert!(answered >= 1, "the client moved at least once");
+    let room = json_at(&Path::new(state_dir.as_str().unwrap()).join("room.json")).unwrap();
+    assert_eq!(room["completed"], true, "{room}");
 }

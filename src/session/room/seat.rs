@@ -296,7 +296,10 @@ fn answer_windows(desk: &Desk, asks: &Receiver<Option<Ask>>, answers: &Sender<An
             choices: Choices::Table {
                 options: ask.choices.clone(),
             },
-            intended: ask.intended.as_ref().map(|action| shown(&ask.choices, action)),
+            intended: ask
+                .intended
+                .as_ref()
+                .map(|action| shown(&ask.choices, action)),
         }) else {
             return;
         };
