@@ -72,13 +72,13 @@ impl TableChoice {
                 "the action is {size} bytes; at most {MAX_ACTION_BYTES}"
             ));
         }
-        if let Some(range) = &choice.amount {
-            if range.min > range.max || choice.action.contains_key(&range.field) {
-                return Err(format!(
-                    "its amount needs min <= max and a field ({}) the action lacks",
-                    range.field
-                ));
-            }
+        if let Some(range) = &choice.amount
+            && (range.min > range.max || choice.action.contains_key(&range.field))
+        {
+            return Err(format!(
+                "its amount needs min <= max and a field ({}) the action lacks",
+                range.field
+            ));
         }
         Ok(choice)
     }

@@ -326,6 +326,7 @@ mod tests {
             events: Vec::new(),
             completed: false,
             outcome: None,
+            choices: None,
         };
         let mut now = before.clone();
         now.seq = 2;
