@@ -362,3 +362,39 @@ fn an_mcp_client_fills_a_holdem_seat_through_session_wait_and_session_decide() {
     let room = json_at(&Path::new(state_dir.as_str().unwrap()).join("room.json")).unwrap();
     assert_eq!(room["completed"], true, "{room}");
 }
+
+#[test]
+fn a_person_who_lets_a_window_run_out_leaves_the_table_and_the_others_play_on() {
+    let net = Net::start();
+    let human: &[&str] = &["--control-mode", "human", "--think-seconds", "1"];
+    let table = table(
+        &net,
+        "texas-holdem-v1",
+        r#"{"max_hands": 1}"#,
+        [AUTONOMOUS, human, AUTONOMOUS, AUTONOMOUS],
+    );
+    let session = table.session(1);
+    let record = wait_until(LIMIT, || {
+        let record = json_at(&session.join("session.json"))?;
+        (record["status"] == "aborted").then_some(record)
+    })
+    .expect("the seat stopped when its window ran out");
+    assert!(
+        record["end_reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("decision_timeout"),
+        "{record}"
+    );
+    let closed = events_of(session, "decision_window_closed");
+    assert_eq!(closed[0]["outcome"], "timed_out", "{closed:?}");
+    let leader = &table.seats[0].2;
+    let ended = wait_until(LIMIT, || {
+        let room = json_at(&leader.join("room.json"))?;
+        (room["completed"] == true).then_some(room)
+    });
+    assert!(
+        ended.is_some(),
+        "the other seats played the table to its end"
+    );
+}
