@@ -55,7 +55,11 @@ struct Ask {
 
 /// What a closed window gives the seat.
 enum Answer {
-    Play(Map<String, Value>),
+    /// The action decided in the window asked at `step`.
+    Play {
+        step: u64,
+        action: Map<String, Value>,
+    },
     /// The window's deadline stopped this seat (`abort` or `forfeit`).
     Stop(String),
 }
@@ -77,6 +81,9 @@ pub struct TableSeat {
     now: Option<Step>,
     /// The step the seat last moved (or declined to move) at: each step is answered once.
     considered: Option<u64>,
+    /// The step at which the seat last sent a window's action: an answer from a window asked
+    /// at that step or before is stale (the action changes the table), and is dropped.
+    acted_at: Option<u64>,
     windows: Option<Windows>,
     stopped: Option<String>,
 }
@@ -130,6 +137,7 @@ impl TableSeat {
             events: events.clone(),
             now: None,
             considered: None,
+            acted_at: None,
             windows,
             stopped: None,
         }))))
@@ -164,13 +172,19 @@ impl TableSeat {
             return None;
         }
         if let Some(windows) = &mut self.windows {
-            match windows.answers.try_recv() {
-                Ok(Answer::Play(action)) => return Some(action),
-                Ok(Answer::Stop(reason)) => {
-                    self.stopped = Some(reason);
-                    return None;
+            while let Ok(answer) = windows.answers.try_recv() {
+                match answer {
+                    Answer::Play { step, .. } if self.acted_at.is_some_and(|at| step <= at) => {}
+                    Answer::Play { action, .. } => {
+                        self.acted_at = self.now.as_ref().map(|now| now.seq);
+                        windows.withdraw();
+                        return Some(action);
+                    }
+                    Answer::Stop(reason) => {
+                        self.stopped = Some(reason);
+                        return None;
+                    }
                 }
-                Err(_) => {}
             }
         }
         let step = self.now.as_ref()?;
@@ -244,15 +258,22 @@ impl Windows {
         }
     }
 
+    /// The open window's question no longer stands (the seat acted, or the step moved on): it
+    /// closes, and the next step asks again.
+    fn withdraw(&mut self) {
+        if let Some(open) = self.desk.watch().borrow().as_ref() {
+            self.desk.withdraw(open.seq);
+        }
+        self.asked = None;
+    }
+
     /// A step's choices: a window for them, unless the window asked last has the same
     /// (it stays open); a window whose choices no longer stand is withdrawn.
     fn ask(&mut self, step: u64, choices: Vec<TableChoice>, intended: Option<Map<String, Value>>) {
         if self.asked.as_ref() == Some(&choices) {
             return;
         }
-        if let Some(open) = self.desk.watch().borrow().as_ref() {
-            self.desk.withdraw(open.seq);
-        }
+        self.withdraw();
         self.asked = Some(choices.clone()).filter(|c| !c.is_empty());
         let mode = match intended {
             Some(_) => WindowMode::Hybrid,
@@ -312,8 +333,14 @@ fn answer_windows(desk: &Desk, asks: &Receiver<Option<Ask>>, answers: &Sender<An
             WindowResult::Decided(decision) => decision
                 .get("choice")
                 .and_then(|choice| resolve_table_choice(&ask.choices, choice).ok())
-                .map(Answer::Play),
-            WindowResult::AgentMove => ask.intended.map(Answer::Play),
+                .map(|action| Answer::Play {
+                    step: ask.step,
+                    action,
+                }),
+            WindowResult::AgentMove => ask.intended.map(|action| Answer::Play {
+                step: ask.step,
+                action,
+            }),
             WindowResult::TimedOut(action) => Some(Answer::Stop(format!(
                 "decision_timeout: no decision for step {} before its deadline ({})",
                 ask.step,
