@@ -17,7 +17,8 @@ use crate::transport::close_live_endpoints;
 pub enum Waiting {
     /// The host published its invitation (`invite_created`).
     Invitation,
-    /// The guest completed the handshake (`peer_joined`).
+    /// The guest completed the handshake (`peer_joined`), or a room's leader admitted the
+    /// member (`group_member_admitted`).
     Peer,
 }
 
@@ -25,7 +26,7 @@ impl Waiting {
     fn event_name(self) -> &'static str {
         match self {
             Waiting::Invitation => "invite_created",
-            Waiting::Peer => "peer_joined",
+            Waiting::Peer => "peer_joined (or, in a room, group_member_admitted)",
         }
     }
 
@@ -39,6 +40,7 @@ impl Waiting {
                     (self, event),
                     (Waiting::Invitation, Event::InviteCreated { .. })
                         | (Waiting::Peer, Event::PeerJoined { .. })
+                        | (Waiting::Peer, Event::GroupMemberAdmitted { .. })
                 )
             })
     }
@@ -142,6 +144,7 @@ pub fn start(dir: &SessionRecorder, waiting: Waiting) -> anyhow::Result<ExitCode
                     session_id,
                     ..
                 } => (None, Some(protocol_id), Some(session_id)),
+                Event::GroupMemberAdmitted { group_id, .. } => (None, None, Some(group_id)),
                 _ => (None, None, None),
             };
             let mut report = json!({

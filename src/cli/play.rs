@@ -372,6 +372,7 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     settings.relay = choose_relay(&args.play, &client)?;
     start_web(&args.play, &dir)?;
     if protocol.spec.capabilities().room {
+        let window_times = settings.window_times(&protocol.spec, options.as_map());
         let leading = session::room::host::RoomHost {
             client: client.clone(),
             protocol,
@@ -380,6 +381,7 @@ pub fn host(args: HostArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
             relay: settings.relay.clone(),
             display: settings.display.clone(),
             control_mode: settings.control_mode,
+            window_times,
             on_room: settings.on_room.clone(),
             session_dir: dir.clone(),
         };

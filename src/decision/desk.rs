@@ -113,6 +113,9 @@ struct Inner {
     opened: u64,
     stop: Option<WindowStop>,
     cancelled: Option<String>,
+    /// The window (its `seq`) whose question went stale (a table's step moved on): it closes
+    /// as cancelled, and the desk stays open for the next.
+    withdrawn: Option<u64>,
     /// The game is over: no more windows.
     finished: bool,
     /// The open window was written and announced (a quiet hybrid window is not).
@@ -144,6 +147,7 @@ impl Desk {
             opened: 0,
             stop: None,
             cancelled: None,
+            withdrawn: None,
             finished: false,
             announced: false,
         };
@@ -296,6 +300,10 @@ impl Desk {
             if let Some(reason) = inner.cancelled.clone() {
                 self.close(&mut inner, &window, WindowOutcome::Cancelled, None, None);
                 inner.stop.get_or_insert(WindowStop::Cancelled(reason));
+                return WindowResult::Cancelled;
+            }
+            if inner.withdrawn.take() == Some(window.seq) {
+                self.close(&mut inner, &window, WindowOutcome::Cancelled, None, None);
                 return WindowResult::Cancelled;
             }
             if started.elapsed() >= length {
@@ -668,6 +676,13 @@ impl Desk {
         self.lock()
             .cancelled
             .get_or_insert_with(|| reason.to_string());
+        self.wake.notify_all();
+    }
+
+    /// Window `seq` asks a question that no longer stands: it closes as cancelled (a decision
+    /// already chosen for it still wins), and later windows open as usual.
+    pub fn withdraw(&self, seq: u64) {
+        self.lock().withdrawn = Some(seq);
         self.wake.notify_all();
     }
 

@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 
 pub use free::{InputPoll, LineInput, LocalInput, ScriptStep, ScriptedInput};
 pub use simultaneous_round::commit_hash;
-pub use windows::{DEFAULT_PEER_TIMEOUT, DecisionSettings, peer_wait};
+pub use windows::{DEFAULT_PEER_TIMEOUT, DecisionSettings, peer_wait, window_times};
 
 use crate::hooks::{HookError, HookResult, Hooks, HostMetadata, InitContext};
 use crate::identity::Identity;

@@ -92,8 +92,9 @@ pub(super) fn desk_for(spec: &Spec, config: &EngineConfig) -> Option<Arc<Desk>> 
 
 /// Window lengths: `--think-seconds`; else for a person the options' `max_think_seconds`,
 /// else the spec's `decision.timeout_seconds` (120 s when it sets none); for hybrid the options'
-/// `min_think_seconds` (the reference's), or 10 s when a person watches, else no wait.
-fn window_times(
+/// `min_think_seconds` (the reference's), or 10 s when a person watches, else no wait. A
+/// table seat's windows in a room last the same.
+pub fn window_times(
     spec: &Spec,
     options: &Map<String, Value>,
     settings: &DecisionSettings,

@@ -168,6 +168,14 @@ impl SessionDir {
         claim_dir(&self.root, role.as_str()).map(EngineDir::open)
     }
 
+    /// `seat/`: the engine dir of a table seat of ours (its hooks' state, its decision
+    /// windows), made private.
+    pub fn seat_engine_dir(&self) -> std::io::Result<EngineDir> {
+        let dir = EngineDir::open(self.root.join("seat"));
+        super::files::create_private_dir(dir.root())?;
+        Ok(dir)
+    }
+
     /// `leader/`: the engine dir of a room's leader (its hooks' state), made private.
     pub fn leader_engine_dir(&self) -> std::io::Result<EngineDir> {
         let dir = EngineDir::open(self.root.join("leader"));

@@ -9,10 +9,12 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::table_choice::{TableChoice, resolve};
 use crate::layout::EngineDir;
 
 /// Fields that name a window in a submitted decision, in the order they are looked for.
-pub const MATCH_KEYS: [&str; 5] = ["round", "turn", "attempt", "action_seq", "setup"];
+/// (`step` is ours: a table seat's window, named by the room step it opened at.)
+pub const MATCH_KEYS: [&str; 6] = ["round", "turn", "attempt", "action_seq", "setup", "step"];
 
 /// Who may fill a window: the agent with a person able to override (`hybrid`), or a person
 /// only (`human`).
@@ -57,6 +59,9 @@ pub enum Choices {
     Text { max_bytes: u64 },
     /// Anything; the hooks check it.
     Any,
+    /// One of a table seat's legal actions (`proto_group_choices`), named by its number or
+    /// label, or given as `{"index", "amount"}` or `{"action"}`.
+    Table { options: Vec<TableChoice> },
 }
 
 impl Choices {
@@ -91,6 +96,7 @@ impl Choices {
                 None => Err(format!("{field} must be text")),
             },
             Choices::Any => Ok(()),
+            Choices::Table { options } => resolve(options, value).map(|_| ()),
         }
     }
 
@@ -98,6 +104,12 @@ impl Choices {
     pub fn listed(&self) -> Option<Vec<Value>> {
         match self {
             Choices::OneOf { values } => Some(values.clone()),
+            Choices::Table { options } => Some(
+                options
+                    .iter()
+                    .map(|choice| Value::String(choice.label.clone()))
+                    .collect(),
+            ),
             Choices::Integer {
                 min: Some(min),
                 max: Some(max),
@@ -123,6 +135,13 @@ impl Choices {
                 min: Some(min),
                 max: Some(max),
             } if max >= min => Some(Value::from(rng.gen_range(*min..=*max))),
+            Choices::Table { options } if !options.is_empty() => {
+                let index = rng.gen_range(0..options.len());
+                Some(match &options[index].amount {
+                    None => Value::from(index),
+                    Some(range) => serde_json::json!({"index": index, "amount": range.min}),
+                })
+            }
             _ => None,
         }
     }
@@ -140,6 +159,16 @@ impl Choices {
             },
             Choices::Text { max_bytes } => format!("text of at most {max_bytes} bytes"),
             Choices::Any => "any value".into(),
+            Choices::Table { options } => {
+                let labels: Vec<Value> = options
+                    .iter()
+                    .map(|choice| Value::String(choice.label.clone()))
+                    .collect();
+                format!(
+                    "one of these choices (by number from 0, or label): {}",
+                    spoken(&labels)
+                )
+            }
         }
     }
 }

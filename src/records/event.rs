@@ -175,6 +175,13 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
+    /// A table seat's own hook (`proto_group_choices`, `proto_group_autoplay`) failed or
+    /// returned something unusable: the seat shows no choices for that step, plays nothing.
+    GroupSeatHookFailed {
+        hook: String,
+        seq: u64,
+        reason: String,
+    },
     /// A host refused a dialer (failed or skipped handshake, unconfirmed session) and keeps
     /// waiting for its guest.
     GuestRefused {

@@ -9,6 +9,7 @@ mod decision;
 mod event;
 mod event_log;
 mod session_record;
+mod table_choice;
 
 pub use clock::iso_now;
 pub use decision::{
@@ -19,3 +20,7 @@ pub use decision::{
 pub use event::{Event, MessageDirection, PathKind, RecordedEvent, kept_frame, read_events};
 pub use event_log::EventLog;
 pub use session_record::{SessionRecord, SessionStatus};
+pub use table_choice::{
+    AmountRange, MAX_CHOICES, TableChoice, find_action as find_table_action,
+    resolve as resolve_table_choice,
+};

@@ -60,11 +60,13 @@ async fn join_and_play(request: JoinRequest) -> Result<SessionEnd, SessionError>
     )
     .await?;
     if prepared.spec.capabilities().room {
+        let window_times = settings.window_times(&prepared.spec, &invitation.options);
         let room = super::room::join::RoomJoin {
             client,
             invitation,
             prepared,
             control_mode: settings.control_mode,
+            window_times,
             relay: settings.relay.clone(),
             display: settings.display.clone(),
             on_room: settings.on_room.clone(),

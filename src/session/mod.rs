@@ -61,6 +61,25 @@ pub struct PlaySettings {
     pub on_room: Option<OnRoom>,
 }
 
+impl PlaySettings {
+    /// How long this side's decision windows last, by the contract and `options`.
+    pub fn window_times(
+        &self,
+        spec: &crate::spec::Spec,
+        options: &serde_json::Map<String, serde_json::Value>,
+    ) -> crate::decision::WindowTimes {
+        crate::engine::window_times(
+            spec,
+            options,
+            &crate::engine::DecisionSettings {
+                think: self.think,
+                attended: self.attended,
+                on_desk: None,
+            },
+        )
+    }
+}
+
 /// See [`PlaySettings::on_desk`].
 pub type OnDesk = Arc<dyn Fn(Arc<Desk>) + Send + Sync>;
 

@@ -26,4 +26,5 @@ mod room_people;
 mod rooms;
 mod session_commands;
 mod silent_peer;
+mod table_seats;
 mod terminal;

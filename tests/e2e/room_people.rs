@@ -6,7 +6,7 @@
 //! terminal. And from the browser controller: a member's page shows the room's members
 //! and seats and sends a message and a JSON action that reach another member's verified view.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -51,18 +51,6 @@ fn wait_for_text(session: &Path, text: &str) {
     );
 }
 
-/// The session dir of `agent` that holds a room.
-fn room_session(agent: &Agent) -> PathBuf {
-    wait_until(LIMIT, || {
-        std::fs::read_dir(agent.dir.join("sessions"))
-            .ok()?
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| p.join("room.json").is_file())
-    })
-    .unwrap_or_else(|| panic!("{} never held a room", agent.dir.display()))
-}
-
 /// The Community Room contract registered on the server by `owner`, and its room hosted
 /// by `owner` (seat 0) on our hooks with `flags`.
 fn open_room(owner: &Agent, flags: &[&str]) -> (Proc, String) {
@@ -85,7 +73,7 @@ fn a_member_talks_to_the_room_from_its_terminal() {
     let (mut hosting, post_id) = open_room(&owner, &["--control-mode", "human"]);
     let mut talking = ann.join(&post_id, &["--control-mode", "human"]);
     let listening = bob.join(&post_id, &["--control-mode", "autonomous"]);
-    let (ann_room, bob_room) = (room_session(&ann), room_session(&bob));
+    let (ann_room, bob_room) = (ann.room_session(), bob.room_session());
     wait_for_output(&talking, "[room] ");
 
     talking.say("hello from the terminal");
@@ -153,7 +141,7 @@ async fn a_member_takes_part_from_the_browser() {
         &["--control-mode", "human", "--web", "--no-prompt"],
     );
     let listening = bob.join(&post_id, &["--control-mode", "autonomous"]);
-    let bob_room = room_session(&bob);
+    let bob_room = bob.room_session();
     let url = controller_url(&paging);
     let page = Browser::open(&url).await;
 

@@ -16,6 +16,11 @@ use crate::support::reference::{
 
 pub const LIMIT: Duration = Duration::from_secs(120);
 
+/// How our seats here take part: they send only what a test queues with `session action`.
+/// (An autonomous table seat plays by itself; a human one plays only decisions, and nobody
+/// makes any here.)
+pub const SCRIPTED: [&str; 4] = ["--control-mode", "human", "--think-seconds", "3600"];
+
 /// The texts of the messages a room view shows (ours in `room.json`, the reference's in
 /// `snapshot.json`).
 pub fn texts(path: &Path) -> Vec<String> {
@@ -158,14 +163,9 @@ pub fn our_leaders_mixed_table(net: &Net, alias: &str, options: &str, ours: usiz
         .collect();
     // (the spec reaches the server from a reference agent; our leader fetches it by its id)
     agents[0].register_protocol(&table.protocol_id);
-    let (hosting, post_id) = leader.host_with(&[
-        "--protocol",
-        alias,
-        "--control-mode",
-        "autonomous",
-        "--options",
-        options,
-    ]);
+    let mut args = vec!["--protocol", alias, "--options", options];
+    args.extend_from_slice(&SCRIPTED);
+    let (hosting, post_id) = leader.host_with(&args);
     let mut seats = Vec::new();
     for name in ["ours-1", "ours-2", "ours-3"].into_iter().take(ours) {
         seats.push(our_follower(net, name, &post_id));
@@ -373,7 +373,7 @@ pub fn our_follower(net: &Net, name: &str, post_id: &str) -> Seat {
 fn seated(agent: Agent, name: &str, post_id: &str) -> Seat {
     let process = Proc::spawn(
         name,
-        agent.command(&["join", post_id, "--control-mode", "autonomous"]),
+        agent.command(&[&["join", post_id][..], &SCRIPTED].concat()),
     );
     // Admitted: in a room still in its lobby no envelope (and no room.json) comes yet.
     let session = wait_until(LIMIT, || {

@@ -77,6 +77,60 @@ class TableRules(unittest.TestCase):
         self.fail("the table did not complete")
 
 
+class TableChoices:
+    """Our table `alias` with `options` played to its end by automatic seats, checking at every
+    step what `proto_group_choices` lists for each seat: nothing exactly when the seat has no
+    move, every choice (a free amount at both ends of its range) taken by the leader, and the
+    automatic seat's own action among them."""
+
+    alias = ""
+    options: dict = {}
+
+    def test_every_choice_is_legal_and_the_automatic_move_is_one_of_them(self):
+        table = our_table(self, self.alias, self.options)
+        state = table.proto_group_initial_state(copy.deepcopy(MEMBERS))
+        for _ in range(MOST_ACTIONS):
+            moved = None
+            for member in MEMBERS:
+                view = table.proto_group_view(copy.deepcopy(state), member)
+                choices = table.proto_group_choices(copy.deepcopy(view), member)
+                chosen = table.proto_group_autoplay(copy.deepcopy(view), member)
+                self.assertEqual(choices == [], chosen is None, (member["seat"], chosen, choices))
+                if chosen is None:
+                    continue
+                json.dumps(choices)
+                self.assertLessEqual(len(choices), 256)
+                for entry in choices:
+                    self.assertTrue(0 < len(entry["label"].encode()) <= 120, entry)
+                    for action in filled(entry):
+                        table.proto_group_handle(copy.deepcopy(state), member, copy.deepcopy(action))
+                self.assertTrue(any(fits(entry, chosen) for entry in choices), (chosen, choices))
+                moved = moved or (member, chosen)
+            self.assertIsNotNone(moved, "someone has a move until the table ends")
+            result = table.proto_group_handle(state, *moved)
+            state = result["state"]
+            if result.get("completed"):
+                return
+        self.fail("the table did not complete")
+
+
+def filled(entry: dict) -> list[dict]:
+    """A choice's action, or for a free amount its action at both ends of the range."""
+    if "amount" not in entry:
+        return [entry["action"]]
+    amount = entry["amount"]
+    return [dict(entry["action"], **{amount["field"]: at}) for at in (amount["min"], amount["max"])]
+
+
+def fits(entry: dict, action: dict) -> bool:
+    """Whether `action` is this choice (an amount within its range)."""
+    if "amount" not in entry:
+        return entry["action"] == action
+    amount = entry["amount"]
+    rest = {k: v for k, v in action.items() if k != amount["field"]}
+    return rest == entry["action"] and amount["min"] <= action.get(amount["field"], amount["min"] - 1) <= amount["max"]
+
+
 def pick(cards: list[dict], names: str, field: str) -> list[dict]:
     """One different card of `cards` for each of the space-separated `names`, matched on the
     card's `field` (e.g. a tile's "code")."""

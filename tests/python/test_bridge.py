@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import unittest
-from table_cases import TableRules, TableSideBySide, our_table
+from table_cases import TableChoices, TableRules, TableSideBySide, our_table
 from table_steps import MEMBERS
 from test_holdem import card, hand
 from test_well_known import load_module
@@ -396,3 +396,8 @@ def cards_in_play(state: dict) -> int:
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class BridgeChoices(TableChoices, unittest.TestCase):
+    alias = "contract-bridge-v1"
+    options = {"board_number": 1, "deal_seed": "choices"}

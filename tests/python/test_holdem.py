@@ -16,7 +16,7 @@ import unittest
 from collections import Counter
 
 import harness
-from table_cases import TableRules, TableSideBySide, our_table
+from table_cases import TableChoices, TableRules, TableSideBySide, our_table
 from table_steps import MEMBERS
 
 from aigenora.proto import deck, poker_hands
@@ -332,3 +332,8 @@ class SideBySide(TableSideBySide):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HoldemChoices(TableChoices, unittest.TestCase):
+    alias = "texas-holdem-v1"
+    options = {"max_hands": 2, "deal_seed": "choices"}

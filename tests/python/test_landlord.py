@@ -15,7 +15,7 @@ import time
 import unittest
 from collections import Counter
 
-from table_cases import TableRules, TableSideBySide, our_table
+from table_cases import TableChoices, TableRules, TableSideBySide, our_table
 from table_steps import MEMBERS
 from test_well_known import load_module
 
@@ -426,3 +426,8 @@ class SideBySide(TableSideBySide):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class LandlordChoices(TableChoices, unittest.TestCase):
+    alias = "four-player-landlord-v1"
+    options = {"deal_seed": "choices"}

@@ -16,7 +16,7 @@ import time
 import unittest
 
 import harness
-from table_cases import TableRules, TableSideBySide, our_table, pick
+from table_cases import TableChoices, TableRules, TableSideBySide, our_table, pick
 from table_steps import MEMBERS
 from test_well_known import load_module
 
@@ -426,3 +426,8 @@ class SideBySide(TableSideBySide):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class MahjongChoices(TableChoices, unittest.TestCase):
+    alias = "classical-mahjong-v1"
+    options = {"max_hands": 1, "deal_seed": "choices"}

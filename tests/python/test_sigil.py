@@ -14,7 +14,7 @@ import time
 import unittest
 from collections import Counter
 
-from table_cases import TableRules, TableSideBySide, our_table
+from table_cases import TableChoices, TableRules, TableSideBySide, our_table
 from table_steps import MEMBERS
 from test_well_known import load_module
 
@@ -313,3 +313,8 @@ class SideBySide(TableSideBySide):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SigilChoices(TableChoices, unittest.TestCase):
+    alias = "aether-sigil-v1"
+    options = {"starting_life": 10, "deal_seed": "choices"}

@@ -12,7 +12,7 @@ import copy
 import json
 import unittest
 
-from table_cases import TableRules, TableSideBySide, our_table
+from table_cases import TableChoices, TableRules, TableSideBySide, our_table
 from table_steps import MEMBERS
 from test_holdem import card as plain_card
 from test_well_known import load_module
@@ -409,3 +409,8 @@ def cards_everywhere(state: dict) -> int:
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TractorChoices(TableChoices, unittest.TestCase):
+    alias = "upgrade-tractor-v1"
+    options = {"max_hands": 1, "deal_seed": "choices"}

@@ -147,6 +147,18 @@ impl Agent {
         Proc::spawn("join", self.command(&args))
     }
 
+    /// The session dir of this agent that holds a room (its `room.json`), once one does.
+    pub fn room_session(&self) -> PathBuf {
+        wait_until(SESSION_LIMIT, || {
+            std::fs::read_dir(self.dir.join("sessions"))
+                .ok()?
+                .flatten()
+                .map(|e| e.path())
+                .find(|p| p.join("room.json").is_file())
+        })
+        .unwrap_or_else(|| panic!("{} never held a room", self.dir.display()))
+    }
+
     /// The session dirs for `role` (`host`/`guest`), oldest first.
     pub fn session_dirs(&self, role: &str) -> Vec<PathBuf> {
         session_dirs(&self.dir, role)

@@ -327,6 +327,7 @@ mod tests {
             completed: false,
             outcome: None,
             deal_verdicts: Vec::new(),
+            choices: None,
         };
         let mut now = before.clone();
         now.seq = 2;

@@ -294,3 +294,30 @@ fn decisions_waiting_for_future_windows_are_bounded() {
             .is_some_and(|r| r.starts_with("too_many_queued"))
     }));
 }
+
+/// A table's window whose question went stale is withdrawn: it closes as cancelled at once
+/// (long before its deadline), and the desk opens the next window as usual.
+#[test]
+fn a_withdrawn_window_closes_as_cancelled_and_the_next_one_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let desk = rps_desk(dir.path(), times(60_000, 0, TimeoutAction::Abort));
+    let window = open(&desk, WindowMode::Human, 0, None);
+    let waiting = {
+        let desk = desk.clone();
+        std::thread::spawn(move || desk.wait())
+    };
+    desk.withdraw(window.seq);
+    assert_eq!(waiting.join().unwrap(), WindowResult::Cancelled);
+    assert!(!desk.files().window().unwrap().open);
+    assert!(!desk.is_over());
+    let next = open(&desk, WindowMode::Human, 1, None);
+    assert_eq!(next.seq, window.seq + 1);
+    assert!(matches!(
+        desk.submit(next.seq, json!("rock"), "test"),
+        Submitted::Accepted(_)
+    ));
+    match desk.wait() {
+        WindowResult::Decided(played) => assert_eq!(played["choice"], "rock"),
+        other => panic!("the next window plays its decision: {other:?}"),
+    }
+}

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use super::{PythonHooks, describe};
 use crate::hooks::convert::{from_python, to_python, to_python_dict};
+use crate::records::TableChoice;
 use crate::room::checkpoint::RoomMember;
 use crate::room::hooks::{HookFailure, HookResult, RoomHooks};
 
@@ -220,6 +221,34 @@ impl PythonHooks {
             text(own_seed),
         ];
         self.call_room("proto_group_check_deal", args, false)
+    }
+}
+
+impl PythonHooks {
+    /// Whether these hooks play a table seat (they define `proto_group_choices`); a
+    /// conversational room's hooks do not.
+    pub fn plays_table_seats(&self) -> bool {
+        Python::attach(|py| {
+            self.instance
+                .bind(py)
+                .hasattr("proto_group_choices")
+                .unwrap_or(false)
+        })
+    }
+
+    /// `proto_group_choices(view, member)`: every legal action of this seat now, checked
+    /// ([`TableChoice::list_from_hook`]); `[]` when it is not this seat's move.
+    pub fn room_choices(
+        &self,
+        view: &Map<String, Value>,
+        seat: &RoomMember,
+    ) -> Result<Vec<TableChoice>, HookFailure> {
+        let returned = self.call_room(
+            "proto_group_choices",
+            vec![state(view), member(seat)],
+            false,
+        )?;
+        TableChoice::list_from_hook(returned).map_err(HookFailure::broken)
     }
 }
 

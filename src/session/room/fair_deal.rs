@@ -175,6 +175,10 @@ impl ActionSource for Seeds<'_> {
     fn position(&self) -> Option<u64> {
         self.inner.position()
     }
+
+    fn stopped(&self) -> Option<String> {
+        self.inner.stopped()
+    }
 }
 
 /// The member's events, each verified step looked at for a deal to seed or check.

@@ -10,9 +10,11 @@ use tokio::runtime::Handle;
 use super::join::QueuedActions;
 use super::lead::{Arrivals, Lead, leader_hooks};
 use super::rest::RestControl;
+use super::seat::{SeatSetup, TableSeat};
 use crate::api::group::{GroupStatus, NewGroup};
 use crate::api::invitation::NewInvitation;
 use crate::client::RestClient;
+use crate::decision::WindowTimes;
 use crate::engine::{DisplaySink, Outcome};
 use crate::records::{Event, SessionRecord};
 use crate::room::authority::Start;
@@ -30,9 +32,12 @@ pub struct RoomHost {
     pub options: CheckedOptions,
     pub relay: RelayChoice,
     pub display: DisplaySink,
-    /// Who acts for this side (recorded; a person's actions come through the session's
-    /// queue whatever the mode).
+    /// Who acts for this side: at a table, the leader's own seat plays by itself
+    /// (`autonomous`) or through decision windows; actions queued in the session's queue
+    /// are sent whatever the mode.
     pub control_mode: ControlMode,
+    /// How long the leader's table seat's decision windows last (human and hybrid control).
+    pub window_times: WindowTimes,
     /// Told the session dir once the room is under way (a person's terminal starts on it).
     pub on_room: Option<OnRoom>,
     pub session_dir: SessionRecorder,
@@ -101,7 +106,7 @@ impl RoomHost {
             usize::from(rules.max_participants),
             self.session_dir.events().clone(),
         )?;
-        let lead = Lead {
+        let mut lead = Lead {
             control: RestControl::new(self.client.clone(), Handle::current()),
             client: self.client.clone(),
             runtime: Handle::current(),
@@ -111,10 +116,19 @@ impl RoomHost {
             own: QueuedActions::of(self.session_dir.dir()),
             dir: self.session_dir.clone(),
             lease,
+            seat: None,
         };
         let (protocol, options) = (self.protocol.clone(), self.options.clone());
+        let (control_mode, times) = (self.control_mode, self.window_times);
         let led = tokio::task::spawn_blocking(move || {
             let hooks = leader_hooks(&protocol, options.as_map(), &lead.dir)?;
+            lead.seat = TableSeat::open(SeatSetup {
+                protocol: &protocol,
+                options: options.as_map(),
+                recorder: &lead.dir,
+                control_mode,
+                times,
+            })?;
             open_and_serve(lead, hooks, arrivals)
         })
         .await;

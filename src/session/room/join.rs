@@ -21,9 +21,11 @@ use super::lead::{self, Lead, leader_hooks};
 use super::member::{ActionSource, FollowEnd, Follower, MemberEvents, Outbox};
 use super::record::RoomRecord;
 use super::rest::RestControl;
+use super::seat::{self, SeatSetup, SharedSeat, TableSeat};
 use crate::api::group::{Group, GroupStatus};
 use crate::api::invitation::Invitation;
 use crate::client::RestClient;
+use crate::decision::WindowTimes;
 use crate::engine::{DisplaySink, Outcome};
 use crate::hooks::skeleton;
 use crate::identity::Identity;
@@ -52,6 +54,8 @@ pub struct RoomJoin {
     pub invitation: Invitation,
     pub prepared: PreparedProtocol,
     pub control_mode: ControlMode,
+    /// How long a table seat's decision windows last (human and hybrid control).
+    pub window_times: WindowTimes,
     pub relay: RelayChoice,
     pub display: DisplaySink,
     /// Told the session dir once the room is found (a person's terminal starts on it).
@@ -71,7 +75,7 @@ enum Stop {
 struct MemberState {
     replica: Replica,
     outbox: Outbox,
-    actions: QueuedActions,
+    actions: SeatActions,
     recorder: Recorder,
     fair_deals: FairDeals,
 }
@@ -157,11 +161,16 @@ impl RoomJoin {
 
     /// Follows the room's leader, and its successors, until the room ends — or leads it,
     /// when this member takes it over.
-    async fn take_part(&self, mut group: Group) -> Result<Outcome, SessionError> {
+    async fn take_part(&self, group: Group) -> Result<Outcome, SessionError> {
         let identity = self.client.identity().clone();
         let outbox = Outbox::durable(self.session_dir.dir());
-        let actions = QueuedActions::resuming(self.session_dir.dir(), outbox.resume_offset());
-        let mut state = MemberState {
+        let queue = QueuedActions::resuming(self.session_dir.dir(), outbox.resume_offset());
+        let seat = self.seat().await?;
+        let actions = SeatActions {
+            queue,
+            seat: seat.clone(),
+        };
+        let state = MemberState {
             replica: Replica::new(
                 &group.group_id,
                 identity.public_key(),
@@ -174,6 +183,7 @@ impl RoomJoin {
                 dir: self.session_dir.clone(),
                 group_id: group.group_id.clone(),
                 deal_verdicts: Vec::new(),
+                seat: seat.clone(),
             },
             fair_deals: FairDeals::new(
                 self.can_lead().then(|| DealChecker {
@@ -187,6 +197,46 @@ impl RoomJoin {
                 self.session_dir.events().clone(),
             ),
         };
+        let ended = self.take_part_as(group, state).await;
+        if let Some(seat) = &seat {
+            seat::lock(seat).finish();
+        }
+        ended
+    }
+
+    /// The member's own table seat, when its hooks play one (loaded on a blocking thread).
+    async fn seat(&self) -> Result<Option<SharedSeat>, SessionError> {
+        if !self.can_lead() {
+            return Ok(None);
+        }
+        let protocol = Protocol {
+            dir: self.prepared.dir.clone(),
+            spec: self.prepared.spec.clone(),
+        };
+        let (options, recorder) = (self.invitation.options.clone(), self.session_dir.clone());
+        let (control_mode, times) = (self.control_mode, self.window_times);
+        tokio::task::spawn_blocking(move || {
+            TableSeat::open(SeatSetup {
+                protocol: &protocol,
+                options: &options,
+                recorder: &recorder,
+                control_mode,
+                times,
+            })
+        })
+        .await
+        .map_err(|panic| SessionError::Stopped {
+            what: "the table seat",
+            detail: panic.to_string(),
+        })?
+    }
+
+    /// [`RoomJoin::take_part`] with the member's state in place.
+    async fn take_part_as(
+        &self,
+        mut group: Group,
+        mut state: MemberState,
+    ) -> Result<Outcome, SessionError> {
         let rules = self.rules()?;
         let group_id = group.group_id.clone();
         let recovery = Recovery {
@@ -203,6 +253,15 @@ impl RoomJoin {
             state = back;
             let reason = match ended {
                 Ok(FollowEnd::Completed(outcome)) => return Ok(completed(outcome)),
+                Ok(FollowEnd::Stopped(reason)) => {
+                    let _ = self.client.leave_group(&group.group_id).await;
+                    return Ok(Outcome {
+                        completed: false,
+                        winner: None,
+                        reason: Some(reason),
+                        metadata: None,
+                    });
+                }
                 Ok(FollowEnd::LeaderGone(reason)) => {
                     lost_since = None;
                     reason
@@ -335,7 +394,7 @@ impl RoomJoin {
         let MemberState {
             replica,
             mut outbox,
-            actions,
+            actions: SeatActions { queue, seat },
             ..
         } = state;
         let own = replica
@@ -361,7 +420,8 @@ impl RoomJoin {
             rules,
             dir: self.session_dir.clone(),
             lease,
-            own: actions,
+            own: queue,
+            seat,
         };
         let led = tokio::task::spawn_blocking(move || {
             let hooks = leader_hooks(&protocol, &options, &lead.dir)?;
@@ -540,11 +600,34 @@ impl ActionSource for QueuedActions {
     }
 }
 
-/// What the member records: events, the last verified view and checkpoint, and its verdicts
-/// on the hands it was dealt.
+/// A member's actions: those queued in its session directory first, then its table seat's.
+struct SeatActions {
+    queue: QueuedActions,
+    seat: Option<SharedSeat>,
+}
+
+impl ActionSource for SeatActions {
+    fn next_action(&mut self) -> Option<Map<String, Value>> {
+        self.queue
+            .next_action()
+            .or_else(|| self.seat.as_ref().and_then(|s| seat::lock(s).next_move()))
+    }
+
+    fn position(&self) -> Option<u64> {
+        self.queue.position()
+    }
+
+    fn stopped(&self) -> Option<String> {
+        self.seat.as_ref().and_then(|s| seat::lock(s).stopped())
+    }
+}
+
+/// What the member records: events, the last verified view and checkpoint (with its table
+/// seat's choices), and its verdicts on the hands it was dealt.
 struct Recorder {
     dir: SessionRecorder,
     group_id: String,
+    seat: Option<SharedSeat>,
     deal_verdicts: Vec<DealVerdict>,
 }
 
@@ -556,7 +639,13 @@ impl MemberEvents for Recorder {
             seq: verified.envelope.core.seq,
             frame_hash: verified.envelope.frame_hash.clone(),
         });
-        write_room(self.dir.dir(), verified, replica, &self.deal_verdicts);
+        write_room(
+            self.dir.dir(),
+            verified,
+            replica,
+            self.seat.as_ref(),
+            &self.deal_verdicts,
+        );
     }
 
     fn deal_checked(&mut self, verdict: &DealVerdict) {
@@ -575,17 +664,29 @@ impl MemberEvents for Recorder {
     }
 }
 
-fn write_room(dir: &SessionDir, verified: &Verified, replica: &Replica, verdicts: &[DealVerdict]) {
+fn write_room(
+    dir: &SessionDir,
+    verified: &Verified,
+    replica: &Replica,
+    seat: Option<&SharedSeat>,
+    verdicts: &[DealVerdict],
+) {
     let Some(checkpoint) = &replica.checkpoint else {
         return;
     };
-    RoomRecord {
-        deal_verdicts: verdicts.to_vec(),
-        ..RoomRecord::of_checkpoint(
-            checkpoint,
-            replica.view.clone().map(Value::Object),
-            verified.envelope.events.clone(),
-        )
+    let mut record = RoomRecord::of_checkpoint(
+        checkpoint,
+        replica.view.clone().map(Value::Object),
+        verified.envelope.events.clone(),
+    );
+    let me = checkpoint
+        .state
+        .members
+        .iter()
+        .find(|m| m.public_key == replica.viewer);
+    if let (Some(seat), Some(view), Some(me)) = (seat, &replica.view, me) {
+        record.choices = seat::lock(seat).observe(checkpoint.seq, view, me);
     }
-    .write(dir);
+    record.deal_verdicts = verdicts.to_vec();
+    record.write(dir);
 }

@@ -24,6 +24,7 @@ use super::leader::{Hub, MEMBER_FRAME_BYTES};
 use super::member::ActionSource;
 use super::record::RoomRecord;
 use super::rest::RestControl;
+use super::seat::{self, SharedSeat};
 use crate::api::group::{EMPTY_CHECKPOINT_HASH, Group, GroupStatus, LeaderHeartbeat, MemberStatus};
 use crate::client::RestClient;
 use crate::hooks::python_hooks::PythonHooks;
@@ -254,6 +255,8 @@ pub struct Lead {
     pub lease: Lease,
     /// The leader's own actions (the session's queue).
     pub own: QueuedActions,
+    /// The leader's own table seat, when its hooks play one.
+    pub seat: Option<SharedSeat>,
 }
 
 impl Lead {
@@ -407,11 +410,26 @@ impl Lead {
                 recorded = Some(hub.authority.seq);
                 self.record_step(hub);
             }
+            if let Some(seat) = &self.seat {
+                let (action, stopped) = {
+                    let mut seat = seat::lock(seat);
+                    (seat.next_move(), seat.stopped())
+                };
+                if let Some(reason) = stopped {
+                    return Err(self.stopped(reason));
+                }
+                if let Some(action) = action {
+                    self.act(hub, None, &action);
+                }
+            }
             if !busy {
                 std::thread::sleep(IDLE);
             }
         }
         self.record_step(hub);
+        if let Some(seat) = &self.seat {
+            seat::lock(seat).finish();
+        }
         for _ in 0..100 {
             if !hub.poll() {
                 std::thread::sleep(IDLE);
@@ -528,8 +546,13 @@ impl Lead {
         }
         if let Some(checkpoint) = hub.authority.checkpoint() {
             let events = hub.authority.last_events().to_vec();
-            RoomRecord::of_checkpoint(checkpoint, hub.authority.own_view().cloned(), events)
-                .write(self.dir.dir());
+            let view = hub.authority.own_view();
+            let mut record = RoomRecord::of_checkpoint(checkpoint, view.cloned(), events);
+            let me = hub.authority.member(self.identity.public_key());
+            if let (Some(seat), Some(Value::Object(view)), Some(me)) = (&self.seat, view, me) {
+                record.choices = seat::lock(seat).observe(checkpoint.seq, view, me);
+            }
+            record.write(self.dir.dir());
         }
     }
 

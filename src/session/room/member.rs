@@ -35,6 +35,10 @@ pub trait ActionSource {
     fn position(&self) -> Option<u64> {
         None
     }
+    /// Why this side stopped taking part (a table seat's window ran out), once it has.
+    fn stopped(&self) -> Option<String> {
+        None
+    }
 }
 
 impl ActionSource for std::collections::VecDeque<Map<String, Value>> {
@@ -59,6 +63,8 @@ pub enum FollowEnd {
     Completed(Option<String>),
     /// The leader's channel closed (the caller checks the server: failover or the end).
     LeaderGone(String),
+    /// This side stopped taking part, and why (its seat's decision window ran out).
+    Stopped(String),
 }
 
 /// One member on one channel.
@@ -97,6 +103,9 @@ impl<'a> Follower<'a> {
         let started = Instant::now();
         let mut bootstrapped = false;
         loop {
+            if let Some(reason) = self.actions.stopped() {
+                return Ok(FollowEnd::Stopped(reason));
+            }
             if bootstrapped {
                 if let Err(lost) = self.submit() {
                     return Ok(FollowEnd::LeaderGone(lost));

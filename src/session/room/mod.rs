@@ -15,6 +15,7 @@ pub mod member;
 pub mod outbox;
 pub mod record;
 pub mod rest;
+pub mod seat;
 
 use crate::api::group::{Group, MemberAdmitted, NewMember};
 

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::fair_deal::DealVerdict;
 use crate::layout::SessionDir;
+use crate::records::TableChoice;
 use crate::room::checkpoint::{Checkpoint, RoomMember};
 
 /// One step of the room as this side holds it.
@@ -27,6 +28,11 @@ pub struct RoomRecord {
     /// ([`fair_deal`](super::fair_deal)).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub deal_verdicts: Vec<DealVerdict>,
+    /// A table seat of ours: its legal actions at this step (`[]` when it is not its move),
+    /// from its own hooks on its own view. Absent where no hooks run for the seat, or they
+    /// failed at this step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choices: Option<Vec<TableChoice>>,
 }
 
 impl RoomRecord {
@@ -47,6 +53,7 @@ impl RoomRecord {
             completed: checkpoint.state.completed,
             outcome: checkpoint.state.outcome.clone(),
             deal_verdicts: Vec::new(),
+            choices: None,
         }
     }
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from aigenora.proto import deck as cards
 from aigenora.proto.hooks import ProtocolHooks
+from aigenora.proto.seat_choices import choice
 from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
 from aigenora.proto.fair_deal import dealing, fair_deals
 
@@ -311,6 +312,14 @@ class Hooks(StandIns, ProtocolHooks):
             return None
         return choose(view)
 
+    # -- a person's choices ----------------------------------------------------------------
+
+    def proto_group_choices(self, view, member):
+        if view["phase"] != "playing" or view["current_player"] != view["you"]["public_key"]:
+            return []
+        return card_choices(view) + attack_choices(view) + [
+            choice("End turn", {"kind": "end_turn"}), choice("Concede", {"kind": "concede"})]
+
 
 # -- the rules as functions --------------------------------------------------------------------
 
@@ -378,6 +387,55 @@ def next_active(state: dict, key: str) -> str:
     start = order.index(key)
     return next(order[(start + step) % len(order)] for step in range(1, len(order) + 1)
                 if not state["players"][order[(start + step) % len(order)]]["defeated"])
+
+
+# -- a person's choices ------------------------------------------------------------------------
+
+
+def card_choices(view: dict) -> list:
+    """Every card of the hand the seat can pay for and place, with each target it may take:
+    a unit or relic while its row has room, a damage spell at each active opponent, Dissolve
+    at each opposing unit of low enough power, any other spell as it is."""
+    me = view["you"]["public_key"]
+    rooms = {"unit": len(view["units"].get(me, [])) < UNIT_ROW,
+             "relic": len(view["relics"].get(me, [])) < RELIC_ROW, "spell": True}
+    options = []
+    for card in view["my_hand"]:
+        if card["cost"] > view["players"][me]["energy"] or not rooms[card["card_type"]]:
+            continue
+        play = {"kind": "play_card", "card_id": card["card_id"]}
+        if card.get("effect") == "damage_player":
+            options += [choice(f"Cast {card['name']} at seat {view['players'][k]['seat']}",
+                               {**play, "target_public_key": k}) for k in opponents(view)]
+        elif card.get("effect") == "destroy_unit":
+            options += [choice(f"Cast {card['name']} on {unit['name']} (seat {view['players'][k]['seat']})",
+                               {**play, "target_card_id": unit["card_id"]})
+                        for k, unit in opposing_units(view) if power_of(view, unit) <= card["max_power"]]
+        else:
+            verb = "Cast" if card["card_type"] == "spell" else "Play"
+            options.append(choice(f"{verb} {card['name']}", play))
+    return options
+
+
+def attack_choices(view: dict) -> list:
+    """Each ready unit's attacks: at each active opponent, and at each opposing unit."""
+    me, players = view["you"]["public_key"], view["players"]
+    options = []
+    for unit in view["units"].get(me, []):
+        if view["unit_state"][unit["card_id"]]["exhausted"]:
+            continue
+        attack = {"kind": "attack", "unit_id": unit["card_id"]}
+        options += [choice(f"Attack seat {players[k]['seat']} with {unit['name']}",
+                           {**attack, "target_public_key": k}) for k in opponents(view)]
+        options += [choice(f"Attack {target['name']} (seat {players[k]['seat']}) with {unit['name']}",
+                           {**attack, "target_card_id": target["card_id"]})
+                    for k, target in opposing_units(view)]
+    return options
+
+
+def opposing_units(view: dict) -> list[tuple[str, dict]]:
+    me = view["you"]["public_key"]
+    return [(k, unit) for k in view["turn_order"] if k != me for unit in view["units"].get(k, [])]
 
 
 # -- the automatic player ----------------------------------------------------------------------

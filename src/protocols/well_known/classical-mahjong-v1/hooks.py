@@ -38,6 +38,7 @@ import copy
 from aigenora.proto import deck as walls
 from aigenora.proto import tiles
 from aigenora.proto.hooks import ProtocolHooks
+from aigenora.proto.seat_choices import choice
 from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
 from aigenora.proto.fair_deal import dealing, fair_deals
 
@@ -337,6 +338,20 @@ class Hooks(StandIns, ProtocolHooks):
             return choose(view)
         return None
 
+    # -- a person's choices ------------------------------------------------------------------
+
+    def proto_group_choices(self, view, member):
+        """On the seat's turn: a win when its tiles make one, each concealed kong, a discard of
+        each face; in a claim window it answers: a pass, a win on the discard, the pung, kong
+        and chows its tiles allow. (Right after a pung or chow the leader takes only a discard;
+        the view cannot tell, so a win listed then is refused with that reason.)"""
+        you = view["you"]
+        if view["phase"] == "claim" and you["may_claim"] and view["my_claim"] is None:
+            return claim_choices(view)
+        if view["phase"] == "discard" and view["current_player"] == you["public_key"]:
+            return turn_choices(view)
+        return []
+
 
 def choose(view: dict, must_discard: bool = False) -> dict:
     if view["phase"] == "claim":
@@ -409,6 +424,48 @@ def choose_claim(view: dict) -> dict:
         if tiles.shanten(tiles.counts(rest), melds + 1) < now:
             return {"kind": kind, "card_ids": ids}
     return {"kind": "pass_claim"}
+
+
+# -- a person's choices ------------------------------------------------------------------------
+
+
+def turn_choices(view: dict) -> list:
+    hand = view["my_hand"]
+    firsts = {}
+    for tile in hand:
+        firsts.setdefault(tile["code"], tile)
+    options = []
+    if tiles.win_kind(hand, len(view["melds"][view["you"]["public_key"]])):
+        options.append(choice("Win", {"kind": "win"}))
+    for code, tile in firsts.items():
+        same = [t["card_id"] for t in hand if t["code"] == code]
+        if len(same) == 4:
+            options.append(choice(f"Kong {tile['label']}", {"kind": "concealed_kong", "card_ids": same}))
+    options += [choice(f"Discard {tile['label']}", {"kind": "discard", "card_id": tile["card_id"]})
+                for tile in firsts.values()]
+    return options
+
+
+def claim_choices(view: dict) -> list:
+    hand, discard = view["my_hand"], view["last_discard"]["card"]
+    me = view["you"]["public_key"]
+    options = [choice("Pass", {"kind": "pass_claim"})]
+    if tiles.win_kind(hand + [discard], len(view["melds"][me])):
+        options.append(choice(f"Win on {discard['label']}", {"kind": "win"}))
+    same = [t["card_id"] for t in hand if t["code"] == discard["code"]]
+    for kind, size in (("kong", 3), ("pung", 2)):
+        if len(same) >= size:
+            options.append(choice(f"{kind.capitalize()} {discard['label']}", {"kind": kind, "card_ids": same[:size]}))
+    order = view["turn_order"]
+    if order[(order.index(view["last_discard"]["public_key"]) + 1) % len(order)] == me:
+        by_code = {}
+        for tile in hand:
+            by_code.setdefault(tile["code"], tile)
+        for pair in tiles.chows(hand, discard):
+            run = sorted([by_code[code] for code in pair] + [discard], key=lambda t: tiles.INDEX[t["code"]])
+            options.append(choice("Chow " + " ".join(t["label"] for t in run),
+                                  {"kind": "chow", "card_ids": [by_code[code]["card_id"] for code in pair]}))
+    return options
 
 
 # -- the rules as functions --------------------------------------------------------------------

@@ -31,6 +31,7 @@ from aigenora.proto import deck as cards
 from aigenora.proto import tricks
 from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.options import whole_option
+from aigenora.proto.seat_choices import card_label, choice
 from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
 from aigenora.proto.fair_deal import dealing, fair_deals
 
@@ -40,6 +41,7 @@ COMPASS = ("north", "east", "south", "west")
 VULNERABILITY = ("none", "ns", "ew", "both", "ns", "ew", "both", "none",
                  "ew", "both", "none", "ns", "both", "none", "ns", "ew")
 CALLS = ("pass", "bid", "double", "redouble")
+DENOMINATION_SIGN = {"clubs": "♣", "diamonds": "♦", "hearts": "♥", "spades": "♠", "nt": "NT"}
 HONOURS = {14: 4, 13: 3, 12: 2, 11: 1}
 MAJORS = ("hearts", "spades")
 TRICKS = 13
@@ -264,6 +266,18 @@ class Hooks(StandIns, ProtocolHooks):
             return None
         return choose(view, me)
 
+    # -- a person's choices ----------------------------------------------------------------
+
+    def proto_group_choices(self, view, member):
+        me = view["you"]["public_key"]
+        if view["phase"] == "completed" or view["current_player"] != me:
+            return []
+        if view["phase"] == "auction":
+            return call_choices(view, me)
+        trick = [entry["card"] for entry in view["current_trick"]]
+        return [choice(f"Play {card_label(card)}", {"kind": "play", "card_id": card["card_id"]})
+                for card in tricks.playable(view["playable_hand"], trick)]
+
 
 def choose(view: dict, me: str) -> dict:
     if view["phase"] == "auction":
@@ -382,6 +396,24 @@ def choose_card(view: dict) -> dict:
 
 
 # -- the rules as functions --------------------------------------------------------------------
+
+
+def call_choices(view: dict, me: str) -> list:
+    """The calls open to the seat in the auction, by the leader's own checks: pass, a double
+    or redouble where check_double allows it, and every bid that outranks the last one."""
+    options = [choice("Pass", {"kind": "pass"})]
+    for kind in ("double", "redouble"):
+        try:
+            check_double(view, me, kind)
+        except ValueError:
+            continue
+        options.append(choice(kind.capitalize(), {"kind": kind}))
+    floor = view["last_bid"]["value"] if view["last_bid"] else -1
+    options += [choice(f"Bid {level}{DENOMINATION_SIGN[denomination]}",
+                       {"kind": "bid", "level": level, "denomination": denomination})
+                for level in range(1, 8) for denomination in DENOMINATIONS
+                if bid_value(level, denomination) > floor]
+    return options
 
 
 def bid_value(level: int, denomination: str) -> int:

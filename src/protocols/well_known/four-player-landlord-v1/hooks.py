@@ -34,6 +34,7 @@ from collections import Counter
 from aigenora.proto import climbing
 from aigenora.proto import deck as cards
 from aigenora.proto.hooks import ProtocolHooks
+from aigenora.proto.seat_choices import bounded, cards_label, choice
 from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
 from aigenora.proto.fair_deal import dealing, fair_deals
 
@@ -232,6 +233,25 @@ class Hooks(StandIns, ProtocolHooks):
             return None
         return choose(view)
 
+    # -- a person's choices ----------------------------------------------------------------
+
+    def proto_group_choices(self, view, member):
+        """The bids, or every combination of the hand that beats the last play (the whole hand
+        first when it is one), smallest first, and a pass when the seat may pass: at most
+        MAX_CHOICES, the biggest left out beyond that, but never the automatic seat's play."""
+        me = view["you"]["public_key"]
+        if view["phase"] == "completed" or view["current_player"] != me:
+            return []
+        if view["phase"] == "bidding":
+            return [choice(f"Bid {value}" if value else "Pass", {"kind": "bid", "value": value})
+                    for value in BIDS]
+        last = view["last_play"]
+        options = [choice("Pass", {"kind": "pass"})] if last is not None else []
+        for play in legal_plays(view["my_hand"], last["combination"] if last else None):
+            options.append(choice(cards_label(f"Play {name(play.combination)}", play.cards),
+                                  {"kind": "play", "card_ids": [card["card_id"] for card in play.cards]}))
+        return bounded(options, keep=choose(view))
+
 
 def choose(view: dict) -> dict:
     if view["phase"] == "bidding":
@@ -290,6 +310,21 @@ def choose_play(view: dict) -> climbing.Play | None:
     if bombs and in_need(view, me):
         return min(bombs, key=bomb_cost)
     return None
+
+
+def legal_plays(hand: list[dict], previous: dict | None) -> list[climbing.Play]:
+    """Every play the leader takes after `previous`: the hand's combinations that beat it and
+    the whole hand when it is one (its cards in the hand's order, as the automatic seat plays
+    it), fewest cards and lowest first, bombs last."""
+    found = climbing.beating(hand, previous)
+    try:
+        whole = climbing.Play(hand, climbing.classify(hand))
+        if previous is None or climbing.beats(whole.combination, previous):
+            found = [play for play in found if len(play.cards) != len(hand)] + [whole]
+    except ValueError:  # the hand is not one combination
+        pass
+    return sorted(found, key=lambda play: (play.combination["tier"], len(play.cards),
+                                           play.combination["primary"]))
 
 
 def lead(hand: list[dict], normal: list[climbing.Play]) -> climbing.Play | None:

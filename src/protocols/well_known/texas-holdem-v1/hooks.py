@@ -26,6 +26,7 @@ from aigenora.proto import deck as cards
 from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.options import whole_option
 from aigenora.proto.table_seats import leader_changed, member_back, member_gone, seats_after_failover
+from aigenora.proto.seat_choices import choice
 from aigenora.proto.poker_hands import category, hand_rank, side_pots, uncalled_excess
 from aigenora.proto.fair_deal import dealing, fair_deals
 
@@ -368,6 +369,11 @@ class Hooks(ProtocolHooks):
             return None
         return choose(view, me)
 
+    # -- a person's choices ----------------------------------------------------------------
+
+    def proto_group_choices(self, view, member):
+        return betting_choices(view)
+
 
 def choose(view: dict, me: str) -> dict:
     """A legal, sensible action: raise a strong hand, call when the equity beats the pot odds,
@@ -386,6 +392,26 @@ def choose(view: dict, me: str) -> dict:
     if strength >= owed / (pot + owed):
         return {"kind": "call"}
     return {"kind": "fold"}
+
+
+def betting_choices(view: dict) -> list:
+    """Every legal action of the seat to act, from the `legal` its view carries (what the
+    leader's fold, check, call, wager and all_in accept): fold; check or call; a bet or raise
+    to any total from the full raise to all the seat has; all in."""
+    me = view["you"]["public_key"]
+    if view["phase"] != "betting" or view["current_player"] != me:
+        return []
+    legal, current = view["legal"], view["current_bet"]
+    owed = legal["to_call"]
+    options = [choice("Fold", {"kind": "fold"}),
+               choice(f"Call {owed}", {"kind": "call"}) if owed else choice("Check", {"kind": "check"})]
+    if legal["can_raise"] and legal["min_raise_to"] < legal["max_to"]:
+        kind = "raise" if current else "bet"
+        options.append(choice(f"{kind.capitalize()} to", {"kind": kind},
+                              ("amount", legal["min_raise_to"], legal["max_to"])))
+    if legal["can_raise"] or legal["max_to"] <= current:
+        options.append(choice(f"All in ({legal['max_to']})", {"kind": "all_in"}))
+    return options
 
 
 def equity(hole: list, board: list, rivals: int, salt: int) -> float:

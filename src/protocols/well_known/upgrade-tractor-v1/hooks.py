@@ -35,10 +35,12 @@ the other side holds it, ruffing a void suit for points, and giving points to it
 from __future__ import annotations
 
 from collections import Counter
+from itertools import combinations
 
 from aigenora.proto import deck as cards
 from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.options import whole_option
+from aigenora.proto.seat_choices import MAX_CHOICES, cards_label, choice
 from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
 from aigenora.proto.trump_tricks import COUNTING, TRUMP, Trumps, card_points
 from aigenora.proto.fair_deal import dealing, fair_deals
@@ -322,6 +324,36 @@ class Hooks(StandIns, ProtocolHooks):
             return None if me in view["declarations"] else choose(view)
         return choose(view) if view["current_player"] == me else None
 
+    # -- a person's choices --------------------------------------------------------------------
+
+    def proto_group_choices(self, view, member):
+        """The seat's legal actions, the automatic seat's first: a pass and every declaration
+        that outranks the standing one; the burials the automatic seat and the lowest cards
+        make (any other eight of the hand are legal too, but too many to list); the leads
+        that are a single, a pair or a tractor (a throw of more cards of one suit is legal but
+        not listed); every follow the leader's check_follow allows. At most MAX_CHOICES."""
+        chosen = self.proto_group_autoplay(view, member)
+        if chosen is None:
+            return []
+        hand = view["my_hand"]
+        if view["phase"] == "declaration":
+            found = [[]] + declarations(view)
+        else:
+            rules = Trumps(view["level_rank"], view["trump_suit"])
+            if view["phase"] == "bury":
+                found = burials(view, rules)
+            elif view["current_trick"]:
+                found = follows(rules, hand, view["current_trick"][0]["shape"])
+            else:
+                found = leads(rules, hand)
+        options, seen = [], set()
+        for action in [chosen] + [action_of(view["phase"], picked) for picked in found]:
+            key = frozenset(action.get("card_ids", []))
+            if key not in seen and len(options) < MAX_CHOICES:
+                seen.add(key)
+                options.append(choice(label_of(action, hand), action))
+        return options
+
 
 def choose(view: dict) -> dict:
     """The automatic seat's action for its view, in any phase where it must act."""
@@ -501,6 +533,94 @@ def level_change(declarers: str, defender_points: int) -> tuple[str, int]:
     if defender_points >= 80:
         return other_team(declarers), 1 + (defender_points - 80) // 40
     return declarers, 3 if defender_points == 0 else 2 if defender_points < 40 else 1
+
+
+# -- a person's choices -------------------------------------------------------------------------
+
+
+def declarations(view: dict) -> list[list[dict]]:
+    """The cards of each declaration that outranks the standing one (one of each face)."""
+    standing = (view["winning_declaration"] or {}).get("strength", 0)
+    by_face: dict = {}
+    for card in view["my_hand"]:
+        by_face.setdefault((card["suit"], card["rank"]), []).append(card)
+    found = []
+    for held in by_face.values():
+        for size in range(1, min(len(held), 2) + 1):
+            try:
+                strength, _ = declaration(held[:size], view["level_rank"])
+            except ValueError:
+                continue
+            if strength > standing:
+                found.append(held[:size])
+    return found
+
+
+def burials(view: dict, rules: Trumps) -> list[list[dict]]:
+    """Eight cards to bury besides the automatic seat's: the lowest, and the lowest side cards."""
+    kept = set((view["winning_declaration"] or {}).get("card_ids", []))
+    hand = [card for card in view["my_hand"] if card["card_id"] not in kept]
+    lowest = sorted(hand, key=lambda card: (rules.suit_of(card) == TRUMP, rules.position(card)))
+    return [lowest[:KITTY], sorted(hand, key=rules.position)[:KITTY]]
+
+
+def leads(rules: Trumps, hand: list[dict]) -> list[list[dict]]:
+    """Every single (one per face), pair and tractor of the hand, suit by suit."""
+    by_suit: dict = {}
+    for card in hand:
+        by_suit.setdefault(rules.suit_of(card), []).append(card)
+    found = []
+    for held in by_suit.values():
+        faces = {}
+        for card in held:
+            faces.setdefault((card["suit"], card["rank"]), card)
+        found += [[card] for card in sorted(faces.values(), key=rules.position)]
+        found += rules.pairs(held)
+        for length in range(2, len(held) // 2 + 1):
+            found += rules.tractors(held, length)
+    return found
+
+
+def follows(rules: Trumps, hand: list[dict], lead: dict) -> list[list[dict]]:
+    """The follows check_follow allows, one per set of faces, up to MAX_CHOICES: all of the led
+    suit the hand holds with any others when it holds too few; else the led suit's cards in
+    the lead's count, with the pairs and tractor the lead owes."""
+    count, suit = lead["count"], lead["suit"]
+    held = [card for card in hand if rules.suit_of(card) == suit]
+    others = [card for card in hand if rules.suit_of(card) != suit]
+    if len(held) <= count:
+        pool, forced, size = others, held, count - len(held)
+    else:
+        pool, forced, size = held, [], count
+    found, faces = [], set()
+    for picked in combinations(pool, size):
+        play = forced + list(picked)
+        signature = tuple(sorted((card["suit"], card["rank"]) for card in play))
+        if signature in faces:
+            continue
+        try:
+            rules.check_follow(hand, play, lead)
+        except ValueError:
+            continue
+        faces.add(signature)
+        found.append(play)
+        if len(found) >= MAX_CHOICES:
+            break
+    return found
+
+
+def action_of(phase: str, picked: list[dict]) -> dict:
+    if phase == "declaration":
+        return {"kind": "declare_trump", "card_ids": ids(picked)} if picked else {"kind": "pass_declare"}
+    return {"kind": "bury" if phase == "bury" else "play", "card_ids": ids(picked)}
+
+
+def label_of(action: dict, hand: list[dict]) -> str:
+    if action["kind"] == "pass_declare":
+        return "Pass"
+    by_id = {card["card_id"]: card for card in hand}
+    verb = {"declare_trump": "Declare", "bury": "Bury", "play": "Play"}[action["kind"]]
+    return cards_label(verb, [by_id[card_id] for card_id in action["card_ids"]])
 
 
 def held_cards(state: dict, key: str, card_ids, low: int, high: int) -> list[dict]:
