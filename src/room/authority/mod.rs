@@ -264,6 +264,11 @@ impl<H: RoomHooks> Authority<H> {
         self.last_views.get(self.identity.public_key())
     }
 
+    /// The room's hooks (a leader with a seat draws its own table with them).
+    pub fn hooks(&self) -> &H {
+        &self.hooks
+    }
+
     /// The events of the last step.
     pub fn last_events(&self) -> &[Value] {
         self.last_step.as_ref().map_or(&[], |step| &step.events)

@@ -20,6 +20,7 @@ use super::lead::{self, Lead, leader_hooks};
 use super::member::{ActionSource, FollowEnd, Follower, MemberEvents, Outbox};
 use super::record::RoomRecord;
 use super::rest::RestControl;
+use super::table::TableHooks;
 use crate::api::group::{Group, GroupStatus};
 use crate::api::invitation::Invitation;
 use crate::client::RestClient;
@@ -171,6 +172,7 @@ impl RoomJoin {
             recorder: Recorder {
                 dir: self.session_dir.clone(),
                 group_id: group.group_id.clone(),
+                table: TableHooks::of(self.can_lead().then(|| self.prepared.dir.clone())),
             },
         };
         let rules = self.rules()?;
@@ -521,10 +523,12 @@ impl ActionSource for QueuedActions {
     }
 }
 
-/// What the member records: events, and the last verified view and checkpoint.
+/// What the member records: events, and the last verified view and checkpoint, with the
+/// table its hooks draw of the view.
 struct Recorder {
     dir: SessionRecorder,
     group_id: String,
+    table: TableHooks,
 }
 
 impl MemberEvents for Recorder {
@@ -535,7 +539,7 @@ impl MemberEvents for Recorder {
             seq: verified.envelope.core.seq,
             frame_hash: verified.envelope.frame_hash.clone(),
         });
-        write_room(self.dir.dir(), verified, replica);
+        write_room(self.dir.dir(), verified, replica, &mut self.table);
     }
 
     fn receipt(&mut self, receipt: &Receipt, _action: &Map<String, Value>) {
@@ -550,14 +554,22 @@ impl MemberEvents for Recorder {
     }
 }
 
-fn write_room(dir: &SessionDir, verified: &Verified, replica: &Replica) {
+fn write_room(dir: &SessionDir, verified: &Verified, replica: &Replica, table: &mut TableHooks) {
     let Some(checkpoint) = &replica.checkpoint else {
         return;
     };
-    RoomRecord::of_checkpoint(
+    let record = RoomRecord::of_checkpoint(
         checkpoint,
         replica.view.clone().map(Value::Object),
         verified.envelope.events.clone(),
-    )
-    .write(dir);
+    );
+    let viewer = checkpoint
+        .state
+        .members
+        .iter()
+        .find(|member| member.public_key == replica.viewer);
+    match table.get() {
+        Some(hooks) => record.with_table(hooks, viewer).write(dir),
+        None => record.write(dir),
+    }
 }

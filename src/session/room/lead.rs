@@ -522,7 +522,9 @@ impl Lead {
         }
         if let Some(checkpoint) = hub.authority.checkpoint() {
             let events = hub.authority.last_events().to_vec();
+            let own = hub.authority.member(self.identity.public_key());
             RoomRecord::of_checkpoint(checkpoint, hub.authority.own_view().cloned(), events)
+                .with_table(Ok(hub.authority.hooks()), own)
                 .write(self.dir.dir());
         }
     }

@@ -14,6 +14,7 @@ pub mod member;
 pub mod outbox;
 pub mod record;
 pub mod rest;
+pub mod table;
 
 use crate::api::group::{Group, MemberAdmitted, NewMember};
 

@@ -41,6 +41,7 @@ from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.options import whole_option
 from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
 from aigenora.proto.trump_tricks import COUNTING, TRUMP, Trumps, card_points
+from aigenora.proto import table_view
 
 HAND_SIZE = 25
 KITTY = 8
@@ -308,6 +309,33 @@ class Hooks(StandIns, ProtocolHooks):
             "you": {"public_key": key, "seat": viewer["seat"], "team": team_of_seat(int(viewer["seat"])),
                     "is_declarer": key == state["declarer"]},
         }
+
+    # -- the table as a person sees it ---------------------------------------------------------
+
+    def proto_group_table(self, view, member, events):
+        """The display model (`aigenora.proto.table_view`) of a seat's view."""
+        names = table_view.seat_names(view)
+        me = view["you"]["public_key"]
+        seats = []
+        for key in view["turn_order"]:
+            player = view["players"][key]
+            facts = [table_view.fact("team", player["team"])]
+            if key == view["declarer"]:
+                facts.append(table_view.fact("role", "declarer"))
+            shown = view["my_hand"] if key == me else []
+            seats.append(table_view.seat(
+                player["seat"], names[key], you=key == me, to_act=key == view["current_player"], facts=facts,
+                shown=table_view.cards(shown), hidden=view["hand_counts"].get(key, 0) - len(shown)))
+        trick = [card for play in view["current_trick"] for card in play["cards"]]
+        asked = {"declaring": "declare trump or pass", "burying": "bury eight cards"}.get(view["phase"], "play to the trick")
+        return table_view.table(
+            "Upgrade (Tractor)", f"hand {view['hand_number']}, {view['phase']}",
+            table_view.turn_words(view, names, asked), seats,
+            centre=[table_view.pile("Trick", table_view.cards(trick))],
+            facts=[table_view.fact("level", view["level_rank"]), table_view.fact("trump", view["trump_suit"] or "none"),
+                   table_view.fact("defenders' points", view["defender_points"])],
+            score=[table_view.fact(f"{team} level", level) for team, level in view["levels"].items()],
+            log=table_view.log(events, names))
 
     # -- a seat that plays by itself ---------------------------------------------------------
 
