@@ -2,8 +2,9 @@
 // countdown, the board of a board game and the hand of a card game (the legal moves on them
 // clickable), the other legal moves of the open decision window (generated from its schema),
 // the agent's intended move in hybrid control, the score and the event log, and submits
-// moves; for a room, its members and seats, this side's view, the last step's events, and
-// forms that queue an action (a JSON object, or a line of text in a conversational room).
+// moves; for a room, its table when its hooks draw one (table.js) with a button per legal
+// action, its members and seats, this side's view, the last step's events, and forms that
+// queue an action (a JSON object, or a line of text in a conversational room).
 // All text from the session goes through textContent, never HTML.
 "use strict";
 
@@ -127,6 +128,9 @@ function render() {
     setTurn(`Your move: ${window_.match_key} ${text(window_.match_value)}`, true);
   } else if (window_) {
     setTurn(`Your agent is about to play ${text(window_.intended)} (${window_.match_key} ${text(window_.match_value)}): override?`, true);
+  } else if (view.room && view.room.table) {
+    const table = view.room.table;
+    setTurn(table.turn || `${table.title}: ${table.phase}`, /^Your turn/.test(table.turn || ""));
   } else if (view.room && view.room.members) {
     const present = view.room.members.filter((m) => m.status === "active").length;
     setTurn(`In the room: ${present} members present, step ${view.room.seq}`, false);
@@ -176,6 +180,11 @@ function renderRoom() {
     item.classList.toggle("left", member.status !== "active");
     members.append(item);
   }
+  // A table the hooks draw (table.js) puts the raw view and events behind "details".
+  const drawn = drawTable($("room-table"), room);
+  $("room-raw").open = !drawn;
+  if (room.table_error) $("room-status").textContent += ` (no table: ${room.table_error})`;
+  drawChoices($("room-choices"), room.choices, (action) => act({ action }, null));
   $("room-view").replaceChildren(readable(room.view));
   const events = $("room-events");
   events.replaceChildren();
@@ -238,7 +247,7 @@ async function act(body, input) {
   feedback.classList.toggle("refused", !answer.ok);
   if (answer.ok) {
     feedback.textContent = "Sent to the room.";
-    input.value = "";
+    if (input) input.value = "";
   } else {
     feedback.textContent = `Not sent: ${data.reason || data.error || answer.status}`;
   }
