@@ -25,4 +25,5 @@ mod room_people;
 mod rooms;
 mod session_commands;
 mod silent_peer;
+mod table_view;
 mod terminal;

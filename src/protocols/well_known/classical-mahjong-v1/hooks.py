@@ -345,7 +345,7 @@ class Hooks(StandIns, ProtocolHooks):
             if melded:
                 centre.append(table_view.pile(f"{names[key]} melds", table_view.cards(melded)))
             centre.append(table_view.pile(f"{names[key]} discards", table_view.cards(view["rivers"].get(key, []))))
-        turn = table_view.turn_words(view, names, "draw or discard a tile")
+        turn = table_view.turn_words(view, names, "discard a tile" if view["phase"] == "discard" else "draw a tile")
         if view["phase"] == "claim" and view["you"]["may_claim"] and view["my_claim"] is None:
             turn = "Your turn: claim the discard (chow, pung, kong, win) or pass"
         last = view["last_discard"]

@@ -324,13 +324,16 @@ class Hooks(StandIns, ProtocolHooks):
                 facts.append(table_view.fact("role", "declarer"))
             shown = view["my_hand"] if key == me else []
             seats.append(table_view.seat(
-                player["seat"], names[key], you=key == me, to_act=key == view["current_player"], facts=facts,
+                player["seat"], names[key], you=key == me, facts=facts,
+                to_act=key == view["current_player"] or (view["phase"] == "declaration" and key not in view["declarations"]),
                 shown=table_view.cards(shown), hidden=view["hand_counts"].get(key, 0) - len(shown)))
         trick = [card for play in view["current_trick"] for card in play["cards"]]
-        asked = {"declaring": "declare trump or pass", "burying": "bury eight cards"}.get(view["phase"], "play to the trick")
+        asked = "bury eight cards" if view["phase"] == "bury" else "play to the trick"
+        turn = table_view.turn_words(view, names, asked)
+        if view["phase"] == "declaration":
+            turn = "Your turn: declare trump or pass" if me not in view["declarations"] else "Others declare trump or pass"
         return table_view.table(
-            "Upgrade (Tractor)", f"hand {view['hand_number']}, {view['phase']}",
-            table_view.turn_words(view, names, asked), seats,
+            "Upgrade (Tractor)", f"hand {view['hand_number']}, {view['phase']}", turn, seats,
             centre=[table_view.pile("Trick", table_view.cards(trick))],
             facts=[table_view.fact("level", view["level_rank"]), table_view.fact("trump", view["trump_suit"] or "none"),
                    table_view.fact("defenders' points", view["defender_points"])],
