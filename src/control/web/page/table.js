@@ -178,3 +178,70 @@ function drawChoices(holder, choices, send) {
     holder.append(group);
   }
 }
+
+// The one-to-one card games name a card by a label ("7H", "10S", "1D" — an ace in
+// Thirty-One —, "8S:C" for an eight calling clubs): the page shows its face instead (7♥, 10♠,
+// A♦, 8♠ calling ♣) and keeps the label as the move it plays.
+const LABEL = /^(10|[1-9AJQK])([CDHS])(?::([CDHS]))?$/;
+const LABELS_IN_TEXT = /\b(10|[1-9AJQK])([CDHS])(?::([CDHS]))?\b/g;
+const LETTER_SUITS = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+
+function labelFace(label) {
+  const parts = LABEL.exec(String(label));
+  if (!parts) return String(label);
+  return faceOfParts(parts);
+}
+
+function faceOfParts([, rank, suit, called]) {
+  const face = `${rank === "1" ? "A" : rank}${SUIT_SYMBOLS[LETTER_SUITS[suit]]}`;
+  return called ? `${face} calling ${SUIT_SYMBOLS[LETTER_SUITS[called]]}` : face;
+}
+
+// `text` with every card label in it shown as its face.
+function labelsAsFaces(text) {
+  return String(text).replace(LABELS_IN_TEXT, (...parts) => faceOfParts(parts));
+}
+
+function isRedLabel(label) {
+  const parts = LABEL.exec(String(label));
+  return Boolean(parts) && RED_SUITS.includes(LETTER_SUITS[parts[2]]);
+}
+
+// What a window asks of the person, in words: "play a card, draw or pass" (from the legal
+// actions the hooks published, else the window's values), or "choose <field>".
+function askedWords(window_, snapshot) {
+  const legal = Array.isArray(snapshot.legal_actions) && snapshot.legal_actions.length ? snapshot.legal_actions
+    : Array.isArray(snapshot.legal) && snapshot.legal.length ? snapshot.legal
+      : window_.choices && window_.choices.kind === "one_of" ? window_.choices.values || [] : [];
+  const named = [];
+  for (const move of legal.slice(0, MOST_CHOICES)) {
+    const kind = move && typeof move === "object" ? String(move.kind || "") : String(move);
+    const words = kind === "play" || LABEL.test(kind) ? "play a card" : kind.replace(/_/g, " ");
+    if (words && !named.includes(words)) named.push(words);
+  }
+  if (!named.length) return `choose your ${String(window_.value_field || "move").replace(/_/g, " ")}`;
+  if (named.length > 6) return `choose one of ${named.length} moves`;
+  return named.length === 1 ? named[0] : `${named.slice(0, -1).join(", ")} or ${named[named.length - 1]}`;
+}
+
+// Where a window is, in words: "turn 3" for the hooks' own action counter, else its key.
+function windowWords(window_) {
+  if (window_.match_key === "action_seq" && Number.isInteger(window_.match_value)) {
+    return `turn ${window_.match_value + 1}`;
+  }
+  return `${window_.match_key} ${typeof window_.match_value === "string" ? window_.match_value : JSON.stringify(window_.match_value)}`;
+}
+
+// A session event as words: its summary (card labels as faces), else its kind and its short
+// plain facts — never long identifiers, hashes or nested data (those stay in its details).
+function eventWords(line) {
+  if (typeof line.summary === "string" && line.summary) return labelsAsFaces(line.summary);
+  const words = [String(line.type || "event").replace(/_/g, " ")];
+  const data = line.data && typeof line.data === "object" ? line.data : {};
+  for (const [name, value] of Object.entries(data).slice(0, 12)) {
+    const plain = typeof value === "number" || typeof value === "boolean" ||
+      (typeof value === "string" && value.length <= 24 && !/^[0-9a-f]{12,}$/i.test(value));
+    if (plain) words.push(`${name.replace(/_/g, " ")} ${labelsAsFaces(String(value))}`);
+  }
+  return words.join(", ");
+}
