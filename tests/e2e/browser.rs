@@ -208,16 +208,7 @@ fn a_person_plays_briscola_from_the_browser() {
     let turns = runtime.block_on(async {
         let browser = Browser::open(&url).await;
         let (mut turn, mut cards_clicked) = (0, 0);
-        loop {
-            let shown = browser.until("a turn or the end", "#turn", "").await;
-            if shown.contains("Game over") {
-                break;
-            }
-            if !shown.contains(&format!("Your move: turn {}", turn + 1)) {
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                continue;
-            }
-            assert!(!shown.contains("action_seq"), "the turn in words: {shown}");
+        while turn_comes(&browser, turn).await {
             let table = browser.until("the table", "#table", "your hand: ").await;
             assert!(table.contains("trump: clubs (C)"), "{table}");
             let hand = browser.text_of("#hand").await;
@@ -236,21 +227,8 @@ fn a_person_plays_briscola_from_the_browser() {
                 std::fs::write(&shot, png).unwrap();
                 println!("briscola as the person sees it: {}", shot.display());
             }
-            // A card from the hand when one is legal, else the move offered beside it (a
-            // refill's `draw`).
-            browser
-                .count_until("a move", "#hand button.card.legal, #moves button")
-                .await;
-            let cards = browser
-                .client
-                .find_all(Locator::Css("#hand button.card.legal"))
-                .await
-                .unwrap();
-            if let Some(card) = cards.first() {
-                card.click().await.unwrap();
+            if play_a_card_or_the_move(&browser).await {
                 cards_clicked += 1;
-            } else {
-                browser.click("#moves button").await;
             }
             browser
                 .until("played", "#feedback", &format!("(turn {})", turn + 1))
@@ -314,16 +292,7 @@ fn a_person_plays_thirty_one_from_the_browser_in_words_and_faces() {
     let (turns, counts) = runtime.block_on(async {
         let browser = Browser::open(&url).await;
         let (mut turn, mut counts) = (0, Vec::new());
-        loop {
-            let shown = browser.until("a turn or the end", "#turn", "").await;
-            if shown.contains("Game over") {
-                break;
-            }
-            if !shown.contains(&format!("Your move: turn {} — ", turn + 1)) {
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                continue;
-            }
-            assert!(!shown.contains("action_seq"), "the turn in words: {shown}");
+        while turn_comes(&browser, turn).await {
             let table = browser
                 .until("the count", "#table", "Running count: ")
                 .await;
@@ -338,19 +307,8 @@ fn a_person_plays_thirty_one_from_the_browser_in_words_and_faces() {
                 std::fs::write(&shot, png).unwrap();
                 println!("thirty-one as the person sees it: {}", shot.display());
             }
-            browser
-                .count_until("a move", "#hand button.card.legal, #moves button")
-                .await;
-            let cards = browser
-                .client
-                .find_all(Locator::Css("#hand button.card.legal"))
-                .await
-                .unwrap();
             // Only the cards the count allows are buttons; else the draw or pass offered.
-            match cards.first() {
-                Some(card) => card.click().await.unwrap(),
-                None => browser.click("#moves button").await,
-            }
+            play_a_card_or_the_move(&browser).await;
             browser
                 .until("played", "#feedback", &format!("(turn {})", turn + 1))
                 .await;
@@ -367,7 +325,12 @@ fn a_person_plays_thirty_one_from_the_browser_in_words_and_faces() {
     });
     for side in [guest, host] {
         let finished = side.finish(SESSION_LIMIT);
-        assert!(finished.status.success(), "{}\n{}", finished.stdout, finished.stderr);
+        assert!(
+            finished.status.success(),
+            "{}\n{}",
+            finished.stdout,
+            finished.stderr
+        );
     }
     assert!(turns >= 2, "the person played the game: {turns} turns");
     assert!(
@@ -677,6 +640,41 @@ fn a_double_click_answers_one_window_only() {
     host.succeed(SESSION_LIMIT);
     let files = bob.session("guest");
     assert_eq!(revealed(&files), vec![json!("paper"), json!("rock")]);
+}
+
+/// Waits for the person's turn `turn` (counted from 0) on the page, its turn line in words
+/// ("Your move: turn 3 — ..."); false once the game is over instead.
+async fn turn_comes(browser: &Browser, turn: usize) -> bool {
+    let wanted = format!("Your move: turn {} — ", turn + 1);
+    loop {
+        let shown = browser.until("a turn or the end", "#turn", "").await;
+        if shown.contains("Game over") {
+            return false;
+        }
+        if shown.contains(&wanted) {
+            assert!(!shown.contains("action_seq"), "the turn in words: {shown}");
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// Plays the first card of the hand the page offers, else the move offered beside it (a
+/// draw, a pass); true when a card was played.
+async fn play_a_card_or_the_move(browser: &Browser) -> bool {
+    browser
+        .count_until("a move", "#hand button.card.legal, #moves button")
+        .await;
+    let cards = browser
+        .client
+        .find_all(Locator::Css("#hand button.card.legal"))
+        .await
+        .unwrap();
+    match cards.first() {
+        Some(card) => card.click().await.unwrap(),
+        None => browser.click("#moves button").await,
+    }
+    !cards.is_empty()
 }
 
 /// Whether `word` is a card's code ("7H", "10S", "AD") rather than its face.

@@ -72,6 +72,20 @@ fn decisions(engine: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// `session web` serving the session at `session` of the data dir `data`, and its URL.
+fn serve(data: &Path, session: &Path) -> (Proc, String) {
+    let mut command = aigenora();
+    command
+        .arg("--data-dir")
+        .arg(data)
+        .args(["session", "web", "--json", "--state-dir"])
+        .arg(session);
+    let web = Proc::spawn("session web", command);
+    let line = web.wait_for_line("\"url\"", SESSION_LIMIT);
+    let url: Value = serde_json::from_str(line.trim()).unwrap();
+    (web, url["url"].as_str().unwrap().to_string())
+}
+
 #[test]
 fn the_page_draws_a_board_and_a_hand_and_plays_their_clicks() {
     browser_binaries();
@@ -104,18 +118,10 @@ fn the_page_draws_a_board_and_a_hand_and_plays_their_clicks() {
         vec![json!("a1"), json!("c1"), json!("pass")],
         Some(json!("a1")),
     );
-    let mut command = aigenora();
-    command
-        .arg("--data-dir")
-        .arg(data.path())
-        .args(["session", "web", "--json", "--state-dir"])
-        .arg(&session);
-    let web = Proc::spawn("session web", command);
-    let line = web.wait_for_line("\"url\"", SESSION_LIMIT);
-    let url: Value = serde_json::from_str(line.trim()).unwrap();
+    let (web, url) = serve(data.path(), &session);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let browser = Browser::open(url["url"].as_str().unwrap()).await;
+        let browser = Browser::open(&url).await;
         let client = browser.client.clone();
         let legal = browser
             .count_until("legal cells", "#board button.cell")
@@ -276,27 +282,27 @@ fn the_page_draws_a_rooms_table_and_queues_a_clicked_choice() {
         ]
     });
     std::fs::write(session.join("room.json"), room.to_string()).unwrap();
-    let mut command = aigenora();
-    command
-        .arg("--data-dir")
-        .arg(data.path())
-        .args(["session", "web", "--json", "--state-dir"])
-        .arg(&session);
-    let web = Proc::spawn("session web", command);
-    let line = web.wait_for_line("\"url\"", SESSION_LIMIT);
-    let url: Value = serde_json::from_str(line.trim()).unwrap();
+    let (web, url) = serve(data.path(), &session);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let browser = Browser::open(url["url"].as_str().unwrap()).await;
+        let browser = Browser::open(&url).await;
         let client = browser.client.clone();
-        browser.until("the turn", "#turn", "Your turn: call 10").await;
-        let own = browser.until("the hand", "#room-table .seat.you", "A♦").await;
+        browser
+            .until("the turn", "#turn", "Your turn: call 10")
+            .await;
+        let own = browser
+            .until("the hand", "#room-table .seat.you", "A♦")
+            .await;
         assert!(own.contains("10♣") && own.contains("(you)"), "{own}");
         let red = client
             .find_all(Locator::Css("#room-table .seat.you .card.red"))
             .await
             .unwrap();
-        assert_eq!(red.len(), 1, "the ace of diamonds in red, the ten of clubs not");
+        assert_eq!(
+            red.len(),
+            1,
+            "the ace of diamonds in red, the ten of clubs not"
+        );
         let to_act = browser.text_of("#room-table .seat.to-act").await;
         assert!(to_act.starts_with("Seat 1 (you)"), "{to_act}");
         let others = browser.text_of("#room-table .seats.others").await;
@@ -306,30 +312,36 @@ fn the_page_draws_a_rooms_table_and_queues_a_clicked_choice() {
             assert!(centre.contains(shown), "{shown} in {centre:?}");
         }
         assert!(
-            client.find_all(Locator::Css("#injected")).await.unwrap().is_empty(),
+            client
+                .find_all(Locator::Css("#injected"))
+                .await
+                .unwrap()
+                .is_empty(),
             "a card's name stays text"
         );
         let log = browser.text_of("#room-table .table-log").await;
         assert!(log.contains("Seat 0 bet, amount 10"), "{log}");
         let png = client.screenshot().await.unwrap();
-        let shot = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("controller-room-table.png");
+        let shot =
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("controller-room-table.png");
         std::fs::write(&shot, png).unwrap();
         println!("a room's table with its choices: {}", shot.display());
 
-        let path = "//div[@id='room-choices']//button[contains(., 'Call 10')]";
-        client.find(Locator::XPath(path)).await.unwrap().click().await.unwrap();
-        browser.until("sent", "#room-feedback", "Sent to the room.").await;
+        click_choice(&client, "Call 10").await;
+        browser
+            .until("sent", "#room-feedback", "Sent to the room.")
+            .await;
         let amount = client
             .find(Locator::Css("#room-choices input.amount"))
             .await
             .unwrap();
         amount.clear().await.unwrap();
         amount.send_keys("5000").await.unwrap();
-        let raise = "//div[@id='room-choices']//button[contains(., 'Raise to')]";
-        client.find(Locator::XPath(raise)).await.unwrap().click().await.unwrap();
+        let raise = "Raise to";
+        click_choice(&client, raise).await;
         amount.clear().await.unwrap();
         amount.send_keys("40").await.unwrap();
-        client.find(Locator::XPath(raise)).await.unwrap().click().await.unwrap();
+        click_choice(&client, raise).await;
         let queued = crate::support::net::wait_until(SESSION_LIMIT, || {
             let text = std::fs::read_to_string(session.join("room-actions.jsonl")).ok()?;
             (text.lines().count() == 2).then_some(text)
@@ -341,10 +353,20 @@ fn the_page_draws_a_rooms_table_and_queues_a_clicked_choice() {
             .collect();
         assert_eq!(
             actions,
-            [json!({"kind": "call"}), json!({"kind": "raise", "amount": 40})],
+            [
+                json!({"kind": "call"}),
+                json!({"kind": "raise", "amount": 40})
+            ],
             "the amount out of range was not sent"
         );
         browser.close().await;
     });
     drop(web);
+}
+
+/// Clicks the choice button of the room whose label contains `label`.
+async fn click_choice(client: &fantoccini::Client, label: &str) {
+    let path = format!("//div[@id='room-choices']//button[contains(., '{label}')]");
+    let button = client.find(Locator::XPath(&path)).await.unwrap();
+    button.click().await.unwrap();
 }

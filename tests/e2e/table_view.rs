@@ -6,12 +6,13 @@
 //! saved under target/ and its path printed. The member's terminal prints the same table as
 //! text. One server serves the six tables, one after another.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use fantoccini::Locator;
 use serde_json::Value;
 
+use crate::room_people::{room, room_session};
 use crate::support::browser::{Browser, browser_binaries, controller_url};
 use crate::support::net::{Agent, Net, wait_until};
 use crate::support::process::Proc;
@@ -26,24 +27,6 @@ const TABLES: [&str; 6] = [
     "aether-sigil-v1",
     "classical-mahjong-v1",
 ];
-
-fn room(session: &Path) -> Value {
-    std::fs::read_to_string(session.join("room.json"))
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or(Value::Null)
-}
-
-fn room_session(agent: &Agent) -> PathBuf {
-    wait_until(LIMIT, || {
-        std::fs::read_dir(agent.dir.join("sessions"))
-            .ok()?
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| p.join("room.json").is_file())
-    })
-    .unwrap_or_else(|| panic!("{} never held a room", agent.dir.display()))
-}
 
 /// What a person should read on a card of a view (the network's face shape), as the page
 /// names it: A♠, 10♥, Big joker, 3 bamboo, East wind, a named card's name.

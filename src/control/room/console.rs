@@ -333,9 +333,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_step_reads_as_lines_with_network_text_escaped() {
-        let before = RoomRecord {
+    /// Step 1 of a room with its leader in seat 0.
+    fn first_step() -> RoomRecord {
+        RoomRecord {
             group_id: "group-1234567".into(),
             leader_public_key: "aaaa".repeat(16),
             leader_epoch: 0,
@@ -346,7 +346,12 @@ mod tests {
             completed: false,
             outcome: None,
             drawn: Drawn::default(),
-        };
+        }
+    }
+
+    #[test]
+    fn a_step_reads_as_lines_with_network_text_escaped() {
+        let before = first_step();
         let mut now = before.clone();
         now.seq = 2;
         now.members
@@ -376,18 +381,7 @@ mod tests {
 
     #[test]
     fn a_table_step_prints_the_table_in_place_of_its_events_escaped() {
-        let before = RoomRecord {
-            group_id: "group-1".into(),
-            leader_public_key: "aaaa".repeat(16),
-            leader_epoch: 0,
-            seq: 1,
-            members: vec![member(&"aaaa".repeat(16), 0, MemberStatus::Active)],
-            view: None,
-            events: Vec::new(),
-            completed: false,
-            outcome: None,
-            drawn: Drawn::default(),
-        };
+        let before = first_step();
         let mut now = before.clone();
         now.seq = 2;
         now.events = vec![json!({"kind": "holdem_action", "action": {"kind": "call"}})];

@@ -232,8 +232,12 @@ function windowWords(window_) {
   return `${window_.match_key} ${typeof window_.match_value === "string" ? window_.match_value : JSON.stringify(window_.match_value)}`;
 }
 
+// The fields of an event that name the machinery rather than what happened.
+const MACHINERY = ["match_key", "match_value", "value_field", "deadline_at", "opened_at", "id_b", "seq", "mode"];
+
 // A session event as words: its summary (card labels as faces), else its kind and its short
-// plain facts — never long identifiers, hashes or nested data (those stay in its details).
+// plain facts — never long identifiers, hashes, nested data or the decision machinery's keys
+// (those stay in its details).
 function eventWords(line) {
   if (typeof line.summary === "string" && line.summary) return labelsAsFaces(line.summary);
   const words = [String(line.type || "event").replace(/_/g, " ")];
@@ -241,7 +245,7 @@ function eventWords(line) {
   for (const [name, value] of Object.entries(data).slice(0, 12)) {
     const plain = typeof value === "number" || typeof value === "boolean" ||
       (typeof value === "string" && value.length <= 24 && !/^[0-9a-f]{12,}$/i.test(value));
-    if (plain) words.push(`${name.replace(/_/g, " ")} ${labelsAsFaces(String(value))}`);
+    if (plain && !MACHINERY.includes(name)) words.push(`${name.replace(/_/g, " ")} ${labelsAsFaces(String(value))}`);
   }
   return words.join(", ");
 }

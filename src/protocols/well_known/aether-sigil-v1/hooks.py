@@ -308,17 +308,13 @@ class Hooks(StandIns, ProtocolHooks):
         """The display model (`aigenora.proto.table_view`) of a seat's view: each seat's rows
         of units and relics in the centre, its hand only to itself."""
         names = table_view.seat_names(view)
-        me = view["you"]["public_key"]
         seats, centre = [], []
         for key in view["turn_order"]:
             player = view["players"][key]
             facts = [table_view.fact(word, player[word]) for word in ("life", "shield", "energy", "max_energy")]
             if player["defeated"]:
                 facts.append(table_view.fact("defeated", "yes"))
-            shown = view["my_hand"] if key == me else []
-            seats.append(table_view.seat(
-                player["seat"], names[key], you=key == me, to_act=key == view["current_player"], facts=facts,
-                shown=table_view.cards(shown), hidden=view["hand_counts"].get(key, 0) - len(shown)))
+            seats.append(table_view.view_seat(view, key, names, facts))
             rows = view["units"].get(key, []) + view["relics"].get(key, [])
             if rows:
                 centre.append(table_view.pile(f"{names[key]} in play", table_view.cards(rows)))

@@ -331,16 +331,12 @@ class Hooks(StandIns, ProtocolHooks):
         """The display model (`aigenora.proto.table_view`) of a seat's view: every seat's
         discards and declared melds, the hand only to its seat."""
         names = table_view.seat_names(view, lambda key, player: f"{player['wind'].title()} seat {player['seat']}")
-        me = view["you"]["public_key"]
         seats, centre = [], []
         for key in view["turn_order"]:
             player = view["players"][key]
             facts = [table_view.fact("wind", player["wind"])] + ([table_view.fact("role", "dealer")]
                                                                  if key == view["dealer"] else [])
-            shown = view["my_hand"] if key == me else []
-            seats.append(table_view.seat(
-                player["seat"], names[key], you=key == me, to_act=key == view["current_player"], facts=facts,
-                shown=table_view.cards(shown), hidden=view["hand_counts"].get(key, 0) - len(shown)))
+            seats.append(table_view.view_seat(view, key, names, facts))
             melded = [tile for group in view["melds"].get(key, []) for tile in group["cards"]]
             if melded:
                 centre.append(table_view.pile(f"{names[key]} melds", table_view.cards(melded)))

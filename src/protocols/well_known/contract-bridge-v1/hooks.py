@@ -268,9 +268,7 @@ class Hooks(StandIns, ProtocolHooks):
             facts = [table_view.fact("side", player["partnership"].upper())]
             facts += [table_view.fact("role", role) for role, holder in
                       (("dealer", view["dealer"]), ("declarer", view["declarer"]), ("dummy", view["dummy"])) if holder == key]
-            seats.append(table_view.seat(
-                player["seat"], names[key], you=key == me, to_act=key == view["current_player"], facts=facts,
-                shown=table_view.cards(shown), hidden=view["hand_counts"].get(key, 0) - len(shown)))
+            seats.append(table_view.view_seat(view, key, names, facts, shown))
         bids = ", ".join(call_words(call, names) for call in view["auction"][-8:])
         trick = [entry["card"] for entry in view["current_trick"]]
         contract = view["contract"]

@@ -228,17 +228,13 @@ class Hooks(StandIns, ProtocolHooks):
     def proto_group_table(self, view, member, events):
         """The display model (`aigenora.proto.table_view`) of a seat's view."""
         names = table_view.seat_names(view)
-        me = view["you"]["public_key"]
         seats = []
         for key in view["turn_order"]:
             player = view["players"][key]
             facts = [table_view.fact("role", player["role"])]
             if key in view["bids"]:
                 facts.append(table_view.fact("bid", view["bids"][key]))
-            shown = view["my_hand"] if key == me else []
-            seats.append(table_view.seat(
-                player["seat"], names[key], you=key == me, to_act=key == view["current_player"], facts=facts,
-                shown=table_view.cards(shown), hidden=view["hand_counts"].get(key, 0) - len(shown)))
+            seats.append(table_view.view_seat(view, key, names, facts))
         last = view["last_play"]
         centre = [table_view.pile("Last play" + (f" by {names[last['public_key']]}" if last else ""),
                                   table_view.cards(last["cards"]) if last else [])]

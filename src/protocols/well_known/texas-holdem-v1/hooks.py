@@ -374,9 +374,7 @@ class Hooks(ProtocolHooks):
             if key in roles:
                 facts.append(table_view.fact("role", roles[key]))
             shown = view["my_hand"] if key == me else view["showdown_hands"].get(key, {}).get("cards", [])
-            seats.append(table_view.seat(
-                player["seat"], names[key], you=key == me, to_act=key == view["current_player"], facts=facts,
-                shown=table_view.cards(shown), hidden=view["hand_counts"].get(key, 0) - len(shown)))
+            seats.append(table_view.view_seat(view, key, names, facts, shown))
         asked = f"call {legal['to_call']}, raise or fold" if legal["to_call"] else "check or bet"
         return table_view.table(
             "Texas Hold'em", f"hand {view['hand_number']}, {view['street']}", table_view.turn_words(view, names, asked),

@@ -322,11 +322,9 @@ class Hooks(StandIns, ProtocolHooks):
             facts = [table_view.fact("team", player["team"])]
             if key == view["declarer"]:
                 facts.append(table_view.fact("role", "declarer"))
-            shown = view["my_hand"] if key == me else []
-            seats.append(table_view.seat(
-                player["seat"], names[key], you=key == me, facts=facts,
-                to_act=key == view["current_player"] or (view["phase"] == "declaration" and key not in view["declarations"]),
-                shown=table_view.cards(shown), hidden=view["hand_counts"].get(key, 0) - len(shown)))
+            declaring = view["phase"] == "declaration" and key not in view["declarations"]
+            seats.append(table_view.view_seat(view, key, names, facts,
+                                              to_act=key == view["current_player"] or declaring))
         trick = [card for play in view["current_trick"] for card in play["cards"]]
         asked = "bury eight cards" if view["phase"] == "bury" else "play to the trick"
         turn = table_view.turn_words(view, names, asked)

@@ -79,6 +79,19 @@ def seat(number: int, name: str, *, you: bool, to_act: bool, facts=(), shown=(),
             "cards": list(shown), "hidden": hidden}
 
 
+def view_seat(view: dict, key: str, names: dict, facts: list, shown: list | None = None, to_act: bool | None = None) -> dict:
+    """The seat of `key` in a four-seat table's view: its name, whether it is this member's and
+    whose turn it is (`current_player` unless `to_act` says), the cards shown — this member's
+    own hand unless `shown` says otherwise (a hand at showdown, the dummy) — and the rest of
+    its hand face down."""
+    me = view["you"]["public_key"]
+    if shown is None:
+        shown = view["my_hand"] if key == me else []
+    return seat(view["players"][key]["seat"], names[key], you=key == me,
+                to_act=key == view["current_player"] if to_act is None else to_act, facts=facts,
+                shown=cards(shown), hidden=view["hand_counts"].get(key, 0) - len(shown))
+
+
 def pile(label: str, shown=(), text: str = "") -> dict:
     return {"label": label, "cards": list(shown), "text": text}
 
