@@ -311,7 +311,7 @@ class Hooks(StandIns, ProtocolHooks):
         seats, centre = [], []
         for key in view["turn_order"]:
             player = view["players"][key]
-            facts = [table_view.fact(word, player[word]) for word in ("life", "shield", "energy", "max_energy")]
+            facts = [table_view.fact(word.replace("_", " "), player[word]) for word in ("life", "shield", "energy", "max_energy")]
             if player["defeated"]:
                 facts.append(table_view.fact("defeated", "yes"))
             seats.append(table_view.view_seat(view, key, names, facts))
