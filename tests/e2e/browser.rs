@@ -168,7 +168,11 @@ fn a_person_plays_a_match_from_the_browser_and_strangers_are_refused() {
         let score = browser.text_of("#score").await;
         assert!(score.contains("guest 3"), "{score}");
         let log = browser.text_of("#log").await;
-        assert!(log.contains("decision_window_closed"), "{log}");
+        assert!(log.contains("decision window closed"), "{log}");
+        assert!(
+            !log.contains('{') && !log.contains("decision_window"),
+            "the log is in words, its raw data behind details: {log}"
+        );
         assert!(
             browser.text_of("#board").await.is_empty(),
             "no board for a game without one"
@@ -199,39 +203,35 @@ fn a_person_plays_briscola_from_the_browser() {
         &["--control-mode", "human", "--web", "--no-prompt"],
     );
     let url = controller_url(&guest);
+    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("controller-briscola.png");
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let turns = runtime.block_on(async {
         let browser = Browser::open(&url).await;
         let (mut turn, mut cards_clicked) = (0, 0);
-        loop {
-            let shown = browser.until("a turn or the end", "#turn", "").await;
-            if shown.contains("Game over") {
-                break;
-            }
-            if !shown.contains(&format!("Your move: action_seq {turn}")) {
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                continue;
-            }
+        while turn_comes(&browser, turn).await {
             let table = browser.until("the table", "#table", "your hand: ").await;
             assert!(table.contains("trump: clubs (C)"), "{table}");
-            // A card from the hand when one is legal, else the move offered beside it (a
-            // refill's `draw`).
-            browser
-                .count_until("a move", "#hand button.card.legal, #moves button")
-                .await;
-            let cards = browser
-                .client
-                .find_all(Locator::Css("#hand button.card.legal"))
-                .await
-                .unwrap();
-            if let Some(card) = cards.first() {
-                card.click().await.unwrap();
+            let hand = browser.text_of("#hand").await;
+            for shown in [&table, &hand] {
+                let code = shown
+                    .split(|c: char| !c.is_alphanumeric())
+                    .find(|w| card_code(w));
+                assert!(code.is_none(), "cards as faces, not codes: {shown}");
+            }
+            assert!(
+                hand.chars().any(|c| "♠♥♦♣".contains(c)),
+                "the hand's suits: {hand}"
+            );
+            if turn == 2 {
+                let png = browser.client.screenshot().await.unwrap();
+                std::fs::write(&shot, png).unwrap();
+                println!("briscola as the person sees it: {}", shot.display());
+            }
+            if play_a_card_or_the_move(&browser).await {
                 cards_clicked += 1;
-            } else {
-                browser.click("#moves button").await;
             }
             browser
-                .until("played", "#feedback", &format!("(action_seq {turn})"))
+                .until("played", "#feedback", &format!("(turn {})", turn + 1))
                 .await;
             let feedback = browser.text_of("#feedback").await;
             assert!(feedback.starts_with("Played "), "{feedback}");
@@ -262,6 +262,84 @@ fn a_person_plays_briscola_from_the_browser() {
         "every card played was clicked in the hand"
     );
     assert!(plays >= 20, "a whole game of plays: {plays}");
+}
+
+/// A person plays Thirty-One (mental poker) from the page against our autonomous host: the turn
+/// line says whose turn and what is asked in words, the hand shows faces (an ace of diamonds
+/// as A♦, never `1D`), the running count is on the table, and the log is in words — no JSON,
+/// no cryptographic hex — to the end of the game.
+#[test]
+fn a_person_plays_thirty_one_from_the_browser_in_words_and_faces() {
+    browser_binaries();
+    let net = Net::start();
+    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
+    let (host, post_id) = alice.host(
+        "thirty-one",
+        &[
+            "--options",
+            r#"{"hand_size": 4}"#,
+            "--control-mode",
+            "autonomous",
+        ],
+    );
+    let guest = bob.join(
+        &post_id,
+        &["--control-mode", "human", "--web", "--no-prompt"],
+    );
+    let url = controller_url(&guest);
+    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("controller-thirty-one.png");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let (turns, counts) = runtime.block_on(async {
+        let browser = Browser::open(&url).await;
+        let (mut turn, mut counts) = (0, Vec::new());
+        while turn_comes(&browser, turn).await {
+            let table = browser
+                .until("the count", "#table", "Running count: ")
+                .await;
+            counts.push(table.clone());
+            let hand = browser.text_of("#hand").await;
+            let code = hand
+                .split(|c: char| !c.is_alphanumeric())
+                .find(|w| card_code(w) || w.strip_suffix(['C', 'D', 'H', 'S']) == Some("1"));
+            assert!(code.is_none(), "the hand as faces, not codes: {hand}");
+            if turn == 1 {
+                let png = browser.client.screenshot().await.unwrap();
+                std::fs::write(&shot, png).unwrap();
+                println!("thirty-one as the person sees it: {}", shot.display());
+            }
+            // Only the cards the count allows are buttons; else the draw or pass offered.
+            play_a_card_or_the_move(&browser).await;
+            browser
+                .until("played", "#feedback", &format!("(turn {})", turn + 1))
+                .await;
+            turn += 1;
+        }
+        let log = browser.text_of("#log").await;
+        assert!(!log.contains('{'), "no raw JSON in the log: {log}");
+        let hex = log
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .find(|w| w.len() >= 16 && w.chars().all(|c| c.is_ascii_hexdigit()));
+        assert!(hex.is_none(), "no hex in the log: {log}");
+        browser.close().await;
+        (turn, counts)
+    });
+    for side in [guest, host] {
+        let finished = side.finish(SESSION_LIMIT);
+        assert!(
+            finished.status.success(),
+            "{}\n{}",
+            finished.stdout,
+            finished.stderr
+        );
+    }
+    assert!(turns >= 2, "the person played the game: {turns} turns");
+    assert!(
+        counts
+            .iter()
+            .any(|table| !table.contains("Running count: 0 ")),
+        "the running count moved: {counts:?}"
+    );
+    assert!(std::fs::read(&shot).unwrap().starts_with(b"\x89PNG"));
 }
 
 /// A person at `url` plays `rounds` rounds of human-controlled rock-paper-scissors by
@@ -562,4 +640,50 @@ fn a_double_click_answers_one_window_only() {
     host.succeed(SESSION_LIMIT);
     let files = bob.session("guest");
     assert_eq!(revealed(&files), vec![json!("paper"), json!("rock")]);
+}
+
+/// Waits for the person's turn `turn` (counted from 0) on the page, its turn line in words
+/// ("Your move: turn 3 — ..."); false once the game is over instead.
+async fn turn_comes(browser: &Browser, turn: usize) -> bool {
+    let wanted = format!("Your move: turn {} — ", turn + 1);
+    loop {
+        let shown = browser.until("a turn or the end", "#turn", "").await;
+        if shown.contains("Game over") {
+            return false;
+        }
+        if shown.contains(&wanted) {
+            assert!(!shown.contains("action_seq"), "the turn in words: {shown}");
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// Plays the first card of the hand the page offers, else the move offered beside it (a
+/// draw, a pass); true when a card was played.
+async fn play_a_card_or_the_move(browser: &Browser) -> bool {
+    browser
+        .count_until("a move", "#hand button.card.legal, #moves button")
+        .await;
+    let cards = browser
+        .client
+        .find_all(Locator::Css("#hand button.card.legal"))
+        .await
+        .unwrap();
+    match cards.first() {
+        Some(card) => card.click().await.unwrap(),
+        None => browser.click("#moves button").await,
+    }
+    !cards.is_empty()
+}
+
+/// Whether `word` is a card's code ("7H", "10S", "AD") rather than its face.
+fn card_code(word: &str) -> bool {
+    let Some(rank) = word.strip_suffix(['C', 'D', 'H', 'S']) else {
+        return false;
+    };
+    [
+        "A", "J", "Q", "K", "10", "2", "3", "4", "5", "6", "7", "8", "9",
+    ]
+    .contains(&rank)
 }

@@ -72,6 +72,20 @@ fn decisions(engine: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// `session web` serving the session at `session` of the data dir `data`, and its URL.
+fn serve(data: &Path, session: &Path) -> (Proc, String) {
+    let mut command = aigenora();
+    command
+        .arg("--data-dir")
+        .arg(data)
+        .args(["session", "web", "--json", "--state-dir"])
+        .arg(session);
+    let web = Proc::spawn("session web", command);
+    let line = web.wait_for_line("\"url\"", SESSION_LIMIT);
+    let url: Value = serde_json::from_str(line.trim()).unwrap();
+    (web, url["url"].as_str().unwrap().to_string())
+}
+
 #[test]
 fn the_page_draws_a_board_and_a_hand_and_plays_their_clicks() {
     browser_binaries();
@@ -104,18 +118,10 @@ fn the_page_draws_a_board_and_a_hand_and_plays_their_clicks() {
         vec![json!("a1"), json!("c1"), json!("pass")],
         Some(json!("a1")),
     );
-    let mut command = aigenora();
-    command
-        .arg("--data-dir")
-        .arg(data.path())
-        .args(["session", "web", "--json", "--state-dir"])
-        .arg(&session);
-    let web = Proc::spawn("session web", command);
-    let line = web.wait_for_line("\"url\"", SESSION_LIMIT);
-    let url: Value = serde_json::from_str(line.trim()).unwrap();
+    let (web, url) = serve(data.path(), &session);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let browser = Browser::open(url["url"].as_str().unwrap()).await;
+        let browser = Browser::open(&url).await;
         let client = browser.client.clone();
         let legal = browser
             .count_until("legal cells", "#board button.cell")
@@ -225,4 +231,142 @@ fn the_page_draws_a_board_and_a_hand_and_plays_their_clicks() {
         "{submitted:?}"
     );
     drop(web);
+}
+
+/// A room's table and its legal actions, from a session dir written by hand (`room.json` with
+/// the `table` a seat's hooks draw and the `choices` of `{label, action, amount?}` a seat's
+/// legal actions come as): the page draws the hand by face and suit, the seat to act, the
+/// centre and the score; a choice is a button that queues its action, one with an amount asks
+/// for a number within its range and puts it in the action's field; nothing outside the range
+/// is sent, and text stays text.
+#[test]
+fn the_page_draws_a_rooms_table_and_queues_a_clicked_choice() {
+    browser_binaries();
+    let data = tempfile::tempdir().unwrap();
+    let session = data.path().join("sessions/guest-1700000000002");
+    std::fs::create_dir_all(&session).unwrap();
+    std::fs::write(
+        session.join("session.json"),
+        json!({"role": "guest", "status": "running", "local_control_mode": "human",
+               "protocol_id": "texas-holdem-v1"})
+        .to_string(),
+    )
+    .unwrap();
+    let seat = |n: u32, you: bool, to_act: bool, cards: Value, hidden: u32| {
+        json!({"seat": n, "name": format!("Seat {n}"), "you": you, "to_act": to_act,
+               "facts": [{"label": "stack", "value": "990"}], "cards": cards, "hidden": hidden})
+    };
+    let room = json!({
+        "group_id": "g-1", "leader_public_key": "aa".repeat(32), "leader_epoch": 0, "seq": 4,
+        "members": [], "view": {"phase": "betting"}, "events": [], "completed": false,
+        "outcome": null,
+        "table": {
+            "title": "Texas Hold'em", "phase": "hand 1, flop", "turn": "Your turn: call 10, raise or fold",
+            "seats": [
+                seat(0, false, false, json!([]), 2),
+                seat(1, true, true, json!([{"suit": "diamonds", "face": "A"}, {"suit": "clubs", "face": "10"}]), 0),
+                seat(2, false, false, json!([]), 2),
+            ],
+            "centre": [{"label": "Board", "text": "",
+                        "cards": [{"suit": "hearts", "face": "K"}, {"suit": "joker", "face": "Big"},
+                                  {"suit": "bamboo", "face": "3"}, {"suit": "plain", "face": HOSTILE}]}],
+            "facts": [{"label": "pot", "value": "30"}],
+            "score": [{"label": "Seat 1", "value": "990"}],
+            "log": ["Seat 0 bet, amount 10"]
+        },
+        "choices": [
+            {"label": "Fold", "action": {"kind": "fold"}},
+            {"label": "Call 10", "action": {"kind": "call"}},
+            {"label": "Raise to", "action": {"kind": "raise"},
+             "amount": {"field": "amount", "min": 20, "max": 990}}
+        ]
+    });
+    std::fs::write(session.join("room.json"), room.to_string()).unwrap();
+    let (web, url) = serve(data.path(), &session);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let browser = Browser::open(&url).await;
+        let client = browser.client.clone();
+        browser
+            .until("the turn", "#turn", "Your turn: call 10")
+            .await;
+        let own = browser
+            .until("the hand", "#room-table .seat.you", "A♦")
+            .await;
+        assert!(own.contains("10♣") && own.contains("(you)"), "{own}");
+        let red = client
+            .find_all(Locator::Css("#room-table .seat.you .card.red"))
+            .await
+            .unwrap();
+        assert_eq!(
+            red.len(),
+            1,
+            "the ace of diamonds in red, the ten of clubs not"
+        );
+        let to_act = browser.text_of("#room-table .seat.to-act").await;
+        assert!(to_act.starts_with("Seat 1 (you)"), "{to_act}");
+        let others = browser.text_of("#room-table .seats.others").await;
+        assert!(others.contains("2 cards face down"), "{others}");
+        let centre = browser.text_of("#room-table .centre").await;
+        for shown in ["K♥", "Big", "3", "bamboo", HOSTILE, "pot 30"] {
+            assert!(centre.contains(shown), "{shown} in {centre:?}");
+        }
+        assert!(
+            client
+                .find_all(Locator::Css("#injected"))
+                .await
+                .unwrap()
+                .is_empty(),
+            "a card's name stays text"
+        );
+        let log = browser.text_of("#room-table .table-log").await;
+        assert!(log.contains("Seat 0 bet, amount 10"), "{log}");
+        let png = client.screenshot().await.unwrap();
+        let shot =
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("controller-room-table.png");
+        std::fs::write(&shot, png).unwrap();
+        println!("a room's table with its choices: {}", shot.display());
+
+        click_choice(&client, "Call 10").await;
+        browser
+            .until("sent", "#room-feedback", "Sent to the room.")
+            .await;
+        let amount = client
+            .find(Locator::Css("#room-choices input.amount"))
+            .await
+            .unwrap();
+        amount.clear().await.unwrap();
+        amount.send_keys("5000").await.unwrap();
+        let raise = "Raise to";
+        click_choice(&client, raise).await;
+        amount.clear().await.unwrap();
+        amount.send_keys("40").await.unwrap();
+        click_choice(&client, raise).await;
+        let queued = crate::support::net::wait_until(SESSION_LIMIT, || {
+            let text = std::fs::read_to_string(session.join("room-actions.jsonl")).ok()?;
+            (text.lines().count() == 2).then_some(text)
+        })
+        .expect("two actions queued");
+        let actions: Vec<Value> = queued
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap()["action"].clone())
+            .collect();
+        assert_eq!(
+            actions,
+            [
+                json!({"kind": "call"}),
+                json!({"kind": "raise", "amount": 40})
+            ],
+            "the amount out of range was not sent"
+        );
+        browser.close().await;
+    });
+    drop(web);
+}
+
+/// Clicks the choice button of the room whose label contains `label`.
+async fn click_choice(client: &fantoccini::Client, label: &str) {
+    let path = format!("//div[@id='room-choices']//button[contains(., '{label}')]");
+    let button = client.find(Locator::XPath(&path)).await.unwrap();
+    button.click().await.unwrap();
 }

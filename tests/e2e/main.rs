@@ -27,4 +27,5 @@ mod rooms;
 mod session_commands;
 mod silent_peer;
 mod table_seats;
+mod table_view;
 mod terminal;

@@ -19,7 +19,7 @@ use crate::support::reference::reference_contract;
 const LIMIT: Duration = Duration::from_secs(120);
 
 /// The room as a seat last verified it (`room.json`).
-fn room(session: &Path) -> Value {
+pub fn room(session: &Path) -> Value {
     std::fs::read_to_string(session.join("room.json"))
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())

@@ -24,7 +24,9 @@ async fn turn(browser: &Browser) -> Turn {
     if text.starts_with("Game over") {
         Turn::Over(text)
     } else if text.starts_with("Your move: ") {
-        Turn::Move(text.trim_start_matches("Your move: ").to_string())
+        // The window in words, before what it asks ("turn 3 — play a card or draw").
+        let window = text.trim_start_matches("Your move: ");
+        Turn::Move(window.split(" — ").next().unwrap_or(window).to_string())
     } else {
         Turn::Wait
     }

@@ -5,7 +5,9 @@
 //! next line is read as usual). Lines are read within [`MAX_LINE`] bytes. Each new step of the
 //! room this side holds (`room.json`, verified by a member, produced by a leader) is shown as
 //! readable lines: who joined or left, a change of leader, the step's events (a message's
-//! text as `seat N: text`), the room's end. Everything that came from the network is printed
+//! text as `seat N: text`), the room's end; at a table whose hooks draw it
+//! ([`crate::session::room::table`]), the table in place of the events: the seats with whose
+//! turn it is, this side's hand with suit symbols, the centre, the score and the step in words. Everything that came from the network is printed
 //! with its control characters escaped.
 
 use std::io::BufRead;
@@ -198,7 +200,23 @@ fn describe(before: Option<&RoomRecord>, now: &RoomRecord) -> Vec<String> {
     }
     let new_step = before.is_none_or(|b| (b.leader_epoch, b.seq) != (now.leader_epoch, now.seq));
     if new_step {
-        lines.extend(now.events.iter().map(describe_event));
+        match (&now.drawn.table, &now.drawn.table_error) {
+            (Some(table), _) => lines.extend(
+                table
+                    .lines()
+                    .iter()
+                    .map(|line| format!("[table] {}", escape_control(&bounded(line)))),
+            ),
+            (None, error) => {
+                if let Some(error) = error {
+                    lines.push(format!(
+                        "[room] the table could not be drawn: {}",
+                        escape_control(&bounded(error))
+                    ));
+                }
+                lines.extend(now.events.iter().map(describe_event));
+            }
+        }
     }
     if now.completed && before.is_none_or(|b| !b.completed) {
         let outcome = now.outcome.as_deref().unwrap_or("no outcome");
@@ -285,6 +303,7 @@ fn short(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::room::table::{Drawn, Table};
     use serde_json::json;
 
     #[test]
@@ -314,9 +333,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_step_reads_as_lines_with_network_text_escaped() {
-        let before = RoomRecord {
+    /// Step 1 of a room with its leader in seat 0.
+    fn first_step() -> RoomRecord {
+        RoomRecord {
             group_id: "group-1234567".into(),
             leader_public_key: "aaaa".repeat(16),
             leader_epoch: 0,
@@ -328,7 +347,13 @@ mod tests {
             outcome: None,
             deal_verdicts: Vec::new(),
             choices: None,
-        };
+            drawn: Drawn::default(),
+        }
+    }
+
+    #[test]
+    fn a_step_reads_as_lines_with_network_text_escaped() {
+        let before = first_step();
         let mut now = before.clone();
         now.seq = 2;
         now.members
@@ -354,5 +379,36 @@ mod tests {
             describe(Some(&ended), &now).last().unwrap(),
             "[room] the room ended (closed)"
         );
+    }
+
+    #[test]
+    fn a_table_step_prints_the_table_in_place_of_its_events_escaped() {
+        let before = first_step();
+        let mut now = before.clone();
+        now.seq = 2;
+        now.events = vec![json!({"kind": "holdem_action", "action": {"kind": "call"}})];
+        let table = json!({
+            "title": "Texas Hold'em", "phase": "hand 1, flop", "turn": "Your turn: check or bet",
+            "seats": [{"seat": 0, "name": "Seat 0 \u{1b}[2J", "you": true, "to_act": true,
+                       "facts": [], "cards": [{"suit": "diamonds", "face": "A"}], "hidden": 0}],
+            "centre": [], "facts": [], "score": [], "log": ["Seat 1 call"]
+        });
+        now.drawn.table = Some(Table::checked(table).unwrap());
+        assert_eq!(
+            describe(Some(&before), &now),
+            [
+                "[table] Texas Hold'em — hand 1, flop",
+                "[table]   Your turn: check or bet",
+                "[table] ▶ Seat 0 \\x1b[2J (you) · A♦",
+                "[table]   · Seat 1 call",
+            ]
+        );
+        now.drawn = Drawn {
+            table: None,
+            table_error: Some("no table".into()),
+        };
+        let lines = describe(Some(&before), &now);
+        assert_eq!(lines[0], "[room] the table could not be drawn: no table");
+        assert!(lines[1].starts_with("[room] holdem_action: {"), "{lines:?}");
     }
 }

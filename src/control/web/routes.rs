@@ -22,6 +22,7 @@ use crate::decision::submit::{self, Answer, DecisionInput, Submitter};
 
 const PAGE: &str = include_str!("page/index.html");
 const SCRIPT: &str = include_str!("page/app.js");
+const TABLE_SCRIPT: &str = include_str!("page/table.js");
 const STYLE: &str = include_str!("page/app.css");
 const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
      img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -35,6 +36,10 @@ pub fn router(controller: Arc<Controller>) -> Router {
         .route(
             "/app.js",
             get(|| async { asset(SCRIPT, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/table.js",
+            get(|| async { asset(TABLE_SCRIPT, "text/javascript; charset=utf-8") }),
         )
         .route(
             "/app.css",

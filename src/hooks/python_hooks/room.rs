@@ -252,6 +252,34 @@ impl PythonHooks {
     }
 }
 
+impl PythonHooks {
+    /// `proto_group_table(view, member, events)`: the display model of a seat's view after a
+    /// step (`aigenora.proto.table_view`), or `None` when the hooks draw no table.
+    pub fn room_table(
+        &self,
+        view: &Map<String, Value>,
+        seat: &RoomMember,
+        events: &[Value],
+    ) -> Result<Option<Value>, HookFailure> {
+        let defined = Python::attach(|py| {
+            self.instance
+                .bind(py)
+                .hasattr("proto_group_table")
+                .unwrap_or(false)
+        });
+        if !defined {
+            return Ok(None);
+        }
+        let events = Arg::Json(Value::Array(events.to_vec()));
+        self.call_room(
+            "proto_group_table",
+            vec![state(view), member(seat), events],
+            false,
+        )
+        .map(Some)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -259,7 +259,8 @@ impl<H: RoomHooks> Authority<H> {
         Ok(outcome.events)
     }
 
-    /// The hooks the authority runs.
+    /// The hooks the authority runs (a leader hands them the seats of fair deals, and draws
+    /// its own table with them).
     pub fn hooks(&self) -> &H {
         &self.hooks
     }

@@ -22,6 +22,7 @@ use super::member::{ActionSource, FollowEnd, Follower, MemberEvents, Outbox};
 use super::record::RoomRecord;
 use super::rest::RestControl;
 use super::seat::{self, SeatSetup, SharedSeat, TableSeat};
+use super::table::TableHooks;
 use crate::api::group::{Group, GroupStatus};
 use crate::api::invitation::Invitation;
 use crate::client::RestClient;
@@ -184,6 +185,7 @@ impl RoomJoin {
                 group_id: group.group_id.clone(),
                 deal_verdicts: Vec::new(),
                 seat: seat.clone(),
+                table: TableHooks::of(self.can_lead().then(|| self.prepared.dir.clone())),
             },
             fair_deals: FairDeals::new(
                 self.can_lead().then(|| DealChecker {
@@ -623,12 +625,14 @@ impl ActionSource for SeatActions {
 }
 
 /// What the member records: events, the last verified view and checkpoint (with its table
-/// seat's choices), and its verdicts on the hands it was dealt.
+/// seat's choices and the table its hooks draw of the view), and its verdicts on the hands
+/// it was dealt.
 struct Recorder {
     dir: SessionRecorder,
     group_id: String,
     seat: Option<SharedSeat>,
     deal_verdicts: Vec<DealVerdict>,
+    table: TableHooks,
 }
 
 impl MemberEvents for Recorder {
@@ -643,7 +647,10 @@ impl MemberEvents for Recorder {
             self.dir.dir(),
             verified,
             replica,
-            self.seat.as_ref(),
+            Drawing {
+                seat: self.seat.as_ref(),
+                table: &mut self.table,
+            },
             &self.deal_verdicts,
         );
     }
@@ -664,11 +671,17 @@ impl MemberEvents for Recorder {
     }
 }
 
+/// What a member's hooks add to a step it records: its seat's choices and its table.
+struct Drawing<'a> {
+    seat: Option<&'a SharedSeat>,
+    table: &'a mut TableHooks,
+}
+
 fn write_room(
     dir: &SessionDir,
     verified: &Verified,
     replica: &Replica,
-    seat: Option<&SharedSeat>,
+    drawing: Drawing,
     verdicts: &[DealVerdict],
 ) {
     let Some(checkpoint) = &replica.checkpoint else {
@@ -684,9 +697,12 @@ fn write_room(
         .members
         .iter()
         .find(|m| m.public_key == replica.viewer);
-    if let (Some(seat), Some(view), Some(me)) = (seat, &replica.view, me) {
+    if let (Some(seat), Some(view), Some(me)) = (drawing.seat, &replica.view, me) {
         record.choices = seat::lock(seat).observe(checkpoint.seq, view, me);
     }
     record.deal_verdicts = verdicts.to_vec();
-    record.write(dir);
+    match drawing.table.get() {
+        Some(hooks) => record.with_table(hooks, me).write(dir),
+        None => record.write(dir),
+    }
 }

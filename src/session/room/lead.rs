@@ -552,7 +552,9 @@ impl Lead {
             if let (Some(seat), Some(Value::Object(view)), Some(me)) = (&self.seat, view, me) {
                 record.choices = seat::lock(seat).observe(checkpoint.seq, view, me);
             }
-            record.write(self.dir.dir());
+            record
+                .with_table(Ok(hub.authority.hooks()), me)
+                .write(self.dir.dir());
         }
     }
 

@@ -16,6 +16,7 @@ pub mod outbox;
 pub mod record;
 pub mod rest;
 pub mod seat;
+pub mod table;
 
 use crate::api::group::{Group, MemberAdmitted, NewMember};
 

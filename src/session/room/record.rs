@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::fair_deal::DealVerdict;
+use super::table::Drawn;
+use crate::hooks::python_hooks::PythonHooks;
 use crate::layout::SessionDir;
 use crate::records::TableChoice;
 use crate::room::checkpoint::{Checkpoint, RoomMember};
@@ -33,6 +35,9 @@ pub struct RoomRecord {
     /// failed at this step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choices: Option<Vec<TableChoice>>,
+    /// The table this side's hooks draw of its view, when they draw one (or why not).
+    #[serde(flatten)]
+    pub drawn: Drawn,
 }
 
 impl RoomRecord {
@@ -54,7 +59,25 @@ impl RoomRecord {
             outcome: checkpoint.state.outcome.clone(),
             deal_verdicts: Vec::new(),
             choices: None,
+            drawn: Drawn::default(),
         }
+    }
+
+    /// The record with the table `hooks` draw of this side's view, when this side has a
+    /// seat (`viewer`) and hooks (or why they could not be loaded).
+    pub fn with_table(
+        mut self,
+        hooks: Result<&PythonHooks, &str>,
+        viewer: Option<&RoomMember>,
+    ) -> RoomRecord {
+        if let (Some(Value::Object(view)), Some(viewer)) = (&self.view, viewer) {
+            self.drawn = Drawn::of(
+                hooks
+                    .map_err(str::to_string)
+                    .and_then(|hooks| super::table::draw(hooks, view, viewer, &self.events)),
+            );
+        }
+        self
     }
 
     /// Replaces the session's `room.json` (atomically; a failed write only loses this view

@@ -2,8 +2,9 @@
 // countdown, the board of a board game and the hand of a card game (the legal moves on them
 // clickable), the other legal moves of the open decision window (generated from its schema),
 // the agent's intended move in hybrid control, the score and the event log, and submits
-// moves; for a room, its members and seats, this side's view, the last step's events, and
-// forms that queue an action (a JSON object, or a line of text in a conversational room).
+// moves; for a room, its table when its hooks draw one (table.js) with a button per legal
+// action, its members and seats, this side's view, the last step's events, and forms that
+// queue an action (a JSON object, or a line of text in a conversational room).
 // All text from the session goes through textContent, never HTML.
 "use strict";
 
@@ -113,9 +114,18 @@ function render() {
   $("score").textContent = Object.keys(score).length
     ? Object.entries(score).map(([who, n]) => `${who} ${n}`).join(" – ")
     : "–";
-  $("last").textContent = (snapshot.last_event && snapshot.last_event.summary) || "";
-  // The hooks' text of the table (a card game), where no board is drawn.
-  $("table").textContent = !Array.isArray(snapshot.board) && typeof snapshot.board_text === "string" ? snapshot.board_text : "";
+  $("last").textContent = labelsAsFaces((snapshot.last_event && snapshot.last_event.summary) || "");
+  // The hooks' text of the table (a card game), where no board is drawn, card labels as faces;
+  // a card game's running count, stock and the opponent's cards.
+  const tableLines = [];
+  if (!Array.isArray(snapshot.board) && typeof snapshot.board_text === "string") tableLines.push(labelsAsFaces(snapshot.board_text));
+  if (Number.isInteger(snapshot.count) && Number.isInteger(snapshot.target)) {
+    tableLines.push(`Running count: ${snapshot.count} (${snapshot.target} is the most; reaching it resets the count)`);
+  }
+  if (typeof snapshot.board_text !== "string" && Number.isInteger(snapshot.stock_count)) {
+    tableLines.push(`Stock: ${snapshot.stock_count} cards · opponent holds ${snapshot.opponent_hand_count || 0}`);
+  }
+  $("table").textContent = tableLines.join("\n");
   const over = ["closed", "aborted", "crashed", "failed"].includes(view.status);
   if (over && source) {
     source.close(); // the end is final: no reconnects
@@ -124,9 +134,12 @@ function render() {
     const winner = view.winner ? `winner: ${view.winner}` : (view.end_reason || view.status);
     setTurn(`Game over (${winner})`, false);
   } else if (window_ && window_.mode === "human") {
-    setTurn(`Your move: ${window_.match_key} ${text(window_.match_value)}`, true);
+    setTurn(`Your move: ${windowWords(window_)} — ${askedWords(window_, snapshot)}`, true);
   } else if (window_) {
-    setTurn(`Your agent is about to play ${text(window_.intended)} (${window_.match_key} ${text(window_.match_value)}): override?`, true);
+    setTurn(`Your agent is about to play ${labelsAsFaces(text(window_.intended))} (${windowWords(window_)}): override?`, true);
+  } else if (view.room && view.room.table) {
+    const table = view.room.table;
+    setTurn(table.turn || `${table.title}: ${table.phase}`, /^Your turn/.test(table.turn || ""));
   } else if (view.room && view.room.members) {
     const present = view.room.members.filter((m) => m.status === "active").length;
     setTurn(`In the room: ${present} members present, step ${view.room.seq}`, false);
@@ -139,7 +152,7 @@ function render() {
   drawn = [];
   renderBoard(snapshot, open);
   renderHand(snapshot, open);
-  const key = window_ ? `${window_.match_key}:${JSON.stringify(window_.match_value)}:${window_.opened_at}:${JSON.stringify(drawn)}` : "";
+  const key = window_ ? `${window_.match_key}:${JSON.stringify(window_.match_value)}:${window_.opened_at}:${JSON.stringify(drawn)}:${JSON.stringify(legalKinds(snapshot))}` : "";
   if (key !== windowKey) {
     windowKey = key;
     renderMoves(over ? null : window_);
@@ -176,6 +189,11 @@ function renderRoom() {
     item.classList.toggle("left", member.status !== "active");
     members.append(item);
   }
+  // A table the hooks draw (table.js) puts the raw view and events behind "details".
+  const drawn = drawTable($("room-table"), room);
+  $("room-raw").open = !drawn;
+  if (room.table_error) $("room-status").textContent += ` (no table: ${room.table_error})`;
+  drawChoices($("room-choices"), room.choices, (action) => act({ action }, null));
   $("room-view").replaceChildren(readable(room.view));
   const events = $("room-events");
   events.replaceChildren();
@@ -238,7 +256,7 @@ async function act(body, input) {
   feedback.classList.toggle("refused", !answer.ok);
   if (answer.ok) {
     feedback.textContent = "Sent to the room.";
-    input.value = "";
+    if (input) input.value = "";
   } else {
     feedback.textContent = `Not sent: ${data.reason || data.error || answer.status}`;
   }
@@ -270,14 +288,17 @@ function renderMoves(window_) {
   if (!window_) return;
   const choices = window_.choices || { kind: "any" };
   if (choices.kind === "one_of") {
-    listed = choices.values.filter((value) => !drawn.some((shown) => same(shown, value)));
+    // Where the hooks publish the turn's legal actions, only those kinds are offered.
+    const kinds = legalActions(view.snapshot || {}) && legalKinds(view.snapshot || {});
+    listed = choices.values.filter((value) => !drawn.some((shown) => same(shown, value)) &&
+      (!kinds || kinds.includes(value)));
     listed.forEach((value, index) => {
       const button = document.createElement("button");
       button.type = "button";
       const key = document.createElement("span");
       key.className = "key";
       key.textContent = index < 9 ? String(index + 1) : "";
-      button.append(key, document.createTextNode(text(value)));
+      button.append(key, document.createTextNode(labelsAsFaces(text(value))));
       button.setAttribute("aria-keyshortcuts", index < 9 ? String(index + 1) : "");
       if (window_.intended !== undefined && JSON.stringify(window_.intended) === JSON.stringify(value)) {
         button.classList.add("intended");
@@ -286,6 +307,15 @@ function renderMoves(window_) {
       moves.append(button);
     });
   } else {
+    // The other legal actions the hooks published (a draw, a pass) as buttons of their own.
+    for (const kind of legalKinds(view.snapshot || {})) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = kind;
+      button.className = "legal-kind";
+      button.onclick = (event) => clicked(event, kind);
+      moves.append(button);
+    }
     const input = document.createElement("input");
     input.id = "move-input";
     input.setAttribute("aria-label", window_.value_field);
@@ -301,7 +331,7 @@ function renderMoves(window_) {
     moves.append(input, play);
   }
   if (window_.mode === "hybrid" && window_.intended !== undefined) {
-    $("intended").textContent = `Agent's move: ${text(window_.intended)} (Enter or the timeout plays it).`;
+    $("intended").textContent = `Agent's move: ${labelsAsFaces(text(window_.intended))} (Enter or the timeout plays it).`;
     const accept = document.createElement("button");
     accept.type = "button";
     accept.textContent = "Play agent's move";
@@ -403,7 +433,7 @@ function drawBoard(snapshot, window_) {
 // cards the window accepts are
 // buttons that play them.
 function renderHand(snapshot, window_) {
-  const key = JSON.stringify([snapshot.hand, windowInputs(window_)]);
+  const key = JSON.stringify([snapshot.hand, snapshot.legal_actions, snapshot.action_seq, windowInputs(window_)]);
   if (key === shown.hand.key) {
     drawn.push(...shown.hand.offered);
     return;
@@ -418,26 +448,57 @@ function drawHand(snapshot, window_) {
   // Each card is a label, or an object naming its label (the card games: {id_b, rank, suit,
   // label}); cards without one are not drawn.
   const hand = (Array.isArray(snapshot.hand) ? snapshot.hand : [])
-    .map((entry) => (entry && typeof entry === "object" ? entry.label : entry))
-    .filter((card) => typeof card === "string")
+    .map((entry) => (entry && typeof entry === "object" ? { card: entry.label, id: entry.id_b } : { card: entry }))
+    .filter(({ card }) => typeof card === "string")
     .slice(0, MAX_HAND);
+  const allowed = legalCardIds(snapshot);
   holder.hidden = hand.length === 0;
   holder.replaceChildren();
-  for (const card of hand) {
-    const playable = accepts(window_, card);
+  for (const { card, id } of hand) {
+    // A card the hooks' legal actions allow is played as `play` with its id when the window
+    // takes `play`; else a card is played by its label.
+    const byId = Boolean(allowed) && id !== undefined && allowed.has(String(id)) && accepts(window_, "play");
+    const playable = byId || (accepts(window_, card) && (!allowed || allowed.has(String(id))));
+    const move = byId ? { [window_.value_field]: "play", id_b: id } : card;
     const item = document.createElement(playable ? "button" : "span");
     item.className = playable ? "card legal" : "card";
-    item.textContent = text(card).slice(0, 16);
-    if (/[♥♦]/.test(item.textContent)) item.classList.add("red");
+    item.textContent = labelFace(text(card).slice(0, 16));
+    if (/[♥♦]/.test(item.textContent) || isRedLabel(card)) item.classList.add("red");
     if (playable) {
-      drawn.push(card);
+      drawn.push(byId ? "play" : card);
       item.type = "button";
       item.setAttribute("aria-label", `play ${item.textContent}`);
       if (window_.intended !== undefined && same(window_.intended, card)) item.classList.add("intended");
-      item.onclick = (event) => clicked(event, card);
+      item.onclick = (event) => clicked(event, move, item.textContent);
     }
     holder.append(item);
   }
+}
+
+// The hooks' legal actions of the turn, when they publish them (`legal_actions`, as the
+// SDK's mental-poker games do): null when there are none to go by, none at all while the
+// snapshot still shows an earlier turn (hooks write it a moment after the window opens).
+function legalActions(snapshot) {
+  const legal = (Array.isArray(snapshot.legal_actions) ? snapshot.legal_actions.slice(0, MAX_HAND) : [])
+    .filter((action) => action && typeof action === "object");
+  if (!legal.length) return null;
+  const window_ = view && view.window;
+  const earlier = window_ && window_.match_key === "action_seq" && snapshot.action_seq !== undefined &&
+    snapshot.action_seq !== window_.match_value;
+  return earlier ? [] : legal;
+}
+
+// The ids of the cards the legal actions allow to be played (null: any the window accepts).
+function legalCardIds(snapshot) {
+  const legal = legalActions(snapshot);
+  return legal && new Set(legal.filter((action) => action.id_b !== undefined).map((action) => String(action.id_b)));
+}
+
+// The legal actions that play no card (a draw, a pass).
+function legalKinds(snapshot) {
+  const legal = legalActions(snapshot) || [];
+  return [...new Set(legal.filter((action) => action.id_b === undefined && typeof action.kind === "string")
+    .map((action) => action.kind))];
 }
 
 function readInput(input, choices) {
@@ -447,34 +508,47 @@ function readInput(input, choices) {
 
 // A click on a move: the second click of a double click (or the third...) is not a move of
 // its own, whatever window it lands on.
-function clicked(event, value) {
+function clicked(event, value, shown) {
   if (event.detail > 1) return;
-  decide(value);
+  decide(value, shown);
 }
 
-async function decide(value) {
+// Plays `value`: a move (the window's value), or a whole decision object (a card played by
+// its id); `shown` is how the feedback names it.
+async function decide(value, shown) {
   if (!current || !view || !view.window) return;
   const window_ = view.window;
   if (answered === window_.seq) return;
   answered = window_.seq;
   const feedback = $("feedback");
-  const where = `${window_.match_key} ${text(window_.match_value)}`;
+  const where = windowWords(window_);
   // The answer names the window the person saw: if it closed meanwhile, it is refused as
   // too late instead of counting for the next one.
-  const answer = await api(`/api/sessions/${encodeURIComponent(current.id)}/decide`, current.token, { move: value, window: window_.seq });
+  const body = value && typeof value === "object" ? { decision: value } : { move: value };
+  const answer = await api(`/api/sessions/${encodeURIComponent(current.id)}/decide`, current.token, { ...body, window: window_.seq });
   const data = answer.data || {};
   if (data.status === "refused") answered = null; // the window stays open: try again
   feedback.classList.toggle("refused", !answer.ok);
-  if (data.status === "played") feedback.textContent = `Played ${text(value)} (${where}).`;
-  else if (data.status === "queued") feedback.textContent = `Sent ${text(value)}; it counts when its window opens.`;
+  const said = shown || labelsAsFaces(text(value));
+  if (data.status === "played") feedback.textContent = `Played ${said} (${where}).`;
+  else if (data.status === "queued") feedback.textContent = `Sent ${said}; it counts when its window opens.`;
   else feedback.textContent = `Not played (${where}): ${data.reason || data.error || answer.status}`;
 }
 
+// One event of the session in the log: in words (table.js), its raw data behind "details".
 function addEvent(line) {
   const item = document.createElement("li");
   const time = (line.ts || "").slice(11, 19);
-  const detail = line.summary || (line.data ? JSON.stringify(line.data) : "");
-  item.textContent = `[${time}] ${line.type}: ${detail}`;
+  item.append(document.createTextNode(`[${time}] ${eventWords(line)}`));
+  if (line.data && typeof line.data === "object" && Object.keys(line.data).length) {
+    const raw = document.createElement("details");
+    const label = document.createElement("summary");
+    label.textContent = "details";
+    const data = document.createElement("pre");
+    data.textContent = JSON.stringify(line.data, null, 1).slice(0, 4000);
+    raw.append(label, data);
+    item.append(raw);
+  }
   const log = $("log");
   log.prepend(item);
   while (log.children.length > 300) log.lastChild.remove();

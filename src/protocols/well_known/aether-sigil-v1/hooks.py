@@ -33,6 +33,7 @@ from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.seat_choices import choice
 from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
 from aigenora.proto.fair_deal import dealing, fair_deals
+from aigenora.proto import table_view
 
 SEATS, HAND, COPIES = 4, 5, 4
 UNIT_ROW, RELIC_ROW, MAX_AETHER = 3, 2, 10
@@ -304,6 +305,29 @@ class Hooks(StandIns, ProtocolHooks):
             "winner": state["winner"],
             "you": {"public_key": key, "seat": viewer["seat"]},
         }
+
+    # -- the table as a person sees it ---------------------------------------------------------
+
+    def proto_group_table(self, view, member, events):
+        """The display model (`aigenora.proto.table_view`) of a seat's view: each seat's rows
+        of units and relics in the centre, its hand only to itself."""
+        names = table_view.seat_names(view)
+        seats, centre = [], []
+        for key in view["turn_order"]:
+            player = view["players"][key]
+            facts = [table_view.fact(word.replace("_", " "), player[word]) for word in ("life", "shield", "energy", "max_energy")]
+            if player["defeated"]:
+                facts.append(table_view.fact("defeated", "yes"))
+            seats.append(table_view.view_seat(view, key, names, facts))
+            rows = view["units"].get(key, []) + view["relics"].get(key, [])
+            if rows:
+                centre.append(table_view.pile(f"{names[key]} in play", table_view.cards(rows)))
+        return table_view.table(
+            "Aether Sigil", f"turn {view['turn_number']}, {view['phase']}",
+            table_view.turn_words(view, names, "play a card, attack or end the turn"), seats, centre=centre,
+            facts=[table_view.fact("draw pile", view["draw_count"]), table_view.fact("discarded", len(view["discard"]))],
+            score=[table_view.fact(names[key], f"{view['players'][key]['life']} life") for key in view["turn_order"]],
+            log=table_view.log(events, names))
 
     # -- a seat that plays by itself -------------------------------------------------------
 

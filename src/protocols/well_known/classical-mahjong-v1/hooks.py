@@ -41,6 +41,7 @@ from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.seat_choices import choice
 from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
 from aigenora.proto.fair_deal import dealing, fair_deals
+from aigenora.proto import table_view
 
 SEATS, HAND, COPIES = 4, 13, 4
 RIVER, MELDS = "river", "melds"
@@ -327,6 +328,33 @@ class Hooks(StandIns, ProtocolHooks):
             "you": {"public_key": key, "seat": viewer["seat"], "wind": tiles.WINDS[int(viewer["seat"])],
                     "may_claim": key in state["claim_eligible"]},
         }
+
+    # -- the table as a person sees it ---------------------------------------------------------
+
+    def proto_group_table(self, view, member, events):
+        """The display model (`aigenora.proto.table_view`) of a seat's view: every seat's
+        discards and declared melds, the hand only to its seat."""
+        names = table_view.seat_names(view, lambda key, player: f"{player['wind'].title()} seat {player['seat']}")
+        seats, centre = [], []
+        for key in view["turn_order"]:
+            player = view["players"][key]
+            facts = [table_view.fact("wind", player["wind"])] + ([table_view.fact("role", "dealer")]
+                                                                 if key == view["dealer"] else [])
+            seats.append(table_view.view_seat(view, key, names, facts))
+            melded = [tile for group in view["melds"].get(key, []) for tile in group["cards"]]
+            if melded:
+                centre.append(table_view.pile(f"{names[key]} melds", table_view.cards(melded)))
+            centre.append(table_view.pile(f"{names[key]} discards", table_view.cards(view["rivers"].get(key, []))))
+        turn = table_view.turn_words(view, names, "discard a tile" if view["phase"] == "discard" else "draw a tile")
+        if view["phase"] == "claim" and view["you"]["may_claim"] and view["my_claim"] is None:
+            turn = "Your turn: claim the discard (chow, pung, kong, win) or pass"
+        last = view["last_discard"]
+        return table_view.table(
+            "Classical Mahjong", f"hand {view['hand_number']}, {view['phase']}", turn, seats, centre=centre,
+            facts=[table_view.fact("wall", view["wall_count"])]
+            + ([table_view.fact("last discard", table_view.card_text(table_view.card(last["card"])))] if last else []),
+            score=[table_view.fact(names[key], view["scores"].get(key, 0)) for key in view["turn_order"]],
+            log=table_view.log(events, names))
 
     # -- a seat that plays by itself ---------------------------------------------------------
 

@@ -34,6 +34,7 @@ from aigenora.proto.options import whole_option
 from aigenora.proto.seat_choices import card_label, choice
 from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
 from aigenora.proto.fair_deal import dealing, fair_deals
+from aigenora.proto import table_view
 
 DENOMINATIONS = ("clubs", "diamonds", "hearts", "spades", "nt")
 COMPASS = ("north", "east", "south", "west")
@@ -257,6 +258,39 @@ class Hooks(StandIns, ProtocolHooks):
             "you": {"public_key": key, "seat": viewer["seat"], "compass": COMPASS[int(viewer["seat"])],
                     "partnership": side_of_seat(int(viewer["seat"]))},
         }
+
+    # -- the table as a person sees it ---------------------------------------------------------
+
+    def proto_group_table(self, view, member, events):
+        """The display model (`aigenora.proto.table_view`) of a seat's view: the dummy's hand
+        shown once it is down."""
+        names = table_view.seat_names(view, lambda key, player: player["compass"].title())
+        me = view["you"]["public_key"]
+        seats = []
+        for key in view["turn_order"]:
+            player = view["players"][key]
+            shown = view["my_hand"] if key == me else view["dummy_hand"] if key == view["dummy"] else []
+            facts = [table_view.fact("side", player["partnership"].upper())]
+            facts += [table_view.fact("role", role) for role, holder in
+                      (("dealer", view["dealer"]), ("declarer", view["declarer"]), ("dummy", view["dummy"])) if holder == key]
+            seats.append(table_view.view_seat(view, key, names, facts, shown))
+        bids = ", ".join(call_words(call, names) for call in view["auction"][-8:])
+        trick = [entry["card"] for entry in view["current_trick"]]
+        contract = view["contract"]
+        facts = [table_view.fact("contract", contract_words(contract)) if contract else
+                 table_view.fact("last bid", call_words(view["last_bid"], names) if view["last_bid"] else "none"),
+                 table_view.fact("vulnerable", view["vulnerability"])]
+        asked = "bid, pass or double" if view["phase"] == "auction" else "play a card"
+        if view["current_hand_owner"] and view["current_hand_owner"] != view["current_player"]:
+            asked = f"play a card from {names[view['current_hand_owner']]}"
+        return table_view.table(
+            "Contract Bridge", f"board {view['board_number']}, {view['phase']}",
+            table_view.turn_words(view, names, asked), seats,
+            centre=[table_view.pile("Auction", text=bids), table_view.pile("Trick", table_view.cards(trick))],
+            facts=facts,
+            score=[table_view.fact(f"{side.upper()} tricks", view["tricks"][side]) for side in ("ns", "ew")]
+            + [table_view.fact(f"{side.upper()} score", view["scores"][side]) for side in ("ns", "ew")],
+            log=table_view.log(events, names))
 
     # -- a seat that plays by itself -------------------------------------------------------
 
@@ -516,3 +550,21 @@ def clockwise(order: list, first: str) -> list:
 def sort_key(card: dict) -> tuple:
     """A hand in suit order (spades first, as bridge players hold it), high cards first."""
     return (-DENOMINATIONS.index(card["suit"]), -card["rank"])
+
+
+# -- the auction in words, for the table a person sees ---------------------------------------
+
+DENOMINATION_SIGNS = {"clubs": "♣", "diamonds": "♦", "hearts": "♥", "spades": "♠", "nt": "NT"}
+DOUBLINGS = ("", " doubled", " redoubled")
+
+
+def call_words(call: dict, names: dict) -> str:
+    """One call of the auction: "North 1♥", "East pass"."""
+    said = f"{call['level']}{DENOMINATION_SIGNS[call['denomination']]}" if call["kind"] == "bid" else call["kind"]
+    return f"{names[call['public_key']].split(' (')[0]} {said}"
+
+
+def contract_words(contract: dict) -> str:
+    """The contract: "3NT doubled by NS"."""
+    return (f"{contract['level']}{DENOMINATION_SIGNS[contract['denomination']]}{DOUBLINGS[contract['doubled']]}"
+            f" by {contract['partnership'].upper()}")

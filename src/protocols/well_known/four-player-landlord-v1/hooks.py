@@ -37,6 +37,7 @@ from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.seat_choices import bounded, cards_label, choice
 from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
 from aigenora.proto.fair_deal import dealing, fair_deals
+from aigenora.proto import table_view
 
 HAND, BOTTOM, PACKS, SEATS = 25, 8, 2, 4
 BIDS = range(0, 4)
@@ -225,6 +226,31 @@ class Hooks(StandIns, ProtocolHooks):
             "discard": cards.zone(deck, PLAYED),
             "you": {"public_key": key, "seat": viewer["seat"], "is_landlord": key == state["landlord"]},
         }
+
+    # -- the table as a person sees it ---------------------------------------------------------
+
+    def proto_group_table(self, view, member, events):
+        """The display model (`aigenora.proto.table_view`) of a seat's view."""
+        names = table_view.seat_names(view)
+        seats = []
+        for key in view["turn_order"]:
+            player = view["players"][key]
+            facts = [table_view.fact("role", player["role"])]
+            if key in view["bids"]:
+                facts.append(table_view.fact("bid", view["bids"][key]))
+            seats.append(table_view.view_seat(view, key, names, facts))
+        last = view["last_play"]
+        centre = [table_view.pile("Last play" + (f" by {names[last['public_key']]}" if last else ""),
+                                  table_view.cards(last["cards"]) if last else [])]
+        if view["bottom_revealed"]:
+            centre.append(table_view.pile("Bottom cards", table_view.cards(view["bottom_revealed"])))
+        asked = "bid 0 to 3" if view["phase"] == "bidding" else "play a higher combination or pass"
+        return table_view.table(
+            "Four-player Landlord", f"round {view['round_number']}, {view['phase']}",
+            table_view.turn_words(view, names, asked), seats, centre=centre,
+            facts=[table_view.fact("highest bid", view["highest_bid"]), table_view.fact("bombs", view["bombs"])],
+            score=[table_view.fact(names[key], view["scores"].get(key, 0)) for key in view["turn_order"]],
+            log=table_view.log(events, names))
 
     # -- a seat that plays by itself -------------------------------------------------------
 

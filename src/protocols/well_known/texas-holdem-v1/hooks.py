@@ -29,6 +29,7 @@ from aigenora.proto.table_seats import leader_changed, member_back, member_gone,
 from aigenora.proto.seat_choices import choice
 from aigenora.proto.poker_hands import category, hand_rank, side_pots, uncalled_excess
 from aigenora.proto.fair_deal import dealing, fair_deals
+from aigenora.proto import table_view
 
 STREETS = ("preflop", "flop", "turn", "river")
 REVEALED = {"flop": 3, "turn": 1, "river": 1}
@@ -360,6 +361,31 @@ class Hooks(ProtocolHooks):
             },
             "you": {"public_key": key, "seat": viewer["seat"]},
         }
+
+    # -- the table as a person sees it ---------------------------------------------------------
+
+    def proto_group_table(self, view, member, events):
+        """The display model (`aigenora.proto.table_view`) of a seat's view."""
+        names = table_view.seat_names(view)
+        me, legal = view["you"]["public_key"], view["legal"]
+        roles = {view["button"]: "dealer", view["small_blind_player"]: "small blind",
+                 view["big_blind_player"]: "big blind"}
+        seats = []
+        for key in view["turn_order"]:
+            player = view["players"][key]
+            facts = [table_view.fact("stack", player["stack"]), table_view.fact("bet", player["street_contribution"])]
+            facts += [table_view.fact(word, "yes") for word in ("folded", "all_in") if player[word]]
+            if key in roles:
+                facts.append(table_view.fact("role", roles[key]))
+            shown = view["my_hand"] if key == me else view["showdown_hands"].get(key, {}).get("cards", [])
+            seats.append(table_view.view_seat(view, key, names, facts, shown))
+        asked = f"call {legal['to_call']}, raise or fold" if legal["to_call"] else "check or bet"
+        return table_view.table(
+            "Texas Hold'em", f"hand {view['hand_number']}, {view['street']}", table_view.turn_words(view, names, asked),
+            seats, centre=[table_view.pile("Board", table_view.cards(view["board"]))],
+            facts=[table_view.fact("pot", view["pot_total"]), table_view.fact("to call", view["current_bet"])],
+            score=[table_view.fact(names[key], view["players"][key]["stack"]) for key in view["turn_order"]],
+            log=table_view.log(events, names))
 
     # -- a seat that plays by itself -------------------------------------------------------
 

@@ -44,6 +44,7 @@ from aigenora.proto.seat_choices import MAX_CHOICES, cards_label, choice
 from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
 from aigenora.proto.trump_tricks import COUNTING, TRUMP, Trumps, card_points
 from aigenora.proto.fair_deal import dealing, fair_deals
+from aigenora.proto import table_view
 
 HAND_SIZE = 25
 KITTY = 8
@@ -313,6 +314,34 @@ class Hooks(StandIns, ProtocolHooks):
             "you": {"public_key": key, "seat": viewer["seat"], "team": team_of_seat(int(viewer["seat"])),
                     "is_declarer": key == state["declarer"]},
         }
+
+    # -- the table as a person sees it ---------------------------------------------------------
+
+    def proto_group_table(self, view, member, events):
+        """The display model (`aigenora.proto.table_view`) of a seat's view."""
+        names = table_view.seat_names(view)
+        me = view["you"]["public_key"]
+        seats = []
+        for key in view["turn_order"]:
+            player = view["players"][key]
+            facts = [table_view.fact("team", player["team"])]
+            if key == view["declarer"]:
+                facts.append(table_view.fact("role", "declarer"))
+            declaring = view["phase"] == "declaration" and key not in view["declarations"]
+            seats.append(table_view.view_seat(view, key, names, facts,
+                                              to_act=key == view["current_player"] or declaring))
+        trick = [card for play in view["current_trick"] for card in play["cards"]]
+        asked = "bury eight cards" if view["phase"] == "bury" else "play to the trick"
+        turn = table_view.turn_words(view, names, asked)
+        if view["phase"] == "declaration":
+            turn = "Your turn: declare trump or pass" if me not in view["declarations"] else "Others declare trump or pass"
+        return table_view.table(
+            "Upgrade (Tractor)", f"hand {view['hand_number']}, {view['phase']}", turn, seats,
+            centre=[table_view.pile("Trick", table_view.cards(trick))],
+            facts=[table_view.fact("level", view["level_rank"]), table_view.fact("trump", view["trump_suit"] or "none"),
+                   table_view.fact("defenders' points", view["defender_points"])],
+            score=[table_view.fact(f"{team} level", level) for team, level in view["levels"].items()],
+            log=table_view.log(events, names))
 
     # -- a seat that plays by itself ---------------------------------------------------------
 

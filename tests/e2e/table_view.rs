@@ -1,0 +1,209 @@
+//! People see the table: each of the six four-seat tables dealt across real processes (our
+//! server, our leader `host` and three `join` members over iroh on loopback, our hooks), and
+//! one member's browser controller in headless Chromium. Its page draws the table its hooks
+//! made of the verified view: that seat's hand card for card as faces and suits (never the
+//! codes), the other seats with their hidden cards, whose turn it is; a screenshot per game is
+//! saved under target/ and its path printed. The member's terminal prints the same table as
+//! text. One server serves the six tables, one after another.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use fantoccini::Locator;
+use serde_json::Value;
+
+use crate::room_people::room;
+use crate::support::browser::{Browser, browser_binaries, controller_url};
+use crate::support::net::{Agent, Net, wait_until};
+use crate::support::process::Proc;
+use crate::support::reference::reference_contract;
+
+const LIMIT: Duration = Duration::from_secs(120);
+const TABLES: [&str; 6] = [
+    "texas-holdem-v1",
+    "contract-bridge-v1",
+    "four-player-landlord-v1",
+    "upgrade-tractor-v1",
+    "aether-sigil-v1",
+    "classical-mahjong-v1",
+];
+
+/// What a person should read on a card of a view (the network's face shape), as the page
+/// names it: A♠, 10♥, Big joker, 3 bamboo, East wind, a named card's name.
+fn card_words(card: &Value) -> String {
+    let suit = card["suit"].as_str().unwrap_or("plain");
+    let face = match &card["rank"] {
+        Value::String(rank) => rank.clone(),
+        Value::Number(rank) => match rank.as_u64().unwrap() {
+            1 | 14 => "A".into(),
+            11 => "J".into(),
+            12 => "Q".into(),
+            13 => "K".into(),
+            other => other.to_string(),
+        },
+        _ => card["name"].as_str().unwrap().to_string(),
+    };
+    match suit {
+        "spades" => format!("{face}♠"),
+        "hearts" => format!("{face}♥"),
+        "diamonds" => format!("{face}♦"),
+        "clubs" => format!("{face}♣"),
+        "joker" => {
+            let big = card["rank"] == 17 || face.contains("Red") || face.contains("Big");
+            format!("{} joker", if big { "Big" } else { "Small" })
+        }
+        "wind" | "dragon" => {
+            let code = card["code"].as_str().unwrap();
+            format!("{}{} {suit}", code[..1].to_uppercase(), &code[1..])
+        }
+        "characters" | "dots" | "bamboo" => format!("{face} {suit}"),
+        _ => face,
+    }
+}
+
+/// One table of `alias`: our leader and two members in autonomous control, and a member in
+/// human control with the browser controller (its process, agent and room session).
+struct Table {
+    processes: Vec<Proc>,
+    person: Agent,
+    page: Proc,
+    session: PathBuf,
+}
+
+fn deal(net: &Net, alias: &str) -> Table {
+    let leader = net.agent(&format!("{alias}-leader"));
+    leader.ok(&[
+        "protocol",
+        "register",
+        reference_contract(alias).spec.to_str().unwrap(),
+    ]);
+    let (hosting, post_id) = leader.host_with(&[
+        "--protocol",
+        alias,
+        "--control-mode",
+        "autonomous",
+        "--options",
+        r#"{"deal_seed": "people see the table"}"#,
+    ]);
+    let mut processes = vec![hosting];
+    for name in ["west", "north"] {
+        let member = net.agent(&format!("{alias}-{name}"));
+        processes.push(member.join(&post_id, &["--control-mode", "autonomous"]));
+    }
+    let person = net.agent(&format!("{alias}-person"));
+    let page = person.join(
+        &post_id,
+        &["--control-mode", "human", "--web", "--no-prompt"],
+    );
+    let session = person.room_session();
+    Table {
+        processes,
+        person,
+        page,
+        session,
+    }
+}
+
+/// The person's room once its table is drawn with its hand dealt.
+fn drawn(table: &Table) -> Value {
+    wait_until(LIMIT, || {
+        let room = room(&table.session);
+        let dealt = room["view"]["my_hand"]
+            .as_array()
+            .is_some_and(|h| !h.is_empty());
+        (dealt && room["table"]["seats"].as_array()?.len() == 4).then_some(room)
+    })
+    .unwrap_or_else(|| {
+        panic!(
+            "{} drew no table: {}",
+            table.session.display(),
+            room(&table.session)
+        )
+    })
+}
+
+#[test]
+fn people_see_each_four_seat_table_drawn_in_the_browser_and_the_terminal() {
+    browser_binaries();
+    let net = Net::start();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    for alias in TABLES {
+        let table = deal(&net, alias);
+        let room = drawn(&table);
+        let view = &room["view"];
+        let you = table.person.public_key();
+        let hand: Vec<String> = view["my_hand"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(card_words)
+            .collect();
+        let current = view["current_player"].as_str().unwrap_or_default();
+        let url = controller_url(&table.page);
+        let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("table-{alias}.png"));
+        runtime.block_on(async {
+            let page = Browser::open(&url).await;
+            page.count_until("the table", "#room-table .seat.you .cards")
+                .await;
+            let mut shown = Vec::new();
+            for card in page
+                .client
+                .find_all(Locator::Css("#room-table .seat.you .cards > *"))
+                .await
+                .unwrap()
+            {
+                shown.push(card.attr("aria-label").await.unwrap().unwrap_or_default());
+            }
+            assert_eq!(shown, hand, "{alias}: the hand drawn is the seat's own");
+            let own = page.text_of("#room-table .seat.you").await;
+            for card in view["my_hand"].as_array().unwrap() {
+                if let Some(code) = card["code"].as_str().filter(|c| c.len() <= 3) {
+                    let as_code = own.split_whitespace().any(|word| word == code);
+                    assert!(!as_code, "{alias}: a card shown as its code {code}: {own}");
+                }
+            }
+            let others = page
+                .client
+                .find_all(Locator::Css("#room-table .seats.others .seat"))
+                .await
+                .unwrap()
+                .len();
+            assert_eq!(others, 3, "{alias}: the other three seats are drawn");
+            page.until("face-down cards", "#room-table .seats.others", "face down")
+                .await;
+            if current == you {
+                page.until("your turn", "#room-table .table-turn", "Your turn")
+                    .await;
+                page.until("the turn line", "#turn", "Your turn").await;
+            } else if !current.is_empty() {
+                page.until(
+                    "whose turn",
+                    "#room-table .seat.to-act .seat-name",
+                    &current[..6],
+                )
+                .await;
+            }
+            let png = page.client.screenshot().await.unwrap();
+            std::fs::write(&shot, png).unwrap();
+            page.close().await;
+        });
+        println!(
+            "{alias}: the table as the person sees it: {}",
+            shot.display()
+        );
+        let terminal = table.page.wait_for_line("[table] ", LIMIT);
+        assert!(!terminal.contains('\u{1b}'), "{terminal}");
+        let printed = table.page.stdout();
+        let own_line = printed
+            .lines()
+            .find(|line| line.contains("(you)"))
+            .unwrap_or_else(|| panic!("{alias}: no line of the person's seat: {printed}"));
+        assert!(
+            hand.iter().all(|card| own_line.contains(card.as_str())),
+            "{alias}: the terminal shows the hand {hand:?}: {own_line}"
+        );
+        for process in table.processes.into_iter().chain([table.page]) {
+            process.terminate(LIMIT);
+        }
+    }
+}
