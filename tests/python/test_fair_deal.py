@@ -77,6 +77,8 @@ class EveryTable(unittest.TestCase):
                     self.assertEqual(view["fair_deal"]["commitment"], fair_deal.commitment(secret))
                     self.assertNotIn(secret, json.dumps(view), "the leader's seed stays secret")
                     self.assertIsNone(table.proto_group_autoplay(view, member))
+                    self.assertEqual(table.proto_group_choices(view, member), [],
+                                     "no seat is offered a move before the deal")
                 mover = next(m for m in MEMBERS if m["public_key"] == state.get("current_player")) \
                     if state.get("current_player") else MEMBERS[0]
                 with self.assertRaisesRegex(ValueError, "not dealt yet: 2 seat"):

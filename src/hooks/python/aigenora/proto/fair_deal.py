@@ -181,9 +181,15 @@ def fair_deals(table: type) -> type:
             return {**super().proto_group_view(seen, viewer), "fair_deal": public(fair)}
 
         def proto_group_autoplay(self, view, member):
-            if view.get("fair_deal", {}).get("status") == "seeding":
+            if seeding(view):
                 return None
             return super().proto_group_autoplay(view, member)
+
+        if hasattr(table, "proto_group_choices"):
+            def proto_group_choices(self, view, member):
+                if seeding(view):
+                    return []
+                return super().proto_group_choices(view, member)
 
         # -- a member of ours --------------------------------------------------------------
 
@@ -221,6 +227,11 @@ def fair_deals(table: type) -> type:
     FairTable.__doc__ = table.__doc__
     FairTable.__module__ = table.__module__
     return FairTable
+
+
+def seeding(view: dict) -> bool:
+    """Whether a seat's view waits on the deal's seeds (no seat may act until it is dealt)."""
+    return view.get("fair_deal", {}).get("status") == "seeding"
 
 
 def waiting(fair: dict) -> list:
