@@ -61,8 +61,9 @@ fn card_words(card: &Value) -> String {
     }
 }
 
-/// One table of `alias`: our leader and two members in autonomous control, and a member in
-/// human control with the browser controller (its process, agent and room session).
+/// One table of `alias`: our leader and two members in autonomous control, which play by
+/// themselves, and a member in human control with the browser controller (its process, agent
+/// and room session).
 struct Table {
     processes: Vec<Proc>,
     person: Agent,
@@ -104,14 +105,16 @@ fn deal(net: &Net, alias: &str) -> Table {
     }
 }
 
-/// The person's room once its table is drawn with its hand dealt.
+/// The person's room once its table is drawn with its hand dealt and it is the person's
+/// move (the agents play up to it, then the table waits for the person).
 fn drawn(table: &Table) -> Value {
     wait_until(LIMIT, || {
         let room = room(&table.session);
         let dealt = room["view"]["my_hand"]
             .as_array()
             .is_some_and(|h| !h.is_empty());
-        (dealt && room["table"]["seats"].as_array()?.len() == 4).then_some(room)
+        let asked = room["choices"].as_array().is_some_and(|c| !c.is_empty());
+        (dealt && asked && room["table"]["seats"].as_array()?.len() == 4).then_some(room)
     })
     .unwrap_or_else(|| {
         panic!(
@@ -193,14 +196,18 @@ fn people_see_each_four_seat_table_drawn_in_the_browser_and_the_terminal() {
         );
         let terminal = table.page.wait_for_line("[table] ", LIMIT);
         assert!(!terminal.contains('\u{1b}'), "{terminal}");
-        let printed = table.page.stdout();
-        let own_line = printed
-            .lines()
-            .find(|line| line.contains("(you)"))
-            .unwrap_or_else(|| panic!("{alias}: no line of the person's seat: {printed}"));
+        // (earlier steps are printed too: before the deal, or before a card was drawn)
+        let shows_hand = |line: &&str| {
+            line.contains("(you)") && hand.iter().all(|card| line.contains(card.as_str()))
+        };
+        let own_line = wait_until(LIMIT, || {
+            let printed = table.page.stdout();
+            printed.lines().find(shows_hand).map(str::to_string)
+        });
         assert!(
-            hand.iter().all(|card| own_line.contains(card.as_str())),
-            "{alias}: the terminal shows the hand {hand:?}: {own_line}"
+            own_line.is_some(),
+            "{alias}: the terminal shows the hand {hand:?}: {}",
+            table.page.stdout()
         );
         for process in table.processes.into_iter().chain([table.page]) {
             process.terminate(LIMIT);

@@ -40,7 +40,7 @@ use crate::session::{PreparedProtocol, Protocol, SessionEnd, SessionError, Sessi
 use crate::spec::flow::group::GroupRules;
 use crate::spec::{ControlMode, Flow, Role};
 use crate::transport::{IrohChannel, RelayChoice, SessionEndpoint, Ticket};
-use crate::wire::group::Receipt;
+use crate::wire::group::{Receipt, ReceiptStatus};
 
 /// How long a member waits for its leader's endpoint to answer a dial.
 const DIAL_TIMEOUT: Duration = Duration::from_secs(5);
@@ -610,9 +610,16 @@ struct SeatActions {
 
 impl ActionSource for SeatActions {
     fn next_action(&mut self) -> Option<Map<String, Value>> {
-        self.queue
-            .next_action()
-            .or_else(|| self.seat.as_ref().and_then(|s| seat::lock(s).next_move()))
+        let Some(seat) = &self.seat else {
+            return self.queue.next_action();
+        };
+        match self.queue.next_action() {
+            Some(queued) => {
+                seat::lock(seat).acted();
+                Some(queued)
+            }
+            None => seat::lock(seat).next_move(),
+        }
     }
 
     fn position(&self) -> Option<u64> {
@@ -660,6 +667,11 @@ impl MemberEvents for Recorder {
     }
 
     fn receipt(&mut self, receipt: &Receipt, _action: &Map<String, Value>) {
+        if receipt.status == ReceiptStatus::Rejected
+            && let Some(seat) = &self.seat
+        {
+            seat::lock(seat).refused();
+        }
         let status = serde_json::to_value(receipt.status)
             .ok()
             .and_then(|s| s.as_str().map(str::to_string));

@@ -400,6 +400,9 @@ impl Lead {
                 self.arrived(hub, arrival);
             }
             while let Some(action) = self.own.next_action() {
+                if let Some(seat) = &self.seat {
+                    seat::lock(seat).acted();
+                }
                 self.act(hub, None, &action);
             }
             if checked.elapsed() > MEMBERSHIP_CHECK {
@@ -573,6 +576,9 @@ impl Lead {
             Receipt::Accepted { client_seq, .. } => ("accepted", *client_seq, None),
             Receipt::Duplicate { client_seq, .. } => ("duplicate", *client_seq, None),
             Receipt::Rejected { client_seq, reason } => {
+                if let Some(seat) = &self.seat {
+                    seat::lock(seat).refused();
+                }
                 ("rejected", *client_seq, Some(reason.clone()))
             }
         };

@@ -84,6 +84,9 @@ pub struct TableSeat {
     /// The step at which the seat last sent a window's action: an answer from a window asked
     /// at that step or before is stale (the action changes the table), and is dropped.
     acted_at: Option<u64>,
+    /// The step at which the leader refused an action of this side: the seat answers it
+    /// again, by a person's window only (no automatic move: the refused one would come back).
+    refused_at: Option<u64>,
     windows: Option<Windows>,
     stopped: Option<String>,
 }
@@ -138,6 +141,7 @@ impl TableSeat {
             now: None,
             considered: None,
             acted_at: None,
+            refused_at: None,
             windows,
             stopped: None,
         }))))
@@ -176,8 +180,7 @@ impl TableSeat {
                 match answer {
                     Answer::Play { step, .. } if self.acted_at.is_some_and(|at| step <= at) => {}
                     Answer::Play { action, .. } => {
-                        self.acted_at = self.now.as_ref().map(|now| now.seq);
-                        windows.withdraw();
+                        self.acted();
                         return Some(action);
                     }
                     Answer::Stop(reason) => {
@@ -193,17 +196,39 @@ impl TableSeat {
         }
         self.considered = Some(step.seq);
         let (seq, choices) = (step.seq, step.choices.clone());
+        let refused = self.refused_at == Some(seq);
         if self.windows.is_none() {
-            return self.autoplay();
+            return if refused { None } else { self.autoplay() };
         }
         let intended = match self.windows.as_ref().map(|w| w.mode) {
-            Some(WindowMode::Hybrid) if !choices.is_empty() => self.autoplay(),
+            Some(WindowMode::Hybrid) if !choices.is_empty() && !refused => self.autoplay(),
             _ => None,
         };
         if let Some(windows) = &mut self.windows {
             windows.ask(seq, choices, intended);
         }
         None
+    }
+
+    /// An action of this side goes out (a window's answer, or one queued with `session
+    /// action`, the terminal or the page): an answer from a window asked at this step or
+    /// before is stale from now on, and the open window closes.
+    pub fn acted(&mut self) {
+        self.acted_at = self.now.as_ref().map(|now| now.seq);
+        if let Some(windows) = &mut self.windows {
+            windows.withdraw();
+        }
+    }
+
+    /// The leader refused an action of this side (a rejected receipt): the step it holds is
+    /// answered again, in a window where there is one. Without this a seat whose move was
+    /// refused would wait for a step that only its own move could bring.
+    pub fn refused(&mut self) {
+        self.refused_at = self.now.as_ref().map(|now| now.seq);
+        self.considered = None;
+        if let Some(windows) = &mut self.windows {
+            windows.asked = None;
+        }
     }
 
     /// Why a window's deadline stopped this seat, once it has.

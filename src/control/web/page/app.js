@@ -133,6 +133,8 @@ function render() {
   if (over) {
     const winner = view.winner ? `winner: ${view.winner}` : (view.end_reason || view.status);
     setTurn(`Game over (${winner})`, false);
+  } else if (window_ && tableWindow(window_) && view.room && view.room.table) {
+    setTurn(tableWindowWords(window_, view.room.table), true);
   } else if (window_ && window_.mode === "human") {
     setTurn(`Your move: ${windowWords(window_)} — ${askedWords(window_, snapshot)}`, true);
   } else if (window_) {
@@ -285,7 +287,8 @@ function renderMoves(window_) {
   moves.replaceChildren();
   listed = [];
   $("intended").textContent = "";
-  if (!window_) return;
+  // A table seat's window is answered by the room's choice buttons (renderRoom).
+  if (!window_ || tableWindow(window_)) return;
   const choices = window_.choices || { kind: "any" };
   if (choices.kind === "one_of") {
     // Where the hooks publish the turn's legal actions, only those kinds are offered.

@@ -224,6 +224,26 @@ function askedWords(window_, snapshot) {
   return named.length === 1 ? named[0] : `${named.slice(0, -1).join(", ")} or ${named[named.length - 1]}`;
 }
 
+// Whether a window asks for a table seat's move (its values are the seat's choices, which
+// the room's buttons play).
+function tableWindow(window_) {
+  return Boolean(window_.choices) && window_.choices.kind === "table";
+}
+
+// A table seat's window in words: the table's own turn line, and in hybrid control the
+// agent's move by its choice's label.
+function tableWindowWords(window_, table) {
+  const turn = table.turn || `${table.title}: ${table.phase}`;
+  if (window_.mode === "human") return `${turn} — choose a move below`;
+  const options = Array.isArray(window_.choices.options) ? window_.choices.options : [];
+  const intended = window_.intended;
+  const index = Number.isInteger(intended) ? intended
+    : intended && typeof intended === "object" && Number.isInteger(intended.index) ? intended.index : -1;
+  const chosen = options[index];
+  const move = chosen ? `${chosen.label}${intended && intended.amount !== undefined ? ` ${intended.amount}` : ""}` : "its move";
+  return `${turn} — your agent is about to play ${move}: override below?`;
+}
+
 // Where a window is, in words: "turn 3" for the hooks' own action counter, else its key.
 function windowWords(window_) {
   if (window_.match_key === "action_seq" && Number.isInteger(window_.match_value)) {
