@@ -3,8 +3,9 @@
 //! one member's browser controller in headless Chromium. Its page draws the table its hooks
 //! made of the verified view: that seat's hand card for card as faces and suits (never the
 //! codes), the other seats with their hidden cards, whose turn it is; a screenshot per game is
-//! saved under target/ and its path printed. The member's terminal prints the same table as
-//! text. One server serves the six tables, one after another.
+//! saved under target/ and its path printed; a click on one of the offered moves plays it (the
+//! leader accepts it). The member's terminal prints the same table as text. One server serves
+//! the six tables, one after another.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -14,7 +15,7 @@ use serde_json::Value;
 
 use crate::room_people::room;
 use crate::support::browser::{Browser, browser_binaries, controller_url};
-use crate::support::net::{Agent, Net, wait_until};
+use crate::support::net::{Agent, Net, SessionFiles, wait_until};
 use crate::support::process::Proc;
 use crate::support::reference::reference_contract;
 
@@ -56,7 +57,11 @@ fn card_words(card: &Value) -> String {
             let code = card["code"].as_str().unwrap();
             format!("{}{} {suit}", code[..1].to_uppercase(), &code[1..])
         }
-        "characters" | "dots" | "bamboo" => format!("{face} {suit}"),
+        // (a numbered tile is its number: a one is never an ace)
+        "characters" | "dots" | "bamboo" => {
+            let number = card["rank"].as_u64().map(|n| n.to_string());
+            format!("{} {suit}", number.unwrap_or(face))
+        }
         _ => face,
     }
 }
@@ -188,8 +193,29 @@ fn people_see_each_four_seat_table_drawn_in_the_browser_and_the_terminal() {
             }
             let png = page.client.screenshot().await.unwrap();
             std::fs::write(&shot, png).unwrap();
+            // The person plays a move with a click on one of the offered choices.
+            page.client
+                .find(Locator::Css("#room-choices > button.choice"))
+                .await
+                .expect("a choice without an amount is offered")
+                .click()
+                .await
+                .unwrap();
             page.close().await;
         });
+        let accepted = wait_until(LIMIT, || {
+            let files = SessionFiles::read(&table.session);
+            let receipts = files.events_of("group_action_receipt");
+            receipts
+                .iter()
+                .find(|r| r["status"] == "accepted")
+                .map(|r| (*r).clone())
+        });
+        assert!(
+            accepted.is_some(),
+            "{alias}: the clicked move reached the leader and was accepted: {:?}",
+            SessionFiles::read(&table.session).events_of("group_action_receipt")
+        );
         println!(
             "{alias}: the table as the person sees it: {}",
             shot.display()

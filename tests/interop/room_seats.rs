@@ -257,11 +257,23 @@ pub fn act_when_current<P: PartialEq>(
     })
     .expect("the seat caught up with the leader");
     seat.act(&choose(&view).to_string());
-    wait_until(LIMIT, || {
+    let taken = wait_until(LIMIT, || {
         let (_, view) = seats[0].seen()?;
         (progress(&view) != at).then_some(())
-    })
-    .expect("the leader took the action");
+    });
+    assert!(
+        taken.is_some(),
+        "the leader took the action {} of {key}: the leader's last events {}",
+        choose(&view),
+        last_lines(&seats[0].dir().join("events.jsonl"), 12)
+    );
+}
+
+/// The last `count` lines of a text file (what a failing test shows of a seat's events).
+fn last_lines(path: &Path, count: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(count)..].join("\n")
 }
 
 /// Sends `action` from `seat` and waits for the leader's refusal with `reason` in it.

@@ -81,11 +81,13 @@ pub struct TableSeat {
     now: Option<Step>,
     /// The step the seat last moved (or declined to move) at: each step is answered once.
     considered: Option<u64>,
-    /// The step at which the seat last sent a window's action: an answer from a window asked
-    /// at that step or before is stale (the action changes the table), and is dropped.
+    /// The step at which this side last sent an action (the seat's own move or a queued one):
+    /// an answer from a window asked at that step or before is stale (the action changes the
+    /// table), and is dropped.
     acted_at: Option<u64>,
-    /// The step at which the leader refused an action of this side: the seat answers it
-    /// again, by a person's window only (no automatic move: the refused one would come back).
+    /// The step at which an action the leader refused was chosen, when the table has not
+    /// moved since: the seat answers that step again, by a person's window only (no automatic
+    /// move: the refused one would come back).
     refused_at: Option<u64>,
     windows: Option<Windows>,
     stopped: Option<String>,
@@ -198,7 +200,14 @@ impl TableSeat {
         let (seq, choices) = (step.seq, step.choices.clone());
         let refused = self.refused_at == Some(seq);
         if self.windows.is_none() {
-            return if refused { None } else { self.autoplay() };
+            if refused {
+                return None;
+            }
+            let action = self.autoplay();
+            if action.is_some() {
+                self.acted_at = Some(seq);
+            }
+            return action;
         }
         let intended = match self.windows.as_ref().map(|w| w.mode) {
             Some(WindowMode::Hybrid) if !choices.is_empty() && !refused => self.autoplay(),
@@ -220,11 +229,13 @@ impl TableSeat {
         }
     }
 
-    /// The leader refused an action of this side (a rejected receipt): the step it holds is
-    /// answered again, in a window where there is one. Without this a seat whose move was
-    /// refused would wait for a step that only its own move could bring.
+    /// The leader refused an action of this side (a rejected receipt): the step the seat holds
+    /// is answered again — by a person's window when the action was chosen at this very step,
+    /// else (the table moved on meanwhile, e.g. a stronger declaration came first) as any new
+    /// step is. Without this a seat whose move was refused would wait for a step that only its
+    /// own move could bring.
     pub fn refused(&mut self) {
-        self.refused_at = self.now.as_ref().map(|now| now.seq);
+        self.refused_at = self.acted_at;
         self.considered = None;
         if let Some(windows) = &mut self.windows {
             windows.asked = None;
@@ -286,8 +297,11 @@ impl Windows {
     /// The open window's question no longer stands (the seat acted, or the step moved on): it
     /// closes, and the next step asks again.
     fn withdraw(&mut self) {
-        if let Some(open) = self.desk.watch().borrow().as_ref() {
-            self.desk.withdraw(open.seq);
+        // (the seq is copied out first: the desk publishes a window to this watch while it
+        // holds its own lock, so holding the watch's borrow into `withdraw` could deadlock)
+        let open = self.desk.watch().borrow().as_ref().map(|window| window.seq);
+        if let Some(seq) = open {
+            self.desk.withdraw(seq);
         }
         self.asked = None;
     }
