@@ -1,5 +1,5 @@
-//! Fair deals across processes (our server, iroh on loopback, four of our processes at a
-//! one-hand Texas Hold'em table): every member announces itself and adds its seed, the deal
+//! Fair deals across processes (our server, iroh on loopback, four of our autonomous
+//! processes playing a one-hand Texas Hold'em table by themselves): every member announces itself and adds its seed, the deal
 //! waits for them, and when the hand ends each member checks its two cards against the
 //! leader's opened seed. An honest leader gets `deal_verified` from every member; a leader
 //! whose hooks stack the deck (tests/fixtures/holdem-stacked) gets `deal_mismatch`, with the
@@ -35,12 +35,6 @@ impl Seat {
 
     fn key(&self) -> String {
         self.agent.public_key()
-    }
-
-    fn act(&self, action: &str) {
-        let dir = self.session.to_str().unwrap();
-        self.agent
-            .ok(&["session", "action", "--state-dir", dir, "--action", action]);
     }
 
     fn events(&self, kind: &str) -> Vec<Value> {
@@ -110,22 +104,6 @@ fn dealt(seats: &[Seat]) -> Vec<Value> {
         .collect()
 }
 
-/// Everyone but the big blind folds, in turn: the one-hand match ends.
-fn play_out(seats: &[Seat]) {
-    for _ in 0..3 {
-        let current = seats[0].room()["view"]["current_player"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        let actor = seats.iter().find(|s| s.key() == current).unwrap();
-        actor.act(r#"{"kind": "fold"}"#);
-        wait_until(LIMIT, || {
-            (seats[0].room()["view"]["current_player"] != current.as_str()).then_some(())
-        })
-        .expect("the fold was taken");
-    }
-}
-
 /// Each member's one verdict event, of `kind`, once the match ended.
 fn verdicts(seats: &[Seat], kind: &str) -> Vec<Value> {
     seats[1..]
@@ -156,7 +134,6 @@ fn every_member_verifies_an_honest_deal() {
         3,
         "the deck took every member's seed: {fair}"
     );
-    play_out(&seats);
     let verified = verdicts(&seats, "deal_verified");
     for ((seat, verdict), seen) in seats[1..].iter().zip(&verified).zip(&hands[1..]) {
         assert_eq!(verdict["commitment"], fair["commitment"], "{verdict}");
@@ -180,7 +157,6 @@ fn a_stacked_deal_is_caught_by_every_member() {
     let seats = table(&net, Some(stacked.path()));
     let hands = dealt(&seats);
     let commitment = seats[0].room()["view"]["fair_deal"]["commitment"].clone();
-    play_out(&seats);
     let mismatches = verdicts(&seats, "deal_mismatch");
     for ((seat, verdict), seen) in seats[1..].iter().zip(&mismatches).zip(&hands[1..]) {
         assert_eq!(
