@@ -36,7 +36,12 @@ pub const MAX_HANDED_CHECKPOINT_BYTES: usize = 96 * 1024;
 
 /// A fresh 32-hex nonce or challenge.
 pub fn fresh_hex() -> String {
-    let mut bytes = [0u8; 16];
+    random_hex::<16>()
+}
+
+/// `N` random bytes from the OS in lowercase hex.
+pub fn random_hex<const N: usize>() -> String {
+    let mut bytes = [0u8; N];
     rand::rngs::OsRng.fill_bytes(&mut bytes);
     hex::encode(bytes)
 }

@@ -8,18 +8,18 @@
 
 use std::cell::RefCell;
 
-use rand::RngCore;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::lead::{Arrival, leader_hooks};
+use super::admission::random_hex;
+use super::lead::Arrival;
 use super::member::{ActionSource, MemberEvents};
+use super::seat::MemberHooks;
 use crate::hooks::python_hooks::PythonHooks;
 use crate::records::{Event, EventLog};
 use crate::room::Replica;
 use crate::room::checkpoint::RoomMember;
 use crate::room::replica::Verified;
-use crate::session::{Protocol, SessionRecorder};
 use crate::wire::group::Receipt;
 
 /// The most verdicts `room.json` keeps (the newest).
@@ -90,21 +90,14 @@ impl DealVerdict {
     }
 }
 
-/// How a member loads the room's hooks to check a deal.
-pub struct DealChecker {
-    pub protocol: Protocol,
-    pub options: Map<String, Value>,
-    pub dir: SessionRecorder,
-}
-
 /// A member's fair deals, kept from one channel to the next.
 pub struct FairDeals {
     seat: RefCell<Seat>,
 }
 
 struct Seat {
-    checker: Option<DealChecker>,
-    hooks: Option<PythonHooks>,
+    /// The member's own copy of the room's hooks, which deal a hand again to check it.
+    hooks: Option<MemberHooks>,
     events: EventLog,
     /// The seed to send, once handed out as an action.
     queued: Option<Map<String, Value>>,
@@ -120,11 +113,10 @@ struct Seat {
 
 impl FairDeals {
     /// A member's fair deals: it takes part when it can check a deal (it holds the room's hooks).
-    pub fn new(checker: Option<DealChecker>, events: EventLog) -> FairDeals {
+    pub fn new(hooks: Option<MemberHooks>, events: EventLog) -> FairDeals {
         FairDeals {
             seat: RefCell::new(Seat {
-                checker,
-                hooks: None,
+                hooks,
                 events,
                 queued: None,
                 sent: None,
@@ -137,7 +129,7 @@ impl FairDeals {
 
     /// Whether this member announces itself to its leader.
     pub fn takes_part(&self) -> bool {
-        self.seat.borrow().checker.is_some()
+        self.seat.borrow().hooks.is_some()
     }
 
     /// The member's actions and events with its fair deals in between: its seed goes out
@@ -204,7 +196,7 @@ impl Seat {
     /// Seeds the deal the view waits on, keeps the first view of a dealt hand, and checks a
     /// hand whose seed the view opens: the verdict, if one was reached.
     fn step(&mut self, replica: &Replica) -> Option<DealVerdict> {
-        self.checker.as_ref()?;
+        self.hooks.as_ref()?;
         let view = replica.view.as_ref()?;
         let fair = view.get("fair_deal")?.as_object()?;
         let commitment = text(fair, "commitment").to_string();
@@ -227,7 +219,7 @@ impl Seat {
                 let added = listed(fair, "contributed", &me.public_key);
                 let sent = self.sent.as_ref().is_some_and(|(c, _)| *c == commitment);
                 if awaited && !added && !sent {
-                    let seed = fresh_seed();
+                    let seed = random_hex::<32>();
                     self.queued = Some(seed_action(text(fair, "hand"), &seed));
                     self.sent = Some((commitment, seed));
                 }
@@ -256,13 +248,11 @@ impl Seat {
             Some((c, seed)) if *c == commitment => seed.clone(),
             _ => String::new(),
         };
-        let verdict = match self.hooks() {
-            Ok(hooks) => hooks
-                .check_deal(&first, opening, me, &own_seed)
-                .map_err(|failure| failure.message)
-                .and_then(|value| serde_json::from_value(value).map_err(|e| e.to_string())),
-            Err(reason) => Err(reason),
-        };
+        let hooks = self.hooks.as_ref()?;
+        let verdict = hooks
+            .check_deal(&first, opening, me, &own_seed)
+            .map_err(|failure| failure.message)
+            .and_then(|value| serde_json::from_value(value).map_err(|e| e.to_string()));
         let verdict = verdict.unwrap_or_else(|reason| DealVerdict {
             hand: text(opening, "hand").to_string(),
             verified: false,
@@ -276,35 +266,15 @@ impl Seat {
         self.events.emit(verdict.event());
         Some(verdict)
     }
-
-    /// The room's hooks, loaded on the first check.
-    fn hooks(&mut self) -> Result<&PythonHooks, String> {
-        if self.hooks.is_none() {
-            let checker = self
-                .checker
-                .as_ref()
-                .expect("only a member with hooks checks");
-            let hooks = leader_hooks(&checker.protocol, &checker.options, &checker.dir)
-                .map_err(|e| e.to_string())?;
-            self.hooks = Some(hooks);
-        }
-        Ok(self.hooks.as_ref().expect("loaded above"))
-    }
-}
-
-/// A fresh seed: 32 random bytes in lowercase hex.
-fn fresh_seed() -> String {
-    let mut bytes = [0u8; 32];
-    rand::rngs::OsRng.fill_bytes(&mut bytes);
-    hex::encode(bytes)
 }
 
 /// The action that adds `seed` to the deal of `hand`.
 fn seed_action(hand: &str, seed: &str) -> Map<String, Value> {
-    match json!({"kind": "deal_seed", "hand": hand, "seed": seed}) {
-        Value::Object(action) => action,
-        _ => unreachable!("an object literal"),
-    }
+    Map::from_iter([
+        ("kind".to_string(), Value::from("deal_seed")),
+        ("hand".to_string(), Value::from(hand)),
+        ("seed".to_string(), Value::from(seed)),
+    ])
 }
 
 fn text<'a>(map: &'a Map<String, Value>, key: &str) -> &'a str {

@@ -122,13 +122,16 @@ impl RoomHost {
         let (control_mode, times) = (self.control_mode, self.window_times);
         let led = tokio::task::spawn_blocking(move || {
             let hooks = leader_hooks(&protocol, options.as_map(), &lead.dir)?;
-            lead.seat = TableSeat::open(SeatSetup {
-                protocol: &protocol,
-                options: options.as_map(),
-                recorder: &lead.dir,
-                control_mode,
-                times,
-            })?;
+            lead.seat = TableSeat::open(
+                SeatSetup {
+                    protocol: &protocol,
+                    options: options.as_map(),
+                    recorder: &lead.dir,
+                    control_mode,
+                    times,
+                },
+                &hooks,
+            )?;
             open_and_serve(lead, hooks, arrivals)
         })
         .await;

@@ -16,18 +16,18 @@ use tokio::runtime::Handle;
 
 use super::admission::{member_admit, verify_binding};
 use super::failover::{Claimed, Next, Recovery};
-use super::fair_deal::{DealChecker, DealVerdict, FairDeals};
+use super::fair_deal::{DealVerdict, FairDeals};
 use super::lead::{self, Lead, leader_hooks};
 use super::member::{ActionSource, FollowEnd, Follower, MemberEvents, Outbox};
 use super::record::RoomRecord;
 use super::rest::RestControl;
-use super::seat::{self, SeatSetup, SharedSeat, TableSeat};
-use super::table::TableHooks;
+use super::seat::{self, MemberHooks, SeatSetup, SharedSeat};
 use crate::api::group::{Group, GroupStatus};
 use crate::api::invitation::Invitation;
 use crate::client::RestClient;
 use crate::decision::WindowTimes;
 use crate::engine::{DisplaySink, Outcome};
+use crate::hooks::python_hooks::PythonHooks;
 use crate::hooks::skeleton;
 use crate::identity::Identity;
 use crate::layout::SessionDir;
@@ -166,10 +166,11 @@ impl RoomJoin {
         let identity = self.client.identity().clone();
         let outbox = Outbox::durable(self.session_dir.dir());
         let queue = QueuedActions::resuming(self.session_dir.dir(), outbox.resume_offset());
-        let seat = self.seat().await?;
+        let own = self.own_hooks().await?;
+        let seat = own.as_ref().and_then(|own| own.seat.clone());
         let actions = SeatActions {
             queue,
-            seat: seat.clone(),
+            own: own.clone(),
         };
         let state = MemberState {
             replica: Replica::new(
@@ -184,20 +185,9 @@ impl RoomJoin {
                 dir: self.session_dir.clone(),
                 group_id: group.group_id.clone(),
                 deal_verdicts: Vec::new(),
-                seat: seat.clone(),
-                table: TableHooks::of(self.can_lead().then(|| self.prepared.dir.clone())),
+                own: own.clone(),
             },
-            fair_deals: FairDeals::new(
-                self.can_lead().then(|| DealChecker {
-                    protocol: Protocol {
-                        dir: self.prepared.dir.clone(),
-                        spec: self.prepared.spec.clone(),
-                    },
-                    options: self.invitation.options.clone(),
-                    dir: self.session_dir.clone(),
-                }),
-                self.session_dir.events().clone(),
-            ),
+            fair_deals: FairDeals::new(own.map(|own| own.hooks), self.session_dir.events().clone()),
         };
         let ended = self.take_part_as(group, state).await;
         if let Some(seat) = &seat {
@@ -206,8 +196,9 @@ impl RoomJoin {
         ended
     }
 
-    /// The member's own table seat, when its hooks play one (loaded on a blocking thread).
-    async fn seat(&self) -> Result<Option<SharedSeat>, SessionError> {
+    /// The member's own copy of the room's hooks and its table seat, when it holds hooks
+    /// (loaded once, on a blocking thread).
+    async fn own_hooks(&self) -> Result<Option<OwnHooks>, SessionError> {
         if !self.can_lead() {
             return Ok(None);
         }
@@ -217,8 +208,8 @@ impl RoomJoin {
         };
         let (options, recorder) = (self.invitation.options.clone(), self.session_dir.clone());
         let (control_mode, times) = (self.control_mode, self.window_times);
-        tokio::task::spawn_blocking(move || {
-            TableSeat::open(SeatSetup {
+        let (hooks, seat) = tokio::task::spawn_blocking(move || {
+            seat::member_hooks(SeatSetup {
                 protocol: &protocol,
                 options: &options,
                 recorder: &recorder,
@@ -228,9 +219,10 @@ impl RoomJoin {
         })
         .await
         .map_err(|panic| SessionError::Stopped {
-            what: "the table seat",
+            what: "loading the room's hooks",
             detail: panic.to_string(),
-        })?
+        })??;
+        Ok(Some(OwnHooks { hooks, seat }))
     }
 
     /// [`RoomJoin::take_part`] with the member's state in place.
@@ -396,7 +388,7 @@ impl RoomJoin {
         let MemberState {
             replica,
             mut outbox,
-            actions: SeatActions { queue, seat },
+            actions: SeatActions { queue, own: held },
             ..
         } = state;
         let own = replica
@@ -423,7 +415,8 @@ impl RoomJoin {
             dir: self.session_dir.clone(),
             lease,
             own: queue,
-            seat,
+            // (the seat goes on under the room's hooks this side now leads with)
+            seat: held.and_then(|held| held.seat),
         };
         let led = tokio::task::spawn_blocking(move || {
             let hooks = leader_hooks(&protocol, &options, &lead.dir)?;
@@ -602,15 +595,29 @@ impl ActionSource for QueuedActions {
     }
 }
 
+/// A member's own copy of the room's hooks, and its table seat when they play one.
+#[derive(Clone)]
+struct OwnHooks {
+    hooks: MemberHooks,
+    seat: Option<SharedSeat>,
+}
+
+impl OwnHooks {
+    /// The seat with the hooks that play it.
+    fn seat(&self) -> Option<(&SharedSeat, &PythonHooks)> {
+        self.seat.as_ref().map(|seat| (seat, &*self.hooks))
+    }
+}
+
 /// A member's actions: those queued in its session directory first, then its table seat's.
 struct SeatActions {
     queue: QueuedActions,
-    seat: Option<SharedSeat>,
+    own: Option<OwnHooks>,
 }
 
 impl ActionSource for SeatActions {
     fn next_action(&mut self) -> Option<Map<String, Value>> {
-        let Some(seat) = &self.seat else {
+        let Some((seat, hooks)) = self.own.as_ref().and_then(OwnHooks::seat) else {
             return self.queue.next_action();
         };
         match self.queue.next_action() {
@@ -618,7 +625,7 @@ impl ActionSource for SeatActions {
                 seat::lock(seat).acted();
                 Some(queued)
             }
-            None => seat::lock(seat).next_move(),
+            None => seat::lock(seat).next_move(hooks),
         }
     }
 
@@ -627,7 +634,8 @@ impl ActionSource for SeatActions {
     }
 
     fn stopped(&self) -> Option<String> {
-        self.seat.as_ref().and_then(|s| seat::lock(s).stopped())
+        let (seat, _) = self.own.as_ref().and_then(OwnHooks::seat)?;
+        seat::lock(seat).stopped()
     }
 }
 
@@ -637,9 +645,8 @@ impl ActionSource for SeatActions {
 struct Recorder {
     dir: SessionRecorder,
     group_id: String,
-    seat: Option<SharedSeat>,
     deal_verdicts: Vec<DealVerdict>,
-    table: TableHooks,
+    own: Option<OwnHooks>,
 }
 
 impl MemberEvents for Recorder {
@@ -654,10 +661,7 @@ impl MemberEvents for Recorder {
             self.dir.dir(),
             verified,
             replica,
-            Drawing {
-                seat: self.seat.as_ref(),
-                table: &mut self.table,
-            },
+            self.own.as_ref(),
             &self.deal_verdicts,
         );
     }
@@ -668,7 +672,7 @@ impl MemberEvents for Recorder {
 
     fn receipt(&mut self, receipt: &Receipt, _action: &Map<String, Value>) {
         if receipt.status == ReceiptStatus::Rejected
-            && let Some(seat) = &self.seat
+            && let Some((seat, _)) = self.own.as_ref().and_then(OwnHooks::seat)
         {
             seat::lock(seat).refused();
         }
@@ -683,17 +687,13 @@ impl MemberEvents for Recorder {
     }
 }
 
-/// What a member's hooks add to a step it records: its seat's choices and its table.
-struct Drawing<'a> {
-    seat: Option<&'a SharedSeat>,
-    table: &'a mut TableHooks,
-}
-
+/// Writes `room.json` for a verified step: with the member's own hooks, its seat's choices
+/// and its table.
 fn write_room(
     dir: &SessionDir,
     verified: &Verified,
     replica: &Replica,
-    drawing: Drawing,
+    own: Option<&OwnHooks>,
     verdicts: &[DealVerdict],
 ) {
     let Some(checkpoint) = &replica.checkpoint else {
@@ -704,17 +704,14 @@ fn write_room(
         replica.view.clone().map(Value::Object),
         verified.envelope.events.clone(),
     );
+    record.deal_verdicts = verdicts.to_vec();
     let me = checkpoint
         .state
         .members
         .iter()
         .find(|m| m.public_key == replica.viewer);
-    if let (Some(seat), Some(view), Some(me)) = (drawing.seat, &replica.view, me) {
-        record.choices = seat::lock(seat).observe(checkpoint.seq, view, me);
-    }
-    record.deal_verdicts = verdicts.to_vec();
-    match drawing.table.get() {
-        Some(hooks) => record.with_table(hooks, me).write(dir),
+    match own {
+        Some(own) => record.seen_by(&own.hooks, own.seat.as_ref(), me).write(dir),
         None => record.write(dir),
     }
 }

@@ -416,7 +416,7 @@ impl Lead {
             if let Some(seat) = &self.seat {
                 let (action, stopped) = {
                     let mut seat = seat::lock(seat);
-                    (seat.next_move(), seat.stopped())
+                    (seat.next_move(hub.authority.hooks()), seat.stopped())
                 };
                 if let Some(reason) = stopped {
                     return Err(self.stopped(reason));
@@ -549,14 +549,9 @@ impl Lead {
         }
         if let Some(checkpoint) = hub.authority.checkpoint() {
             let events = hub.authority.last_events().to_vec();
-            let view = hub.authority.own_view();
-            let mut record = RoomRecord::of_checkpoint(checkpoint, view.cloned(), events);
             let me = hub.authority.member(self.identity.public_key());
-            if let (Some(seat), Some(Value::Object(view)), Some(me)) = (&self.seat, view, me) {
-                record.choices = seat::lock(seat).observe(checkpoint.seq, view, me);
-            }
-            record
-                .with_table(Ok(hub.authority.hooks()), me)
+            RoomRecord::of_checkpoint(checkpoint, hub.authority.own_view().cloned(), events)
+                .seen_by(hub.authority.hooks(), self.seat.as_ref(), me)
                 .write(self.dir.dir());
         }
     }

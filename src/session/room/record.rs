@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::fair_deal::DealVerdict;
+use super::seat::SharedSeat;
 use super::table::Drawn;
 use crate::hooks::python_hooks::PythonHooks;
 use crate::layout::SessionDir;
@@ -63,19 +64,19 @@ impl RoomRecord {
         }
     }
 
-    /// The record with the table `hooks` draw of this side's view, when this side has a
-    /// seat (`viewer`) and hooks (or why they could not be loaded).
-    pub fn with_table(
+    /// The record with what this side's `hooks` make of its view, when it sits in the room
+    /// (`viewer`): its table seat's choices (where it plays one) and the table they draw.
+    pub fn seen_by(
         mut self,
-        hooks: Result<&PythonHooks, &str>,
+        hooks: &PythonHooks,
+        seat: Option<&SharedSeat>,
         viewer: Option<&RoomMember>,
     ) -> RoomRecord {
         if let (Some(Value::Object(view)), Some(viewer)) = (&self.view, viewer) {
-            self.drawn = Drawn::of(
-                hooks
-                    .map_err(str::to_string)
-                    .and_then(|hooks| super::table::draw(hooks, view, viewer, &self.events)),
-            );
+            if let Some(seat) = seat {
+                self.choices = super::seat::lock(seat).observe(hooks, self.seq, view, viewer);
+            }
+            self.drawn = Drawn::of(super::table::draw(hooks, view, viewer, &self.events));
         }
         self
     }

@@ -1,6 +1,7 @@
 //! A table seat of ours — a member's, or the leader's own — played across processes. On
-//! every step it holds (verified by a member, produced by the leader), the seat's own hooks
-//! list its legal actions from its own view (`proto_group_choices`, recorded in `room.json`);
+//! every step it holds (verified by a member, produced by the leader), the side's hooks (the
+//! leader's own, or the copy a member holds — [`member_hooks`]) list the seat's legal actions
+//! from its own view (`proto_group_choices`, recorded in `room.json`);
 //! then the seat moves as its control mode says: `autonomous` plays
 //! `proto_group_autoplay`; `human` opens a decision window on the side's desk whose legal
 //! values are those choices; `hybrid` opens one showing the agent's move, played unless a
@@ -16,6 +17,7 @@ use serde_json::{Map, Value, json};
 use crate::decision::{Desk, WindowRequest, WindowResult, WindowTimes};
 use crate::hooks::python_hooks::PythonHooks;
 use crate::hooks::{Hooks, InitContext};
+use crate::layout::EngineDir;
 use crate::records::{
     Choices, Event, EventLog, TableChoice, WindowMode, find_table_action, resolve_table_choice,
 };
@@ -26,6 +28,11 @@ use crate::spec::{ControlMode, Role};
 /// The seat a member's follow loop and its recorder share (and a leader it becomes).
 pub type SharedSeat = Arc<Mutex<TableSeat>>;
 
+/// A member's own copy of the room's hooks (held so it can take the room over), loaded once
+/// and shared by what it does with them: its table seat's moves, its table drawn, its deals
+/// checked.
+pub type MemberHooks = Arc<PythonHooks>;
+
 /// What a table seat of ours needs to play.
 pub struct SeatSetup<'a> {
     pub protocol: &'a Protocol,
@@ -33,6 +40,34 @@ pub struct SeatSetup<'a> {
     pub recorder: &'a SessionRecorder,
     pub control_mode: ControlMode,
     pub times: WindowTimes,
+}
+
+/// A member's hooks, and its table seat when they play one: where they do they get their
+/// `proto_init` in the seat's engine dir (a seat's moves read the table's options).
+pub fn member_hooks(setup: SeatSetup) -> Result<(MemberHooks, Option<SharedSeat>), SessionError> {
+    let mut hooks = PythonHooks::load_for(&setup.protocol.dir, &setup.protocol.spec)?;
+    if hooks.plays_table_seats() {
+        hooks.init(&InitContext {
+            options: setup.options,
+            role: Role::Guest,
+            args: &[],
+            state_dir: seat_dir(&setup)?.root(),
+            decision: None,
+            pass_decision: true,
+            timing: None,
+            desk: None,
+        })?;
+    }
+    let seat = TableSeat::open(setup, &hooks)?;
+    Ok((Arc::new(hooks), seat))
+}
+
+fn seat_dir(setup: &SeatSetup) -> Result<EngineDir, SessionError> {
+    setup
+        .recorder
+        .dir()
+        .seat_engine_dir()
+        .map_err(|e| SessionError::io("creating the seat's state dir", e))
 }
 
 /// One step as the seat saw it.
@@ -74,9 +109,8 @@ struct Windows {
     asked: Option<Vec<TableChoice>>,
 }
 
-/// A table seat of ours.
+/// A table seat of ours; the side's hooks are handed to each step that needs them.
 pub struct TableSeat {
-    hooks: PythonHooks,
     events: EventLog,
     now: Option<Step>,
     /// The step the seat last moved (or declined to move) at: each step is answered once.
@@ -94,33 +128,18 @@ pub struct TableSeat {
 }
 
 impl TableSeat {
-    /// The seat of a side in `setup`, when its hooks play table seats (`None` otherwise):
-    /// its hooks get the engine dir `seat/`, which `session.json` names so `session decide`
-    /// finds its windows.
-    pub fn open(setup: SeatSetup) -> Result<Option<SharedSeat>, SessionError> {
-        let mut hooks = PythonHooks::load_for(&setup.protocol.dir, &setup.protocol.spec)?;
+    /// The seat of a side in `setup`, when its `hooks` play table seats (`None` otherwise):
+    /// its windows live in the engine dir `seat/`, which `session.json` names so `session
+    /// decide` finds them.
+    pub fn open(setup: SeatSetup, hooks: &PythonHooks) -> Result<Option<SharedSeat>, SessionError> {
         if !hooks.plays_table_seats() {
             return Ok(None);
         }
-        let engine_dir = setup
-            .recorder
-            .dir()
-            .seat_engine_dir()
-            .map_err(|e| SessionError::io("creating the seat's state dir", e))?;
+        let engine_dir = seat_dir(&setup)?;
         let _ = setup
             .recorder
             .update(|record| record.state_dir = Some(engine_dir.root().to_path_buf()));
         let events = setup.recorder.events();
-        hooks.init(&InitContext {
-            options: setup.options,
-            role: Role::Guest,
-            args: &[],
-            state_dir: engine_dir.root(),
-            decision: None,
-            pass_decision: true,
-            timing: None,
-            desk: None,
-        })?;
         let windows = match setup.control_mode {
             ControlMode::Autonomous => None,
             steered => {
@@ -138,7 +157,6 @@ impl TableSeat {
             }
         };
         Ok(Some(Arc::new(Mutex::new(TableSeat {
-            hooks,
             events: events.clone(),
             now: None,
             considered: None,
@@ -153,12 +171,12 @@ impl TableSeat {
     /// as `group_seat_hook_failed`), which `room.json` shows.
     pub fn observe(
         &mut self,
+        hooks: &PythonHooks,
         seq: u64,
         view: &Map<String, Value>,
         me: &RoomMember,
     ) -> Option<Vec<TableChoice>> {
-        let choices = self
-            .hooks
+        let choices = hooks
             .room_choices(view, me)
             .map_err(|failure| self.failed("proto_group_choices", seq, &failure.message))
             .ok();
@@ -173,7 +191,7 @@ impl TableSeat {
 
     /// The seat's next action, asked when nothing of this side is in flight: a window's
     /// answer, or (autonomous) what `proto_group_autoplay` plays at a step not answered yet.
-    pub fn next_move(&mut self) -> Option<Map<String, Value>> {
+    pub fn next_move(&mut self, hooks: &PythonHooks) -> Option<Map<String, Value>> {
         if self.stopped.is_some() {
             return None;
         }
@@ -203,14 +221,14 @@ impl TableSeat {
             if refused {
                 return None;
             }
-            let action = self.autoplay();
+            let action = self.autoplay(hooks);
             if action.is_some() {
                 self.acted_at = Some(seq);
             }
             return action;
         }
         let intended = match self.windows.as_ref().map(|w| w.mode) {
-            Some(WindowMode::Hybrid) if !choices.is_empty() && !refused => self.autoplay(),
+            Some(WindowMode::Hybrid) if !choices.is_empty() && !refused => self.autoplay(hooks),
             _ => None,
         };
         if let Some(windows) = &mut self.windows {
@@ -255,10 +273,10 @@ impl TableSeat {
         }
     }
 
-    fn autoplay(&mut self) -> Option<Map<String, Value>> {
+    fn autoplay(&mut self, hooks: &PythonHooks) -> Option<Map<String, Value>> {
         let step = self.now.as_ref()?;
         let seq = step.seq;
-        self.hooks
+        hooks
             .room_autoplay(&step.view, &step.me)
             .map_err(|failure| self.failed("proto_group_autoplay", seq, &failure.message))
             .ok()

@@ -7,8 +7,6 @@
 //! every list and text bounded, every card a known suit, so a view the network shaped cannot
 //! make the page or the terminal draw without limit.
 
-use std::path::PathBuf;
-
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -261,40 +259,6 @@ pub fn draw(
         Ok(Some(model)) => Table::checked(model).map(Some),
         Ok(None) => Ok(None),
         Err(failure) => Err(failure.message),
-    }
-}
-
-/// A member's hooks for drawing its table, loaded at its first step (on the thread that
-/// follows the room), so a member without hooks of its own never starts the interpreter.
-pub enum TableHooks {
-    /// The protocol directory whose hooks.py draws the table.
-    Unloaded(PathBuf),
-    Loaded(PythonHooks),
-    /// They could not be loaded: why.
-    Failed(String),
-    /// This member holds no hooks for the room.
-    Absent,
-}
-
-impl TableHooks {
-    /// The hooks in `protocol_dir`, when this member holds them.
-    pub fn of(protocol_dir: Option<PathBuf>) -> TableHooks {
-        protocol_dir.map_or(TableHooks::Absent, TableHooks::Unloaded)
-    }
-
-    /// The hooks, loaded now if they were not yet; `None` when there are none.
-    pub fn get(&mut self) -> Option<Result<&PythonHooks, &str>> {
-        if let TableHooks::Unloaded(dir) = self {
-            *self = match PythonHooks::load(dir) {
-                Ok(hooks) => TableHooks::Loaded(hooks),
-                Err(error) => TableHooks::Failed(format!("the room's hooks: {error}")),
-            };
-        }
-        match self {
-            TableHooks::Loaded(hooks) => Some(Ok(hooks)),
-            TableHooks::Failed(reason) => Some(Err(reason)),
-            TableHooks::Unloaded(_) | TableHooks::Absent => None,
-        }
     }
 }
 

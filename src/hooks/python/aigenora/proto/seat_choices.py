@@ -6,10 +6,10 @@ member that runs them records the list in `room.json` and checks it again (at mo
 MAX_CHOICES entries, labels of at most MAX_LABEL bytes)."""
 from __future__ import annotations
 
+from aigenora.proto import table_view
+
 MAX_CHOICES = 256
 MAX_LABEL = 120
-SUIT_SYMBOL = {"clubs": "♣", "diamonds": "♦", "hearts": "♥", "spades": "♠"}
-FACE = {11: "J", 12: "Q", 13: "K", 14: "A"}
 
 
 def choice(label: str, action: dict, amount: tuple[str, int, int] | None = None) -> dict:
@@ -31,13 +31,12 @@ def short(label: str) -> str:
 
 
 def card_label(card: dict) -> str:
-    """A card as a person reads it: rank and suit symbol (7♠, Q♥, 10♦), a joker or any card
-    of no standard suit by its rank or label."""
-    symbol = SUIT_SYMBOL.get(card.get("suit"))
+    """A card as a person reads it: rank and suit symbol as the table draws it (7♠, Q♥, 10♦),
+    a joker or any card of no standard suit by its rank or label."""
+    if card.get("suit") in table_view.SUIT_SYMBOLS:
+        return table_view.card_text(table_view.card(card))
     rank = card.get("rank")
-    if symbol is None:
-        return str(rank if isinstance(rank, str) else card.get("label", rank))
-    return f"{FACE.get(rank, rank)}{symbol}"
+    return str(rank if isinstance(rank, str) else card.get("label", rank))
 
 
 def cards_label(verb: str, cards: list[dict]) -> str:
