@@ -355,3 +355,45 @@ fn listed(map: &Map<String, Value>, key: &str, public_key: &str) -> bool {
         .and_then(Value::as_array)
         .is_some_and(|keys| keys.iter().any(|k| k == public_key))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn view(status: &str, commitment: &str, seconds: u64) -> Value {
+        json!({"fair_deal": {"hand": "2:0", "status": status, "commitment": commitment,
+            "awaited": ["aa", "bb", "cc"], "contributed": ["bb"], "seed_seconds": seconds}})
+    }
+
+    #[test]
+    fn the_seats_still_awaited_once_a_deal_waited_its_time_are_overdue_once() {
+        let mut wait = SeedWait::default();
+        assert!(
+            wait.overdue(Some(&view("seeding", "c1", 0))).is_empty(),
+            "the clock starts"
+        );
+        let overdue = wait.overdue(Some(&view("seeding", "c1", 0)));
+        let keys: Vec<&str> = overdue.iter().map(|o| o.public_key.as_str()).collect();
+        assert_eq!(keys, ["aa", "cc"], "not the seat that seeded");
+        assert_eq!(
+            overdue[0].reason,
+            "fair_deal_seed_timeout: no seed for hand 2:0 within 0 s"
+        );
+        assert!(
+            wait.overdue(Some(&view("seeding", "c2", 0))).is_empty(),
+            "a new deal waits afresh"
+        );
+        assert!(
+            wait.overdue(Some(&view("seeding", "c2", 60))).is_empty(),
+            "within its time"
+        );
+        assert!(wait.overdue(Some(&view("dealt", "c2", 0))).is_empty());
+        assert!(wait.overdue(None).is_empty());
+        assert!(
+            wait.overdue(Some(&json!({"fair_deal": {"status": "seeding"}})))
+                .is_empty()
+        );
+    }
+}
