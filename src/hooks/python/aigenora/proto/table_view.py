@@ -178,8 +178,9 @@ class Told:
         values = self.event.get(field)
         if not isinstance(values, dict):
             return ""
-        return ", ".join(f"{self.names.get(key, words(key))} {f'{value:+}' if signed and isinstance(value, int) else words(value)}"
-                         for key, value in values.items())
+        def amount(value) -> str:
+            return f"{value:+}" if signed and isinstance(value, int) else words(value)
+        return ", ".join(f"{self.names.get(key, words(key))} {amount(value)}" for key, value in values.items())
 
     def seats(self, field: str) -> str:
         keys = self.event.get(field)
@@ -248,6 +249,16 @@ def bid(told: Told) -> str:
         return f"{told.who} bids {told.number('level')}{denomination}"
     value = told.event.get("value")
     return f"{told.who} does not bid" if value == 0 else f"{told.who} bids {told.number('value')}"
+
+
+def played(shaped: str):
+    """A play of cards, with what they make (the event's `shaped` field's kind: a pair, a
+    tractor, a triple pair...)."""
+    def said(told: Told) -> str:
+        shape = told.event.get(shaped)
+        made = words(shape.get("kind")) if isinstance(shape, dict) else ""
+        return f"{told.who} plays {told.cards()}" + (f" ({made})" if made else "")
+    return said
 
 
 def contract(told: Told) -> str:
@@ -350,9 +361,7 @@ SENTENCES = {
     "landlord_selected": lambda t: (f"{t.who} is the landlord with a bid of {t.number('bid')} "
                                     f"and takes the bottom cards {t.cards('bottom')}"),
     "all_passed_redeal": lambda t: f"nobody bid: round {t.number('round_number')} is dealt again",
-    "play": lambda t: f"{t.who} plays {t.cards()}" + (
-        f" ({words((t.event.get('combination') or {}).get('kind'))})"
-        if isinstance(t.event.get("combination"), dict) else ""),
+    "play": played("combination"),
     "trick_reset": lambda t: f"everyone else passed: {t.who} leads again",
     "game_over": game_over,
     # Upgrade (Tractor)
@@ -362,8 +371,7 @@ SENTENCES = {
     "upgrade_declarer_selected": lambda t: (f"{t.name('declarer')} is the declarer, for {t.text('declarer_team')}; "
                                             f"{t.text('trump_suit') or 'no suit'} trump, level {t.number('level_rank')}"),
     "upgrade_kitty_buried": lambda t: f"{t.name('declarer')} buries {t.number('count')} cards in the kitty",
-    "upgrade_play": lambda t: f"{t.who} plays {t.cards()}" + (
-        f" ({words((t.event.get('shape') or {}).get('kind'))})" if isinstance(t.event.get("shape"), dict) else ""),
+    "upgrade_play": played("shape"),
     "upgrade_trick_won": lambda t: (f"{t.name('winner')} wins trick {t.number('trick_number')} for "
                                     f"{t.text('team')} with {t.number('points')} points"),
     "upgrade_hand_complete": lambda t: (f"the hand is over: the defenders took {t.number('defender_points')} points "
