@@ -3,16 +3,20 @@
 //! waits for them, and when the hand ends each member checks its two cards against the
 //! leader's opened seed. An honest leader gets `deal_verified` from every member; a leader
 //! whose hooks stack the deck (tests/fixtures/holdem-stacked) gets `deal_mismatch`, with the
-//! commitment, the opened seed and the expected and seen cards, from every member.
+//! commitment, the opened seed and the expected and seen cards, from every member. A member
+//! that announces fair deals and never seeds is taken out of the room once the deal has
+//! waited its time, and the others' deal is dealt, played and verified without it.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::hostile_members::Hostile;
 use crate::support::net::{Agent, Net, SessionFiles, wait_until};
 use crate::support::process::Proc;
 use crate::support::reference::reference_contract;
+use crate::support::transport::runtime;
 
 const LIMIT: Duration = Duration::from_secs(120);
 const ALIAS: &str = "texas-holdem-v1";
@@ -61,33 +65,45 @@ fn session_with(agent: &Agent, file: &str) -> PathBuf {
 /// Our leader (seat 0) hosting the contract, on `hooks_dir`'s hooks when given (else ours),
 /// and three of our members: the leader first.
 fn table(net: &Net, hooks_dir: Option<&Path>) -> Vec<Seat> {
+    let (started, _) = opened(net, hooks_dir, OPTIONS, &["west", "north", "east"]);
+    seated(started)
+}
+
+/// Our leader hosting the contract with `options`, and our members `names`, started (the
+/// leader first); the room's post id.
+fn opened(
+    net: &Net,
+    hooks_dir: Option<&Path>,
+    options: &str,
+    names: &[&str],
+) -> (Vec<(Agent, Proc)>, String) {
     let contract = reference_contract(ALIAS);
     let leader = net.agent("leader");
     leader.ok(&["protocol", "register", contract.spec.to_str().unwrap()]);
-    let flags = ["--control-mode", "autonomous", "--options", OPTIONS];
+    let flags = ["--control-mode", "autonomous", "--options", options];
     let (host, post_id) = match hooks_dir {
         Some(dir) => leader.host(dir.to_str().unwrap(), &flags),
         None => leader.host_with(&[&["--protocol", ALIAS][..], &flags[..]].concat()),
     };
-    let mut members = Vec::new();
-    for name in ["west", "north", "east"] {
+    let mut started = vec![(leader, host)];
+    for name in names {
         let agent = net.agent(name);
         let process = agent.join(&post_id, &["--control-mode", "autonomous"]);
-        members.push((agent, process));
+        started.push((agent, process));
     }
-    let mut seats = vec![Seat {
-        session: session_with(&leader, "room.json"),
-        agent: leader,
-        _process: host,
-    }];
-    for (agent, process) in members {
-        seats.push(Seat {
+    (started, post_id)
+}
+
+/// The started seats, once each holds the room.
+fn seated(started: Vec<(Agent, Proc)>) -> Vec<Seat> {
+    started
+        .into_iter()
+        .map(|(agent, process)| Seat {
             session: session_with(&agent, "room.json"),
             agent,
             _process: process,
-        });
-    }
-    seats
+        })
+        .collect()
 }
 
 /// Waits until every seat holds its two cards; returns what each member first saw dealt.
@@ -177,4 +193,52 @@ fn a_stacked_deal_is_caught_by_every_member() {
         assert!(seat.events("deal_verified").is_empty());
         assert_eq!(seat.room()["deal_verdicts"][0]["verified"], false);
     }
+}
+
+#[test]
+fn a_member_that_never_seeds_is_taken_out_and_the_others_deal_without_it() {
+    let net = Net::start();
+    let rt = runtime();
+    let options = r#"{"max_hands": 1, "fair_deal_seed_seconds": 2}"#;
+    let (started, post_id) = opened(&net, None, options, &["west", "north"]);
+    // Admitted like any member of ours and acknowledging every step, but it never seeds.
+    let mut silent = Hostile::announcing_fair_deals(&net, &rt, &post_id, "silent");
+    let seats = seated(started);
+    let reason = wait_until(LIMIT, || {
+        silent.drain(Duration::from_millis(20));
+        SessionFiles::read(&seats[0].session)
+            .events_of("group_member_disconnected")
+            .into_iter()
+            .find(|e| e["public_key"] == silent.key())
+            .map(|e| e["reason"].as_str().unwrap_or_default().to_string())
+    })
+    .expect("the leader let the silent member go");
+    assert!(
+        reason.starts_with("fair_deal_seed_timeout: no seed for hand") && reason.ends_with("2 s"),
+        "{reason}"
+    );
+    let verified = verdicts(&seats, "deal_verified");
+    let mut honest: Vec<String> = seats[1..].iter().map(Seat::key).collect();
+    honest.sort();
+    for (seat, verdict) in seats[1..].iter().zip(&verified) {
+        let kept = &seat.room()["deal_verdicts"][0];
+        assert_eq!(kept["commitment"], verdict["commitment"], "{kept}");
+        let mut seeded: Vec<&String> = kept["contributions"].as_object().unwrap().keys().collect();
+        seeded.sort();
+        assert_eq!(
+            seeded,
+            honest.iter().collect::<Vec<_>>(),
+            "the seeds that came: {kept}"
+        );
+        assert!(seat.events("deal_mismatch").is_empty());
+    }
+    let ended = wait_until(LIMIT, || {
+        let room = seats[1].room();
+        (room["view"]["phase"] == "completed").then_some(room)
+    });
+    assert!(
+        ended.is_some(),
+        "the hand was played to its end: {}",
+        seats[1].room()
+    );
 }

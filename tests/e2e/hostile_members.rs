@@ -80,7 +80,7 @@ impl Channel for Wire {
 }
 
 /// A member admitted by the leader, on its own wire.
-struct Hostile {
+pub(crate) struct Hostile {
     identity: Identity,
     group: Group,
     wire: Wire,
@@ -90,6 +90,21 @@ struct Hostile {
 
 impl Hostile {
     fn admitted(net: &Net, rt: &Runtime, post_id: &str, name: &str) -> Hostile {
+        Hostile::admit(net, rt, post_id, name, false)
+    }
+
+    /// A member that announces fair deals in its `ready` frame (and then does only what the
+    /// test makes it do).
+    pub(crate) fn announcing_fair_deals(
+        net: &Net,
+        rt: &Runtime,
+        post_id: &str,
+        name: &str,
+    ) -> Hostile {
+        Hostile::admit(net, rt, post_id, name, true)
+    }
+
+    fn admit(net: &Net, rt: &Runtime, post_id: &str, name: &str, fair_deal: bool) -> Hostile {
         let (identity, client) = rt.block_on(net.server.registered(name));
         let group = rt.block_on(client.group_by_post(post_id)).unwrap();
         let ticket: Ticket = group.iroh_ticket.parse().unwrap();
@@ -107,7 +122,7 @@ impl Hostile {
             &group,
             "autonomous",
             None,
-            false,
+            fair_deal,
         )
         .unwrap_or_else(|e| panic!("{name} is admitted: {e}"));
         Hostile {
@@ -118,7 +133,7 @@ impl Hostile {
         }
     }
 
-    fn key(&self) -> String {
+    pub(crate) fn key(&self) -> String {
         self.identity.public_key().to_string()
     }
 
@@ -130,7 +145,7 @@ impl Hostile {
 
     /// Reads what is waiting (for at most `wait`), acknowledging every envelope and keeping
     /// every receipt; `false` once the channel is gone.
-    fn drain(&mut self, wait: Duration) -> bool {
+    pub(crate) fn drain(&mut self, wait: Duration) -> bool {
         let mut wait = wait;
         loop {
             let frame = match self.wire.recv_timeout(wait) {

@@ -4,8 +4,9 @@
 //! made of the verified view: that seat's hand card for card as faces and suits (never the
 //! codes), the other seats with their hidden cards, whose turn it is; a screenshot per game is
 //! saved under target/ and its path printed; a click on one of the offered moves plays it (the
-//! leader accepts it). The member's terminal prints the same table as text. One server serves
-//! the six tables, one after another.
+//! leader accepts it). The step's events read as sentences in words on the page and in the
+//! terminal, the same sentences in both. The member's terminal prints the same table as text.
+//! One server serves the six tables, one after another.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -64,6 +65,35 @@ fn card_words(card: &Value) -> String {
         }
         _ => face,
     }
+}
+
+/// Whether a line of the table's log is a sentence in words: a capital first, a full stop
+/// last, and no JSON, identifier, key or card code in between.
+fn is_sentence(line: &str) -> bool {
+    let coded = line
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|word| {
+            is_card_code(word) || (word.len() >= 12 && word.bytes().all(|b| b.is_ascii_hexdigit()))
+        });
+    line.chars().next().is_some_and(char::is_uppercase)
+        && (line.ends_with('.') || line.ends_with('…'))
+        && !line.contains(['{', '}', '[', ']', '_', '"'])
+        && !coded
+}
+
+/// A card's or tile's code (`QS`, `10H`, `3s`), which a person should never have to read.
+fn is_card_code(word: &str) -> bool {
+    let Some(last) = word.chars().last() else {
+        return false;
+    };
+    let rank = &word[..word.len() - last.len_utf8()];
+    let card = "SHDC".contains(last)
+        && (["A", "K", "Q", "J", "10"].contains(&rank)
+            || (rank.len() == 1 && ('2'..='9').contains(&rank.chars().next().unwrap())));
+    let tile = "mps".contains(last)
+        && rank.len() == 1
+        && ('1'..='9').contains(&rank.chars().next().unwrap());
+    card || tile
 }
 
 /// One table of `alias`: our leader and two members in autonomous control, which play by
@@ -135,6 +165,7 @@ fn people_see_each_four_seat_table_drawn_in_the_browser_and_the_terminal() {
     browser_binaries();
     let net = Net::start();
     let runtime = tokio::runtime::Runtime::new().unwrap();
+    let mut told_on_the_persons_turn = 0;
     for alias in TABLES {
         let table = deal(&net, alias);
         let room = drawn(&table);
@@ -147,9 +178,21 @@ fn people_see_each_four_seat_table_drawn_in_the_browser_and_the_terminal() {
             .map(card_words)
             .collect();
         let current = view["current_player"].as_str().unwrap_or_default();
+        // What the step that asks the person said, in words (the table waits for the person).
+        let told: Vec<String> = room["table"]["log"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|line| line.as_str().unwrap().to_string())
+            .collect();
+        assert!(
+            !told.is_empty() && told.iter().all(|line| is_sentence(line)),
+            "{alias}: the step reads in sentences: {told:?}"
+        );
         let url = controller_url(&table.page);
         let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("table-{alias}.png"));
-        runtime.block_on(async {
+        // (the step the person was asked at, still the room's once the page drew it)
+        let asked_still = runtime.block_on(async {
             let page = Browser::open(&url).await;
             page.count_until("the table", "#room-table .seat.you .cards")
                 .await;
@@ -191,6 +234,18 @@ fn people_see_each_four_seat_table_drawn_in_the_browser_and_the_terminal() {
                 )
                 .await;
             }
+            let asked_still =
+                current == you && crate::room_people::room(&table.session)["seq"] == room["seq"];
+            if asked_still {
+                for line in &told {
+                    page.until("the step in words", "ol.table-log", line).await;
+                }
+            }
+            let shown_log = page.text_of("ol.table-log").await;
+            assert!(
+                shown_log.lines().all(is_sentence),
+                "{alias}: the page's log reads in sentences: {shown_log}"
+            );
             let png = page.client.screenshot().await.unwrap();
             std::fs::write(&shot, png).unwrap();
             // The person plays a move with a click on one of the offered choices.
@@ -202,6 +257,7 @@ fn people_see_each_four_seat_table_drawn_in_the_browser_and_the_terminal() {
                 .await
                 .unwrap();
             page.close().await;
+            asked_still
         });
         let accepted = wait_until(LIMIT, || {
             let files = SessionFiles::read(&table.session);
@@ -235,8 +291,28 @@ fn people_see_each_four_seat_table_drawn_in_the_browser_and_the_terminal() {
             "{alias}: the terminal shows the hand {hand:?}: {}",
             table.page.stdout()
         );
+        if asked_still {
+            told_on_the_persons_turn += 1;
+            for line in &told {
+                let printed = wait_until(LIMIT, || {
+                    let printed = table.page.stdout();
+                    printed
+                        .contains(&format!("[table]   · {line}"))
+                        .then_some(())
+                });
+                assert!(
+                    printed.is_some(),
+                    "{alias}: the terminal tells {line:?}: {}",
+                    table.page.stdout()
+                );
+            }
+        }
         for process in table.processes.into_iter().chain([table.page]) {
             process.terminate(LIMIT);
         }
     }
+    assert!(
+        told_on_the_persons_turn > 0,
+        "at least one table asked the person and told its step in the same words"
+    );
 }

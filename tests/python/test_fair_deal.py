@@ -1,7 +1,8 @@
 """Fair deals (aigenora.proto.fair_deal) at our six four-seat tables: the commitment and the
 deck's seed; each table waiting for the announced seats' seeds, showing no card meanwhile,
 then dealing with its own code from every seed; every refused seed with its reason; a seat
-that leaves while the deal waits; the seed opened when a hand ends; and a member's check,
+that leaves while the deal waits, and one whose seed never comes (never awaited again); how
+long a deal waits; the seed opened when a hand ends; and a member's check,
 which passes on the committed deal and catches a stacked one with its evidence."""
 from __future__ import annotations
 
@@ -150,6 +151,29 @@ class Seeds(unittest.TestCase):
             state["fair_deal"]["deal"],
             fair_deal.deck_seed(state["fair_deal"]["leader_seed"], state["fair_deal"]["contributions"]))["deck"])
         self.assertNotIn(KEYS[2], self.table.fair_deal_seats)
+
+    def test_a_seat_whose_seed_never_came_is_taken_out_and_never_awaited_again(self):
+        state = seed(self.table, self.state, 1)["state"]
+        state = self.table.proto_group_member_left(state, MEMBERS[2], fair_deal.SEED_TIMEOUT)["state"]
+        self.assertEqual(state["fair_deal"]["status"], "dealt", "dealt from the seeds that came")
+        self.assertEqual(state["fair_deal"]["awaited"], [KEYS[1]])
+        state = self.table.proto_group_member_joined(state, MEMBERS[2])["state"]
+        self.table.fair_deal_announced([KEYS[2]])
+        self.assertEqual(self.table.fair_deal_seats, [KEYS[1]], "its announcement is no longer taken")
+        # A seat that merely left announces itself again when it comes back.
+        self.table.proto_group_member_left(copy.deepcopy(state), MEMBERS[1], "left")
+        self.table.fair_deal_announced([KEYS[1]])
+        self.assertEqual(self.table.fair_deal_seats, [KEYS[1]])
+
+    def test_a_deal_waits_for_its_seeds_twenty_seconds_or_as_the_room_says(self):
+        self.assertEqual(views(self.table, self.state)[1]["fair_deal"]["seed_seconds"], 20)
+        quick = fair_table(self, "contract-bridge-v1", {"fair_deal_seed_seconds": 3})
+        state = quick.proto_group_initial_state(copy.deepcopy(MEMBERS))
+        self.assertEqual(views(quick, state)[3]["fair_deal"]["seed_seconds"], 3)
+        for wrong in (0, 121, "5", True):
+            table = fair_table(self, "contract-bridge-v1", {"fair_deal_seed_seconds": wrong})
+            with self.assertRaisesRegex(ValueError, "fair_deal_seed_seconds must be between 1 and 120"):
+                table.proto_group_initial_state(copy.deepcopy(MEMBERS))
 
 
 class Openings(unittest.TestCase):

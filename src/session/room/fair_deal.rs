@@ -2,11 +2,12 @@
 //! ours announces itself in its `ready` frame, adds a fresh seed of its own to every deal its
 //! leader commits to, keeps its first view of the dealt hand, and once the leader opens its
 //! seed checks that hand with the table's own dealing code (`proto_group_check_deal`),
-//! recording `deal_verified` or `deal_mismatch`. The leader's half is [`announce`]; the
-//! dealing itself is the SDK's `aigenora.proto.fair_deal`. A leader that commits to nothing
-//! (a reference leader) is simply followed.
+//! recording `deal_verified` or `deal_mismatch`. The leader's half is [`announce`] and the
+//! deal's deadline ([`SeedWait`]); the dealing itself is the SDK's `aigenora.proto.fair_deal`.
+//! A leader that commits to nothing (a reference leader) is simply followed.
 
 use std::cell::RefCell;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -35,6 +36,74 @@ pub fn announce<'a>(hooks: &PythonHooks, arrivals: impl IntoIterator<Item = &'a 
     if !keys.is_empty() {
         // Hooks that cannot take the list only deal without the seats' seeds.
         let _ = hooks.announce_fair_deal_seats(&keys);
+    }
+}
+
+/// Why the leader takes a seat out of the room when its seed did not come in time (the SDK's
+/// `SEED_TIMEOUT` reads the same, and never awaits that seat again).
+pub const SEED_TIMEOUT: &str = "fair_deal_seed_timeout";
+
+/// What the leader reads of a deal in its own view.
+#[derive(Deserialize)]
+struct Deal {
+    status: String,
+    hand: String,
+    commitment: String,
+    awaited: Vec<String>,
+    contributed: Vec<String>,
+    /// How long the deal waits for its seeds (the room's `fair_deal_seed_seconds`).
+    seed_seconds: u64,
+}
+
+/// A seat whose seed is overdue, and why it goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Overdue {
+    pub public_key: String,
+    pub reason: String,
+}
+
+/// The leader's deadline on a deal waiting for seeds: a seat still awaited once the deal
+/// has waited its `seed_seconds` is overdue, so one silent seat never stalls the table.
+#[derive(Default)]
+pub struct SeedWait {
+    /// The commitment of the deal waiting, and since when the leader has seen it wait.
+    waiting: Option<(String, Instant)>,
+}
+
+impl SeedWait {
+    /// The seats overdue now, given the leader's view of the last step (each deal's
+    /// overdue seats are named once).
+    pub fn overdue(&mut self, view: Option<&Value>) -> Vec<Overdue> {
+        let deal = view
+            .and_then(|view| view.get("fair_deal"))
+            .and_then(|fair| Deal::deserialize(fair).ok())
+            .filter(|deal| deal.status == "seeding");
+        let Some(deal) = deal else {
+            self.waiting = None;
+            return Vec::new();
+        };
+        let since = match &self.waiting {
+            Some((commitment, since)) if *commitment == deal.commitment => *since,
+            _ => {
+                self.waiting = Some((deal.commitment.clone(), Instant::now()));
+                return Vec::new();
+            }
+        };
+        if since.elapsed() < Duration::from_secs(deal.seed_seconds) {
+            return Vec::new();
+        }
+        self.waiting = Some((deal.commitment.clone(), Instant::now()));
+        deal.awaited
+            .iter()
+            .filter(|key| !deal.contributed.contains(key))
+            .map(|key| Overdue {
+                public_key: key.clone(),
+                reason: format!(
+                    "{SEED_TIMEOUT}: no seed for hand {} within {} s",
+                    deal.hand, deal.seed_seconds
+                ),
+            })
+            .collect()
     }
 }
 
@@ -285,4 +354,46 @@ fn listed(map: &Map<String, Value>, key: &str, public_key: &str) -> bool {
     map.get(key)
         .and_then(Value::as_array)
         .is_some_and(|keys| keys.iter().any(|k| k == public_key))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn view(status: &str, commitment: &str, seconds: u64) -> Value {
+        json!({"fair_deal": {"hand": "2:0", "status": status, "commitment": commitment,
+            "awaited": ["aa", "bb", "cc"], "contributed": ["bb"], "seed_seconds": seconds}})
+    }
+
+    #[test]
+    fn the_seats_still_awaited_once_a_deal_waited_its_time_are_overdue_once() {
+        let mut wait = SeedWait::default();
+        assert!(
+            wait.overdue(Some(&view("seeding", "c1", 0))).is_empty(),
+            "the clock starts"
+        );
+        let overdue = wait.overdue(Some(&view("seeding", "c1", 0)));
+        let keys: Vec<&str> = overdue.iter().map(|o| o.public_key.as_str()).collect();
+        assert_eq!(keys, ["aa", "cc"], "not the seat that seeded");
+        assert_eq!(
+            overdue[0].reason,
+            "fair_deal_seed_timeout: no seed for hand 2:0 within 0 s"
+        );
+        assert!(
+            wait.overdue(Some(&view("seeding", "c2", 0))).is_empty(),
+            "a new deal waits afresh"
+        );
+        assert!(
+            wait.overdue(Some(&view("seeding", "c2", 60))).is_empty(),
+            "within its time"
+        );
+        assert!(wait.overdue(Some(&view("dealt", "c2", 0))).is_empty());
+        assert!(wait.overdue(None).is_empty());
+        assert!(
+            wait.overdue(Some(&json!({"fair_deal": {"status": "seeding"}})))
+                .is_empty()
+        );
+    }
 }

@@ -7,6 +7,7 @@
 
 use tokio::runtime::Handle;
 
+use super::fair_deal::SeedWait;
 use super::join::QueuedActions;
 use super::lead::{Arrivals, Lead, leader_hooks};
 use super::rest::RestControl;
@@ -117,6 +118,7 @@ impl RoomHost {
             dir: self.session_dir.clone(),
             lease,
             seat: None,
+            seeds: SeedWait::default(),
         };
         let (protocol, options) = (self.protocol.clone(), self.options.clone());
         let (control_mode, times) = (self.control_mode, self.window_times);

@@ -16,7 +16,7 @@ use tokio::runtime::Handle;
 
 use super::admission::{member_admit, verify_binding};
 use super::failover::{Claimed, Next, Recovery};
-use super::fair_deal::{DealVerdict, FairDeals};
+use super::fair_deal::{DealVerdict, FairDeals, SeedWait};
 use super::lead::{self, Lead, leader_hooks};
 use super::member::{ActionSource, FollowEnd, Follower, MemberEvents, Outbox};
 use super::record::RoomRecord;
@@ -417,6 +417,7 @@ impl RoomJoin {
             own: queue,
             // (the seat goes on under the room's hooks this side now leads with)
             seat: held.and_then(|held| held.seat),
+            seeds: SeedWait::default(),
         };
         let led = tokio::task::spawn_blocking(move || {
             let hooks = leader_hooks(&protocol, &options, &lead.dir)?;

@@ -19,6 +19,7 @@ use tokio::task::JoinHandle;
 
 use super::RoomControl;
 use super::admission::{MAX_ADMITTING, leader_admit};
+use super::fair_deal::{SEED_TIMEOUT, SeedWait};
 use super::join::QueuedActions;
 use super::leader::{Hub, MEMBER_FRAME_BYTES};
 use super::member::ActionSource;
@@ -257,6 +258,8 @@ pub struct Lead {
     pub own: QueuedActions,
     /// The leader's own table seat, when its hooks play one.
     pub seat: Option<SharedSeat>,
+    /// The deadline on a deal waiting for its seats' seeds.
+    pub seeds: SeedWait,
 }
 
 impl Lead {
@@ -395,6 +398,7 @@ impl Lead {
         while !hub.authority.completed {
             self.check_lease()?;
             let busy = hub.poll();
+            self.expel_overdue(hub);
             self.record_detached(hub);
             while let Ok(arrival) = arrivals.try_recv() {
                 self.arrived(hub, arrival);
@@ -538,6 +542,21 @@ impl Lead {
                     public_key: key.clone(),
                 });
             }
+        }
+    }
+
+    /// Seats whose seed a deal waited out its time for leave the room (their seat is away, so
+    /// the deal goes on from the seeds that came) and lose their channel, with the reason.
+    fn expel_overdue(&mut self, hub: &mut Hub<PythonHooks>) {
+        for overdue in self.seeds.overdue(hub.authority.own_view()) {
+            let version = hub.authority.membership_version;
+            if let Ok(envelopes) =
+                hub.authority
+                    .remove_member(&overdue.public_key, version, SEED_TIMEOUT)
+            {
+                hub.broadcast(&envelopes);
+            }
+            hub.detach(&overdue.public_key, overdue.reason);
         }
     }
 

@@ -310,7 +310,8 @@ impl<H: RoomHooks> Hub<H> {
         }
     }
 
-    fn detach(&mut self, key: &str, reason: String) {
+    /// Lets a member's channel go, with the reason (recorded from [`Hub::detached`]).
+    pub fn detach(&mut self, key: &str, reason: String) {
         if let Some(member) = self.members.remove(key) {
             close_aside(member.channel);
             self.detached.push(Detached {

@@ -14,7 +14,12 @@ A table takes part with two lines: `@fair_deals` on its hooks class and `@dealin
 the method that deals a hand, which takes the deck's seed as its keyword `seed` (the labels
 name its keyword arguments that tell one hand from the next, as `table_seed` uses them). While
 the seeds are awaited the state is dealt from the leader's seed alone but nobody sees a card,
-no seat may act, and members coming or going wait; the last seed swaps the real deck in."""
+no seat may act, and members coming or going wait; the last seed swaps the real deck in.
+
+The wait is bounded: every deal carries `seed_seconds` (the room's option
+`fair_deal_seed_seconds`, 1 to 120, 20 by default), after which our leader's session takes a
+seat still awaited out of the room with the reason `fair_deal_seed_timeout` (its seat is then
+away, so the deal goes on from the seeds that came) and awaits that seat's seeds no more."""
 from __future__ import annotations
 
 import copy
@@ -23,11 +28,17 @@ import hashlib
 import json
 
 from aigenora.proto import deck as cards
+from aigenora.proto.options import whole_option
 
 PREFIX = "aigenora-fair-deal-v1"
 SEED_ACTION = "deal_seed"
 SEED_HEX = 64
 EMPTY_DECK = {"seed": "", "catalog": {}, "pile": [], "hands": {}, "zones": {}}
+# How long a deal waits for its seeds (the room's option, in seconds: default, least, most).
+SEED_SECONDS = ("fair_deal_seed_seconds", 20, 1, 120)
+# Why our leader's session took a seat out of the room: its seed did not come in time (the
+# leader's session says the same, src/session/room/fair_deal.rs).
+SEED_TIMEOUT = "fair_deal_seed_timeout"
 
 
 def commitment(seed: str) -> str:
@@ -66,12 +77,15 @@ def fair_deals(table: type) -> type:
     back while they are awaited, the deal opened when the hand ends, and the members' check."""
 
     class FairTable(table):
-        # Public keys of the seats that announced themselves (set by the leader's session).
+        # Public keys of the seats that announced themselves (set by the leader's session),
+        # and of those whose seed did not come in time, never awaited again.
         fair_deal_seats: list = []
+        fair_deal_stalled: frozenset = frozenset()
 
         def fair_deal_announced(self, keys: list) -> None:
-            """The leader's session: the seats of these public keys take part in fair deals."""
-            self.fair_deal_seats = sorted(set(self.fair_deal_seats) | set(keys))
+            """The leader's session: the seats of these public keys take part in fair deals
+            (but a seat that let a deal wait out its time)."""
+            self.fair_deal_seats = sorted((set(self.fair_deal_seats) | set(keys)) - self.fair_deal_stalled)
 
         def fair_deal_begin(self, deal, labels, args, kwargs) -> dict:
             leader_seed = cards.table_seed(self.options, *labels)
@@ -88,7 +102,7 @@ def fair_deals(table: type) -> type:
                 "hand": ":".join(map(str, labels)) or "1", "commitment": commitment(leader_seed),
                 "leader_seed": leader_seed, "status": "seeding" if seeding else "dealt",
                 "awaited": awaited if seeding else [], "contributions": {}, "deal": committed,
-                "deferred": [], "opening": None,
+                "deferred": [], "opening": None, "seed_seconds": whole_option(self.options, *SEED_SECONDS),
             }
             return state
 
@@ -151,7 +165,9 @@ def fair_deals(table: type) -> type:
             return self.fair_deal_membership("proto_group_member_joined", state, member)
 
         def proto_group_member_left(self, state, member, reason):
-            # A seat that comes back announces itself again.
+            # A seat that comes back announces itself again, unless it let a deal wait out its time.
+            if reason == SEED_TIMEOUT:
+                self.fair_deal_stalled = self.fair_deal_stalled | {member["public_key"]}
             self.fair_deal_seats = [key for key in self.fair_deal_seats if key != member["public_key"]]
             fair = state.get("fair_deal")
             if fair and fair["status"] == "seeding" and member["public_key"] in fair["awaited"] \
@@ -241,13 +257,13 @@ def waiting(fair: dict) -> list:
 
 def public(fair: dict) -> dict:
     """What every seat sees of the deal: the commitment, who is awaited and has added a seed
-    (the seeds themselves once the deck is dealt), the deal's arguments, and the last hand's
-    opening. Never the leader's seed of a hand under way."""
+    (the seeds themselves once the deck is dealt), how long the seeds are awaited, the deal's
+    arguments, and the last hand's opening. Never the leader's seed of a hand under way."""
     dealt = fair["status"] == "dealt"
     return {"hand": fair["hand"], "status": fair["status"], "commitment": fair["commitment"],
             "awaited": fair["awaited"], "contributed": sorted(fair["contributions"]),
             "contributions": fair["contributions"] if dealt else {}, "deal": fair["deal"],
-            "opening": fair["opening"]}
+            "opening": fair["opening"], "seed_seconds": fair["seed_seconds"]}
 
 
 def opening(fair: dict) -> dict:
