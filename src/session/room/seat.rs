@@ -414,12 +414,11 @@ fn answer_windows(desk: &Desk, asks: &Receiver<Option<Ask>>, answers: &Sender<An
     }
 }
 
-/// The agent's action as a window shows it: its choice's number (with its amount), else
-/// the action itself.
+/// The agent's action as a window shows it: its choice's number (with its amount or pick),
+/// else the action itself.
 fn shown(choices: &[TableChoice], action: &Map<String, Value>) -> Value {
     match find_table_action(choices, action) {
-        Some((index, None)) => Value::from(index),
-        Some((index, Some(amount))) => json!({"index": index, "amount": amount}),
+        Some((index, free)) => choices[index].decision(index, free),
         None => json!({"action": action}),
     }
 }
