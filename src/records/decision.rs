@@ -141,7 +141,10 @@ impl Choices {
                 let free = match (&choice.amount, &choice.pick) {
                     (Some(range), _) => Some(Value::from(range.min)),
                     (None, Some(pick)) => Some(Value::Array(
-                        pick.from[..pick.min].iter().map(|item| item.value.clone()).collect(),
+                        pick.from[..pick.min]
+                            .iter()
+                            .map(|item| item.value.clone())
+                            .collect(),
                     )),
                     (None, None) => None,
                 };

@@ -273,7 +273,9 @@ impl Pick {
                 ));
             }
             if item.label.is_empty() || item.label.len() > MAX_LABEL_BYTES {
-                return Err(format!("a pick item's label has 1 to {MAX_LABEL_BYTES} bytes"));
+                return Err(format!(
+                    "a pick item's label has 1 to {MAX_LABEL_BYTES} bytes"
+                ));
             }
             if !values.insert(item.value.to_string()) {
                 return Err("a pick offers each item once".into());

@@ -183,6 +183,27 @@ fn decide(agent: &Agent, session: &Path, decision: &str) -> Value {
     })
 }
 
+/// A person's seat that waits for each move as long as a test needs.
+const HUMAN: &[&str] = &["--control-mode", "human", "--think-seconds", "120"];
+
+/// The seat's next open window, or `None` once its table ended.
+fn next_window(session: &Path) -> Option<Value> {
+    wait_until(LIMIT, || {
+        if let Some(window) = open_window(session) {
+            return Some(Some(window));
+        }
+        let room = json_at(&session.join("room.json"))?;
+        (room["completed"] == true).then_some(None)
+    })
+    .unwrap_or_else(|| {
+        panic!(
+            "no window opened and the table did not end: {}\n{:?}",
+            std::fs::read_to_string(session.join("room.json")).unwrap_or_default(),
+            receipts(session)
+        )
+    })
+}
+
 /// The seat's open window (its `decision/state.json`), once one is open.
 fn open_window(session: &Path) -> Option<Value> {
     let window = json_at(&session.join("seat/decision/state.json"))?;
@@ -205,26 +226,19 @@ fn passive(window: &Value) -> usize {
 #[test]
 fn a_person_plays_a_holdem_seat_by_choice_and_an_illegal_decision_is_refused() {
     let net = Net::start();
-    let human: &[&str] = &["--control-mode", "human", "--think-seconds", "120"];
     let table = table(
         &net,
         "texas-holdem-v1",
         r#"{"max_hands": 1}"#,
-        [AUTONOMOUS, human, AUTONOMOUS, AUTONOMOUS],
+        [AUTONOMOUS, HUMAN, AUTONOMOUS, AUTONOMOUS],
     );
     let (person, session) = (&table.seats[1].0, table.session(1));
     let mut decided = 0;
     let mut refused_once = false;
     loop {
-        let next = wait_until(LIMIT, || {
-            if let Some(window) = open_window(session) {
-                return Some(Some(window));
-            }
-            let room = json_at(&session.join("room.json"))?;
-            (room["completed"] == true).then_some(None)
-        })
-        .expect("a window opened or the table ended");
-        let Some(window) = next else { break };
+        let Some(window) = next_window(session) else {
+            break;
+        };
         let options = window["choices"]["options"].as_array().unwrap().len();
         let room = json_at(&session.join("room.json")).unwrap();
         if room["seq"] == window["match_value"] {
@@ -298,35 +312,28 @@ fn no_combination(pick: &Value) -> Value {
 #[test]
 fn a_move_the_leader_refuses_is_asked_again_for_the_same_turn_and_the_game_goes_on() {
     let net = Net::start();
-    let human: &[&str] = &["--control-mode", "human", "--think-seconds", "120"];
     let table = table(
         &net,
         "four-player-landlord-v1",
         "{}",
-        [AUTONOMOUS, human, AUTONOMOUS, AUTONOMOUS],
+        [AUTONOMOUS, HUMAN, AUTONOMOUS, AUTONOMOUS],
     );
     let (person, session) = (&table.seats[1].0, table.session(1));
-    let mut refused: Option<Value> = None;
     let mut asked_again = false;
     loop {
-        let next = wait_until(LIMIT, || {
-            if let Some(window) = open_window(session) {
-                return Some(Some(window));
-            }
-            let room = json_at(&session.join("room.json"))?;
-            (room["completed"] == true).then_some(None)
-        })
-        .expect("a window opened or the table ended");
-        let Some(window) = next else { break };
+        let Some(window) = next_window(session) else {
+            break;
+        };
         let options = window["choices"]["options"].as_array().unwrap();
         let picking = options
             .iter()
             .position(|c| c["label"] == "Play cards you pick");
-        if let (None, Some(index)) = (&refused, picking) {
+        if let (false, Some(index)) = (asked_again, picking) {
             // Cards the seat holds, of a count the pick allows: the member-side check passes,
             // the leader refuses them.
             let pick = no_combination(&options[index]["pick"]);
-            let decision = serde_json::json!({"index": index, "pick": pick}).to_string();
+            let decision =
+                serde_json::json!({"choice": {"index": index, "pick": pick}}).to_string();
             let answer = decide(person, session, &decision);
             if answer["status"] == "closed" {
                 continue;
@@ -341,7 +348,6 @@ fn a_move_the_leader_refuses_is_asked_again_for_the_same_turn_and_the_game_goes_
                 "the new window asks for the same turn"
             );
             assert_eq!(again["choices"], window["choices"], "with the same choices");
-            refused = Some(window);
             asked_again = true;
             continue;
         }
@@ -356,7 +362,10 @@ fn a_move_the_leader_refuses_is_asked_again_for_the_same_turn_and_the_game_goes_
         })
         .expect("the window closed once its decision was played");
     }
-    assert!(asked_again, "the person's picked cards were refused and asked again");
+    assert!(
+        asked_again,
+        "the person's picked cards were refused and asked again"
+    );
     let room = table.ended();
     assert_eq!(room["view"]["phase"], "completed", "{room}");
     let taken = receipts(session);
@@ -369,7 +378,10 @@ fn a_move_the_leader_refuses_is_asked_again_for_the_same_turn_and_the_game_goes_
             .contains("not a combination"),
         "the receipt names the leader's reason: {rejected:?}"
     );
-    let at = taken.iter().position(|r| r["status"] == "rejected").unwrap();
+    let at = taken
+        .iter()
+        .position(|r| r["status"] == "rejected")
+        .unwrap();
     assert!(
         taken[at + 1..].iter().any(|r| r["status"] == "accepted"),
         "the seat's next answer was taken: {taken:?}"

@@ -266,9 +266,7 @@ fn a_person_selects_the_cards_of_a_play_on_the_page_and_plays_them() {
             let room = asked(&table, &last);
             last = room["seq"].clone();
             let choices = room["choices"].as_array().unwrap();
-            let picking = choices
-                .iter()
-                .any(|c| c["label"] == "Play cards you pick");
+            let picking = choices.iter().any(|c| c["label"] == "Play cards you pick");
             // A play the table lists, which the person plays by picking its cards instead.
             let listed = choices
                 .iter()
@@ -287,8 +285,12 @@ fn a_person_selects_the_cards_of_a_play_on_the_page_and_plays_them() {
             let press = "//div[@id='room-choices']/button[contains(., 'Play cards you pick')]";
             let button = page.client.find(Locator::XPath(press)).await.unwrap();
             button.click().await.unwrap();
-            page.until("what the pick needs", "#room-choices .pick-note", "(0 selected)")
-                .await;
+            page.until(
+                "what the pick needs",
+                "#room-choices .pick-note",
+                "(0 selected)",
+            )
+            .await;
             for card in cards.as_array().unwrap() {
                 let selector = format!("#room-choices .pick-card[data-value='{card}']");
                 page.click(&selector).await;

@@ -253,9 +253,17 @@ impl TableSeat {
     /// step is. Without this a seat whose move was refused would wait for a step that only its
     /// own move could bring.
     pub fn refused(&mut self) {
-        self.refused_at = self.acted_at;
+        // The refused action left the table as it was: a window asked at its step again is
+        // answered, not dropped as stale. Answers still queued were to windows asked before
+        // it, and are.
+        self.refused_at = self.acted_at.take();
         self.considered = None;
         if let Some(windows) = &mut self.windows {
+            while let Ok(answer) = windows.answers.try_recv() {
+                if let Answer::Stop(reason) = answer {
+                    self.stopped = Some(reason);
+                }
+            }
             windows.asked = None;
         }
     }
