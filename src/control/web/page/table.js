@@ -238,6 +238,7 @@ function drawPickRow(holder, offered) {
         if (at >= 0) selected.splice(at, 1);
         else selected.push(item.value);
         card.setAttribute("aria-pressed", String(at < 0));
+        note.textContent = `${selected.length} selected`;
       };
       row.append(card);
     }
