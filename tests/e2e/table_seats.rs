@@ -2,8 +2,8 @@
 //! seat): four autonomous seats — our leader's own and three `join`s — play each of the six
 //! four-seat tables to its end with no action scripted; a person plays a Hold'em seat through
 //! `session decide` by choice (an illegal decision refused with its sentence, the window kept
-//! open); a person's Landlord seat whose picked cards the leader refuses, asked again for the
-//! same turn; a hybrid seat where a person overrides one move and the agent plays the rest;
+//! open); a person's Landlord seat, human or hybrid, whose picked cards the leader refuses,
+//! asked again for the same turn; a hybrid seat where a person overrides one move and the agent plays the rest;
 //! an LLM-like client filling a seat through the MCP tools (`session_wait`, `session_decide`).
 
 use std::path::{Path, PathBuf};
@@ -311,12 +311,25 @@ fn no_combination(pick: &Value) -> Value {
 
 #[test]
 fn a_move_the_leader_refuses_is_asked_again_for_the_same_turn_and_the_game_goes_on() {
+    refused_and_asked_again(HUMAN);
+}
+
+#[test]
+fn a_hybrid_seat_whose_override_the_leader_refuses_is_asked_again() {
+    refused_and_asked_again(&["--control-mode", "hybrid", "--think-seconds", "120"]);
+}
+
+/// A person at a Landlord seat in `control` picks cards that make no combination: the
+/// member-side check passes them, the leader refuses them (a rejected receipt with its
+/// reason), a new window asks a person (never the agent) for the same turn with the same
+/// choices, a legal answer is taken and the table plays to its end.
+fn refused_and_asked_again(control: &[&str]) {
     let net = Net::start();
     let table = table(
         &net,
         "four-player-landlord-v1",
         "{}",
-        [AUTONOMOUS, HUMAN, AUTONOMOUS, AUTONOMOUS],
+        [AUTONOMOUS, control, AUTONOMOUS, AUTONOMOUS],
     );
     let (person, session) = (&table.seats[1].0, table.session(1));
     let mut asked_again = false;
@@ -348,6 +361,10 @@ fn a_move_the_leader_refuses_is_asked_again_for_the_same_turn_and_the_game_goes_
                 "the new window asks for the same turn"
             );
             assert_eq!(again["choices"], window["choices"], "with the same choices");
+            assert_eq!(
+                again["mode"], "human",
+                "a person's: the agent's move is not played"
+            );
             asked_again = true;
             continue;
         }
