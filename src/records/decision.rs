@@ -60,7 +60,7 @@ pub enum Choices {
     /// Anything; the hooks check it.
     Any,
     /// One of a table seat's legal actions (`proto_group_choices`), named by its number or
-    /// label, or given as `{"index", "amount"}` or `{"action"}`.
+    /// label, or given as `{"index", "amount"}`, `{"index", "pick"}` or `{"action"}`.
     Table { options: Vec<TableChoice> },
 }
 
@@ -137,10 +137,18 @@ impl Choices {
             } if max >= min => Some(Value::from(rng.gen_range(*min..=*max))),
             Choices::Table { options } if !options.is_empty() => {
                 let index = rng.gen_range(0..options.len());
-                Some(match &options[index].amount {
-                    None => Value::from(index),
-                    Some(range) => serde_json::json!({"index": index, "amount": range.min}),
-                })
+                let choice = &options[index];
+                let free = match (&choice.amount, &choice.pick) {
+                    (Some(range), _) => Some(Value::from(range.min)),
+                    (None, Some(pick)) => Some(Value::Array(
+                        pick.from[..pick.min]
+                            .iter()
+                            .map(|item| item.value.clone())
+                            .collect(),
+                    )),
+                    (None, None) => None,
+                };
+                Some(choice.decision(index, free))
             }
             _ => None,
         }
@@ -164,8 +172,13 @@ impl Choices {
                     .iter()
                     .map(|choice| Value::String(choice.label.clone()))
                     .collect();
+                let picking = if options.iter().any(|choice| choice.pick.is_some()) {
+                    "; a choice that picks cards takes {\"index\": N, \"pick\": [their values]}"
+                } else {
+                    ""
+                };
                 format!(
-                    "one of these choices (by number from 0, or label): {}",
+                    "one of these choices (by number from 0, or label): {}{picking}",
                     spoken(&labels)
                 )
             }

@@ -10,6 +10,7 @@ mod event;
 mod event_log;
 mod session_record;
 mod table_choice;
+mod table_pick;
 
 pub use clock::iso_now;
 pub use decision::{

@@ -1,11 +1,13 @@
 //! A table seat's legal actions (`proto_group_choices`), as a type: what `room.json` lists for
 //! a person or an agent, what a table's decision window accepts, and how a decision (a
-//! choice's number, its label, or the action itself, with an amount where the choice leaves
-//! one free) becomes the action the seat sends. Hooks are not trusted: their list is checked
-//! and bounded here before anything shows or plays it.
+//! choice's number, its label, or the action itself, with an amount or the cards picked where
+//! the choice leaves them free) becomes the action the seat sends. Hooks are not trusted:
+//! their list is checked and bounded here before anything shows or plays it.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use super::table_pick::Pick;
 
 /// The most choices a seat lists (hooks enumerating combinations stop there).
 pub const MAX_CHOICES: usize = 256;
@@ -14,14 +16,16 @@ pub const MAX_LABEL_BYTES: usize = 120;
 /// The largest action of a choice, in canonical bytes (a room action's limit).
 pub const MAX_ACTION_BYTES: usize = 64 * 1024;
 
-/// One legal action: its label, the action, and the range of a free amount (its field is
-/// then missing from `action`).
+/// One legal action: its label, the action, and what it leaves free — the range of an amount,
+/// or the cards to pick — whose field is then missing from `action`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TableChoice {
     pub label: String,
     pub action: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub amount: Option<AmountRange>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pick: Option<Pick>,
 }
 
 /// A free amount: an integer from `min` to `max`, put in `field`.
@@ -59,8 +63,9 @@ impl TableChoice {
     }
 
     fn checked(item: Value) -> Result<TableChoice, String> {
-        let choice: TableChoice = serde_json::from_value(item)
-            .map_err(|_| "not {label: str, action: dict, amount?: {field, min, max}}")?;
+        let choice: TableChoice = serde_json::from_value(item).map_err(|_| {
+            "not {label: str, action: dict, amount?: {field, min, max}, pick?: {field, from, min, max}}"
+        })?;
         if choice.label.is_empty() || choice.label.len() > MAX_LABEL_BYTES {
             return Err(format!("a label has 1 to {MAX_LABEL_BYTES} bytes"));
         }
@@ -80,11 +85,33 @@ impl TableChoice {
                 range.field
             ));
         }
+        if let Some(pick) = &choice.pick {
+            if choice.amount.is_some() {
+                return Err("a choice leaves free an amount or a pick, not both".into());
+            }
+            pick.check(&choice.action)?;
+        }
         Ok(choice)
     }
 
-    /// The action, with `amount` put in its free field (checked against the range).
-    fn with_amount(&self, amount: Option<&Value>) -> Result<Map<String, Value>, String> {
+    /// The action, with what the decision gives its free field: `amount` (checked against
+    /// the range) or `picked` (checked against the pick).
+    fn filled(
+        &self,
+        amount: Option<&Value>,
+        picked: Option<&Value>,
+    ) -> Result<Map<String, Value>, String> {
+        if let Some(pick) = &self.pick {
+            if amount.is_some() {
+                return Err(format!("\"{}\" takes no amount", self.label));
+            }
+            let mut action = self.action.clone();
+            action.insert(pick.field.clone(), pick.chosen(&self.label, picked)?);
+            return Ok(action);
+        }
+        if picked.is_some() {
+            return Err(format!("\"{}\" picks nothing", self.label));
+        }
         let Some(range) = &self.amount else {
             return match amount {
                 None => Ok(self.action.clone()),
@@ -108,8 +135,9 @@ impl TableChoice {
 }
 
 /// The action a decision names among `choices`: a choice's number (from 0) or its label;
-/// `{"index": n, "amount": a}`; or `{"action": {...}}`, one of the fixed actions or an amount
-/// choice's action with its amount in range. Refused with a sentence otherwise.
+/// `{"index": n, "amount": a}` or `{"index": n, "pick": [...]}`; or `{"action": {...}}`, one
+/// of the fixed actions, or an amount or pick choice's action with its free field filled in.
+/// Refused with a sentence otherwise.
 pub fn resolve(choices: &[TableChoice], decided: &Value) -> Result<Map<String, Value>, String> {
     let numbered = |index: &Value| {
         index
@@ -124,48 +152,73 @@ pub fn resolve(choices: &[TableChoice], decided: &Value) -> Result<Map<String, V
             })
     };
     match decided {
-        Value::Number(_) => numbered(decided)?.with_amount(None),
+        Value::Number(_) => numbered(decided)?.filled(None, None),
         Value::String(label) => choices
             .iter()
             .find(|c| c.label == *label)
             .ok_or_else(|| format!("no choice is labelled \"{label}\""))?
-            .with_amount(None),
+            .filled(None, None),
         Value::Object(named) if named.contains_key("index") => {
-            numbered(&named["index"])?.with_amount(named.get("amount"))
+            numbered(&named["index"])?.filled(named.get("amount"), named.get("pick"))
         }
         Value::Object(named) => {
             let Some(Value::Object(action)) = named.get("action") else {
-                return Err("a decision names a choice (its number or label), {\"index\", \"amount\"} or {\"action\"}".into());
+                return Err(FORMS.into());
             };
-            if let Some((index, amount)) = find_action(choices, action) {
-                return choices[index].with_amount(amount.as_ref());
+            let (index, free) = find_action(choices, action)
+                .ok_or("that action is not among this seat's legal choices")?;
+            let choice = &choices[index];
+            match choice.pick {
+                Some(_) => choice.filled(None, free.as_ref()),
+                None => choice.filled(free.as_ref(), None),
             }
-            Err("that action is not among this seat's legal choices".into())
         }
-        _ => Err("a decision names a choice (its number or label), {\"index\", \"amount\"} or {\"action\"}".into()),
+        _ => Err(FORMS.into()),
     }
 }
 
-/// Which choice `action` is (its number), and the amount it gives that choice's free field.
+const FORMS: &str = "a decision names a choice (its number or label), {\"index\", \"amount\"}, {\"index\", \"pick\"} or {\"action\"}";
+
+/// Which choice `action` is (its number), and what it gives that choice's free field (an
+/// amount, or the items picked).
 pub fn find_action(
     choices: &[TableChoice],
     action: &Map<String, Value>,
 ) -> Option<(usize, Option<Value>)> {
-    choices
-        .iter()
-        .enumerate()
-        .find_map(|(index, choice)| match &choice.amount {
-            None => (choice.action == *action).then_some((index, None)),
-            Some(range) => {
-                let mut rest = action.clone();
-                let amount = rest.remove(&range.field);
-                (rest == choice.action).then_some((index, amount))
-            }
-        })
+    choices.iter().enumerate().find_map(|(index, choice)| {
+        let Some(field) = choice.free_field() else {
+            return (choice.action == *action).then_some((index, None));
+        };
+        let mut rest = action.clone();
+        let free = rest.remove(field);
+        (rest == choice.action).then_some((index, free))
+    })
+}
+
+impl TableChoice {
+    /// The field the decision fills in (an amount's or a pick's), if any.
+    fn free_field(&self) -> Option<&str> {
+        match (&self.amount, &self.pick) {
+            (Some(range), _) => Some(&range.field),
+            (None, Some(pick)) => Some(&pick.field),
+            (None, None) => None,
+        }
+    }
+
+    /// How a decision names this choice with `free` in its free field: `{"index", "amount"}`
+    /// or `{"index", "pick"}` (its number alone when it leaves nothing free).
+    pub fn decision(&self, index: usize, free: Option<Value>) -> Value {
+        match (free, &self.pick) {
+            (None, _) => Value::from(index),
+            (Some(picked), Some(_)) => serde_json::json!({"index": index, "pick": picked}),
+            (Some(amount), None) => serde_json::json!({"index": index, "amount": amount}),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::table_pick::MAX_PICK_ITEMS;
     use super::*;
     use serde_json::json;
 
@@ -216,6 +269,81 @@ mod tests {
         assert!(resolve(&choices, &json!({"action": {"kind": "check"}})).is_err());
     }
 
+    fn upgrade_bury() -> Vec<TableChoice> {
+        TableChoice::list_from_hook(json!([
+            {"label": "Bury 2 cards", "action": {"kind": "bury"}, "pick": {
+                "field": "card_ids", "min": 2, "max": 2,
+                "from": [{"value": "c1", "label": "7♠"}, {"value": "c2", "label": "7♠"},
+                         {"value": "c3", "label": "A♥"}]}},
+            {"label": "Throw ♠", "action": {"kind": "play"}, "pick": {
+                "field": "card_ids", "min": 2, "max": 3,
+                "from": [{"value": "c1", "label": "7♠"}, {"value": "c2", "label": "7♠"},
+                         {"value": "c4", "label": "9♠"}]}},
+        ]))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_pick_puts_distinct_offered_items_within_its_count_in_its_field() {
+        let choices = upgrade_bury();
+        assert_eq!(
+            resolve(&choices, &json!({"index": 0, "pick": ["c3", "c1"]})).unwrap(),
+            *json!({"kind": "bury", "card_ids": ["c3", "c1"]})
+                .as_object()
+                .unwrap()
+        );
+        assert_eq!(
+            resolve(
+                &choices,
+                &json!({"action": {"kind": "play", "card_ids": ["c4", "c1", "c2"]}})
+            )
+            .unwrap(),
+            *json!({"kind": "play", "card_ids": ["c4", "c1", "c2"]})
+                .as_object()
+                .unwrap()
+        );
+        for (decided, why) in [
+            (
+                json!({"index": 0, "pick": ["c1"]}),
+                "\"Bury 2 cards\" picks 2 items, not 1",
+            ),
+            (
+                json!({"index": 1, "pick": ["c1", "c2", "c4", "c3"]}),
+                "\"Throw ♠\" picks 2 to 3 items, not 4",
+            ),
+            (
+                json!({"index": 0, "pick": ["c1", "c9"]}),
+                "\"Bury 2 cards\" does not offer \"c9\"",
+            ),
+            (
+                json!({"index": 0, "pick": ["c1", "c1"]}),
+                "\"Bury 2 cards\" picks \"c1\" twice",
+            ),
+            (
+                json!({"index": 1, "pick": "c1"}),
+                "\"Throw ♠\" needs a pick: a list of 2 to 3 of its items",
+            ),
+            (
+                json!(0),
+                "\"Bury 2 cards\" needs a pick: a list of 2 of its items",
+            ),
+            (
+                json!({"index": 0, "amount": 2}),
+                "\"Bury 2 cards\" takes no amount",
+            ),
+            (
+                json!({"action": {"kind": "bury", "card_ids": ["c4", "c1"]}}),
+                "\"Bury 2 cards\" does not offer \"c4\"",
+            ),
+        ] {
+            assert_eq!(resolve(&choices, &decided).unwrap_err(), why, "{decided}");
+        }
+        assert_eq!(
+            resolve(&holdem(), &json!({"index": 1, "pick": ["c1"]})).unwrap_err(),
+            "\"Call 20\" picks nothing"
+        );
+    }
+
     #[test]
     fn a_hook_that_returns_junk_is_refused_with_its_reason() {
         for (junk, why) in [
@@ -233,6 +361,35 @@ mod tests {
             (
                 Value::Array(vec![json!({"label": "x", "action": {}}); MAX_CHOICES + 1]),
                 "at most 256",
+            ),
+            (
+                json!([{"label": "x", "action": {"ids": []}, "pick": {"field": "ids", "min": 1, "max": 1, "from": [{"value": "a", "label": "a"}]}}]),
+                "a field (ids) the action lacks",
+            ),
+            (
+                json!([{"label": "x", "action": {}, "pick": {"field": "ids", "min": 2, "max": 1, "from": [{"value": "a", "label": "a"}]}}]),
+                "min <= max",
+            ),
+            (
+                json!([{"label": "x", "action": {}, "pick": {"field": "ids", "min": 1, "max": 2, "from": [{"value": "a", "label": "a"}, {"value": "a", "label": "b"}]}}]),
+                "each item once",
+            ),
+            (
+                json!([{"label": "x", "action": {}, "pick": {"field": "ids", "min": 1, "max": 1, "from": [{"value": {"a": 1}, "label": "a"}]}}]),
+                "a string of at most 64 bytes",
+            ),
+            (
+                json!([{"label": "x", "action": {}, "pick": {"field": "ids", "min": 1, "max": 1, "from": [{"value": "a", "label": ""}]}}]),
+                "label has 1 to",
+            ),
+            (
+                json!([{"label": "x", "action": {}, "pick": {"field": "ids", "min": 1, "max": 1,
+                    "from": (0..=MAX_PICK_ITEMS).map(|n| json!({"value": n, "label": "a"})).collect::<Vec<_>>()}}]),
+                "1 to 64 items",
+            ),
+            (
+                json!([{"label": "x", "action": {}, "amount": {"field": "n", "min": 1, "max": 2}, "pick": {"field": "ids", "min": 1, "max": 1, "from": [{"value": "a", "label": "a"}]}}]),
+                "not both",
             ),
         ] {
             let error = TableChoice::list_from_hook(junk).unwrap_err();

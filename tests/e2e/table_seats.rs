@@ -2,8 +2,9 @@
 //! seat): four autonomous seats — our leader's own and three `join`s — play each of the six
 //! four-seat tables to its end with no action scripted; a person plays a Hold'em seat through
 //! `session decide` by choice (an illegal decision refused with its sentence, the window kept
-//! open); a hybrid seat where a person overrides one move and the agent plays the rest; an
-//! LLM-like client filling a seat through the MCP tools (`session_wait`, `session_decide`).
+//! open); a person's Landlord seat, human or hybrid, whose picked cards the leader refuses,
+//! asked again for the same turn; a hybrid seat where a person overrides one move and the agent plays the rest;
+//! an LLM-like client filling a seat through the MCP tools (`session_wait`, `session_decide`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -182,6 +183,27 @@ fn decide(agent: &Agent, session: &Path, decision: &str) -> Value {
     })
 }
 
+/// A person's seat that waits for each move as long as a test needs.
+const HUMAN: &[&str] = &["--control-mode", "human", "--think-seconds", "120"];
+
+/// The seat's next open window, or `None` once its table ended.
+fn next_window(session: &Path) -> Option<Value> {
+    wait_until(LIMIT, || {
+        if let Some(window) = open_window(session) {
+            return Some(Some(window));
+        }
+        let room = json_at(&session.join("room.json"))?;
+        (room["completed"] == true).then_some(None)
+    })
+    .unwrap_or_else(|| {
+        panic!(
+            "no window opened and the table did not end: {}\n{:?}",
+            std::fs::read_to_string(session.join("room.json")).unwrap_or_default(),
+            receipts(session)
+        )
+    })
+}
+
 /// The seat's open window (its `decision/state.json`), once one is open.
 fn open_window(session: &Path) -> Option<Value> {
     let window = json_at(&session.join("seat/decision/state.json"))?;
@@ -204,26 +226,19 @@ fn passive(window: &Value) -> usize {
 #[test]
 fn a_person_plays_a_holdem_seat_by_choice_and_an_illegal_decision_is_refused() {
     let net = Net::start();
-    let human: &[&str] = &["--control-mode", "human", "--think-seconds", "120"];
     let table = table(
         &net,
         "texas-holdem-v1",
         r#"{"max_hands": 1}"#,
-        [AUTONOMOUS, human, AUTONOMOUS, AUTONOMOUS],
+        [AUTONOMOUS, HUMAN, AUTONOMOUS, AUTONOMOUS],
     );
     let (person, session) = (&table.seats[1].0, table.session(1));
     let mut decided = 0;
     let mut refused_once = false;
     loop {
-        let next = wait_until(LIMIT, || {
-            if let Some(window) = open_window(session) {
-                return Some(Some(window));
-            }
-            let room = json_at(&session.join("room.json"))?;
-            (room["completed"] == true).then_some(None)
-        })
-        .expect("a window opened or the table ended");
-        let Some(window) = next else { break };
+        let Some(window) = next_window(session) else {
+            break;
+        };
         let options = window["choices"]["options"].as_array().unwrap().len();
         let room = json_at(&session.join("room.json")).unwrap();
         if room["seq"] == window["match_value"] {
@@ -271,6 +286,123 @@ fn a_person_plays_a_holdem_seat_by_choice_and_an_illegal_decision_is_refused() {
         events_of(session, "decision_window_closed")
     );
     assert!(taken.iter().all(|r| r["status"] == "accepted"), "{taken:?}");
+}
+
+/// Two items of a pick that make no Landlord combination: cards of two different ranks (by
+/// their labels, rank then suit symbol), jokers left out.
+fn no_combination(pick: &Value) -> Value {
+    let cards: Vec<(&str, &Value)> = pick["from"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|item| {
+            let label = item["label"].as_str()?;
+            let rank = label.strip_suffix(['♠', '♥', '♦', '♣'])?;
+            Some((rank, &item["value"]))
+        })
+        .collect();
+    let (rank, first) = cards[0];
+    let (_, second) = cards
+        .iter()
+        .find(|(other, _)| *other != rank)
+        .expect("a hand of two ranks at least");
+    serde_json::json!([first, second])
+}
+
+#[test]
+fn a_move_the_leader_refuses_is_asked_again_for_the_same_turn_and_the_game_goes_on() {
+    refused_and_asked_again(HUMAN);
+}
+
+#[test]
+fn a_hybrid_seat_whose_override_the_leader_refuses_is_asked_again() {
+    refused_and_asked_again(&["--control-mode", "hybrid", "--think-seconds", "120"]);
+}
+
+/// A person at a Landlord seat in `control` picks cards that make no combination: the
+/// member-side check passes them, the leader refuses them (a rejected receipt with its
+/// reason), a new window asks a person (never the agent) for the same turn with the same
+/// choices, a legal answer is taken and the table plays to its end.
+fn refused_and_asked_again(control: &[&str]) {
+    let net = Net::start();
+    let table = table(
+        &net,
+        "four-player-landlord-v1",
+        "{}",
+        [AUTONOMOUS, control, AUTONOMOUS, AUTONOMOUS],
+    );
+    let (person, session) = (&table.seats[1].0, table.session(1));
+    let mut asked_again = false;
+    loop {
+        let Some(window) = next_window(session) else {
+            break;
+        };
+        let options = window["choices"]["options"].as_array().unwrap();
+        let picking = options
+            .iter()
+            .position(|c| c["label"] == "Play cards you pick");
+        if let (false, Some(index)) = (asked_again, picking) {
+            // Cards the seat holds, of a count the pick allows: the member-side check passes,
+            // the leader refuses them.
+            let pick = no_combination(&options[index]["pick"]);
+            let decision =
+                serde_json::json!({"choice": {"index": index, "pick": pick}}).to_string();
+            let answer = decide(person, session, &decision);
+            if answer["status"] == "closed" {
+                continue;
+            }
+            assert_eq!(answer["status"], "played", "{answer}");
+            let again = wait_until(LIMIT, || {
+                open_window(session).filter(|w| w["seq"] != window["seq"])
+            })
+            .expect("a new window after the leader refused the move");
+            assert_eq!(
+                again["match_value"], window["match_value"],
+                "the new window asks for the same turn"
+            );
+            assert_eq!(again["choices"], window["choices"], "with the same choices");
+            assert_eq!(
+                again["mode"], "human",
+                "a person's: the agent's move is not played"
+            );
+            asked_again = true;
+            continue;
+        }
+        // A legal move: a pass in the bidding or the trick, else the smallest play.
+        let answer = decide(person, session, "0");
+        if answer["status"] == "closed" {
+            continue;
+        }
+        assert_eq!(answer["status"], "played", "{answer}");
+        wait_until(LIMIT, || {
+            (open_window(session).is_none_or(|w| w["seq"] != window["seq"])).then_some(())
+        })
+        .expect("the window closed once its decision was played");
+    }
+    assert!(
+        asked_again,
+        "the person's picked cards were refused and asked again"
+    );
+    let room = table.ended();
+    assert_eq!(room["view"]["phase"], "completed", "{room}");
+    let taken = receipts(session);
+    let rejected: Vec<&Value> = taken.iter().filter(|r| r["status"] == "rejected").collect();
+    assert_eq!(rejected.len(), 1, "{taken:?}");
+    assert!(
+        rejected[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not a combination"),
+        "the receipt names the leader's reason: {rejected:?}"
+    );
+    let at = taken
+        .iter()
+        .position(|r| r["status"] == "rejected")
+        .unwrap();
+    assert!(
+        taken[at + 1..].iter().any(|r| r["status"] == "accepted"),
+        "the seat's next answer was taken: {taken:?}"
+    );
 }
 
 #[test]

@@ -6,7 +6,8 @@
 //! saved under target/ and its path printed; a click on one of the offered moves plays it (the
 //! leader accepts it). The step's events read as sentences in words on the page and in the
 //! terminal, the same sentences in both. The member's terminal prints the same table as text.
-//! One server serves the six tables, one after another.
+//! One server serves the six tables, one after another. A person at a Landlord table selects
+//! the cards of a play on the page and presses the choice that plays the cards picked.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -315,4 +316,95 @@ fn people_see_each_four_seat_table_drawn_in_the_browser_and_the_terminal() {
         told_on_the_persons_turn > 0,
         "at least one table asked the person and told its step in the same words"
     );
+}
+
+/// The person's room once it is their move (the agents play up to it).
+fn asked(table: &Table, after: &Value) -> Value {
+    wait_until(LIMIT, || {
+        let room = room(&table.session);
+        let choices = room["choices"].as_array()?;
+        (!choices.is_empty() && room["seq"] != *after).then_some(room)
+    })
+    .expect("the person is asked to move")
+}
+
+#[test]
+fn a_person_selects_the_cards_of_a_play_on_the_page_and_plays_them() {
+    browser_binaries();
+    let net = Net::start();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let table = deal(&net, "four-player-landlord-v1");
+    let url = controller_url(&table.page);
+    let mut last = Value::Null;
+    let played = runtime.block_on(async {
+        let page = Browser::open(&url).await;
+        loop {
+            let room = asked(&table, &last);
+            last = room["seq"].clone();
+            let choices = room["choices"].as_array().unwrap();
+            let picking = choices.iter().any(|c| c["label"] == "Play cards you pick");
+            // A play the table lists, which the person plays by picking its cards instead.
+            let listed = choices
+                .iter()
+                .find(|c| c["action"]["kind"] == "play" && c.get("pick").is_none());
+            let (true, Some(listed)) = (picking, listed) else {
+                // A bid or a pass: the first choice, clicked, until the person plays cards.
+                page.count_until("the choices", "#room-choices > button.choice")
+                    .await;
+                page.click("#room-choices > button.choice").await;
+                continue;
+            };
+            let cards = listed["action"]["card_ids"].clone();
+            page.count_until("the cards to pick", "#room-choices .pick-row .pick-card")
+                .await;
+            // Pressed with nothing selected, the choice says what it needs and sends nothing.
+            let press = "//div[@id='room-choices']/button[contains(., 'Play cards you pick')]";
+            let button = page.client.find(Locator::XPath(press)).await.unwrap();
+            button.click().await.unwrap();
+            page.until(
+                "what the pick needs",
+                "#room-choices .pick-note",
+                "(0 selected)",
+            )
+            .await;
+            for card in cards.as_array().unwrap() {
+                let selector = format!("#room-choices .pick-card[data-value='{card}']");
+                page.click(&selector).await;
+            }
+            let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("table-pick.png");
+            std::fs::write(&shot, page.client.screenshot().await.unwrap()).unwrap();
+            println!("the cards picked on the page: {}", shot.display());
+            page.client
+                .find(Locator::XPath(press))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
+            page.close().await;
+            return cards;
+        }
+    });
+    let hand_lost_them = wait_until(LIMIT, || {
+        let hand = room(&table.session)["view"]["my_hand"].as_array()?.clone();
+        let ids: Vec<&Value> = hand.iter().map(|card| &card["card_id"]).collect();
+        played
+            .as_array()?
+            .iter()
+            .all(|card| !ids.contains(&card))
+            .then_some(())
+    });
+    assert!(
+        hand_lost_them.is_some(),
+        "the leader took the play: the cards picked left the hand: {played}"
+    );
+    let files = SessionFiles::read(&table.session);
+    let receipts = files.events_of("group_action_receipt");
+    assert!(
+        receipts.iter().all(|r| r["status"] == "accepted"),
+        "{receipts:?}"
+    );
+    for process in table.processes.into_iter().chain([table.page]) {
+        process.terminate(LIMIT);
+    }
 }

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import random
 import subprocess
 import unittest
 from pathlib import Path
@@ -78,18 +79,36 @@ class TableRules(unittest.TestCase):
 
 
 class TableChoices:
-    """Our table `alias` with `options` played to its end by automatic seats, checking at every
-    step what `proto_group_choices` lists for each seat: nothing exactly when the seat has no
-    move, every choice (a free amount at both ends of its range) taken by the leader, and the
-    automatic seat's own action among them."""
+    """Our table `alias` with `options` played to its end, checking at every step what
+    `proto_group_choices` lists for each seat: nothing exactly when the seat has no move, every
+    choice taken by the leader (a free amount at both ends of its range; a pick with its fewest
+    and its most items and a random few — except the picks named in `judged_picks`, which offer
+    more than is legal and which the leader judges, refusing with its reason: their labels' beginnings), and the automatic
+    seat's own action among them. Played once by automatic seats, and once for each of
+    `steered_seeds` by seats that take, where `steer` says, a choice the automatic seat would
+    not (a person's)."""
 
     alias = ""
     options: dict = {}
+    judged_picks: tuple = ()
+    steered_seeds: tuple = ()
+
+    def steer(self, choices: list[dict], chosen: dict, draw: random.Random) -> dict:
+        """The action a steered seat takes: by default a random choice, filled in."""
+        return draw.choice(filled(draw.choice(choices), draw))
 
     def test_every_choice_is_legal_and_the_automatic_move_is_one_of_them(self):
+        self.play_checking_choices(None)
+
+    def test_every_choice_is_legal_along_games_steered_off_the_automatic_moves(self):
+        for seed in self.steered_seeds:
+            with self.subTest(seed=seed):
+                self.play_checking_choices(random.Random(seed))
+
+    def play_checking_choices(self, draw: random.Random | None):
         table = our_table(self, self.alias, self.options)
         state = table.proto_group_initial_state(copy.deepcopy(MEMBERS))
-        for _ in range(MOST_ACTIONS):
+        for _ in range(MOST_ACTIONS * self.options.get("max_hands", 1)):
             moved = None
             for member in MEMBERS:
                 view = table.proto_group_view(copy.deepcopy(state), member)
@@ -102,9 +121,19 @@ class TableChoices:
                 self.assertLessEqual(len(choices), 256)
                 for entry in choices:
                     self.assertTrue(0 < len(entry["label"].encode()) <= 120, entry)
-                    for action in filled(entry):
-                        table.proto_group_handle(copy.deepcopy(state), member, copy.deepcopy(action))
+                    for action in filled(entry, draw or random.Random(0)):
+                        try:
+                            table.proto_group_handle(copy.deepcopy(state), member, copy.deepcopy(action))
+                        except ValueError:
+                            if "pick" not in entry or not entry["label"].startswith(self.judged_picks):
+                                raise
                 self.assertTrue(any(fits(entry, chosen) for entry in choices), (chosen, choices))
+                if draw is not None and moved is None:
+                    chosen = self.steer(choices, chosen, draw)
+                    try:
+                        table.proto_group_handle(copy.deepcopy(state), member, copy.deepcopy(chosen))
+                    except ValueError:  # (a judged pick the leader refused: the seat plays on)
+                        chosen = table.proto_group_autoplay(copy.deepcopy(view), member)
                 moved = moved or (member, chosen)
             self.assertIsNotNone(moved, "someone has a move until the table ends")
             result = table.proto_group_handle(state, *moved)
@@ -114,21 +143,34 @@ class TableChoices:
         self.fail("the table did not complete")
 
 
-def filled(entry: dict) -> list[dict]:
-    """A choice's action, or for a free amount its action at both ends of the range."""
-    if "amount" not in entry:
-        return [entry["action"]]
-    amount = entry["amount"]
-    return [dict(entry["action"], **{amount["field"]: at}) for at in (amount["min"], amount["max"])]
+def filled(entry: dict, draw: random.Random) -> list[dict]:
+    """A choice's action; for a free amount its action at both ends of the range; for a pick,
+    its action with the fewest items, the most and a random number of random ones."""
+    if "amount" in entry:
+        amount = entry["amount"]
+        return [dict(entry["action"], **{amount["field"]: at}) for at in (amount["min"], amount["max"])]
+    if "pick" in entry:
+        pick = entry["pick"]
+        values = [item["value"] for item in pick["from"]]
+        some = draw.sample(values, draw.randint(pick["min"], pick["max"]))
+        return [dict(entry["action"], **{pick["field"]: chosen})
+                for chosen in (values[:pick["min"]], values[:pick["max"]], some)]
+    return [entry["action"]]
 
 
 def fits(entry: dict, action: dict) -> bool:
-    """Whether `action` is this choice (an amount within its range)."""
-    if "amount" not in entry:
+    """Whether `action` is this choice (an amount within its range, items it offers)."""
+    free = entry.get("amount") or entry.get("pick")
+    if free is None:
         return entry["action"] == action
-    amount = entry["amount"]
-    rest = {k: v for k, v in action.items() if k != amount["field"]}
-    return rest == entry["action"] and amount["min"] <= action.get(amount["field"], amount["min"] - 1) <= amount["max"]
+    rest = {k: v for k, v in action.items() if k != free["field"]}
+    if rest != entry["action"] or free["field"] not in action:
+        return False
+    given = action[free["field"]]
+    if "amount" in entry:
+        return free["min"] <= given <= free["max"]
+    offered = {item["value"] for item in free["from"]}
+    return free["min"] <= len(set(given)) == len(given) <= free["max"] and set(given) <= offered
 
 
 def pick(cards: list[dict], names: str, field: str) -> list[dict]:
@@ -150,6 +192,12 @@ def shape(value):
     if isinstance(value, list):  # (how many items a card can decide: who won, say)
         return sorted({json.dumps(shape(item), sort_keys=True) for item in value})
     return type(value).__name__
+
+
+# The view fields our tables add (a reference member reads past them): our deals' commitments
+# and openings (aigenora.proto.fair_deal), and Mahjong's note that a seat which has just claimed
+# a pung or chow discards before it may win (so its choices never offer that win).
+OURS_ALONE = frozenset({"fair_deal", "must_discard_after_claim"})
 
 
 class TableSideBySide(unittest.TestCase):
@@ -185,8 +233,7 @@ class TableSideBySide(unittest.TestCase):
             if index in uneven:
                 continue
             for ours_view, ref_view in zip(mine["views"], ref["views"]):
-                # Our deals' commitments and openings (aigenora.proto.fair_deal) are ours alone.
-                ours_view = {key: value for key, value in ours_view.items() if key != "fair_deal"}
+                ours_view = {key: value for key, value in ours_view.items() if key not in OURS_ALONE}
                 self.assertEqual(shape(ours_view), shape(ref_view), where)
                 self.assertEqual({tuple(c) for c in ours_view["my_hand"]}, {tuple(c) for c in ref_view["my_hand"]})
                 hidden = self.card_decided(ours_view)

@@ -431,3 +431,5 @@ if __name__ == "__main__":
 class LandlordChoices(TableChoices, unittest.TestCase):
     alias = "four-player-landlord-v1"
     options = {"deal_seed": "choices"}
+    judged_picks = ("Play cards you pick",)
+    steered_seeds = (1,)

@@ -430,4 +430,11 @@ if __name__ == "__main__":
 
 class MahjongChoices(TableChoices, unittest.TestCase):
     alias = "classical-mahjong-v1"
-    options = {"max_hands": 1, "deal_seed": "choices"}
+    options = {"max_hands": 4, "deal_seed": "choices"}
+    steered_seeds = (1,)
+
+    def steer(self, choices, chosen, draw):
+        """A person who claims a pung, kong or chow even when the discard would win (so the
+        win their tiles make right after is one the leader refuses); else the agent's move."""
+        claims = [entry["action"] for entry in choices if entry["action"]["kind"] in ("pung", "kong", "chow")]
+        return claims[0] if chosen == {"kind": "win"} and claims else chosen

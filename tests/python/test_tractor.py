@@ -414,3 +414,5 @@ if __name__ == "__main__":
 class TractorChoices(TableChoices, unittest.TestCase):
     alias = "upgrade-tractor-v1"
     options = {"max_hands": 1, "deal_seed": "choices"}
+    judged_picks = ("Play ",)
+    steered_seeds = (1,)

@@ -53,7 +53,8 @@ pub struct EventsInput {
 pub struct DecideInput {
     #[serde(flatten)]
     pub which: WhichInput,
-    /// The move (`rock`, `42`, `7H`) or a whole decision object as JSON text.
+    /// The move (`rock`, `42`, `7H`, a table choice's number) or a whole decision object as
+    /// JSON text (a table's amount or pick: `{"choice": {"index": 5, "pick": ["c3", "c17"]}}`).
     pub decision: String,
     /// The seq of the window this answers (from session_snapshot or session_wait): refused
     /// as too late unless that window is still open.

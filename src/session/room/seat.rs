@@ -253,9 +253,17 @@ impl TableSeat {
     /// step is. Without this a seat whose move was refused would wait for a step that only its
     /// own move could bring.
     pub fn refused(&mut self) {
-        self.refused_at = self.acted_at;
+        // The refused action left the table as it was: a window asked at its step again is
+        // answered, not dropped as stale. Answers still queued were to windows asked before
+        // it, and are.
+        self.refused_at = self.acted_at.take();
         self.considered = None;
         if let Some(windows) = &mut self.windows {
+            while let Ok(answer) = windows.answers.try_recv() {
+                if let Answer::Stop(reason) = answer {
+                    self.stopped = Some(reason);
+                }
+            }
             windows.asked = None;
         }
     }
@@ -414,12 +422,11 @@ fn answer_windows(desk: &Desk, asks: &Receiver<Option<Ask>>, answers: &Sender<An
     }
 }
 
-/// The agent's action as a window shows it: its choice's number (with its amount), else
-/// the action itself.
+/// The agent's action as a window shows it: its choice's number (with its amount or pick),
+/// else the action itself.
 fn shown(choices: &[TableChoice], action: &Map<String, Value>) -> Value {
     match find_table_action(choices, action) {
-        Some((index, None)) => Value::from(index),
-        Some((index, Some(amount))) => json!({"index": index, "amount": amount}),
+        Some((index, free)) => choices[index].decision(index, free),
         None => json!({"action": action}),
     }
 }

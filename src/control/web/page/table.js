@@ -3,8 +3,9 @@
 // number, a named card with its numbers); and a room's table as its hooks' display model
 // gives it (room.json's `table`): the other seats across the top, the centre, this seat's
 // own hand below, whose turn highlighted, the table's facts and score, a log in words kept
-// across steps, and one button per legal action of this seat (room.json's `choices`). All
-// text goes through textContent, never HTML.
+// across steps, and one button per legal action of this seat (room.json's `choices`), with
+// the cards a choice leaves to pick to select first. All text goes through textContent, never
+// HTML.
 "use strict";
 
 const SUIT_SYMBOLS = { spades: "♠", hearts: "♥", diamonds: "♦", clubs: "♣" };
@@ -16,8 +17,11 @@ const MOST_CARDS = 160;
 const MOST_PILES = 24;
 const MOST_LOG = 60;
 const MOST_CHOICES = 64;
+const MOST_PICK_ITEMS = 64;
 
 const tableLog = { room: null, seq: null, lines: [] };
+// The cards selected for a pick, kept while a new step of the room still offers them.
+const picked = [];
 
 function element(tag, className, words) {
   const made = document.createElement(tag);
@@ -141,17 +145,39 @@ function drawTable(holder, room) {
   return true;
 }
 
-// One button per legal action of this seat (`choices`: {label, action, amount?}); an amount
-// asks for a number within its range, put into the action's field. `send` posts the action.
+// One button per legal action of this seat (`choices`: {label, action, amount?, pick?}); an
+// amount asks for a number within its range, put into the action's field; a pick's cards are
+// selected from a row of every card the choices offer, then its button puts the selected ones
+// (if the pick offers them all, and as many as it takes) into the action's field. `send`
+// posts the action.
 function drawChoices(holder, choices, send) {
   holder.replaceChildren();
   const offered = list(choices, MOST_CHOICES).filter((choice) =>
     choice && typeof choice.label === "string" && choice.action && typeof choice.action === "object");
   holder.hidden = offered.length === 0;
+  const picking = offered.some((choice) => pickOf(choice));
+  const selection = picking ? drawPickRow(holder, offered) : null;
   for (const choice of offered) {
     const amount = choice.amount && typeof choice.amount === "object" ? choice.amount : null;
     const button = element("button", "choice", choice.label.slice(0, 80));
     button.type = "button";
+    const pick = pickOf(choice);
+    if (pick) {
+      button.classList.add("pick");
+      button.onclick = () => {
+        const chosen = selection.chosen();
+        const known = new Set(pick.from.map((item) => JSON.stringify(item.value)));
+        const count = pick.min === pick.max ? `${pick.min}` : `${pick.min} to ${pick.max}`;
+        if (chosen.some((value) => !known.has(JSON.stringify(value))) || chosen.length < pick.min || chosen.length > pick.max) {
+          selection.note(`${choice.label.slice(0, 80)}: select ${count} of its cards above (${chosen.length} selected)`);
+          return;
+        }
+        picked.length = 0;
+        send({ ...choice.action, [pick.field]: chosen });
+      };
+      holder.append(button);
+      continue;
+    }
     if (!amount) {
       button.onclick = () => send({ ...choice.action });
       holder.append(button);
@@ -177,6 +203,53 @@ function drawChoices(holder, choices, send) {
     group.append(input, button);
     holder.append(group);
   }
+}
+
+// A choice's pick ({field, from: [{value, label}], min, max}) when it has a well-formed one.
+function pickOf(choice) {
+  const pick = choice.pick;
+  if (!pick || typeof pick !== "object" || typeof pick.field !== "string" || !Array.isArray(pick.from)) return null;
+  if (!Number.isInteger(pick.min) || !Number.isInteger(pick.max)) return null;
+  return { field: pick.field, min: pick.min, max: pick.max, from: list(pick.from, MOST_PICK_ITEMS).filter((item) => item && typeof item === "object") };
+}
+
+// A row of every card the choices' picks offer (once each, by value), each selected or not
+// with a click, and a line for what a pick still needs; returns the selection.
+function drawPickRow(holder, offered) {
+  const row = element("div", "pick-row");
+  row.setAttribute("role", "group");
+  row.setAttribute("aria-label", "Cards to pick");
+  const note = element("p", "pick-note", "Select cards, then press what to do with them.");
+  const selected = picked;
+  const seen = new Set();
+  for (const choice of offered) {
+    const pick = pickOf(choice);
+    for (const item of pick ? pick.from : []) {
+      const key = JSON.stringify(item.value);
+      if (seen.has(key) || seen.size >= MOST_PICK_ITEMS) continue;
+      seen.add(key);
+      const label = String(item.label).slice(0, 40);
+      const card = element("button", `pick-card${/[♥♦]$/.test(label) ? " red" : ""}`, label);
+      card.type = "button";
+      card.dataset.value = key;
+      card.setAttribute("aria-pressed", String(selected.some((value) => JSON.stringify(value) === key)));
+      card.onclick = () => {
+        const at = selected.findIndex((value) => JSON.stringify(value) === key);
+        if (at >= 0) selected.splice(at, 1);
+        else selected.push(item.value);
+        card.setAttribute("aria-pressed", String(at < 0));
+        note.textContent = `${selected.length} selected`;
+      };
+      row.append(card);
+    }
+  }
+  const stale = selected.filter((value) => !seen.has(JSON.stringify(value)));
+  for (const value of stale) selected.splice(selected.indexOf(value), 1);
+  holder.append(row, note);
+  return {
+    chosen: () => selected.slice(),
+    note: (words) => { note.textContent = words; },
+  };
 }
 
 // The one-to-one card games name a card by a label ("7H", "10S", "1D" — an ace in

@@ -54,8 +54,6 @@ PRIORITY = (("win",), ("pung", "kong"), ("chow",))
 @fair_deals
 class Hooks(StandIns, ProtocolHooks):
     SUPPORTED_CONTROL_MODES = ("autonomous", "hybrid", "human")
-    # Whether the away seat about to be played for has just claimed (see `stand_in`).
-    away_must_discard = False
 
     def proto_host_metadata(self):
         return ("Classical Mahjong Core", "game,tiles,multiplayer,mahjong,shared-deck", "supply", {})
@@ -277,16 +275,14 @@ class Hooks(StandIns, ProtocolHooks):
     def away_to_act(self, state):
         """An away seat that must act now (`StandIns`): one that has not answered a discard,
         else the one whose turn it is."""
-        self.away_must_discard = state["must_discard_after_claim"]
         if state["phase"] == "claim":
             return next((k for k in state["claim_eligible"]
                          if k in state["away"] and k not in state["claim_responses"]), "")
         return super().away_to_act(state)
 
     def stand_in(self, view, key):
-        """An away seat's action (`StandIns`): the automatic player's, told what the view does
-        not say, whether the seat has just claimed (`away_to_act` notes it for this seat)."""
-        return choose(view, self.away_must_discard)
+        """An away seat's action (`StandIns`): the automatic player's."""
+        return choose(view)
 
     def proto_group_on_leader_changed(self, state, old_leader, new_leader):
         return leader_changed(state, old_leader, new_leader, redone="the private hand was restarted",
@@ -316,7 +312,7 @@ class Hooks(StandIns, ProtocolHooks):
         return {
             **{field: state[field] for field in (
                 "phase", "hand_number", "restart_count", "recovery_notice", "turn_order", "players", "dealer",
-                "current_player", "last_discard", "scores", "last_result")},
+                "current_player", "last_discard", "scores", "last_result", "must_discard_after_claim")},
             "wall_count": len(wall["pile"]),
             "hand_counts": {owner: len(held) for owner, held in wall["hands"].items()},
             "my_hand": sorted(walls.hand(wall, key), key=lambda tile: tiles.INDEX[tile["code"]]),
@@ -369,10 +365,10 @@ class Hooks(StandIns, ProtocolHooks):
     # -- a person's choices ------------------------------------------------------------------
 
     def proto_group_choices(self, view, member):
-        """On the seat's turn: a win when its tiles make one, each concealed kong, a discard of
-        each face; in a claim window it answers: a pass, a win on the discard, the pung, kong
-        and chows its tiles allow. (Right after a pung or chow the leader takes only a discard;
-        the view cannot tell, so a win listed then is refused with that reason.)"""
+        """On the seat's turn: a win when its tiles make one (never right after a pung or chow,
+        when the leader takes a discard first), each concealed kong, a discard of each face; in
+        a claim window it answers: a pass, a win on the discard, the pung, kong and chows its
+        tiles allow."""
         you = view["you"]
         if view["phase"] == "claim" and you["may_claim"] and view["my_claim"] is None:
             return claim_choices(view)
@@ -381,20 +377,26 @@ class Hooks(StandIns, ProtocolHooks):
         return []
 
 
-def choose(view: dict, must_discard: bool = False) -> dict:
+def choose(view: dict) -> dict:
     if view["phase"] == "claim":
         return choose_claim(view)
-    return choose_turn(view, must_discard)
+    return choose_turn(view)
 
 
-def choose_turn(view: dict, must_discard: bool) -> dict:
+def may_win_now(view: dict) -> bool:
+    """Whether the seat's tiles make a self-drawn win the leader takes: not right after a pung
+    or chow (`must_discard_after_claim`, which a reference leader's view lacks: its seats then
+    win as their tiles allow)."""
+    melds = len(view["melds"][view["you"]["public_key"]])
+    return not view.get("must_discard_after_claim") and tiles.win_kind(view["my_hand"], melds) is not None
+
+
+def choose_turn(view: dict) -> dict:
     """A win when the tiles make one, a concealed kong that leaves the hand no further from a
-    win, else the discard that leaves the hand nearest a win. (A seat that has just claimed a
-    pung or chow never holds a winning hand here: it would have claimed the win instead, so
-    only a stand-in for a person's seat needs `must_discard`.)"""
+    win, else the discard that leaves the hand nearest a win."""
     hand = view["my_hand"]
     melds = len(view["melds"][view["you"]["public_key"]])
-    if not must_discard and tiles.win_kind(hand, melds):
+    if may_win_now(view):
         return {"kind": "win"}
     held = tiles.counts(hand)
     for index in (i for i, n in enumerate(held) if n == 4 and view["wall_count"]):
@@ -463,7 +465,7 @@ def turn_choices(view: dict) -> list:
     for tile in hand:
         firsts.setdefault(tile["code"], tile)
     options = []
-    if tiles.win_kind(hand, len(view["melds"][view["you"]["public_key"]])):
+    if may_win_now(view):
         options.append(choice("Win", {"kind": "win"}))
     for code, tile in firsts.items():
         same = [t["card_id"] for t in hand if t["code"] == code]

@@ -34,7 +34,7 @@ from collections import Counter
 from aigenora.proto import climbing
 from aigenora.proto import deck as cards
 from aigenora.proto.hooks import ProtocolHooks
-from aigenora.proto.seat_choices import bounded, cards_label, choice
+from aigenora.proto.seat_choices import MAX_CHOICES, bounded, card_pick, cards_label, choice
 from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
 from aigenora.proto.fair_deal import dealing, fair_deals
 from aigenora.proto import table_view
@@ -264,7 +264,10 @@ class Hooks(StandIns, ProtocolHooks):
     def proto_group_choices(self, view, member):
         """The bids, or every combination of the hand that beats the last play (the whole hand
         first when it is one), smallest first, and a pass when the seat may pass: at most
-        MAX_CHOICES, the biggest left out beyond that, but never the automatic seat's play."""
+        MAX_CHOICES, the biggest left out beyond that, but never the automatic seat's play.
+        Each combination is listed once, with the cheapest attachments, so the last choice
+        lets a person pick the cards of any play (other attachments, a combination left out),
+        which the leader judges."""
         me = view["you"]["public_key"]
         if view["phase"] == "completed" or view["current_player"] != me:
             return []
@@ -276,7 +279,9 @@ class Hooks(StandIns, ProtocolHooks):
         for play in legal_plays(view["my_hand"], last["combination"] if last else None):
             options.append(choice(cards_label(f"Play {name(play.combination)}", play.cards),
                                   {"kind": "play", "card_ids": [card["card_id"] for card in play.cards]}))
-        return bounded(options, keep=choose(view))
+        hand = view["my_hand"]
+        picked = card_pick("Play cards you pick", {"kind": "play"}, hand, 1, len(hand))
+        return bounded(options, keep=choose(view), most=MAX_CHOICES - 1) + [picked]
 
 
 def choose(view: dict) -> dict:

@@ -40,7 +40,7 @@ from itertools import combinations
 from aigenora.proto import deck as cards
 from aigenora.proto.hooks import ProtocolHooks
 from aigenora.proto.options import whole_option
-from aigenora.proto.seat_choices import MAX_CHOICES, cards_label, choice
+from aigenora.proto.seat_choices import MAX_CHOICES, card_pick, cards_label, choice
 from aigenora.proto.table_seats import StandIns, leader_changed, seats_after_failover
 from aigenora.proto.trump_tricks import COUNTING, TRUMP, Trumps, card_points
 from aigenora.proto.fair_deal import dealing, fair_deals
@@ -357,31 +357,37 @@ class Hooks(StandIns, ProtocolHooks):
 
     def proto_group_choices(self, view, member):
         """The seat's legal actions, the automatic seat's first: a pass and every declaration
-        that outranks the standing one; the burials the automatic seat and the lowest cards
-        make (any other eight of the hand are legal too, but too many to list); the leads
-        that are a single, a pair or a tractor (a throw of more cards of one suit is legal but
-        not listed); every follow the leader's check_follow allows. At most MAX_CHOICES."""
+        that outranks the standing one; the burial, as any eight cards to pick but the ones
+        that won the declaration; the leads that are a single, a pair or a tractor, and per
+        suit a throw of several of its cards to pick; every follow the leader's check_follow
+        allows, or when they are too many to list, the cards of a follow to pick (which the
+        leader judges). At most MAX_CHOICES."""
         chosen = self.proto_group_autoplay(view, member)
         if chosen is None:
             return []
         hand = view["my_hand"]
+        picks = []
         if view["phase"] == "declaration":
             found = [[]] + declarations(view)
         else:
             rules = Trumps(view["level_rank"], view["trump_suit"])
             if view["phase"] == "bury":
-                found = burials(view, rules)
+                found, picks = [], [burial(view)]
             elif view["current_trick"]:
-                found = follows(rules, hand, view["current_trick"][0]["shape"])
+                lead = view["current_trick"][0]["shape"]
+                found, complete = follows(rules, hand, lead)
+                if not complete:
+                    picks = [card_pick(f"Play {lead['count']} cards you pick", {"kind": "play"}, hand,
+                                       lead["count"], lead["count"])]
             else:
-                found = leads(rules, hand)
+                found, picks = leads(rules, hand), throws(rules, hand)
         options, seen = [], set()
         for action in [chosen] + [action_of(view["phase"], picked) for picked in found]:
             key = frozenset(action.get("card_ids", []))
-            if key not in seen and len(options) < MAX_CHOICES:
+            if key not in seen and len(options) < MAX_CHOICES - len(picks):
                 seen.add(key)
                 options.append(choice(label_of(action, hand), action))
-        return options
+        return options + picks
 
 
 def choose(view: dict) -> dict:
@@ -585,12 +591,11 @@ def declarations(view: dict) -> list[list[dict]]:
     return found
 
 
-def burials(view: dict, rules: Trumps) -> list[list[dict]]:
-    """Eight cards to bury besides the automatic seat's: the lowest, and the lowest side cards."""
+def burial(view: dict) -> dict:
+    """Eight cards of the hand to pick and bury, any but the ones that won the declaration."""
     kept = set((view["winning_declaration"] or {}).get("card_ids", []))
-    hand = [card for card in view["my_hand"] if card["card_id"] not in kept]
-    lowest = sorted(hand, key=lambda card: (rules.suit_of(card) == TRUMP, rules.position(card)))
-    return [lowest[:KITTY], sorted(hand, key=rules.position)[:KITTY]]
+    return card_pick(f"Bury {KITTY} cards you pick", {"kind": "bury"},
+                     [card for card in view["my_hand"] if card["card_id"] not in kept], KITTY, KITTY)
 
 
 def leads(rules: Trumps, hand: list[dict]) -> list[list[dict]]:
@@ -610,10 +615,22 @@ def leads(rules: Trumps, hand: list[dict]) -> list[list[dict]]:
     return found
 
 
-def follows(rules: Trumps, hand: list[dict], lead: dict) -> list[list[dict]]:
-    """The follows check_follow allows, one per set of faces, up to MAX_CHOICES: all of the led
-    suit the hand holds with any others when it holds too few; else the led suit's cards in
-    the lead's count, with the pairs and tractor the lead owes."""
+def throws(rules: Trumps, hand: list[dict]) -> list[dict]:
+    """Per effective suit of two cards or more, a throw of its cards to pick (any two or more
+    of one suit make a lead)."""
+    by_suit: dict = {}
+    for card in hand:
+        by_suit.setdefault(rules.suit_of(card), []).append(card)
+    return [card_pick(f"Throw {'trumps' if suit == TRUMP else table_view.SUIT_SYMBOLS[suit] + ' cards'} you pick",
+                      {"kind": "play"}, held, 2, len(held))
+            for suit, held in by_suit.items() if len(held) >= 2]
+
+
+def follows(rules: Trumps, hand: list[dict], lead: dict) -> tuple[list[list[dict]], bool]:
+    """The follows check_follow allows, one per set of faces, up to MAX_CHOICES, and whether
+    that is all of them: all of the led suit the hand holds with any others when it holds too
+    few; else the led suit's cards in the lead's count, with the pairs and tractor the lead
+    owes."""
     count, suit = lead["count"], lead["suit"]
     held = [card for card in hand if rules.suit_of(card) == suit]
     others = [card for card in hand if rules.suit_of(card) != suit]
@@ -631,11 +648,11 @@ def follows(rules: Trumps, hand: list[dict], lead: dict) -> list[list[dict]]:
             rules.check_follow(hand, play, lead)
         except ValueError:
             continue
+        if len(found) == MAX_CHOICES:
+            return found, False
         faces.add(signature)
         found.append(play)
-        if len(found) >= MAX_CHOICES:
-            break
-    return found
+    return found, True
 
 
 def action_of(phase: str, picked: list[dict]) -> dict:

@@ -1,6 +1,8 @@
 """A table seat's legal actions as the choices `proto_group_choices` returns: each
-`{"label", "action"}`, a free amount as `"amount": {"field", "min", "max"}` (the action then
-lacks that field), labels a person reads ("Call 20", "Play 7♠"), and the bound every list keeps.
+`{"label", "action"}`, a free amount as `"amount": {"field", "min", "max"}`, cards to pick when
+their combinations are too many to list as `"pick": {"field", "from": [{"value", "label"}],
+"min", "max"}` (the action then lacks that field), labels a person reads ("Call 20", "Play
+7♠"), and the bounds every list keeps.
 An extension beyond the reference SDK's API (stdlib only), shared by our four-seat tables; the
 member that runs them records the list in `room.json` and checks it again (at most
 MAX_CHOICES entries, labels of at most MAX_LABEL bytes)."""
@@ -10,6 +12,7 @@ from aigenora.proto import table_view
 
 MAX_CHOICES = 256
 MAX_LABEL = 120
+MAX_PICK_ITEMS = 64
 
 
 def choice(label: str, action: dict, amount: tuple[str, int, int] | None = None) -> dict:
@@ -19,6 +22,15 @@ def choice(label: str, action: dict, amount: tuple[str, int, int] | None = None)
         field, low, high = amount
         entry["amount"] = {"field": field, "min": low, "max": high}
     return entry
+
+
+def card_pick(label: str, action: dict, cards: list[dict], low: int, high: int) -> dict:
+    """A choice that leaves `low` to `high` of `cards` (at most MAX_PICK_ITEMS, each with its
+    `card_id`) to pick, their ids put in the action's `card_ids`."""
+    return {"label": short(label), "action": action,
+            "pick": {"field": "card_ids", "min": low, "max": high,
+                     "from": [{"value": card["card_id"], "label": card_label(card)}
+                              for card in cards[:MAX_PICK_ITEMS]]}}
 
 
 def short(label: str) -> str:
@@ -44,12 +56,12 @@ def cards_label(verb: str, cards: list[dict]) -> str:
     return short(f"{verb} {' '.join(card_label(card) for card in cards)}")
 
 
-def bounded(choices: list[dict], keep: dict | None = None) -> list[dict]:
-    """At most MAX_CHOICES of `choices`, in their order; beyond that the last ones are left out,
+def bounded(choices: list[dict], keep: dict | None = None, most: int = MAX_CHOICES) -> list[dict]:
+    """At most `most` of `choices`, in their order; beyond that the last ones are left out,
     except `keep` (the automatic seat's own action), which takes the last place kept."""
-    if len(choices) <= MAX_CHOICES:
+    if len(choices) <= most:
         return choices
-    kept = choices[:MAX_CHOICES]
+    kept = choices[:most]
     if keep is not None and all(entry["action"] != keep for entry in kept):
         wanted = next((entry for entry in choices if entry["action"] == keep), None)
         if wanted is not None:
