@@ -10,12 +10,13 @@
 
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::room_seats::{LIMIT, Seat, json_at, our_follower_in, reference_leader};
 use crate::seat_agent::SeatAgent;
-use crate::support::mcp::{McpClient, join_in_human_control, register};
-use crate::support::net::{Agent, Net, SessionFiles, wait_until};
+use crate::support::control::{check_or_call, decide_in, window_of};
+use crate::support::mcp::{McpClient, answer_through_mcp, join_in_human_control, register};
+use crate::support::net::{Net, SessionFiles, wait_until};
 
 const AUTONOMOUS: [&str; 2] = ["--control-mode", "autonomous"];
 
@@ -106,13 +107,11 @@ fn overtaken(receipt: &Value) -> bool {
 /// Answers each window the person's seat opens with `session decide` by the number of its
 /// Check or Call choice, until the table ends; the windows decided.
 fn decide_every_window(seat: &Seat) -> usize {
-    let Seat::Ours { agent, session, .. } = seat else {
-        unreachable!("a person's seat is ours")
-    };
+    let session = seat.dir();
     let mut decided = 0;
     loop {
         let next = wait_until(LIMIT, || {
-            if let Some(window) = open_window(session) {
+            if let Some(window) = window_of(session) {
                 return Some(Some(window));
             }
             let room = json_at(&session.join("room.json"))?;
@@ -122,7 +121,9 @@ fn decide_every_window(seat: &Seat) -> usize {
         let Some(window) = next else {
             return decided;
         };
-        let answer = decide(agent, session, passive(&window));
+        let choices = serde_json::to_value(&window.choices).unwrap();
+        let choice = check_or_call(&choices["options"]).to_string();
+        let (_, answer) = decide_in(session, &choice);
         // (A window whose step moved on before the answer came is withdrawn: no move then.)
         if answer["status"] == "closed" {
             continue;
@@ -130,84 +131,10 @@ fn decide_every_window(seat: &Seat) -> usize {
         assert_eq!(answer["status"], "played", "{answer}");
         decided += 1;
         wait_until(LIMIT, || {
-            (open_window(session).is_none_or(|w| w["seq"] != window["seq"])).then_some(())
+            (window_of(session).is_none_or(|w| w.seq != window.seq)).then_some(())
         })
         .expect("the window closed once its decision was played");
     }
-}
-
-/// The seat's open window (its `decision/state.json`), once one is open.
-fn open_window(session: &Path) -> Option<Value> {
-    let window = json_at(&session.join("seat/decision/state.json"))?;
-    (window["open"] == true).then_some(window)
-}
-
-/// `session decide CHOICE` for the seat in `session`, as JSON.
-fn decide(agent: &Agent, session: &Path, choice: usize) -> Value {
-    let output = agent
-        .command(&[
-            "session",
-            "decide",
-            &choice.to_string(),
-            "--state-dir",
-            session.to_str().unwrap(),
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
-        panic!(
-            "decide answered JSON: {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    })
-}
-
-/// Answers each window of the MCP client's seat (`session_wait`, then `session_decide` by the
-/// number of its Check or Call choice) until the table ends; the windows answered.
-fn answer_through_mcp(mcp: &mut McpClient, state_dir: &Value) -> usize {
-    let (mut answered, mut last) = (0, 0);
-    loop {
-        let waited = mcp
-            .call(
-                "session_wait",
-                json!({"state_dir": state_dir, "timeout_seconds": LIMIT.as_secs(), "after_window": last}),
-            )
-            .ok();
-        match waited["reason"].as_str().unwrap() {
-            "ended" => return answered,
-            "decision" => {}
-            other => panic!("session_wait: {other}: {waited}"),
-        }
-        let window = &waited["view"]["window"];
-        assert_eq!(window["choices"]["kind"], "table", "{window}");
-        let seq = window["seq"].as_u64().unwrap();
-        let decided = mcp
-            .call(
-                "session_decide",
-                json!({"state_dir": state_dir, "decision": passive(window).to_string(), "window": seq}),
-            )
-            .ok();
-        // (A window whose step moved on before the answer came is withdrawn: no move then.)
-        if decided["status"] == "played" {
-            answered += 1;
-        }
-        last = seq;
-    }
-}
-
-/// The number of the choice labelled "Check" or "Call …" among a Hold'em window's options.
-fn passive(window: &Value) -> usize {
-    window["choices"]["options"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .position(|c| {
-            let label = c["label"].as_str().unwrap();
-            label == "Check" || label.starts_with("Call")
-        })
-        .expect("a betting seat may always check or call")
 }
 
 #[test]
@@ -232,11 +159,7 @@ fn our_autonomous_seats_play_upgrade_at_a_reference_leaders_table() {
 
 #[test]
 fn our_autonomous_seats_play_aether_sigil_at_a_reference_leaders_table() {
-    our_autonomous_seats_play_to_the_end(
-        "aether-sigil-v1",
-        r#"{"starting_life": 10}"#,
-        "players",
-    );
+    our_autonomous_seats_play_to_the_end("aether-sigil-v1", r#"{"starting_life": 10}"#, "players");
 }
 
 #[test]
@@ -259,12 +182,21 @@ fn an_autonomous_a_person_and_an_mcp_seat_of_ours_play_holdem_at_a_reference_lea
     let state_dir = join_in_human_control(&mut mcp, &post_id);
     let (decided, answered) = std::thread::scope(|scope| {
         let person = scope.spawn(|| decide_every_window(&person));
-        let llm = scope.spawn(|| answer_through_mcp(&mut mcp, &state_dir));
+        let llm = scope.spawn(|| {
+            answer_through_mcp(&mut mcp, &state_dir, |window| {
+                assert_eq!(window["choices"]["kind"], "table", "{window}");
+                check_or_call(&window["choices"]["options"]).to_string()
+            })
+        });
         SeatAgent::start(alias, options).play(&leader);
         (person.join().unwrap(), llm.join().unwrap())
     });
     assert!(decided >= 1, "the person moved at least once");
-    assert!(answered >= 1, "the MCP client moved at least once");
+    let played = answered.iter().filter(|a| a["status"] == "played").count();
+    assert!(
+        played >= 1,
+        "the MCP client moved at least once: {answered:?}"
+    );
     let sessions = [
         agent.dir(),
         person.dir(),
