@@ -3,7 +3,8 @@
 //! seats in `autonomous` control, playing by themselves (no action of theirs scripted); the
 //! reference's own seat is played by our seat agent from its verified view. The table ends
 //! with the same outcome and score in every seat's view, every action our seats sent was
-//! accepted, and each of our seats drew the reference's views as its table. At a Hold'em
+//! accepted (but an Upgrade declaration overtaken by a stronger one, which has no turn to
+//! wait for), and each of our seats drew the reference's views as its table. At a Hold'em
 //! table the three seats of ours are a mix: one autonomous, one a person answering its
 //! windows with `session decide` by choice number, one an MCP client (`session_wait`,
 //! `session_decide`).
