@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::support::control::check_or_call;
 use crate::support::mcp::{McpClient, join_in_human_control, register};
 use crate::support::net::{Agent, Net, wait_until};
 use crate::support::process::Proc;
@@ -210,19 +211,6 @@ fn open_window(session: &Path) -> Option<Value> {
     (window["open"] == true).then_some(window)
 }
 
-/// The number of the choice labelled "Check" or "Call …" among a window's options.
-fn passive(window: &Value) -> usize {
-    window["choices"]["options"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .position(|c| {
-            let label = c["label"].as_str().unwrap();
-            label == "Check" || label.starts_with("Call")
-        })
-        .expect("a betting seat may always check or call")
-}
-
 #[test]
 fn a_person_plays_a_holdem_seat_by_choice_and_an_illegal_decision_is_refused() {
     let net = Net::start();
@@ -258,7 +246,11 @@ fn a_person_plays_a_holdem_seat_by_choice_and_an_illegal_decision_is_refused() {
             let still = open_window(session).expect("the window stays open");
             assert_eq!(still["seq"], window["seq"]);
         }
-        let answer = decide(person, session, &passive(&window).to_string());
+        let answer = decide(
+            person,
+            session,
+            &check_or_call(&window["choices"]["options"]).to_string(),
+        );
         // (A window whose step moved on before the answer came is withdrawn: no move then.)
         if answer["status"] == "closed" {
             continue;
@@ -486,7 +478,7 @@ fn an_mcp_client_fills_a_holdem_seat_through_session_wait_and_session_decide() {
         let decided = mcp
             .call(
                 "session_decide",
-                serde_json::json!({"state_dir": state_dir, "decision": passive(window).to_string(), "window": seq}),
+                serde_json::json!({"state_dir": state_dir, "decision": check_or_call(&window["choices"]["options"]).to_string(), "window": seq}),
             )
             .ok();
         assert_eq!(decided["status"], "played", "{decided}");

@@ -192,6 +192,22 @@ pub fn our_leaders_mixed_table(net: &Net, alias: &str, options: &str, ours: usiz
 /// hooks (`options` its host options), with our member (seat 1) and two reference members
 /// seated: the leader first.
 pub fn reference_leaders_table(net: &Net, alias: &str, options: &str) -> Vec<Seat> {
+    let (leader, post_id) = reference_leader(net, alias, options);
+    let table = reference_contract(alias);
+    let mut seats = vec![leader];
+    seats.push(our_follower(net, "ours", &post_id));
+    for name in ["south", "west"] {
+        let agent = net.reference_agent(name);
+        agent.register_protocol(&table.protocol_id);
+        let (_, process) = agent.daemon(&["join", &post_id, "--no-web"]);
+        seats.push(Seat::Theirs { agent, process });
+    }
+    seats
+}
+
+/// A reference agent hosting the well-known contract `alias` on its own hooks (`options` its
+/// host options): its seat, and the room's post id.
+pub fn reference_leader(net: &Net, alias: &str, options: &str) -> (Seat, String) {
     let table = reference_contract(alias);
     let host = net.reference_agent("host");
     host.register_protocol(&table.protocol_id);
@@ -205,18 +221,11 @@ pub fn reference_leaders_table(net: &Net, alias: &str, options: &str) -> Vec<Sea
         "--no-web",
     ]);
     let post_id = hosting["post_id"].as_str().unwrap().to_string();
-    let mut seats = vec![Seat::Theirs {
+    let leader = Seat::Theirs {
         agent: host,
         process,
-    }];
-    seats.push(our_follower(net, "ours", &post_id));
-    for name in ["south", "west"] {
-        let agent = net.reference_agent(name);
-        agent.register_protocol(&table.protocol_id);
-        let (_, process) = agent.daemon(&["join", &post_id, "--no-web"]);
-        seats.push(Seat::Theirs { agent, process });
-    }
-    seats
+    };
+    (leader, post_id)
 }
 
 /// The other seats' keys in the view's `turn_order`, starting with the one after `key`.
@@ -374,18 +383,23 @@ pub fn community_room(agent: &Agent) -> (ReferenceContract, PathBuf) {
 pub fn our_member(net: &Net, name: &str, protocol_id: &str, post_id: &str) -> Seat {
     let agent: Agent = net.agent(name);
     install_reference_protocol(&agent, protocol_id);
-    seated(agent, name, post_id)
+    seated(agent, name, post_id, &SCRIPTED)
 }
 
 /// One of our members in the room of `post_id` with no hooks of its own (it follows only).
 pub fn our_follower(net: &Net, name: &str, post_id: &str) -> Seat {
-    seated(net.agent(name), name, post_id)
+    our_follower_in(net, name, post_id, &SCRIPTED)
 }
 
-fn seated(agent: Agent, name: &str, post_id: &str) -> Seat {
+/// [`our_follower`] joined with `control` (its control flags) instead of [`SCRIPTED`].
+pub fn our_follower_in(net: &Net, name: &str, post_id: &str, control: &[&str]) -> Seat {
+    seated(net.agent(name), name, post_id, control)
+}
+
+fn seated(agent: Agent, name: &str, post_id: &str, control: &[&str]) -> Seat {
     let process = Proc::spawn(
         name,
-        agent.command(&[&["join", post_id][..], &SCRIPTED].concat()),
+        agent.command(&[&["join", post_id][..], control].concat()),
     );
     // Admitted: in a room still in its lobby no envelope (and no room.json) comes yet.
     let session = wait_until(LIMIT, || {

@@ -64,6 +64,20 @@ pub fn decide_in(dir: &Path, value: &str) -> (bool, Value) {
     run_decide(command)
 }
 
+/// The number of the choice labelled "Check" or "Call …" among a Hold'em table window's
+/// `options` (as its `state.json` and the MCP `session_wait` show them).
+pub fn check_or_call(options: &Value) -> usize {
+    options
+        .as_array()
+        .expect("a table window lists its options")
+        .iter()
+        .position(|c| {
+            let label = c["label"].as_str().unwrap();
+            label == "Check" || label.starts_with("Call")
+        })
+        .expect("a betting seat may always check or call")
+}
+
 /// What a person answers to a window: the side's role, the window and its snapshot in,
 /// the move (as `session decide` takes it) out.
 pub type Answer = dyn Fn(&str, &Window, &Value) -> String + Send + 'static;

@@ -205,7 +205,25 @@ impl Drop for McpClient {
 /// Answers every decision window of the session with its first legal move, only through
 /// MCP tools, until the session ends; the windows answered.
 pub fn play_through_mcp(mcp: &mut McpClient, state_dir: &Value) -> u64 {
-    let mut answered = 0;
+    let answers = answer_through_mcp(mcp, state_dir, |window| {
+        assert_eq!(window["choices"]["kind"], "one_of", "{window}");
+        window["choices"]["values"][0].as_str().unwrap().to_string()
+    });
+    for decided in &answers {
+        assert_eq!(decided["status"], "played", "{decided}");
+    }
+    answers.len() as u64
+}
+
+/// Answers every decision window of the session with `choose`'s decision for it, only
+/// through MCP tools (`session_wait`, `session_decide`), until the session ends; the
+/// `session_decide` answers (`closed` for a window withdrawn before its decision came).
+pub fn answer_through_mcp(
+    mcp: &mut McpClient,
+    state_dir: &Value,
+    choose: impl Fn(&Value) -> String,
+) -> Vec<Value> {
+    let mut answers = Vec::new();
     let mut last = 0;
     loop {
         let waited = mcp
@@ -215,22 +233,19 @@ pub fn play_through_mcp(mcp: &mut McpClient, state_dir: &Value) -> u64 {
             )
             .ok();
         match waited["reason"].as_str().unwrap() {
-            "ended" => return answered,
+            "ended" => return answers,
             "decision" => {}
             other => panic!("session_wait: {other}: {waited}"),
         }
         let window = &waited["view"]["window"];
         let seq = window["seq"].as_u64().unwrap();
-        assert_eq!(window["choices"]["kind"], "one_of", "{window}");
-        let choice = window["choices"]["values"][0].as_str().unwrap();
         let decided = mcp
             .call(
                 "session_decide",
-                json!({"state_dir": state_dir, "decision": choice, "window": seq}),
+                json!({"state_dir": state_dir, "decision": choose(window), "window": seq}),
             )
             .ok();
-        assert_eq!(decided["status"], "played", "{decided}");
-        answered += 1;
+        answers.push(decided);
         last = seq;
     }
 }
