@@ -2,8 +2,10 @@
 //! reference members who verify every step and read the views our leader makes; and led by
 //! the reference on its hooks, with our member at the table. Nobody sees another's tiles; our
 //! leader refuses a discard out of turn and an answer from the discarder with their reasons;
-//! every discard's claim window is answered by the three other seats; and the hand is played
-//! to its empty wall, which every seat sees, with the match's end.
+//! every discard's claim window is answered by the three other seats. At our table the hand is
+//! played to its empty wall, which every seat sees, with the match's end; at the reference's,
+//! one go-round of scripted discards reaches every seat (our seats playing the reference's
+//! table to its end by themselves is `reference_tables`).
 
 use serde_json::{Value, json};
 
@@ -13,8 +15,8 @@ use crate::room_seats::{
 };
 use crate::support::net::wait_until;
 
-/// More actions than a hand with 83 tiles to draw takes (a discard and three answers each).
-const MOST_ACTIONS: usize = 400;
+/// More discards than a hand with 83 tiles to draw takes.
+const MOST_DISCARDS: usize = 400;
 
 /// Where a view is in the hand: its phase, the tiles left, the answers in, who acts.
 fn progress(view: &Value) -> (Value, u64, u64, String) {
@@ -49,10 +51,11 @@ fn dealt_tiles(seats: &[Seat]) {
     assert_eq!(view["wall_count"], 136 - 53, "{view}");
 }
 
-/// The hand played to its end: each seat to act discards its first tile and every other seat
-/// passes on it, until the wall is empty; checked in every seat's view.
-fn play_hand(seats: &[Seat]) {
-    for _ in 0..MOST_ACTIONS {
+/// Each seat to act discards its first tile and every other seat passes on it, for `discards`
+/// discards or until the hand ends.
+fn discard_and_pass(seats: &[Seat], discards: usize) {
+    let mut made = 0;
+    while made < discards {
         let (_, view) = seats[0].seen().unwrap();
         if view["phase"] == "completed" {
             break;
@@ -63,6 +66,7 @@ fn play_hand(seats: &[Seat]) {
                 view["current_player"].as_str().unwrap(),
                 discard_first,
             );
+            made += 1;
             continue;
         }
         let discarder = view["last_discard"]["public_key"].as_str().unwrap();
@@ -70,19 +74,30 @@ fn play_hand(seats: &[Seat]) {
             act(seats, key, |_| json!({"kind": "pass_claim"}));
         }
     }
+}
+
+/// The tiles in every river of `view`.
+fn river_tiles(view: &Value) -> usize {
+    view["rivers"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|river| river.as_array().unwrap().len())
+        .sum()
+}
+
+/// The hand played to its end by [`discard_and_pass`] until the wall is empty; checked in
+/// every seat's view.
+fn play_hand(seats: &[Seat]) {
+    discard_and_pass(seats, MOST_DISCARDS);
     for seat in seats {
         let (outcome, view) = ended(seat);
         assert_eq!(outcome, "draw", "nobody won, every score is level: {view}");
         assert_eq!(view["wall_count"], 0, "{view}");
         assert_eq!(view["last_result"]["kind"], "wall_exhausted", "{view}");
-        let rivers: usize = view["rivers"]
-            .as_object()
-            .unwrap()
-            .values()
-            .map(|river| river.as_array().unwrap().len())
-            .sum();
         assert_eq!(
-            rivers, 84,
+            river_tiles(&view),
+            84,
             "the dealer's first discard and one per tile drawn"
         );
         assert!(
@@ -121,9 +136,19 @@ fn reference_members_play_a_hand_at_our_leaders_mahjong_table() {
 }
 
 #[test]
-fn our_member_plays_a_hand_at_a_reference_leaders_mahjong_table() {
+fn our_member_discards_and_passes_a_go_round_at_a_reference_leaders_mahjong_table() {
     let net = crate::support::net::Net::start();
     let seats = reference_leaders_table(&net, "classical-mahjong-v1", r#"{"max_hands": 1}"#);
     dealt_tiles(&seats);
-    play_hand(&seats);
+    // Five discards: every seat, ours among them, discards once and answers three claim
+    // windows, and the dealer starts the next go-round.
+    discard_and_pass(&seats, 5);
+    for seat in &seats {
+        let view = wait_until(LIMIT, || {
+            let (_, view) = seat.seen()?;
+            (river_tiles(&view) == 5).then_some(view)
+        })
+        .expect("every seat sees the five discards");
+        assert_eq!(view["wall_count"], 136 - 53 - 4, "four tiles drawn: {view}");
+    }
 }
