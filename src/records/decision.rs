@@ -172,14 +172,23 @@ impl Choices {
                     .iter()
                     .map(|choice| Value::String(choice.label.clone()))
                     .collect();
-                let picking = if options.iter().any(|choice| choice.pick.is_some()) {
-                    "; a choice that picks cards takes {\"index\": N, \"pick\": [their values]}"
-                } else {
+                let picks: Vec<String> = options
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(index, choice)| {
+                        let pick = choice.pick.as_ref()?;
+                        Some(format!("; {index} {}", pick.spoken()))
+                    })
+                    .collect();
+                let picking = if picks.is_empty() {
                     ""
+                } else {
+                    "; a choice that picks cards takes {\"index\": N, \"pick\": [their values]}"
                 };
                 format!(
-                    "one of these choices (by number from 0, or label): {}{picking}",
-                    spoken(&labels)
+                    "one of these choices (by number from 0, or label): {}{picking}{}",
+                    spoken(&labels),
+                    picks.concat()
                 )
             }
         }

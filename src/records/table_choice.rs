@@ -284,6 +284,21 @@ mod tests {
     }
 
     #[test]
+    fn a_window_that_picks_lists_each_picks_items_as_a_person_types_them() {
+        let described = crate::records::decision::Choices::Table {
+            options: upgrade_bury(),
+        }
+        .describe();
+        assert_eq!(
+            described,
+            "one of these choices (by number from 0, or label): Bury 2 cards or Throw ♠; a \
+             choice that picks cards takes {\"index\": N, \"pick\": [their values]}; \
+             0 picks 2 of \"c1\" 7♠, \"c2\" 7♠, \"c3\" A♥; 1 picks 2 to 3 of \"c1\" 7♠, \
+             \"c2\" 7♠, \"c4\" 9♠"
+        );
+    }
+
+    #[test]
     fn a_pick_puts_distinct_offered_items_within_its_count_in_its_field() {
         let choices = upgrade_bury();
         assert_eq!(

@@ -76,11 +76,7 @@ impl Pick {
     /// The items a decision picked, checked: a list of `min` to `max` different values of
     /// `from`, refused in a sentence naming the choice (`label`) and what is wrong.
     pub(super) fn chosen(&self, label: &str, picked: Option<&Value>) -> Result<Value, String> {
-        let count = if self.min == self.max {
-            format!("{}", self.min)
-        } else {
-            format!("{} to {}", self.min, self.max)
-        };
+        let count = self.count();
         let Some(Value::Array(items)) = picked else {
             return Err(format!(
                 "\"{label}\" needs a pick: a list of {count} of its items"
@@ -101,6 +97,26 @@ impl Pick {
             }
         }
         Ok(Value::Array(items.clone()))
+    }
+
+    /// How many items it takes, in words: `8`, `2 to 3`.
+    fn count(&self) -> String {
+        if self.min == self.max {
+            format!("{}", self.min)
+        } else {
+            format!("{} to {}", self.min, self.max)
+        }
+    }
+
+    /// What a person types from, in words: `picks 2 of "c1" 7♠, "c3" A♥` (each item's value as
+    /// a decision names it, then its label).
+    pub fn spoken(&self) -> String {
+        let items: Vec<String> = self
+            .from
+            .iter()
+            .map(|item| format!("{} {}", quoted(&item.value), item.label))
+            .collect();
+        format!("picks {} of {}", self.count(), items.join(", "))
     }
 }
 
