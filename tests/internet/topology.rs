@@ -45,6 +45,9 @@ pub const ROUTER_B_IP: Ipv4Addr = Ipv4Addr::new(192, 0, 2, 2);
 /// The public network's own address on its link to router B (a machine on the public
 /// network, as router B sees it).
 pub const PUBLIC_TOWARDS_B_IP: Ipv4Addr = Ipv4Addr::new(192, 0, 2, 1);
+/// The public network's own address on its link to router A; a machine on the public
+/// network answers at both, and router B routes to both.
+pub const PUBLIC_TOWARDS_A_IP: Ipv4Addr = Ipv4Addr::new(203, 0, 113, 1);
 
 /// How a router maps inside addresses to its public address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
