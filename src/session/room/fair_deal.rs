@@ -46,9 +46,7 @@ pub const SEED_TIMEOUT: &str = "fair_deal_seed_timeout";
 /// What the leader reads of a deal in its own view.
 #[derive(Deserialize)]
 struct Deal {
-    status: String,
     hand: String,
-    commitment: String,
     awaited: Vec<String>,
     contributed: Vec<String>,
     /// How long the deal waits for its seeds (the room's `fair_deal_seed_seconds`).
@@ -72,27 +70,35 @@ pub struct SeedWait {
 
 impl SeedWait {
     /// The seats overdue now, given the leader's view of the last step (each deal's
-    /// overdue seats are named once).
+    /// overdue seats are named once). Called on every pass of the leader's loop, it reads
+    /// the whole deal only once its time is up.
     pub fn overdue(&mut self, view: Option<&Value>) -> Vec<Overdue> {
-        let deal = view
+        let fair = view
             .and_then(|view| view.get("fair_deal"))
-            .and_then(|fair| Deal::deserialize(fair).ok())
-            .filter(|deal| deal.status == "seeding");
-        let Some(deal) = deal else {
+            .filter(|fair| fair.get("status").and_then(Value::as_str) == Some("seeding"));
+        let waiting = fair.and_then(|fair| {
+            let commitment = fair.get("commitment")?.as_str()?;
+            Some((commitment, fair.get("seed_seconds")?.as_u64()?))
+        });
+        let Some((commitment, seconds)) = waiting else {
             self.waiting = None;
             return Vec::new();
         };
-        let since = match &self.waiting {
-            Some((commitment, since)) if *commitment == deal.commitment => *since,
+        match &self.waiting {
+            Some((seen, since)) if seen == commitment => {
+                if since.elapsed() < Duration::from_secs(seconds) {
+                    return Vec::new();
+                }
+            }
             _ => {
-                self.waiting = Some((deal.commitment.clone(), Instant::now()));
+                self.waiting = Some((commitment.to_string(), Instant::now()));
                 return Vec::new();
             }
-        };
-        if since.elapsed() < Duration::from_secs(deal.seed_seconds) {
-            return Vec::new();
         }
-        self.waiting = Some((deal.commitment.clone(), Instant::now()));
+        self.waiting = Some((commitment.to_string(), Instant::now()));
+        let Some(deal) = fair.and_then(|fair| Deal::deserialize(fair).ok()) else {
+            return Vec::new();
+        };
         deal.awaited
             .iter()
             .filter(|key| !deal.contributed.contains(key))
