@@ -299,15 +299,14 @@ impl Aigenora {
         let after = input.after_window.unwrap_or(0);
         let mut progress = Progress::new(meta, peer, limit);
         loop {
-            let (target, view) = {
-                let target = target(&which, &data_dir)?;
-                let view = snapshot_view(&target);
-                (target, view)
-            };
+            let target = target(&which, &data_dir)?;
+            // Looked at before reading the view, so an ended session's view is its final one.
+            let over = FollowEnd::of(&target.dir).is_some();
+            let view = snapshot_view(&target);
             let seq = view["window"]["seq"].as_u64();
             let reason = if seq.is_some_and(|seq| seq > after) {
                 Some("decision")
-            } else if FollowEnd::of(&target.dir).is_some() {
+            } else if over {
                 Some("ended")
             } else if Instant::now() >= deadline {
                 Some("timeout")
