@@ -314,16 +314,5 @@ pub fn rerun_on_postgres(filter: &str, myself: &str) {
 /// database take turns across test processes (a suite's PostgreSQL rerun runs beside it), so
 /// neither burst starves the other's database into answering 503.
 pub fn one_burst_at_a_time() -> std::fs::File {
-    use std::os::fd::AsRawFd;
-    let path = std::env::temp_dir().join("aigenora-test-burst.lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()));
-    // SAFETY: flock only locks the file this process just opened.
-    let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-    assert_eq!(locked, 0, "cannot lock {}", path.display());
-    file
+    super::system::exclusive_lock(&std::env::temp_dir().join("aigenora-test-burst.lock"))
 }

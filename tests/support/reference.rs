@@ -44,7 +44,7 @@ pub fn venv_with(name: &str, requirement: &str) -> PathBuf {
     if !marker.exists() {
         let lock = venv.with_extension("lock");
         std::fs::create_dir_all(venv.parent().unwrap()).unwrap();
-        let _guard = FileLock::acquire(&lock);
+        let _guard = super::system::exclusive_lock(&lock);
         if !marker.exists() {
             run(
                 Command::new("python3").args(["-m", "venv"]).arg(&venv),
@@ -95,32 +95,6 @@ fn run(command: &mut Command, what: &str) {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
-}
-
-/// A crude cross-process lock (exclusive create), so parallel test binaries install once.
-struct FileLock(PathBuf);
-
-impl FileLock {
-    fn acquire(path: &Path) -> FileLock {
-        for _ in 0..1200 {
-            if std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(path)
-                .is_ok()
-            {
-                return FileLock(path.to_path_buf());
-            }
-            std::thread::sleep(std::time::Duration::from_millis(250));
-        }
-        panic!("timed out waiting for {}", path.display());
-    }
-}
-
-impl Drop for FileLock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
 }
 
 /// The reference's built-in Rock-Paper-Scissors (simultaneous_round).

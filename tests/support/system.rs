@@ -1,12 +1,11 @@
 //! Programs the tests take from the distribution (Chromium and chromedriver, iproute2 and
 //! nftables, PostgreSQL): found on PATH, or installed with apt-get the first time a test needs
-//! them, the way the reference client is installed into its venv, so that `cargo test` works
+//! them, the way the reference client is installed into its venv, so that the test suite works
 //! on a fresh machine. Installing needs root or password-less sudo; without either, the test
 //! fails and names the packages to install. Nothing here ever skips a test.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
 
 /// The first of `names` found on PATH.
 pub fn which(names: &[&str]) -> Option<PathBuf> {
@@ -18,8 +17,20 @@ pub fn which(names: &[&str]) -> Option<PathBuf> {
     })
 }
 
-/// One install at a time within a test process (apt-get waits on dpkg's lock across them).
-static INSTALLING: Mutex<()> = Mutex::new(());
+/// Held until dropped: an exclusive lock on the file at `path` (created if missing), across
+/// threads and test processes (under cargo-nextest every test is a process). The kernel
+/// releases it when its holder dies, so a killed test never leaves it taken.
+pub fn exclusive_lock(path: &Path) -> std::fs::File {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .unwrap_or_else(|e| panic!("cannot open the lock file {}: {e}", path.display()));
+    file.lock()
+        .unwrap_or_else(|e| panic!("cannot lock {}: {e}", path.display()));
+    file
+}
 
 /// Makes sure every program in `programs` is on PATH, installing the Debian `packages` that
 /// provide them when one is missing. Panics with the reason when it cannot.
@@ -28,7 +39,11 @@ pub fn ensure_programs(programs: &[&str], packages: &[&str]) {
     if !missing() {
         return;
     }
-    install(packages, &format!("{programs:?}"));
+    let _one_at_a_time = apt_lock();
+    // Another test process may have installed them while this one waited.
+    if missing() {
+        install_now(packages, &format!("{programs:?}"));
+    }
     assert!(
         !missing(),
         "installed {}, yet {programs:?} are still not on PATH",
@@ -39,9 +54,16 @@ pub fn ensure_programs(programs: &[&str], packages: &[&str]) {
 /// Installs the Debian `packages` (apt-get, as root or through password-less sudo); panics
 /// naming them when that fails. `needed_for` says what the test was missing.
 pub fn install(packages: &[&str], needed_for: &str) {
-    let _one_at_a_time = INSTALLING
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let _one_at_a_time = apt_lock();
+    install_now(packages, needed_for);
+}
+
+/// One apt-get at a time on this machine, whichever test process asks.
+fn apt_lock() -> std::fs::File {
+    exclusive_lock(&std::env::temp_dir().join("aigenora-test-apt.lock"))
+}
+
+fn install_now(packages: &[&str], needed_for: &str) {
     let wanted = packages.join(" ");
     let apt = |args: &[&str]| {
         let mut command = if is_root() {
