@@ -224,7 +224,9 @@ pub fn postgres_bin(name: &str) -> PathBuf {
     on_path
         .or_else(packaged)
         .or_else(|| {
-            super::system::install(&["postgresql"], &format!("PostgreSQL's {name}"));
+            super::system::install_unless(&["postgresql"], &format!("PostgreSQL's {name}"), || {
+                packaged().is_some()
+            });
             packaged()
         })
         .unwrap_or_else(|| {

@@ -39,11 +39,7 @@ pub fn ensure_programs(programs: &[&str], packages: &[&str]) {
     if !missing() {
         return;
     }
-    let _one_at_a_time = apt_lock();
-    // Another test process may have installed them while this one waited.
-    if missing() {
-        install_now(packages, &format!("{programs:?}"));
-    }
+    install_unless(packages, &format!("{programs:?}"), || !missing());
     assert!(
         !missing(),
         "installed {}, yet {programs:?} are still not on PATH",
@@ -51,11 +47,14 @@ pub fn ensure_programs(programs: &[&str], packages: &[&str]) {
     );
 }
 
-/// Installs the Debian `packages` (apt-get, as root or through password-less sudo); panics
-/// naming them when that fails. `needed_for` says what the test was missing.
-pub fn install(packages: &[&str], needed_for: &str) {
+/// Installs the Debian `packages` (apt-get, as root or through password-less sudo) unless
+/// `present` says another test process installed what is needed while this one waited for
+/// its turn; panics naming them when that fails. `needed_for` says what the test was missing.
+pub fn install_unless(packages: &[&str], needed_for: &str, present: impl Fn() -> bool) {
     let _one_at_a_time = apt_lock();
-    install_now(packages, needed_for);
+    if !present() {
+        install_now(packages, needed_for);
+    }
 }
 
 /// One apt-get at a time on this machine, whichever test process asks.
