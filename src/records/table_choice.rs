@@ -78,7 +78,7 @@ impl TryFrom<FlatChoice> for TableChoice {
 
 impl TableChoice {
     /// What `proto_group_choices` returned, checked: a list of at most [`MAX_CHOICES`]
-    /// `{label, action, amount?}` with short labels and actions that can travel in a room.
+    /// `{label, action, amount? or pick?}` with short labels and actions that can travel in a room.
     pub fn list_from_hook(returned: Value) -> Result<Vec<TableChoice>, String> {
         let Value::Array(items) = returned else {
             return Err(format!(
