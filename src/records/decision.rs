@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::table_choice::{TableChoice, resolve};
+use super::table_choice::{Free, TableChoice, resolve};
 use crate::layout::EngineDir;
 
 /// Fields that name a window in a submitted decision, in the order they are looked for.
@@ -138,16 +138,15 @@ impl Choices {
             Choices::Table { options } if !options.is_empty() => {
                 let index = rng.gen_range(0..options.len());
                 let choice = &options[index];
-                let free = match (&choice.amount, &choice.pick) {
-                    (Some(range), _) => Some(Value::from(range.min)),
-                    (None, Some(pick)) => Some(Value::Array(
+                let free = choice.free.as_ref().map(|free| match free {
+                    Free::Amount(range) => Value::from(range.min),
+                    Free::Pick(pick) => Value::Array(
                         pick.from[..pick.min]
                             .iter()
                             .map(|item| item.value.clone())
                             .collect(),
-                    )),
-                    (None, None) => None,
-                };
+                    ),
+                });
                 Some(choice.decision(index, free))
             }
             _ => None,
@@ -176,7 +175,9 @@ impl Choices {
                     .iter()
                     .enumerate()
                     .filter_map(|(index, choice)| {
-                        let pick = choice.pick.as_ref()?;
+                        let Some(Free::Pick(pick)) = &choice.free else {
+                            return None;
+                        };
                         Some(format!("; {index} {}", pick.spoken()))
                     })
                     .collect();

@@ -22,6 +22,6 @@ pub use event::{Event, MessageDirection, PathKind, RecordedEvent, kept_frame, re
 pub use event_log::EventLog;
 pub use session_record::{SessionRecord, SessionStatus};
 pub use table_choice::{
-    AmountRange, MAX_CHOICES, TableChoice, find_action as find_table_action,
+    AmountRange, Free, MAX_CHOICES, TableChoice, find_action as find_table_action,
     resolve as resolve_table_choice,
 };

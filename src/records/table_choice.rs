@@ -17,15 +17,24 @@ pub const MAX_LABEL_BYTES: usize = 120;
 pub const MAX_ACTION_BYTES: usize = 64 * 1024;
 
 /// One legal action: its label, the action, and what it leaves free — the range of an amount,
-/// or the cards to pick — whose field is then missing from `action`.
+/// or the cards to pick — whose field is then missing from `action`. On the wire and in
+/// `room.json` the free part is a flat key beside the others (`"amount": {...}` or
+/// `"pick": {...}`), read through `FlatChoice`, which refuses a choice with both.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "FlatChoice")]
 pub struct TableChoice {
     pub label: String,
     pub action: Map<String, Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub amount: Option<AmountRange>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pick: Option<Pick>,
+    #[serde(flatten)]
+    pub free: Option<Free>,
+}
+
+/// What a choice leaves for the decision to fill in, under its own key.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Free {
+    Amount(AmountRange),
+    Pick(Pick),
 }
 
 /// A free amount: an integer from `min` to `max`, put in `field`.
@@ -36,9 +45,40 @@ pub struct AmountRange {
     pub max: i64,
 }
 
+/// A choice as JSON carries it: the free part as two optional keys, at most one present.
+#[derive(Deserialize)]
+struct FlatChoice {
+    label: String,
+    action: Map<String, Value>,
+    #[serde(default)]
+    amount: Option<AmountRange>,
+    #[serde(default)]
+    pick: Option<Pick>,
+}
+
+impl TryFrom<FlatChoice> for TableChoice {
+    type Error = &'static str;
+
+    fn try_from(flat: FlatChoice) -> Result<TableChoice, &'static str> {
+        let free = match (flat.amount, flat.pick) {
+            (Some(_), Some(_)) => {
+                return Err("a choice leaves free an amount or a pick, not both");
+            }
+            (Some(range), None) => Some(Free::Amount(range)),
+            (None, Some(pick)) => Some(Free::Pick(pick)),
+            (None, None) => None,
+        };
+        Ok(TableChoice {
+            label: flat.label,
+            action: flat.action,
+            free,
+        })
+    }
+}
+
 impl TableChoice {
     /// What `proto_group_choices` returned, checked: a list of at most [`MAX_CHOICES`]
-    /// `{label, action, amount?}` with short labels and actions that can travel in a room.
+    /// `{label, action, amount? or pick?}` with short labels and actions that can travel in a room.
     pub fn list_from_hook(returned: Value) -> Result<Vec<TableChoice>, String> {
         let Value::Array(items) = returned else {
             return Err(format!(
@@ -63,9 +103,10 @@ impl TableChoice {
     }
 
     fn checked(item: Value) -> Result<TableChoice, String> {
-        let choice: TableChoice = serde_json::from_value(item).map_err(|_| {
+        let flat: FlatChoice = serde_json::from_value(item).map_err(|_| {
             "not {label: str, action: dict, amount?: {field, min, max}, pick?: {field, from, min, max}}"
         })?;
+        let choice = TableChoice::try_from(flat)?;
         if choice.label.is_empty() || choice.label.len() > MAX_LABEL_BYTES {
             return Err(format!("a label has 1 to {MAX_LABEL_BYTES} bytes"));
         }
@@ -77,19 +118,10 @@ impl TableChoice {
                 "the action is {size} bytes; at most {MAX_ACTION_BYTES}"
             ));
         }
-        if let Some(range) = &choice.amount
-            && (range.min > range.max || choice.action.contains_key(&range.field))
-        {
-            return Err(format!(
-                "its amount needs min <= max and a field ({}) the action lacks",
-                range.field
-            ));
-        }
-        if let Some(pick) = &choice.pick {
-            if choice.amount.is_some() {
-                return Err("a choice leaves free an amount or a pick, not both".into());
-            }
-            pick.check(&choice.action)?;
+        match &choice.free {
+            Some(Free::Amount(range)) => range.check(&choice.action)?,
+            Some(Free::Pick(pick)) => pick.check(&choice.action)?,
+            None => {}
         }
         Ok(choice)
     }
@@ -101,36 +133,49 @@ impl TableChoice {
         amount: Option<&Value>,
         picked: Option<&Value>,
     ) -> Result<Map<String, Value>, String> {
-        if let Some(pick) = &self.pick {
-            if amount.is_some() {
-                return Err(format!("\"{}\" takes no amount", self.label));
-            }
-            let mut action = self.action.clone();
-            action.insert(pick.field.clone(), pick.chosen(&self.label, picked)?);
-            return Ok(action);
-        }
-        if picked.is_some() {
-            return Err(format!("\"{}\" picks nothing", self.label));
-        }
-        let Some(range) = &self.amount else {
-            return match amount {
-                None => Ok(self.action.clone()),
-                Some(_) => Err(format!("\"{}\" takes no amount", self.label)),
-            };
+        let takes_no_amount = || format!("\"{}\" takes no amount", self.label);
+        let picks_nothing = || format!("\"{}\" picks nothing", self.label);
+        let (field, value) = match &self.free {
+            None if picked.is_some() => return Err(picks_nothing()),
+            None if amount.is_some() => return Err(takes_no_amount()),
+            None => return Ok(self.action.clone()),
+            Some(Free::Amount(_)) if picked.is_some() => return Err(picks_nothing()),
+            Some(Free::Amount(range)) => (&range.field, range.chosen(&self.label, amount)?),
+            Some(Free::Pick(_)) if amount.is_some() => return Err(takes_no_amount()),
+            Some(Free::Pick(pick)) => (&pick.field, pick.chosen(&self.label, picked)?),
         };
-        let number = amount
+        let mut action = self.action.clone();
+        action.insert(field.clone(), value);
+        Ok(action)
+    }
+}
+
+impl AmountRange {
+    /// A hook's range, checked: `min <= max`, and a field the action lacks.
+    fn check(&self, action: &Map<String, Value>) -> Result<(), String> {
+        if self.min > self.max || action.contains_key(&self.field) {
+            return Err(format!(
+                "its amount needs min <= max and a field ({}) the action lacks",
+                self.field
+            ));
+        }
+        Ok(())
+    }
+
+    /// The amount a decision gave, checked: an integer within the range, refused in a
+    /// sentence naming the choice (`label`).
+    fn chosen(&self, label: &str, amount: Option<&Value>) -> Result<Value, String> {
+        amount
             .filter(|v| !v.is_boolean())
             .and_then(Value::as_i64)
-            .filter(|n| (range.min..=range.max).contains(n))
+            .filter(|n| (self.min..=self.max).contains(n))
+            .map(Value::from)
             .ok_or_else(|| {
                 format!(
-                    "\"{}\" needs an amount from {} to {}",
-                    self.label, range.min, range.max
+                    "\"{label}\" needs an amount from {} to {}",
+                    self.min, self.max
                 )
-            })?;
-        let mut action = self.action.clone();
-        action.insert(range.field.clone(), Value::from(number));
-        Ok(action)
+            })
     }
 }
 
@@ -168,9 +213,9 @@ pub fn resolve(choices: &[TableChoice], decided: &Value) -> Result<Map<String, V
             let (index, free) = find_action(choices, action)
                 .ok_or("that action is not among this seat's legal choices")?;
             let choice = &choices[index];
-            match choice.pick {
-                Some(_) => choice.filled(None, free.as_ref()),
-                None => choice.filled(free.as_ref(), None),
+            match choice.free {
+                Some(Free::Pick(_)) => choice.filled(None, free.as_ref()),
+                _ => choice.filled(free.as_ref(), None),
             }
         }
         _ => Err(FORMS.into()),
@@ -198,27 +243,29 @@ pub fn find_action(
 impl TableChoice {
     /// The field the decision fills in (an amount's or a pick's), if any.
     fn free_field(&self) -> Option<&str> {
-        match (&self.amount, &self.pick) {
-            (Some(range), _) => Some(&range.field),
-            (None, Some(pick)) => Some(&pick.field),
-            (None, None) => None,
+        match &self.free {
+            Some(Free::Amount(range)) => Some(&range.field),
+            Some(Free::Pick(pick)) => Some(&pick.field),
+            None => None,
         }
     }
 
     /// How a decision names this choice with `free` in its free field: `{"index", "amount"}`
     /// or `{"index", "pick"}` (its number alone when it leaves nothing free).
     pub fn decision(&self, index: usize, free: Option<Value>) -> Value {
-        match (free, &self.pick) {
+        match (free, &self.free) {
             (None, _) => Value::from(index),
-            (Some(picked), Some(_)) => serde_json::json!({"index": index, "pick": picked}),
-            (Some(amount), None) => serde_json::json!({"index": index, "amount": amount}),
+            (Some(picked), Some(Free::Pick(_))) => {
+                serde_json::json!({"index": index, "pick": picked})
+            }
+            (Some(amount), _) => serde_json::json!({"index": index, "amount": amount}),
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::table_pick::MAX_PICK_ITEMS;
+    use super::super::table_pick::{MAX_PICK_ITEMS, PickItem};
     use super::*;
     use serde_json::json;
 
@@ -360,6 +407,63 @@ mod tests {
     }
 
     #[test]
+    fn a_choice_reads_and_writes_its_free_part_as_a_flat_key() {
+        for (text, free) in [
+            (r#"{"label":"Fold","action":{"kind":"fold"}}"#, None),
+            (
+                r#"{"label":"Raise","action":{"kind":"raise"},"amount":{"field":"amount","min":40,"max":990}}"#,
+                Some(Free::Amount(AmountRange {
+                    field: "amount".into(),
+                    min: 40,
+                    max: 990,
+                })),
+            ),
+            (
+                r#"{"label":"Bury","action":{"kind":"bury"},"pick":{"field":"card_ids","from":[{"value":"c1","label":"7♠"},{"value":7,"label":"A♥"}],"min":1,"max":2}}"#,
+                Some(Free::Pick(Pick {
+                    field: "card_ids".into(),
+                    from: vec![
+                        PickItem {
+                            value: json!("c1"),
+                            label: "7♠".into(),
+                        },
+                        PickItem {
+                            value: json!(7),
+                            label: "A♥".into(),
+                        },
+                    ],
+                    min: 1,
+                    max: 2,
+                })),
+            ),
+        ] {
+            let choice: TableChoice = serde_json::from_str(text).unwrap();
+            assert_eq!(choice.free, free, "{text}");
+            assert_eq!(serde_json::to_string(&choice).unwrap(), text);
+            assert_eq!(
+                TableChoice::list_from_hook(json!([serde_json::to_value(&choice).unwrap()]))
+                    .unwrap(),
+                [choice]
+            );
+        }
+    }
+
+    #[test]
+    fn a_choice_with_both_an_amount_and_a_pick_is_refused() {
+        let both = json!({"label": "x", "action": {}, "amount": {"field": "n", "min": 1, "max": 2},
+            "pick": {"field": "ids", "min": 1, "max": 1, "from": [{"value": "a", "label": "a"}]}});
+        assert_eq!(
+            TableChoice::list_from_hook(json!([both])).unwrap_err(),
+            "proto_group_choices[0]: a choice leaves free an amount or a pick, not both"
+        );
+        let read = serde_json::from_value::<TableChoice>(both).unwrap_err();
+        assert_eq!(
+            read.to_string(),
+            "a choice leaves free an amount or a pick, not both"
+        );
+    }
+
+    #[test]
     fn a_hook_that_returns_junk_is_refused_with_its_reason() {
         for (junk, why) in [
             (json!({"label": "x"}), "must return a list"),
@@ -368,6 +472,10 @@ mod tests {
             (
                 json!([{"label": "x", "action": {"amount": 1}, "amount": {"field": "amount", "min": 1, "max": 2}}]),
                 "lacks",
+            ),
+            (
+                json!([{"label": "x", "action": {}, "amount": {"field": "n", "min": 1}}]),
+                "[0]: not {label",
             ),
             (
                 json!([{"label": "x", "action": {"v": 1.5}}]),
