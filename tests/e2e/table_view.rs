@@ -257,6 +257,9 @@ fn people_see_each_four_seat_table_drawn_in_the_browser_and_the_terminal() {
                 .click()
                 .await
                 .unwrap();
+            // Closed only once the page's request went through (closing aborts it).
+            page.until("the move sent", "#room-feedback", "Sent to the room.")
+                .await;
             page.close().await;
             asked_still
         });
@@ -381,6 +384,10 @@ fn a_person_selects_the_cards_of_a_play_on_the_page_and_plays_them() {
                 .click()
                 .await
                 .unwrap();
+            // Closed only once the page's request went through (closing aborts it; the click
+            // turned the feedback of the earlier bids into "Sending…").
+            page.until("the play sent", "#room-feedback", "Sent to the room.")
+                .await;
             page.close().await;
             return cards;
         }

@@ -253,6 +253,8 @@ function readable(value) {
 async function act(body, input) {
   const feedback = $("room-feedback");
   if (!current) return;
+  feedback.classList.remove("refused");
+  feedback.textContent = "Sending…";
   const answer = await api(`/api/sessions/${encodeURIComponent(current.id)}/action`, current.token, body);
   const data = answer.data || {};
   feedback.classList.toggle("refused", !answer.ok);
