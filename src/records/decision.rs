@@ -181,10 +181,11 @@ impl Choices {
                         Some(format!("; {index} {}", pick.spoken()))
                     })
                     .collect();
-                let picking = if picks.is_empty() {
+                let picking = if options.iter().all(|choice| choice.free.is_none()) {
                     ""
                 } else {
-                    "; a choice that picks cards takes {\"index\": N, \"pick\": [their values]}"
+                    "; a choice that leaves an amount or cards free takes its number then the \
+                     amount or the values picked (2 60, 5 c3 c17)"
                 };
                 format!(
                     "one of these choices (by number from 0, or label): {}{picking}{}",

@@ -198,11 +198,10 @@ pub fn resolve(choices: &[TableChoice], decided: &Value) -> Result<Map<String, V
     };
     match decided {
         Value::Number(_) => numbered(decided)?.filled(None, None),
-        Value::String(label) => choices
-            .iter()
-            .find(|c| c.label == *label)
-            .ok_or_else(|| format!("no choice is labelled \"{label}\""))?
-            .filled(None, None),
+        Value::String(text) => match choices.iter().find(|c| c.label == *text) {
+            Some(choice) => choice.filled(None, None),
+            None => typed(choices, text),
+        },
         Value::Object(named) if named.contains_key("index") => {
             numbered(&named["index"])?.filled(named.get("amount"), named.get("pick"))
         }
@@ -220,6 +219,50 @@ pub fn resolve(choices: &[TableChoice], decided: &Value) -> Result<Map<String, V
         }
         _ => Err(FORMS.into()),
     }
+}
+
+/// A decision as a person types it at a terminal, when it is no label: a choice's number
+/// then what it leaves free — `2 60` (an amount), `5 c3 c17` (the values picked, as `session
+/// wait` lists them, quotes optional) — or one of the JSON forms.
+fn typed(choices: &[TableChoice], text: &str) -> Result<Map<String, Value>, String> {
+    let unlabelled = || format!("no choice is labelled \"{}\"", quoted_text(text));
+    if text.trim_start().starts_with('{') {
+        return match serde_json::from_str::<Value>(text) {
+            Ok(named @ Value::Object(_)) => resolve(choices, &named),
+            _ => Err(FORMS.into()),
+        };
+    }
+    let mut words = text.split_whitespace();
+    let Some(index) = words.next().and_then(|word| word.parse::<usize>().ok()) else {
+        return Err(unlabelled());
+    };
+    let choice = choices.get(index).ok_or_else(unlabelled)?;
+    let words: Vec<&str> = words.collect();
+    match &choice.free {
+        _ if words.is_empty() => choice.filled(None, None),
+        None => Err(format!("\"{}\" takes nothing more", choice.label)),
+        Some(Free::Amount(_)) => {
+            let amount = match words[..] {
+                [word] => word.parse::<i64>().map_or(Value::Null, Value::from),
+                _ => Value::Null,
+            };
+            choice.filled(Some(&amount), None)
+        }
+        Some(Free::Pick(pick)) => {
+            let picked = words
+                .iter()
+                .map(|word| pick.item_typed(word))
+                .collect::<Result<Vec<Value>, String>>()
+                .map_err(|word| format!("\"{}\" does not offer {word}", choice.label))?;
+            choice.filled(None, Some(&Value::Array(picked)))
+        }
+    }
+}
+
+/// Typed text quoted in a refusal: its control characters escaped, at most 80 characters.
+fn quoted_text(text: &str) -> String {
+    let short: String = text.chars().take(80).collect();
+    crate::terminal::escape_control(&short).into_owned()
 }
 
 const FORMS: &str = "a decision names a choice (its number or label), {\"index\", \"amount\"}, {\"index\", \"pick\"} or {\"action\"}";
@@ -339,8 +382,8 @@ mod tests {
         assert_eq!(
             described,
             "one of these choices (by number from 0, or label): Bury 2 cards or Throw ♠; a \
-             choice that picks cards takes {\"index\": N, \"pick\": [their values]}; \
-             0 picks 2 of \"c1\" 7♠, \"c2\" 7♠, \"c3\" A♥; 1 picks 2 to 3 of \"c1\" 7♠, \
+             choice that leaves an amount or cards free takes its number then the amount or \
+             the values picked (2 60, 5 c3 c17); 0 picks 2 of \"c1\" 7♠, \"c2\" 7♠, \"c3\" A♥; 1 picks 2 to 3 of \"c1\" 7♠, \
              \"c2\" 7♠, \"c4\" 9♠"
         );
     }
@@ -404,6 +447,55 @@ mod tests {
             resolve(&holdem(), &json!({"index": 1, "pick": ["c1"]})).unwrap_err(),
             "\"Call 20\" picks nothing"
         );
+    }
+
+    #[test]
+    fn a_person_types_a_choices_number_then_its_amount_or_the_values_picked() {
+        let object = |value: Value| value.as_object().unwrap().clone();
+        let typed = |choices: &[TableChoice], text: &str| resolve(choices, &json!(text));
+        let (holdem, bury) = (holdem(), upgrade_bury());
+        assert_eq!(
+            typed(&holdem, "2 60").unwrap(),
+            object(json!({"kind": "raise", "amount": 60}))
+        );
+        assert_eq!(
+            typed(&holdem, " 1 ").unwrap(),
+            object(json!({"kind": "call"}))
+        );
+        assert_eq!(
+            typed(&bury, "0 c3 \"c1\"").unwrap(),
+            object(json!({"kind": "bury", "card_ids": ["c3", "c1"]}))
+        );
+        assert_eq!(
+            typed(&bury, r#"{"index": 1, "pick": ["c4", "c2"]}"#).unwrap(),
+            object(json!({"kind": "play", "card_ids": ["c4", "c2"]}))
+        );
+        for (choices, text, why) in [
+            (
+                &holdem,
+                "2 twenty",
+                "\"Raise\" needs an amount from 40 to 990",
+            ),
+            (
+                &holdem,
+                "2 60 70",
+                "\"Raise\" needs an amount from 40 to 990",
+            ),
+            (&holdem, "2 20", "\"Raise\" needs an amount from 40 to 990"),
+            (&holdem, "1 60", "\"Call 20\" takes nothing more"),
+            (&holdem, "7 60", "no choice is labelled \"7 60\""),
+            (
+                &holdem,
+                "Raise\u{1b}[2J",
+                "no choice is labelled \"Raise\\x1b[2J\"",
+            ),
+            (&bury, "0 c1 c9", "\"Bury 2 cards\" does not offer \"c9\""),
+            (&bury, "0 c1", "\"Bury 2 cards\" picks 2 items, not 1"),
+            (&bury, "0 c1 c1", "\"Bury 2 cards\" picks \"c1\" twice"),
+            (&bury, "{\"index\": 0", FORMS),
+        ] {
+            assert_eq!(typed(choices, text).unwrap_err(), why, "{text:?}");
+        }
     }
 
     #[test]

@@ -99,6 +99,24 @@ impl Pick {
         Ok(Value::Array(items.clone()))
     }
 
+    /// The value of the item a person typed as `word`: its value itself (a card id, with or
+    /// without the quotes `session wait` shows, or an integer); `Err` with the word quoted
+    /// when no item is it.
+    pub(super) fn item_typed(&self, word: &str) -> Result<Value, String> {
+        let bare = word
+            .strip_prefix('"')
+            .and_then(|w| w.strip_suffix('"'))
+            .unwrap_or(word);
+        self.from
+            .iter()
+            .find(|item| match &item.value {
+                Value::String(value) => value == bare,
+                other => other.to_string() == bare,
+            })
+            .map(|item| item.value.clone())
+            .ok_or_else(|| quoted(&Value::String(word.to_string())))
+    }
+
     /// How many items it takes, in words: `8`, `2 to 3`.
     fn count(&self) -> String {
         if self.min == self.max {

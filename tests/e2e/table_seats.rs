@@ -337,8 +337,19 @@ fn refused_and_asked_again(control: &[&str]) {
             // Cards the seat holds, of a count the pick allows: the member-side check passes,
             // the leader refuses them.
             let pick = no_combination(&options[index]["pick"]);
-            let decision =
-                serde_json::json!({"choice": {"index": index, "pick": pick}}).to_string();
+            // The whole decision as JSON, or (hybrid) as a person types it at a terminal:
+            // the choice's number, then the values picked.
+            let decision = if control == HUMAN {
+                serde_json::json!({"choice": {"index": index, "pick": pick}}).to_string()
+            } else {
+                let values: Vec<&str> = pick
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_str().unwrap())
+                    .collect();
+                format!("{index} {}", values.join(" "))
+            };
             let answer = decide(person, session, &decision);
             if answer["status"] == "closed" {
                 continue;
