@@ -111,7 +111,10 @@ impl Pick {
             .iter()
             .find(|item| match &item.value {
                 Value::String(value) => value == bare,
-                other => other.to_string() == bare,
+                Value::Number(number) => {
+                    bare.parse::<serde_json::Number>().ok() == Some(number.clone())
+                }
+                _ => false,
             })
             .map(|item| item.value.clone())
             .ok_or_else(|| quoted(&Value::String(word.to_string())))
