@@ -470,6 +470,20 @@ mod tests {
             typed(&bury, r#"{"index": 1, "pick": ["c4", "c2"]}"#).unwrap(),
             object(json!({"kind": "play", "card_ids": ["c4", "c2"]}))
         );
+        let tiles = TableChoice::list_from_hook(json!([
+            {"label": "Discard", "action": {"kind": "discard"}, "pick": {
+                "field": "tiles", "min": 1, "max": 1,
+                "from": [{"value": 3, "label": "3 bamboo"}, {"value": 7, "label": "7 dots"}]}},
+        ]))
+        .unwrap();
+        assert_eq!(
+            typed(&tiles, "0 7").unwrap(),
+            object(json!({"kind": "discard", "tiles": [7]}))
+        );
+        assert_eq!(
+            typed(&tiles, "0 8").unwrap_err(),
+            "\"Discard\" does not offer \"8\""
+        );
         for (choices, text, why) in [
             (
                 &holdem,
