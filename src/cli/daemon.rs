@@ -61,20 +61,12 @@ impl Waiting {
 }
 
 /// Runs a session on a fresh runtime; SIGTERM (`session abort`) or Ctrl-C ends it as aborted.
-/// The runtime is one thread (the engine and hooks run on their own blocking thread): a
-/// frame then wakes one thread on its way in and one on its way out, where a pool of
-/// workers passed it between them, and each wake of an idle thread costs tens of
-/// microseconds on a virtual machine (benches/RESULTS.md, "One runtime thread per session").
-/// Nothing on this runtime may block: hooks, files and waits for a person run on the
-/// session's own thread.
 pub fn run_until_signal(
     dir: &SessionRecorder,
     desk: &super::play::SideDesk,
     session: impl Future<Output = Result<SessionEnd, SessionError>>,
 ) -> Result<SessionEnd, SessionError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
+    let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| SessionError::io("cannot start the async runtime", e))?;
     runtime.block_on(async {
         let mut terminate =
