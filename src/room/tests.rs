@@ -498,6 +498,31 @@ fn a_member_ahead_of_the_claimant_hands_over_its_checkpoint_and_nobody_goes_back
     assert_eq!(checkpoint::newest(later, [ahead]).leader_epoch, 1);
 }
 
+/// A lie a test tells: an edit of a good envelope.
+type Lie<'a> = Box<dyn Fn(&mut Value) + 'a>;
+
+/// `good` told as `edit` is refused by `replica` with `expected` and changes nothing, to the
+/// order of its keys.
+fn refused_unchanged(
+    replica: &mut Replica,
+    good: &Value,
+    (name, edit, expected): (&str, Lie, RoomError),
+) {
+    let before = replica.clone();
+    let mut forged = good.clone();
+    edit(&mut forged);
+    assert_eq!(
+        replica.apply(&forged, false).unwrap_err(),
+        expected,
+        "{name}"
+    );
+    assert_eq!(
+        format!("{replica:?}"),
+        format!("{before:?}"),
+        "{name}: nothing changed"
+    );
+}
+
 /// Recomputes an envelope's frame hash over its (edited) core, then signs it again.
 fn rehash(envelope: &mut Value, signer: &Identity) {
     let map = envelope.as_object().unwrap();
@@ -518,7 +543,6 @@ fn a_lying_leaders_signed_envelope_is_caught_with_its_reason() {
     let leader = room.leader.clone();
     let forger = Identity::generate();
     let forged_certificate = forger.sign_hex(b"not the leader's certificate");
-    type Lie<'a> = Box<dyn Fn(&mut Value) + 'a>;
     let cases: Vec<(&str, Lie, RoomError)> = vec![
         (
             "previous_hash",
@@ -565,16 +589,8 @@ fn a_lying_leaders_signed_envelope_is_caught_with_its_reason() {
             },
         ),
     ];
-    for (name, edit, expected) in cases {
-        let mut replica = room.replicas[0].clone();
-        let mut forged = good.clone();
-        edit(&mut forged);
-        assert_eq!(
-            replica.apply(&forged, false).unwrap_err(),
-            expected,
-            "{name}"
-        );
-        assert_eq!(replica, room.replicas[0], "{name}: nothing changed");
+    for case in cases {
+        refused_unchanged(&mut room.replicas[0].clone(), &good, case);
     }
     // The same leader, once the member follows it into epoch 1, is no longer believed
     // about epoch 0.
@@ -642,7 +658,6 @@ fn a_failed_delta_envelope_leaves_the_replica_exactly_as_it_was() {
         what,
         error: super::delta::DeltaError::Missing(at),
     };
-    type Lie<'a> = Box<dyn Fn(&mut Value) + 'a>;
     let push = |e: &mut Value, field: &str, op: Value| {
         e[field].as_array_mut().unwrap().push(op);
         resign(e, &leader);
@@ -726,20 +741,8 @@ fn a_failed_delta_envelope_leaves_the_replica_exactly_as_it_was() {
     ];
     let before = room.replicas[0].clone();
     let replica = &mut room.replicas[0];
-    for (name, edit, expected) in cases {
-        let mut forged = good.clone();
-        edit(&mut forged);
-        assert_eq!(
-            replica.apply(&forged, false).unwrap_err(),
-            expected,
-            "{name}"
-        );
-        assert_eq!(*replica, before, "{name}");
-        assert_eq!(
-            format!("{replica:?}"),
-            format!("{before:?}"),
-            "{name}: key order"
-        );
+    for case in cases {
+        refused_unchanged(replica, &good, case);
     }
     let mut untouched = before.clone();
     untouched.apply(&good, false).unwrap().expect("a new frame");
