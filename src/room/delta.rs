@@ -346,16 +346,35 @@ fn diff_at(previous: &Value, current: &Value, path: &mut Vec<Value>, ops: &mut V
                 .take(rest)
                 .take_while(|(a, b)| a == b)
                 .count();
-            ops.push(json!({
-                "op": "splice",
-                "path": path.clone(),
-                "index": prefix,
-                "delete": before.len() - suffix - prefix,
-                "items": after[prefix..after.len() - suffix].to_vec(),
-            }));
+            let (gone, new) = (
+                &before[prefix..before.len() - suffix],
+                &after[prefix..after.len() - suffix],
+            );
+            let splice = |index: usize, delete: usize, items: &[Value]| json!({"op": "splice", "path": path.clone(), "index": index, "delete": delete, "items": items});
+            match window_shift(gone, new) {
+                Some(dropped) => {
+                    let kept = gone.len() - dropped;
+                    ops.push(splice(prefix, dropped, &[]));
+                    ops.push(splice(prefix + kept, 0, &new[kept..]));
+                }
+                None => ops.push(splice(prefix, gone.len(), new)),
+            }
         }
         _ => ops.push(json!({"op": "set", "path": path.clone(), "value": current})),
     }
+}
+
+/// Most items a window may drop from its front in one step and still be sent as a shift.
+const MAX_SHIFT: usize = 64;
+
+/// How many items `before` drops from its front to become the start of `after`, when a
+/// window slid (a log keeping its last N entries): then two small splices say it instead of
+/// the whole window.
+fn window_shift(before: &[Value], after: &[Value]) -> Option<usize> {
+    (1..before.len().min(MAX_SHIFT + 1)).find(|&dropped| {
+        let kept = &before[dropped..];
+        after.len() >= kept.len() && after[..kept.len()] == *kept
+    })
 }
 
 fn diff_objects(
@@ -404,6 +423,18 @@ mod tests {
             json!({"a": false, "b": [1, 9, 3, 4]}),
         );
         round_trip(json!({"log": [1, 2, 3, 4]}), json!({"log": [3, 4, 5]}));
+        assert_eq!(
+            round_trip(
+                json!({"log": [1, 2, 3, 4, 5]}),
+                json!({"log": [3, 4, 5, 6, 7]})
+            ),
+            [
+                json!({"op": "splice", "path": ["log"], "index": 0, "delete": 2, "items": []}),
+                json!({"op": "splice", "path": ["log"], "index": 3, "delete": 0, "items": [6, 7]}),
+            ],
+            "a sliding window is sent as what it dropped and what it gained"
+        );
+        round_trip(json!([0, 1, 2, 9]), json!([0, 2, 5, 9]));
         round_trip(
             json!({"x": {"y": [1]}, "gone": 1}),
             json!({"x": {"y": []}, "new": {"z": null}}),
