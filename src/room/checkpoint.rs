@@ -94,24 +94,47 @@ impl Checkpoint {
     /// which checks the room's limits on it), its state, and its leader's certificate. Also
     /// returns the canonical text of its state (the six fields), which a frame's
     /// `recovery_state_hash` covers.
-    pub fn verify(raw: Map<String, Value>) -> Result<(Checkpoint, String), RoomError> {
-        let texts: Vec<(&str, String)> = raw
+    pub fn verify(mut raw: Map<String, Value>) -> Result<(Checkpoint, String), RoomError> {
+        let fields: Vec<(&str, &Value)> = raw.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let (mut checkpoint, state_text) = Checkpoint::verify_fields(&fields)?;
+        checkpoint.state.protocol_state = take_protocol_state(&mut raw);
+        Ok((checkpoint, state_text))
+    }
+
+    /// [`Checkpoint::verify`] of the checkpoint made of `fields` (a later field of a name
+    /// wins), without building it: the checkpoint it returns has an empty `protocol_state`
+    /// for the caller to move in from its JSON (with [`take_protocol_state`]), so the hooks'
+    /// recovery state, a room's largest part, is read once, to render it, and never copied.
+    pub fn verify_fields(fields: &[(&str, &Value)]) -> Result<(Checkpoint, String), RoomError> {
+        let fields: BTreeMap<&str, &Value> = fields.iter().copied().collect();
+        let texts: Vec<(&str, String)> = fields
             .iter()
-            .filter(|(key, _)| !matches!(key.as_str(), "checkpoint_hash" | "checkpoint_signature"))
-            .map(|(key, value)| Ok((key.as_str(), json::canonical(value)?)))
+            .filter(|(key, _)| !matches!(**key, "checkpoint_hash" | "checkpoint_signature"))
+            .map(|(key, value)| Ok((*key, json::canonical(value)?)))
             .collect::<Result<_, RoomError>>()?;
-        let mut fields: Vec<(&str, &str)> = texts.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let hash = crate::canonical::sha256_hex(json::canonical_object(&mut fields));
-        if raw.get("checkpoint_hash").and_then(Value::as_str) != Some(hash.as_str()) {
+        let mut rendered: Vec<(&str, &str)> = texts.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let hash = crate::canonical::sha256_hex(json::canonical_object(&mut rendered));
+        if fields.get("checkpoint_hash").and_then(|v| v.as_str()) != Some(hash.as_str()) {
             return Err(RoomError::CheckpointHash);
         }
-        check_state_of(&raw)?;
-        let mut state: Vec<(&str, &str)> = fields
+        check_state_of(&fields)?;
+        let mut state: Vec<(&str, &str)> = rendered
             .into_iter()
             .filter(|(key, _)| STATE_FIELDS.contains(key))
             .collect();
         let state_text = json::canonical_object(&mut state);
-        let checkpoint = Checkpoint::deserialize(Value::Object(raw))
+        let empty = Value::Object(Map::new());
+        let without_protocol_state: Map<String, Value> = fields
+            .iter()
+            .map(|(key, value)| {
+                let value = match (*key, *value) {
+                    ("protocol_state", Value::Object(_)) => &empty,
+                    _ => value,
+                };
+                (key.to_string(), value.clone())
+            })
+            .collect();
+        let checkpoint = Checkpoint::deserialize(Value::Object(without_protocol_state))
             .map_err(|e| RoomError::CheckpointState(e.to_string()))?;
         if checkpoint.version != VERSION {
             return Err(RoomError::CheckpointState(format!(
@@ -126,6 +149,43 @@ impl Checkpoint {
         )
         .map_err(|_| RoomError::Certificate)?;
         Ok((checkpoint, state_text))
+    }
+}
+
+/// Moves the hooks' recovery state out of a checkpoint's (or a state's) JSON that
+/// [`Checkpoint::verify_fields`] accepted, where it is an object.
+pub fn take_protocol_state(json: &mut Map<String, Value>) -> Map<String, Value> {
+    match json.remove("protocol_state") {
+        Some(Value::Object(state)) => state,
+        _ => Map::new(),
+    }
+}
+
+impl CheckpointState {
+    /// This state as the JSON a delta applies to and a checkpoint's hash covers, lent the
+    /// hooks' recovery state (moved out of this state, not copied: give it back with
+    /// [`take_protocol_state`]); the other fields are small and copied.
+    pub fn lend_json(&mut self) -> Map<String, Value> {
+        let mut json = Map::new();
+        json.insert(
+            "members".into(),
+            serde_json::to_value(&self.members).expect("members serialize"),
+        );
+        json.insert(
+            "last_client_seq".into(),
+            serde_json::to_value(&self.last_client_seq).expect("numbers serialize"),
+        );
+        json.insert(
+            "recovery_mode".into(),
+            serde_json::to_value(self.recovery_mode).expect("a mode serializes"),
+        );
+        json.insert(
+            "protocol_state".into(),
+            Value::Object(std::mem::take(&mut self.protocol_state)),
+        );
+        json.insert("completed".into(), self.completed.into());
+        json.insert("outcome".into(), self.outcome.clone().into());
+        json
     }
 }
 
@@ -166,15 +226,15 @@ pub fn newest(own: Checkpoint, handed: impl IntoIterator<Item = Checkpoint>) -> 
 /// Checks a checkpoint's state (its six fields, read in place): all there, with members of
 /// distinct keys and seats (the room's JSON limits are checked as the checkpoint is
 /// rendered for its hash, the rest of the types as it is read).
-fn check_state_of(checkpoint: &Map<String, Value>) -> Result<(), RoomError> {
+fn check_state_of(checkpoint: &BTreeMap<&str, &Value>) -> Result<(), RoomError> {
     let invalid = |what: String| RoomError::CheckpointState(what);
     if let Some(key) = STATE_FIELDS
         .iter()
-        .find(|key| !checkpoint.contains_key(**key))
+        .find(|key| !checkpoint.contains_key(*key))
     {
         return Err(invalid(format!("{key} is missing")));
     }
-    let members = Vec::<RoomMember>::deserialize(&checkpoint["members"])
+    let members = Vec::<RoomMember>::deserialize(checkpoint["members"])
         .map_err(|e| invalid(e.to_string()))?;
     check_members(&members).map_err(invalid)
 }

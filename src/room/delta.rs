@@ -4,7 +4,9 @@
 //! correct delta is acceptable — the receiver checks the result's hash — so ours need not
 //! match the reference's choice of ops; they must only be applied identically. Unlike the
 //! reference, the diff tells `1` from `true` and `0` from `false` (JSON values of different
-//! types are different), so a view never silently keeps a stale value.
+//! types are different), so a view never silently keeps a stale value. A receiver applies a
+//! delta in place to the value it holds, lent to the delta ([`Lent`]), which puts back what
+//! each operation replaced when a check after the delta fails.
 
 use serde_json::{Map, Value, json};
 
@@ -35,24 +37,172 @@ enum Step {
     Index(usize),
 }
 
-/// Applies `ops` to a copy of `base`.
+/// Applies `ops` to a copy of `base` (tests check deltas with it).
+#[cfg(test)]
 pub fn apply(base: &Value, ops: &Value) -> Result<Value, DeltaError> {
     let ops = ops.as_array().ok_or(DeltaError::NotOps)?;
-    apply_to(base.clone(), ops)
+    let mut lent = Lent::new(base.clone());
+    lent.apply(ops)?;
+    Ok(lent.keep())
 }
 
-/// Applies `ops` to `base` itself.
-pub fn apply_to(mut base: Value, ops: &[Value]) -> Result<Value, DeltaError> {
-    if ops.len() > MAX_OPS {
-        return Err(DeltaError::NotOps);
-    }
-    for (index, op) in ops.iter().enumerate() {
-        apply_one(&mut base, op, index)?;
-    }
-    Ok(base)
+/// What one applied operation replaced, so that it can be put back.
+#[derive(Debug)]
+enum Replaced {
+    /// The whole value (a `set` of the empty path).
+    Root(Value),
+    /// A key of the object at `parent` that a `set` gave a value: the value it held, or
+    /// `None` when the `set` added it.
+    Key {
+        parent: Vec<Step>,
+        key: String,
+        held: Option<Value>,
+    },
+    /// A key of the object at `parent` that a `remove` took out, and its place.
+    RemovedKey {
+        parent: Vec<Step>,
+        key: String,
+        place: usize,
+        held: Value,
+    },
+    /// An item of the array at `parent` that a `set` replaced.
+    Item {
+        parent: Vec<Step>,
+        at: usize,
+        held: Value,
+    },
+    /// An item of the array at `parent` that a `remove` took out.
+    RemovedItem {
+        parent: Vec<Step>,
+        at: usize,
+        held: Value,
+    },
+    /// The items a `splice` took out of the array at `path`, and how many it put in.
+    Spliced {
+        path: Vec<Step>,
+        at: usize,
+        inserted: usize,
+        removed: Vec<Value>,
+    },
 }
 
-fn apply_one(root: &mut Value, op: &Value, index: usize) -> Result<(), DeltaError> {
+/// What each operation of a delta applied in place replaced (moved out, not copied).
+#[derive(Debug, Default)]
+struct Undo(Vec<Replaced>);
+
+impl Undo {
+    /// Puts back everything the delta replaced: `root` must be the value it was applied to,
+    /// unchanged since.
+    fn roll_back(self, root: &mut Value) {
+        for replaced in self.0.into_iter().rev() {
+            replaced.put_back(root);
+        }
+    }
+}
+
+/// A value lent to a delta: the delta applies to it in place, and the value goes back as it
+/// was unless the checks after the delta pass and it is kept — so checking a delta costs
+/// what it changes, not a copy of the value.
+#[derive(Debug)]
+#[must_use = "a lent value is kept or rolled back"]
+pub struct Lent {
+    value: Value,
+    undo: Undo,
+}
+
+impl Lent {
+    pub fn new(value: Value) -> Lent {
+        Lent {
+            value,
+            undo: Undo::default(),
+        }
+    }
+
+    /// The value, with the delta once applied.
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
+
+    /// Applies `ops`; on failure the value is as it was.
+    pub fn apply(&mut self, ops: &[Value]) -> Result<(), DeltaError> {
+        if ops.len() > MAX_OPS {
+            return Err(DeltaError::NotOps);
+        }
+        for (index, op) in ops.iter().enumerate() {
+            match apply_one(&mut self.value, op, index) {
+                Ok(replaced) => self.undo.0.push(replaced),
+                Err(error) => {
+                    std::mem::take(&mut self.undo).roll_back(&mut self.value);
+                    return Err(error);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The value as it was lent.
+    pub fn roll_back(mut self) -> Value {
+        self.undo.roll_back(&mut self.value);
+        self.value
+    }
+
+    /// The value with the delta applied.
+    pub fn keep(self) -> Value {
+        self.value
+    }
+}
+
+impl Replaced {
+    fn put_back(self, root: &mut Value) {
+        fn at_path<'a>(root: &'a mut Value, path: &[Step]) -> &'a mut Value {
+            resolve(root, path, 0).expect("an undo walks back the paths its delta walked")
+        }
+        match self {
+            Replaced::Root(held) => *root = held,
+            Replaced::Key { parent, key, held } => {
+                if let Value::Object(map) = at_path(root, &parent) {
+                    match held {
+                        // An existing key keeps its place.
+                        Some(held) => map.insert(key, held),
+                        None => map.shift_remove(&key),
+                    };
+                }
+            }
+            Replaced::RemovedKey {
+                parent,
+                key,
+                place,
+                held,
+            } => {
+                if let Value::Object(map) = at_path(root, &parent) {
+                    map.shift_insert(place, key, held);
+                }
+            }
+            Replaced::Item { parent, at, held } => {
+                if let Value::Array(items) = at_path(root, &parent) {
+                    items[at] = held;
+                }
+            }
+            Replaced::RemovedItem { parent, at, held } => {
+                if let Value::Array(items) = at_path(root, &parent) {
+                    items.insert(at, held);
+                }
+            }
+            Replaced::Spliced {
+                path,
+                at,
+                inserted,
+                removed,
+            } => {
+                if let Value::Array(items) = at_path(root, &path) {
+                    items.splice(at..at + inserted, removed);
+                }
+            }
+        }
+    }
+}
+
+fn apply_one(root: &mut Value, op: &Value, index: usize) -> Result<Replaced, DeltaError> {
     let op = op.as_object().ok_or(DeltaError::BadOp(index))?;
     let has_exactly =
         |keys: &[&str]| op.len() == keys.len() && keys.iter().all(|k| op.contains_key(*k));
@@ -60,32 +210,48 @@ fn apply_one(root: &mut Value, op: &Value, index: usize) -> Result<(), DeltaErro
     match op.get("op").and_then(Value::as_str) {
         Some("set") if has_exactly(&["op", "path", "value"]) => {
             let value = op["value"].clone();
-            match path.split_last() {
-                None => *root = value,
-                Some((last, parent)) => match (resolve(root, parent, index)?, last) {
-                    (Value::Object(map), Step::Key(key)) => {
-                        map.insert(key.clone(), value);
-                    }
-                    (Value::Array(items), Step::Index(at)) if *at < items.len() => {
-                        items[*at] = value;
-                    }
-                    _ => return Err(DeltaError::Missing(index)),
-                },
+            let Some((last, parent)) = path.split_last() else {
+                return Ok(Replaced::Root(std::mem::replace(root, value)));
+            };
+            match (resolve(root, parent, index)?, last) {
+                (Value::Object(map), Step::Key(key)) => Ok(Replaced::Key {
+                    held: map.insert(key.clone(), value),
+                    parent: parent.to_vec(),
+                    key: key.clone(),
+                }),
+                (Value::Array(items), Step::Index(at)) if *at < items.len() => Ok(Replaced::Item {
+                    parent: parent.to_vec(),
+                    at: *at,
+                    held: std::mem::replace(&mut items[*at], value),
+                }),
+                _ => Err(DeltaError::Missing(index)),
             }
-            Ok(())
         }
         Some("remove") if has_exactly(&["op", "path"]) => {
             let (last, parent) = path.split_last().ok_or(DeltaError::BadOp(index))?;
             match (resolve(root, parent, index)?, last) {
-                (Value::Object(map), Step::Key(key)) if map.contains_key(key) => {
-                    map.shift_remove(key);
+                (Value::Object(map), Step::Key(key)) => {
+                    let place = map
+                        .keys()
+                        .position(|k| k == key)
+                        .ok_or(DeltaError::Missing(index))?;
+                    let held = map.shift_remove(key).ok_or(DeltaError::Missing(index))?;
+                    Ok(Replaced::RemovedKey {
+                        parent: parent.to_vec(),
+                        key: key.clone(),
+                        place,
+                        held,
+                    })
                 }
                 (Value::Array(items), Step::Index(at)) if *at < items.len() => {
-                    items.remove(*at);
+                    Ok(Replaced::RemovedItem {
+                        parent: parent.to_vec(),
+                        at: *at,
+                        held: items.remove(*at),
+                    })
                 }
-                _ => return Err(DeltaError::Missing(index)),
+                _ => Err(DeltaError::Missing(index)),
             }
-            Ok(())
         }
         Some("splice") if has_exactly(&["op", "path", "index", "delete", "items"]) => {
             let Value::Array(target) = resolve(root, &path, index)? else {
@@ -100,8 +266,15 @@ fn apply_one(root: &mut Value, op: &Value, index: usize) -> Result<(), DeltaErro
             if at > target.len() || delete > target.len() - at {
                 return Err(DeltaError::BadSplice(index));
             }
-            target.splice(at..at + delete, items.iter().cloned());
-            Ok(())
+            let removed = target
+                .splice(at..at + delete, items.iter().cloned())
+                .collect();
+            Ok(Replaced::Spliced {
+                path,
+                at,
+                inserted: items.len(),
+                removed,
+            })
         }
         _ => Err(DeltaError::BadOp(index)),
     }
@@ -174,16 +347,35 @@ fn diff_at(previous: &Value, current: &Value, path: &mut Vec<Value>, ops: &mut V
                 .take(rest)
                 .take_while(|(a, b)| a == b)
                 .count();
-            ops.push(json!({
-                "op": "splice",
-                "path": path.clone(),
-                "index": prefix,
-                "delete": before.len() - suffix - prefix,
-                "items": after[prefix..after.len() - suffix].to_vec(),
-            }));
+            let (gone, new) = (
+                &before[prefix..before.len() - suffix],
+                &after[prefix..after.len() - suffix],
+            );
+            let splice = |index: usize, delete: usize, items: &[Value]| json!({"op": "splice", "path": path.clone(), "index": index, "delete": delete, "items": items});
+            match window_shift(gone, new) {
+                Some(dropped) => {
+                    let kept = gone.len() - dropped;
+                    ops.push(splice(prefix, dropped, &[]));
+                    ops.push(splice(prefix + kept, 0, &new[kept..]));
+                }
+                None => ops.push(splice(prefix, gone.len(), new)),
+            }
         }
         _ => ops.push(json!({"op": "set", "path": path.clone(), "value": current})),
     }
+}
+
+/// Most items a window may drop from its front in one step and still be sent as a shift.
+const MAX_SHIFT: usize = 64;
+
+/// How many items `before` drops from its front to become the start of `after`, when a
+/// window slid (a log keeping its last N entries): then two small splices say it instead of
+/// the whole window.
+fn window_shift(before: &[Value], after: &[Value]) -> Option<usize> {
+    (1..before.len().min(MAX_SHIFT + 1)).find(|&dropped| {
+        let kept = &before[dropped..];
+        after.len() >= kept.len() && after[..kept.len()] == *kept
+    })
 }
 
 fn diff_objects(
@@ -232,12 +424,51 @@ mod tests {
             json!({"a": false, "b": [1, 9, 3, 4]}),
         );
         round_trip(json!({"log": [1, 2, 3, 4]}), json!({"log": [3, 4, 5]}));
+        assert_eq!(
+            round_trip(
+                json!({"log": [1, 2, 3, 4, 5]}),
+                json!({"log": [3, 4, 5, 6, 7]})
+            ),
+            [
+                json!({"op": "splice", "path": ["log"], "index": 0, "delete": 2, "items": []}),
+                json!({"op": "splice", "path": ["log"], "index": 3, "delete": 0, "items": [6, 7]}),
+            ],
+            "a sliding window is sent as what it dropped and what it gained"
+        );
+        round_trip(json!([0, 1, 2, 9]), json!([0, 2, 5, 9]));
         round_trip(
             json!({"x": {"y": [1]}, "gone": 1}),
             json!({"x": {"y": []}, "new": {"z": null}}),
         );
         round_trip(json!([1, 2]), json!({"now": "an object"}));
         round_trip(json!({"a": [[1], [2]]}), json!({"a": [[1], [2], [3]]}));
+    }
+
+    #[test]
+    fn a_lent_value_rolls_back_to_its_exact_bytes_after_success_or_failure() {
+        let original = json!({"a": [1, 2, 3], "b": {"c": 1, "d": 2}, "e": "x"});
+        let ops = json!([
+            {"op": "set", "path": ["a", 0], "value": 9},
+            {"op": "splice", "path": ["a"], "index": 1, "delete": 2, "items": [7, 8, 9]},
+            {"op": "remove", "path": ["a", 3]},
+            {"op": "remove", "path": ["b", "c"]},
+            {"op": "set", "path": ["b", "d"], "value": [0]},
+            {"op": "set", "path": ["b", "z"], "value": null},
+            {"op": "remove", "path": ["a"]},
+            {"op": "set", "path": [], "value": {"whole": true}},
+            {"op": "set", "path": ["whole"], "value": false},
+        ]);
+        let ops = ops.as_array().unwrap();
+        let mut lent = Lent::new(original.clone());
+        lent.apply(ops).unwrap();
+        assert_eq!(lent.value(), &json!({"whole": false}));
+        assert_eq!(lent.roll_back().to_string(), original.to_string());
+        let mut failing = ops[..7].to_vec();
+        failing.push(json!({"op": "remove", "path": ["a"]}));
+        let mut lent = Lent::new(original.clone());
+        assert_eq!(lent.apply(&failing), Err(DeltaError::Missing(7)));
+        assert_eq!(lent.value().to_string(), original.to_string());
+        assert_eq!(lent.keep().to_string(), original.to_string());
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! view hashes, the signature, the sequence and the hash chain, the checkpoint and its
 //! certificate, the view — and keeps the newest verified checkpoint and view. It runs no
 //! hooks; it only trusts what verifies. A bootstrap (the first envelope on a channel, or of
-//! a new epoch) may jump ahead but never back.
+//! a new epoch) may jump ahead but never back. A delta envelope's deltas apply in place to
+//! the view and checkpoint state it holds, undone when a check fails, so verifying one
+//! copies only what it changed.
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -10,9 +12,9 @@ use serde_json::{Map, Value};
 use crate::canonical::sha256_hex;
 
 use super::checkpoint::{self, Checkpoint};
-use super::delta;
+use super::delta::Lent;
 use super::envelope::{
-    CORE_FIELDS, Envelope, Form, PRIVATE_FIELDS, WIRE_VERSION, signed_statement,
+    CORE_FIELDS, Envelope, Form, PRIVATE_FIELDS, Private, WIRE_VERSION, signed_statement,
 };
 use super::error::RoomError;
 use super::json;
@@ -106,15 +108,21 @@ impl Replica {
             _ => {}
         }
         let mut envelope = envelope;
-        let checkpoint = self.decode_checkpoint(&mut envelope, bootstrap)?;
-        let view = self.decode_view(&mut envelope, bootstrap)?;
+        let checkpoint = self.next_checkpoint(&mut envelope, bootstrap)?;
+        let view = match self.next_view(&mut envelope.private, bootstrap) {
+            Ok(view) => view,
+            Err(error) => {
+                checkpoint.roll_back(&mut self.checkpoint);
+                return Err(error);
+            }
+        };
         self.head = Some(Head {
             seq,
             frame_hash: envelope.frame_hash.clone(),
         });
         self.membership_version = envelope.core.membership_version;
-        self.checkpoint = Some(checkpoint);
-        self.view = Some(view);
+        self.checkpoint = Some(checkpoint.keep());
+        self.view = Some(object(view.keep()));
         Ok(Some(Verified { envelope }))
     }
 
@@ -162,59 +170,104 @@ impl Replica {
         Ok(())
     }
 
-    fn decode_checkpoint(
-        &self,
+    /// The envelope's checkpoint, checked: sent whole, or a delta applied in place to this
+    /// replica's (given back as it was when a check fails).
+    fn next_checkpoint(
+        &mut self,
         envelope: &mut Envelope,
         bootstrap: bool,
-    ) -> Result<Checkpoint, RoomError> {
-        let frame_hash = envelope.frame_hash.clone();
-        let core = &envelope.core;
+    ) -> Result<NextCheckpoint, RoomError> {
         let private = &mut envelope.private;
-        let raw = match (private.checkpoint_mode, private.checkpoint.take()) {
-            (Form::Full, Some(full)) if private.checkpoint_delta.is_empty() => full,
+        let (next, state_text) = match (private.checkpoint_mode, private.checkpoint.take()) {
+            (Form::Full, Some(full)) if private.checkpoint_delta.is_empty() => {
+                let (checkpoint, state_text) = Checkpoint::verify(full)?;
+                (NextCheckpoint::Full(checkpoint), state_text)
+            }
             (Form::Delta, None) if bootstrap => {
                 return Err(RoomError::BootstrapDelta("checkpoint"));
             }
-            (Form::Delta, None) => {
-                let base = self
-                    .checkpoint
-                    .as_ref()
-                    .ok_or(RoomError::NoBase("checkpoint"))?;
-                let base_state = serde_json::to_value(&base.state).expect("a state serializes");
-                let state =
-                    delta::apply_to(base_state, &private.checkpoint_delta).map_err(|error| {
-                        RoomError::Delta {
-                            what: "checkpoint",
-                            error,
-                        }
-                    })?;
-                let Value::Object(state) = state else {
+            (Form::Delta, None) => self.checkpoint_delta(envelope)?,
+            _ => return Err(RoomError::Form("checkpoint")),
+        };
+        match self.check_tied(next.checkpoint(), &state_text, envelope) {
+            Ok(()) => Ok(next),
+            Err(error) => {
+                next.roll_back(&mut self.checkpoint);
+                Err(error)
+            }
+        }
+    }
+
+    /// The checkpoint a delta makes of this replica's: its state is lent to the delta (the
+    /// hooks' recovery state moved, not copied), and its frame is the envelope's.
+    fn checkpoint_delta(
+        &mut self,
+        envelope: &Envelope,
+    ) -> Result<(NextCheckpoint, String), RoomError> {
+        let (core, private) = (&envelope.core, &envelope.private);
+        let frame: [(&str, Value); 7] = [
+            ("version", checkpoint::VERSION.into()),
+            ("group_id", self.group_id.clone().into()),
+            ("leader_public_key", self.leader.clone().into()),
+            ("leader_epoch", self.epoch.into()),
+            ("seq", core.seq.into()),
+            ("frame_hash", envelope.frame_hash.clone().into()),
+            ("membership_version", core.membership_version.into()),
+        ];
+        let certificate: [(&str, Value); 2] = [
+            ("checkpoint_hash", private.checkpoint_hash.clone().into()),
+            (
+                "checkpoint_signature",
+                private.checkpoint_signature.clone().into(),
+            ),
+        ];
+        let base = self
+            .checkpoint
+            .as_mut()
+            .ok_or(RoomError::NoBase("checkpoint"))?;
+        let mut state = Lent::new(Value::Object(base.state.lend_json()));
+        let checked = state
+            .apply(&private.checkpoint_delta)
+            .map_err(|error| RoomError::Delta {
+                what: "checkpoint",
+                error,
+            })
+            .and_then(|()| {
+                let Value::Object(fields) = state.value() else {
                     return Err(RoomError::CheckpointState(
                         "the delta made a non-object".into(),
                     ));
                 };
-                let mut raw = Map::new();
-                raw.insert("version".into(), checkpoint::VERSION.into());
-                raw.insert("group_id".into(), self.group_id.clone().into());
-                raw.insert("leader_public_key".into(), self.leader.clone().into());
-                raw.insert("leader_epoch".into(), self.epoch.into());
-                raw.insert("seq".into(), core.seq.into());
-                raw.insert("frame_hash".into(), frame_hash.clone().into());
-                raw.insert("membership_version".into(), core.membership_version.into());
-                raw.extend(state);
-                raw.insert(
-                    "checkpoint_hash".into(),
-                    private.checkpoint_hash.clone().into(),
-                );
-                raw.insert(
-                    "checkpoint_signature".into(),
-                    private.checkpoint_signature.clone().into(),
-                );
-                raw
+                // As one object, state fields over frame fields, the certificate over both.
+                let fields: Vec<(&str, &Value)> = frame
+                    .iter()
+                    .map(|(key, value)| (*key, value))
+                    .chain(fields.iter().map(|(key, value)| (key.as_str(), value)))
+                    .chain(certificate.iter().map(|(key, value)| (*key, value)))
+                    .collect();
+                Checkpoint::verify_fields(&fields)
+            });
+        match checked {
+            Ok((checkpoint, state_text)) => {
+                Ok((NextCheckpoint::Delta { state, checkpoint }, state_text))
             }
-            _ => return Err(RoomError::Form("checkpoint")),
-        };
-        let (checkpoint, state_text) = Checkpoint::verify(raw)?;
+            Err(error) => {
+                base.state.protocol_state =
+                    checkpoint::take_protocol_state(&mut object(state.roll_back()));
+                Err(error)
+            }
+        }
+    }
+
+    /// Checks that a verified checkpoint is the one the envelope certifies and is tied to its
+    /// frame.
+    fn check_tied(
+        &self,
+        checkpoint: &Checkpoint,
+        state_text: &str,
+        envelope: &Envelope,
+    ) -> Result<(), RoomError> {
+        let (core, private) = (&envelope.core, &envelope.private);
         if checkpoint.checkpoint_hash != private.checkpoint_hash
             || checkpoint.checkpoint_signature != private.checkpoint_signature
         {
@@ -225,7 +278,7 @@ impl Replica {
             ("leader", checkpoint.leader_public_key == self.leader),
             ("epoch", checkpoint.leader_epoch == self.epoch),
             ("seq", checkpoint.seq == core.seq),
-            ("frame_hash", checkpoint.frame_hash == frame_hash),
+            ("frame_hash", checkpoint.frame_hash == envelope.frame_hash),
             (
                 "membership_version",
                 checkpoint.membership_version == core.membership_version,
@@ -239,39 +292,93 @@ impl Replica {
         if sha256_hex(state_text) != core.recovery_state_hash {
             return Err(RoomError::RecoveryHash);
         }
-        Ok(checkpoint)
+        Ok(())
     }
 
-    fn decode_view(
-        &self,
-        envelope: &mut Envelope,
-        bootstrap: bool,
-    ) -> Result<Map<String, Value>, RoomError> {
-        let private = &mut envelope.private;
+    /// The envelope's view, checked: sent whole, or a delta applied in place to this
+    /// replica's (given back as it was when a check fails).
+    fn next_view(&mut self, private: &mut Private, bootstrap: bool) -> Result<Lent, RoomError> {
         let view = match (private.view_mode, private.view.take()) {
-            (Form::Full, Some(full)) if private.view_delta.is_empty() => full,
+            (Form::Full, Some(full)) if private.view_delta.is_empty() => {
+                Lent::new(Value::Object(full))
+            }
             (Form::Delta, None) if bootstrap => return Err(RoomError::BootstrapDelta("view")),
             (Form::Delta, None) => {
-                let base = self.view.as_ref().ok_or(RoomError::NoBase("view"))?;
-                match delta::apply_to(Value::Object(base.clone()), &private.view_delta).map_err(
-                    |error| RoomError::Delta {
+                let base = self.view.take().ok_or(RoomError::NoBase("view"))?;
+                let mut view = Lent::new(Value::Object(base));
+                if let Err(error) = view.apply(&private.view_delta) {
+                    self.view = Some(object(view.roll_back()));
+                    return Err(RoomError::Delta {
                         what: "view",
                         error,
-                    },
-                )? {
-                    Value::Object(view) => view,
-                    _ => return Err(RoomError::Form("view")),
+                    });
                 }
+                if !view.value().is_object() {
+                    self.view = Some(object(view.roll_back()));
+                    return Err(RoomError::Form("view"));
+                }
+                view
             }
             _ => return Err(RoomError::Form("view")),
         };
-        let view = Value::Object(view);
-        if json::hash(&view)? != private.view_state_hash {
-            return Err(RoomError::ViewState);
+        match json::hash(view.value()) {
+            Ok(hash) if hash == private.view_state_hash => Ok(view),
+            failed => {
+                if private.view_mode == Form::Delta {
+                    self.view = Some(object(view.roll_back()));
+                }
+                Err(failed.map_or_else(RoomError::from, |_| RoomError::ViewState))
+            }
         }
-        let Value::Object(view) = view else {
-            unreachable!("built as an object above")
-        };
-        Ok(view)
+    }
+}
+
+/// A checkpoint an envelope brings, checked but not yet kept.
+enum NextCheckpoint {
+    /// Sent whole; the replica's own is untouched until it is kept.
+    Full(Checkpoint),
+    /// A delta applied to the replica's state, lent to it: `checkpoint` is the new one but
+    /// for its hooks' recovery state, which is still in `state`.
+    Delta { state: Lent, checkpoint: Checkpoint },
+}
+
+impl NextCheckpoint {
+    fn checkpoint(&self) -> &Checkpoint {
+        match self {
+            NextCheckpoint::Full(checkpoint) | NextCheckpoint::Delta { checkpoint, .. } => {
+                checkpoint
+            }
+        }
+    }
+
+    /// The new checkpoint, whole.
+    fn keep(self) -> Checkpoint {
+        match self {
+            NextCheckpoint::Full(checkpoint) => checkpoint,
+            NextCheckpoint::Delta {
+                state,
+                mut checkpoint,
+            } => {
+                checkpoint.state.protocol_state =
+                    checkpoint::take_protocol_state(&mut object(state.keep()));
+                checkpoint
+            }
+        }
+    }
+
+    /// Gives the replica's checkpoint (`held`) back its state as it was.
+    fn roll_back(self, held: &mut Option<Checkpoint>) {
+        if let (NextCheckpoint::Delta { state, .. }, Some(held)) = (self, held) {
+            held.state.protocol_state =
+                checkpoint::take_protocol_state(&mut object(state.roll_back()));
+        }
+    }
+}
+
+/// The object a checked value is (every other kind was refused before it is taken).
+fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
     }
 }

@@ -498,6 +498,31 @@ fn a_member_ahead_of_the_claimant_hands_over_its_checkpoint_and_nobody_goes_back
     assert_eq!(checkpoint::newest(later, [ahead]).leader_epoch, 1);
 }
 
+/// A lie a test tells: an edit of a good envelope.
+type Lie<'a> = Box<dyn Fn(&mut Value) + 'a>;
+
+/// `good` told as `edit` is refused by `replica` with `expected` and changes nothing, to the
+/// order of its keys.
+fn refused_unchanged(
+    replica: &mut Replica,
+    good: &Value,
+    (name, edit, expected): (&str, Lie, RoomError),
+) {
+    let before = replica.clone();
+    let mut forged = good.clone();
+    edit(&mut forged);
+    assert_eq!(
+        replica.apply(&forged, false).unwrap_err(),
+        expected,
+        "{name}"
+    );
+    assert_eq!(
+        format!("{replica:?}"),
+        format!("{before:?}"),
+        "{name}: nothing changed"
+    );
+}
+
 /// Recomputes an envelope's frame hash over its (edited) core, then signs it again.
 fn rehash(envelope: &mut Value, signer: &Identity) {
     let map = envelope.as_object().unwrap();
@@ -518,7 +543,6 @@ fn a_lying_leaders_signed_envelope_is_caught_with_its_reason() {
     let leader = room.leader.clone();
     let forger = Identity::generate();
     let forged_certificate = forger.sign_hex(b"not the leader's certificate");
-    type Lie<'a> = Box<dyn Fn(&mut Value) + 'a>;
     let cases: Vec<(&str, Lie, RoomError)> = vec![
         (
             "previous_hash",
@@ -557,24 +581,16 @@ fn a_lying_leaders_signed_envelope_is_caught_with_its_reason() {
             }),
             RoomError::Delta {
                 what: "view",
-                error: super::delta::apply_to(
-                    json!({}),
-                    &[json!({"op": "remove", "path": ["no such key"]})],
+                error: super::delta::apply(
+                    &json!({}),
+                    &json!([{"op": "remove", "path": ["no such key"]}]),
                 )
                 .unwrap_err(),
             },
         ),
     ];
-    for (name, edit, expected) in cases {
-        let mut replica = room.replicas[0].clone();
-        let mut forged = good.clone();
-        edit(&mut forged);
-        assert_eq!(
-            replica.apply(&forged, false).unwrap_err(),
-            expected,
-            "{name}"
-        );
-        assert_eq!(replica, room.replicas[0], "{name}: nothing changed");
+    for case in cases {
+        refused_unchanged(&mut room.replicas[0].clone(), &good, case);
     }
     // The same leader, once the member follows it into epoch 1, is no longer believed
     // about epoch 0.
@@ -592,4 +608,148 @@ fn a_lying_leaders_signed_envelope_is_caught_with_its_reason() {
         replica.advance_epoch(leader.public_key(), 1).unwrap_err(),
         RoomError::EpochNotNewer { have: 1, got: 1 }
     );
+}
+
+/// Ops of every kind that apply to a member's view (`under` `[]`) or checkpoint state
+/// (`under` `["protocol_state"]`), then one that cannot: the delta fails at its last op.
+fn failing_at_the_end(under: &[&str], then: &[Value]) -> Value {
+    let at = |steps: Value| {
+        let mut path: Vec<Value> = under.iter().map(|s| json!(s)).collect();
+        path.extend(steps.as_array().unwrap().iter().cloned());
+        Value::Array(path)
+    };
+    let mut ops = vec![
+        json!({"op": "set", "path": at(json!(["log", 0])), "value": "x"}),
+        json!({"op": "splice", "path": at(json!(["log"])), "index": 1, "delete": 1, "items": [1, 2, 3]}),
+        json!({"op": "remove", "path": at(json!(["log", 0]))}),
+        json!({"op": "set", "path": at(json!(["new"])), "value": {}}),
+        json!({"op": "remove", "path": at(json!(["log"]))}),
+    ];
+    ops.extend(then.iter().cloned());
+    ops.extend([
+        json!({"op": "set", "path": [], "value": {"a": 1}}),
+        json!({"op": "remove", "path": ["nope"]}),
+    ]);
+    Value::Array(ops)
+}
+
+/// Whatever fails after a delta was applied in place — a later op of the same delta, the
+/// view's or the checkpoint's hash, the certificate, the recovery hash, the view delta after
+/// a good checkpoint delta — the replica is as it was, to the order of its keys, and the
+/// next good envelope verifies as if nothing had happened.
+#[test]
+fn a_failed_delta_envelope_leaves_the_replica_exactly_as_it_was() {
+    let mut room = room();
+    let leader = room.leader.clone();
+    let viewer = room.replicas[0].viewer.clone();
+    let mut round = 0;
+    let good = loop {
+        round += 1;
+        let (step, _) = say(&mut room, 0, round, &format!("line {round}"));
+        let mine = step.iter().find(|(k, _)| *k == viewer).unwrap().1.clone();
+        if round >= 3 && mine["view_mode"] == "delta" && mine["checkpoint_mode"] == "delta" {
+            break mine;
+        }
+        deliver(&mut room.replicas, &step, false);
+    };
+    let certified = room.authority.checkpoint().unwrap().clone();
+    let forged_certificate = Identity::generate().sign_hex(b"not the leader's certificate");
+    let missing = |what, at| RoomError::Delta {
+        what,
+        error: super::delta::DeltaError::Missing(at),
+    };
+    let push = |e: &mut Value, field: &str, op: Value| {
+        e[field].as_array_mut().unwrap().push(op);
+        resign(e, &leader);
+    };
+    let cases: Vec<(&str, Lie, RoomError)> = vec![
+        (
+            "a checkpoint delta failing at its last op",
+            Box::new(|e| {
+                let small_fields = [
+                    json!({"op": "set", "path": ["completed"], "value": true}),
+                    json!({"op": "remove", "path": ["members"]}),
+                ];
+                e["checkpoint_delta"] = failing_at_the_end(&["protocol_state"], &small_fields);
+                resign(e, &leader);
+            }),
+            missing("checkpoint", 8),
+        ),
+        (
+            "a view delta failing at its last op",
+            Box::new(|e| {
+                let existing = [json!({"op": "set", "path": ["mine"], "value": 99})];
+                e["view_delta"] = failing_at_the_end(&[], &existing);
+                resign(e, &leader);
+            }),
+            missing("view", 7),
+        ),
+        (
+            "a view that is not the one hashed",
+            Box::new(|e| {
+                push(
+                    e,
+                    "view_delta",
+                    json!({"op": "set", "path": ["mine"], "value": 7}),
+                )
+            }),
+            RoomError::ViewState,
+        ),
+        (
+            "a view delta making a non-object",
+            Box::new(|e| {
+                e["view_delta"] = json!([{"op": "set", "path": [], "value": [1]}]);
+                resign(e, &leader);
+            }),
+            RoomError::Form("view"),
+        ),
+        (
+            "a checkpoint state that is not the one hashed",
+            Box::new(|e| {
+                let op = json!({"op": "set", "path": ["protocol_state", "seats"], "value": 9});
+                push(e, "checkpoint_delta", op)
+            }),
+            RoomError::CheckpointHash,
+        ),
+        (
+            "a certificate by someone else",
+            Box::new(|e| {
+                e["checkpoint_signature"] = json!(forged_certificate);
+                resign(e, &leader);
+            }),
+            RoomError::Certificate,
+        ),
+        (
+            "a recovery hash that is not the state's, all else certified",
+            Box::new(|e| {
+                e["recovery_state_hash"] = json!("ab".repeat(32));
+                rehash(e, &leader);
+                let mut checkpoint = certified.clone();
+                checkpoint.frame_hash = e["frame_hash"].as_str().unwrap().into();
+                let mut content = serde_json::to_value(&checkpoint).unwrap();
+                let fields = content.as_object_mut().unwrap();
+                fields.remove("checkpoint_hash");
+                fields.remove("checkpoint_signature");
+                checkpoint.checkpoint_hash = super::json::hash(&content).unwrap();
+                e["checkpoint_hash"] = json!(checkpoint.checkpoint_hash);
+                e["checkpoint_signature"] =
+                    json!(leader.sign_hex(checkpoint.certificate().as_bytes()));
+                resign(e, &leader);
+            }),
+            RoomError::RecoveryHash,
+        ),
+    ];
+    let before = room.replicas[0].clone();
+    let replica = &mut room.replicas[0];
+    for case in cases {
+        refused_unchanged(replica, &good, case);
+    }
+    let mut untouched = before.clone();
+    untouched.apply(&good, false).unwrap().expect("a new frame");
+    replica.apply(&good, false).unwrap().expect("a new frame");
+    assert_eq!(format!("{replica:?}"), format!("{untouched:?}"));
+    assert_eq!(log_length(replica), round as usize);
+    let (next, _) = say(&mut room, 0, round + 1, "after the lies");
+    deliver(&mut room.replicas[..1], &next, false);
+    assert_eq!(log_length(&room.replicas[0]), round as usize + 1);
 }

@@ -2,6 +2,8 @@
 //! checkpoint), each member's private part assembled from rendered texts and hashed, the
 //! checkpoint sent as a delta when that is allowed and saves enough, and the signature.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use super::{Authority, CHECKPOINT_DELTA_SAVING};
@@ -18,8 +20,7 @@ pub(super) struct Step {
     pub(super) core: Value,
     pub(super) frame_hash: String,
     pub(super) events: Vec<Value>,
-    pub(super) checkpoint: Checkpoint,
-    pub(super) checkpoint_value: Value,
+    pub(super) checkpoint: Arc<Checkpoint>,
     pub(super) checkpoint_text: String,
     /// The checkpoint as a delta and its text, when it travels so.
     pub(super) checkpoint_delta: Option<(Vec<Value>, String)>,
@@ -181,7 +182,7 @@ impl<H: RoomHooks> Authority<H> {
         envelope.insert(
             "checkpoint".into(),
             if full(checkpoint_mode) {
-                step.checkpoint_value.clone()
+                serde_json::to_value(&*step.checkpoint).expect("a checkpoint serializes")
             } else {
                 Value::Null
             },

@@ -6,6 +6,7 @@
 //! from). Deltas tell `1` from `true`, so no member is ever sent a stale view.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
@@ -125,10 +126,10 @@ pub struct Authority<H: RoomHooks> {
     last_views: HashMap<String, Value>,
     last_step: Option<Step>,
     last_checkpoint_state: Option<Value>,
-    current: Option<Checkpoint>,
-    history: BTreeMap<u64, Checkpoint>,
+    /// The checkpoints of the last [`HISTORY`] steps (shared with `last_step`, not copied).
+    history: BTreeMap<u64, Arc<Checkpoint>>,
     acknowledged: HashMap<String, u64>,
-    replicated: Option<Checkpoint>,
+    replicated: Option<Arc<Checkpoint>>,
 }
 
 /// Where a new authority starts.
@@ -172,7 +173,6 @@ impl<H: RoomHooks> Authority<H> {
             last_views: HashMap::new(),
             last_step: None,
             last_checkpoint_state: None,
-            current: None,
             history: BTreeMap::new(),
             acknowledged: HashMap::new(),
             replicated: None,
@@ -286,12 +286,12 @@ impl<H: RoomHooks> Authority<H> {
 
     /// The checkpoint of the last step.
     pub fn checkpoint(&self) -> Option<&Checkpoint> {
-        self.current.as_ref()
+        self.last_step.as_ref().map(|step| &*step.checkpoint)
     }
 
     /// The newest checkpoint a member other than the leader acknowledged.
     pub fn replicated_checkpoint(&self) -> Option<&Checkpoint> {
-        self.replicated.as_ref()
+        self.replicated.as_deref()
     }
 
     /// Applies one member's action.
@@ -359,14 +359,11 @@ impl<H: RoomHooks> Authority<H> {
             .normalize(result)
             .map_err(|e| Refusal::Hooks(e.to_string()))?;
         let saved = (
-            self.state.clone(),
-            self.completed,
-            self.outcome.clone(),
+            std::mem::replace(&mut self.state, outcome.state),
+            std::mem::replace(&mut self.completed, outcome.completed),
+            std::mem::replace(&mut self.outcome, outcome.outcome),
             self.seq,
         );
-        self.state = outcome.state;
-        self.completed = outcome.completed;
-        self.outcome = outcome.outcome;
         self.last_client_seq
             .insert(actor.public_key.clone(), client_seq);
         match self.step(FrameKind::Frame, outcome.events, outcome.direct, true) {
@@ -465,7 +462,7 @@ impl<H: RoomHooks> Authority<H> {
             .as_ref()
             .is_none_or(|newest| newest.seq < seq)
         {
-            self.replicated = Some(checkpoint.clone());
+            self.replicated = Some(Arc::clone(checkpoint));
         }
         true
     }
@@ -561,13 +558,14 @@ impl<H: RoomHooks> Authority<H> {
     }
 
     /// The step's checkpoint, certified: its hash over the header and the state's fields
-    /// (rendered once), and the leader's signature.
+    /// (rendered once), and the leader's signature; and its canonical text, assembled from
+    /// the same rendered fields.
     fn certify(
         &self,
         state: CheckpointState,
         state_texts: &[(&'static str, String)],
         frame_hash: &str,
-    ) -> Result<Checkpoint, RoomError> {
+    ) -> Result<(Checkpoint, String), RoomError> {
         let mut checkpoint = Checkpoint {
             version: checkpoint::VERSION,
             group_id: self.group_id.clone(),
@@ -609,7 +607,16 @@ impl<H: RoomHooks> Authority<H> {
         checkpoint.checkpoint_hash = sha256_hex(json::canonical_object(&mut fields));
         checkpoint.checkpoint_signature =
             self.identity.sign_hex(checkpoint.certificate().as_bytes());
-        Ok(checkpoint)
+        let certificate = [
+            json::canonical(&Value::String(checkpoint.checkpoint_hash.clone()))?,
+            json::canonical(&Value::String(checkpoint.checkpoint_signature.clone()))?,
+        ];
+        fields.extend([
+            ("checkpoint_hash", certificate[0].as_str()),
+            ("checkpoint_signature", certificate[1].as_str()),
+        ]);
+        let text = json::canonical_object(&mut fields);
+        Ok((checkpoint, text))
     }
 
     /// One step: the core, its certified checkpoint, and one envelope per active member.
@@ -648,16 +655,13 @@ impl<H: RoomHooks> Authority<H> {
             outcome: self.outcome.clone(),
         };
         let frame_hash = core.hash()?;
-        let checkpoint = self.certify(state, &state_texts, &frame_hash)?;
-        let checkpoint_value = serde_json::to_value(&checkpoint).expect("a checkpoint serializes");
-        let checkpoint_text = json::canonical(&checkpoint_value)?;
+        let (checkpoint, checkpoint_text) = self.certify(state, &state_texts, &frame_hash)?;
         let checkpoint_delta = self.checkpoint_delta(kind, &state_value, checkpoint_text.len())?;
         let step = Step {
             core: serde_json::to_value(&core).expect("a core serializes"),
             frame_hash: frame_hash.clone(),
             events,
-            checkpoint,
-            checkpoint_value,
+            checkpoint: Arc::new(checkpoint),
             checkpoint_text,
             checkpoint_delta,
         };
@@ -696,14 +700,13 @@ impl<H: RoomHooks> Authority<H> {
             envelopes.push((member.public_key.clone(), envelope));
             views.insert(member.public_key.clone(), view);
         }
-        self.history.insert(self.seq, step.checkpoint.clone());
+        self.history.insert(self.seq, Arc::clone(&step.checkpoint));
         while self.history.len() > HISTORY {
             self.history.pop_first();
         }
         self.previous_hash = frame_hash;
         self.last_views = views;
         self.last_checkpoint_state = Some(state_value);
-        self.current = Some(step.checkpoint.clone());
         self.last_step = Some(step);
         Ok(envelopes)
     }
