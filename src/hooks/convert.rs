@@ -71,7 +71,7 @@ pub fn from_python(object: &Bound<'_, PyAny>) -> PyResult<Value> {
         return Ok(Value::String(text.to_str()?.to_string()));
     }
     if let Ok(dict) = object.cast::<PyDict>() {
-        let mut map = Map::new();
+        let mut map = Map::with_capacity(dict.len());
         for (key, item) in dict.iter() {
             let key = key.cast::<PyString>().map_err(|_| {
                 PyTypeError::new_err(format!("dict key {} is not a string", repr(&key)))
@@ -80,7 +80,14 @@ pub fn from_python(object: &Bound<'_, PyAny>) -> PyResult<Value> {
         }
         return Ok(Value::Object(map));
     }
-    if object.is_instance_of::<PyList>() || object.is_instance_of::<PyTuple>() {
+    if let Ok(list) = object.cast::<PyList>() {
+        let mut items = Vec::with_capacity(list.len());
+        for item in list.iter() {
+            items.push(from_python(&item)?);
+        }
+        return Ok(Value::Array(items));
+    }
+    if object.is_instance_of::<PyTuple>() {
         return object
             .try_iter()?
             .map(|item| from_python(&item?))
