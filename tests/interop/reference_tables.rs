@@ -76,10 +76,17 @@ fn ending(path: &Path, view: &str, score: &str) -> (Value, Value) {
 fn played_only_accepted_actions(session: &Path, outcome: &Value) {
     let events = SessionFiles::read(session);
     let receipts = events.events_of("group_action_receipt");
+    // On failure, what the seat went through, in order (a rare failure left no receipts at
+    // all: this says what happened instead).
+    let story = || {
+        let names: Vec<&str> = events.events.iter().map(|e| e.name.as_str()).collect();
+        names.join(" ")
+    };
     assert!(
         receipts.iter().any(|r| r["status"] == "accepted"),
-        "{} played: {receipts:?}",
-        session.display()
+        "{} played: {receipts:?}; its events: {}",
+        session.display(),
+        story()
     );
     // (Upgrade's declarations have no turns: a declaration overtaken by another seat's
     // stronger one is refused, and the seat declares again at the new step.)
