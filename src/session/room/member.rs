@@ -25,6 +25,9 @@ const TICK: Duration = Duration::from_millis(5);
 /// (a room still in its lobby sends none); then the channel counts as lost, and the member
 /// asks the server whether the room and its leader are still there before it dials again.
 pub const FIRST_ENVELOPE: Duration = Duration::from_secs(60);
+/// How long a member that saw the room end still reads for the receipt of its action in
+/// flight (a leader may send the last step before that action's receipt).
+const LAST_RECEIPT_WAIT: Duration = Duration::from_secs(2);
 
 /// Where the member's own actions come from (a person, an agent, a script).
 pub trait ActionSource {
@@ -133,6 +136,7 @@ impl<'a> Follower<'a> {
                     self.acknowledge(&verified);
                     self.events.step(&verified, self.replica);
                     if verified.envelope.core.completed {
+                        self.settle_last_action();
                         return Ok(FollowEnd::Completed(verified.envelope.core.outcome.clone()));
                     }
                 }
@@ -212,6 +216,26 @@ impl<'a> Follower<'a> {
         self.channel
             .send(&input.to_value())
             .map_err(|e| format!("sending an action: {e}"))
+    }
+
+    /// The room ended with an action of this member in flight, often the one that ended it:
+    /// a leader may send that last step before the action's receipt (the reference does), so
+    /// receipts are still read, for at most [`LAST_RECEIPT_WAIT`] or until the leader closes,
+    /// and the action is settled and recorded instead of lost.
+    fn settle_last_action(&mut self) {
+        let deadline = Instant::now() + LAST_RECEIPT_WAIT;
+        while self.outbox.pending().is_some_and(|p| p.sent_at.is_some()) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.channel.recv_timeout(left) {
+                Ok(Some(frame)) if group::kind_of(&frame) == Some("receipt") => {
+                    if self.settle(&frame).is_err() {
+                        return;
+                    }
+                }
+                Ok(Some(_)) if !left.is_zero() => {}
+                _ => return,
+            }
+        }
     }
 
     /// A receipt for the action in flight settles it; any other receipt is ignored.

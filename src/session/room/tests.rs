@@ -284,6 +284,14 @@ fn members_are_admitted_act_verify_and_see_the_room_end() {
             "{texts:?}"
         );
     }
+    // The action that ended the room has its receipt too, though the leader sends the last
+    // step before it: each of the second member's five actions was settled.
+    assert_eq!(
+        results[1].2.receipts.len(),
+        5,
+        "{:?}",
+        results[1].2.receipts
+    );
     let first_member = &results[0].2.receipts;
     assert_eq!(
         first_member[0],
