@@ -136,6 +136,16 @@ fn verdicts(seats: &[Seat], kind: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The first deal verdict `seat` keeps in room.json, once it is there (the verdict's event is
+/// recorded just before the room file that keeps it is rewritten).
+fn kept_verdict(seat: &Seat) -> Value {
+    wait_until(LIMIT, || {
+        let kept = seat.room()["deal_verdicts"][0].clone();
+        (!kept.is_null()).then_some(kept)
+    })
+    .unwrap_or_else(|| panic!("{} keeps no deal verdict in room.json", seat.key()))
+}
+
 #[test]
 fn every_member_verifies_an_honest_deal() {
     let net = Net::start();
@@ -154,7 +164,7 @@ fn every_member_verifies_an_honest_deal() {
     for ((seat, verdict), seen) in seats[1..].iter().zip(&verified).zip(&hands[1..]) {
         assert_eq!(verdict["commitment"], fair["commitment"], "{verdict}");
         assert!(seat.events("deal_mismatch").is_empty());
-        let kept = &seat.room()["deal_verdicts"][0];
+        let kept = &kept_verdict(seat);
         assert_eq!(kept["verified"], true, "{kept}");
         assert_eq!(&kept["seen"], seen, "{kept}");
         assert_eq!(kept["expected"], kept["seen"], "{kept}");
@@ -191,7 +201,7 @@ fn a_stacked_deal_is_caught_by_every_member() {
         );
         assert_ne!(verdict["expected"], verdict["seen"], "{verdict}");
         assert!(seat.events("deal_verified").is_empty());
-        assert_eq!(seat.room()["deal_verdicts"][0]["verified"], false);
+        assert_eq!(kept_verdict(seat)["verified"], false);
     }
 }
 
@@ -222,7 +232,7 @@ fn a_member_that_never_seeds_is_taken_out_and_the_others_deal_without_it() {
     let mut honest: Vec<String> = seats[1..].iter().map(Seat::key).collect();
     honest.sort();
     for (seat, verdict) in seats[1..].iter().zip(&verified) {
-        let kept = &seat.room()["deal_verdicts"][0];
+        let kept = &kept_verdict(seat);
         assert_eq!(kept["commitment"], verdict["commitment"], "{kept}");
         let mut seeded: Vec<&String> = kept["contributions"].as_object().unwrap().keys().collect();
         seeded.sort();
