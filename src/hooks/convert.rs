@@ -80,19 +80,12 @@ pub fn from_python(object: &Bound<'_, PyAny>) -> PyResult<Value> {
         }
         return Ok(Value::Object(map));
     }
-    if let Ok(list) = object.cast::<PyList>() {
-        let mut items = Vec::with_capacity(list.len());
-        for item in list.iter() {
-            items.push(from_python(&item)?);
+    if object.is_instance_of::<PyList>() || object.is_instance_of::<PyTuple>() {
+        let mut items = Vec::with_capacity(object.len()?);
+        for item in object.try_iter()? {
+            items.push(from_python(&item?)?);
         }
         return Ok(Value::Array(items));
-    }
-    if object.is_instance_of::<PyTuple>() {
-        return object
-            .try_iter()?
-            .map(|item| from_python(&item?))
-            .collect::<PyResult<Vec<_>>>()
-            .map(Value::Array);
     }
     let type_name = object
         .get_type()
