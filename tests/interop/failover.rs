@@ -304,12 +304,19 @@ fn a_restarted_member_resumes_its_outbox() {
     else {
         unreachable!()
     };
+    // The view can show "two" before its receipt reaches the member: wait for the outbox to
+    // settle, then kill the member.
+    let read_outbox = || -> Value {
+        serde_json::from_str(&std::fs::read_to_string(session.join("room-outbox.json")).unwrap())
+            .unwrap()
+    };
+    let outbox = wait_until(LIMIT, || {
+        let outbox = read_outbox();
+        outbox["pending"].is_null().then_some(outbox)
+    })
+    .unwrap_or_else(|| panic!("the receipt for \"two\" never settled: {}", read_outbox()));
     process.kill_and_reap();
     // As if it died after sending "two" a second time but before its receipt came.
-    let outbox: Value =
-        serde_json::from_str(&std::fs::read_to_string(session.join("room-outbox.json")).unwrap())
-            .unwrap();
-    assert!(outbox["pending"].is_null(), "{outbox}");
     let replay = serde_json::json!({
         "version": 1,
         "committed_offset": outbox["committed_offset"],
