@@ -73,10 +73,7 @@ pub fn from_python(object: &Bound<'_, PyAny>) -> PyResult<Value> {
     if let Ok(dict) = object.cast::<PyDict>() {
         let mut map = Map::with_capacity(dict.len());
         for (key, item) in dict.iter() {
-            let key = key.cast::<PyString>().map_err(|_| {
-                PyTypeError::new_err(format!("dict key {} is not a string", repr(&key)))
-            })?;
-            map.insert(key.to_str()?.to_string(), from_python(&item)?);
+            map.insert(dict_key(&key)?, from_python(&item)?);
         }
         return Ok(Value::Object(map));
     }
@@ -95,6 +92,14 @@ pub fn from_python(object: &Bound<'_, PyAny>) -> PyResult<Value> {
     Err(PyTypeError::new_err(format!(
         "a {type_name} value cannot be sent as JSON"
     )))
+}
+
+/// A dict's key as a JSON object's key: only a string is one.
+pub fn dict_key(key: &Bound<'_, PyAny>) -> PyResult<String> {
+    let text = key
+        .cast::<PyString>()
+        .map_err(|_| PyTypeError::new_err(format!("dict key {} is not a string", repr(key))))?;
+    Ok(text.to_str()?.to_string())
 }
 
 fn repr(object: &Bound<'_, PyAny>) -> String {

@@ -321,14 +321,31 @@ fn resolve<'a>(
 pub fn diff(previous: &Value, current: &Value) -> Vec<Value> {
     let mut ops = Vec::new();
     diff_at(previous, current, &mut Vec::new(), &mut ops);
-    if ops.len() > MAX_OPS
-        || ops
-            .iter()
-            .any(|op| op["path"].as_array().is_some_and(|p| p.len() > MAX_PATH))
-    {
+    if !within_limits(&ops) {
         return vec![json!({"op": "set", "path": [], "value": current})];
     }
     ops
+}
+
+/// The operations that turn the field `key` of an object from `previous` into `current`
+/// (a part of what [`diff`] of the two objects gives, before its limits are applied).
+pub fn diff_under(previous: &Value, current: &Value, key: &str) -> Vec<Value> {
+    let mut ops = Vec::new();
+    diff_at(
+        previous,
+        current,
+        &mut vec![Value::String(key.to_string())],
+        &mut ops,
+    );
+    ops
+}
+
+/// Whether a member would accept `ops` as a delta (not too many, no path too long).
+pub fn within_limits(ops: &[Value]) -> bool {
+    ops.len() <= MAX_OPS
+        && ops
+            .iter()
+            .all(|op| op["path"].as_array().is_none_or(|p| p.len() <= MAX_PATH))
 }
 
 fn diff_at(previous: &Value, current: &Value, path: &mut Vec<Value>, ops: &mut Vec<Value>) {

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::checkpoint::RoomMember;
+use super::view::View;
 
 /// A hook that failed: `refusal` when it refused the input (the reference's ValueError,
 /// KeyError, TypeError), which becomes a rejected receipt; otherwise the room cannot go on.
@@ -48,13 +49,14 @@ pub trait RoomHooks {
     fn view(&mut self, state: &Map<String, Value>, viewer: &RoomMember) -> HookResult;
     /// The views of one step, one per viewer, in order: [`RoomHooks::view`] for each, unless
     /// an implementation can share work between them (each view is still as if the hook
-    /// had its own copy of the state).
+    /// had its own copy of the state; a part of the state given to several viewers may be
+    /// one shared field of their views).
     fn views(
         &mut self,
         state: &Map<String, Value>,
         viewers: &[RoomMember],
-    ) -> Result<Vec<Value>, HookFailure> {
-        viewers.iter().map(|v| self.view(state, v)).collect()
+    ) -> Result<Vec<View>, HookFailure> {
+        views_one_by_one(self, state, viewers)
     }
     /// A member joined a running room: a result.
     fn member_joined(&mut self, state: &Map<String, Value>, member: &RoomMember) -> HookResult;
@@ -76,4 +78,21 @@ pub trait RoomHooks {
     ) -> HookResult;
     /// The leader changed: a result.
     fn leader_changed(&mut self, state: &Map<String, Value>, old: &str, new: &str) -> HookResult;
+}
+
+/// A view hook returned something other than an object.
+pub fn not_an_object() -> HookFailure {
+    HookFailure::broken("proto_group_view must return an object")
+}
+
+/// The views of one step, each from its own [`RoomHooks::view`] call.
+pub fn views_one_by_one<H: RoomHooks + ?Sized>(
+    hooks: &mut H,
+    state: &Map<String, Value>,
+    viewers: &[RoomMember],
+) -> Result<Vec<View>, HookFailure> {
+    viewers
+        .iter()
+        .map(|v| View::of_value(hooks.view(state, v)?).ok_or_else(not_an_object))
+        .collect()
 }

@@ -111,6 +111,18 @@ pub fn canonical(value: &Value) -> Result<String, JsonLimit> {
     Ok(out)
 }
 
+/// The canonical bytes of a value that is a field of an object (one level deeper).
+pub fn canonical_field(value: &Value) -> Result<String, JsonLimit> {
+    let mut out = String::new();
+    write(&mut out, value, 1)?;
+    Ok(out)
+}
+
+/// Checks an object's key against the limits.
+pub fn check_key(key: &str) -> Result<(), JsonLimit> {
+    check_string(key)
+}
+
 /// SHA-256 (lowercase hex) of the canonical bytes.
 pub fn hash(value: &Value) -> Result<String, JsonLimit> {
     canonical(value).map(sha256_hex)

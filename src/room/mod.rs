@@ -12,6 +12,7 @@ pub mod error;
 pub mod hooks;
 pub mod json;
 pub mod replica;
+pub mod view;
 
 pub use error::RoomError;
 pub use replica::Replica;

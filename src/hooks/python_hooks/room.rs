@@ -5,15 +5,19 @@
 //! hook that changed it gets its step's views again, each from a fresh copy), so a room of
 //! 32 converts its state into Python once a step rather than 32 times.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyDict, PyTuple};
 use serde_json::{Map, Value};
 
 use super::{PythonHooks, describe};
-use crate::hooks::convert::{from_python, to_python, to_python_dict};
+use crate::hooks::convert::{dict_key, from_python, to_python, to_python_dict};
 use crate::records::TableChoice;
 use crate::room::checkpoint::RoomMember;
-use crate::room::hooks::{HookFailure, HookResult, RoomHooks};
+use crate::room::hooks::{HookFailure, HookResult, RoomHooks, not_an_object, views_one_by_one};
+use crate::room::view::View;
 
 /// One argument of a room hook, converted to Python without an intermediate copy.
 enum Arg<'a> {
@@ -60,6 +64,44 @@ impl PythonHooks {
     }
 }
 
+/// The top-level parts of a step's Python copy of the state, held (so no other object takes
+/// their addresses during the step) and each converted once for every view that returns it.
+/// A view hook that changes the copy is caught afterwards, and its step's views are asked
+/// again from fresh copies.
+struct SharedParts<'py> {
+    held: HashMap<usize, (Bound<'py, PyAny>, Option<Arc<Value>>)>,
+}
+
+impl<'py> SharedParts<'py> {
+    fn of(copy: &Bound<'py, PyDict>) -> SharedParts<'py> {
+        let held = copy
+            .values()
+            .iter()
+            .map(|part| (part.as_ptr() as usize, (part, None)))
+            .collect();
+        SharedParts { held }
+    }
+
+    /// A returned view, its shared parts converted once a step; `None` when it is not a dict.
+    fn view(&mut self, returned: &Bound<'py, PyAny>) -> PyResult<Option<View>> {
+        let Ok(dict) = returned.cast::<PyDict>() else {
+            return Ok(None);
+        };
+        let fields = dict
+            .iter()
+            .map(|(key, item)| {
+                let value = match self.held.get_mut(&(item.as_ptr() as usize)) {
+                    Some((_, Some(converted))) => Arc::clone(converted),
+                    Some((_, slot)) => Arc::clone(slot.insert(Arc::new(from_python(&item)?))),
+                    None => Arc::new(from_python(&item)?),
+                };
+                Ok((dict_key(&key)?, value))
+            })
+            .collect::<PyResult<_>>()?;
+        Ok(Some(View::of_fields(fields)))
+    }
+}
+
 fn member(member: &RoomMember) -> Arg<'static> {
     Arg::Json(serde_json::to_value(member).expect("a member serializes"))
 }
@@ -99,10 +141,11 @@ impl RoomHooks for PythonHooks {
         &mut self,
         now: &Map<String, Value>,
         viewers: &[RoomMember],
-    ) -> Result<Vec<Value>, HookFailure> {
-        let shared = Python::attach(|py| -> Result<Option<Vec<Value>>, HookFailure> {
+    ) -> Result<Vec<View>, HookFailure> {
+        let shared = Python::attach(|py| -> Result<Option<Vec<View>>, HookFailure> {
             let broken = |error: PyErr| self.failure(py, "proto_group_view", &error, false);
             let copy = to_python_dict(py, now).map_err(broken)?;
+            let mut parts = SharedParts::of(&copy);
             let views = viewers
                 .iter()
                 .map(|viewer| {
@@ -111,16 +154,17 @@ impl RoomHooks for PythonHooks {
                         .instance
                         .bind(py)
                         .call_method1("proto_group_view", (copy.clone(), viewer))?;
-                    from_python(&returned)
+                    parts.view(&returned)
                 })
-                .collect::<PyResult<Vec<Value>>>()
-                .map_err(broken)?;
+                .collect::<PyResult<Option<Vec<View>>>>()
+                .map_err(broken)?
+                .ok_or_else(not_an_object)?;
             let untouched = from_python(copy.as_any()).map_err(broken)?;
             Ok(matches!(&untouched, Value::Object(map) if map == now).then_some(views))
         })?;
         match shared {
             Some(views) => Ok(views),
-            None => viewers.iter().map(|v| self.view(now, v)).collect(),
+            None => views_one_by_one(self, now, viewers),
         }
     }
 
@@ -320,21 +364,39 @@ mod tests {
             hooks_with_view("return {'log': state['log'], 'me': viewer['seat']}");
         let views = reading.views(state, &viewers).unwrap();
         assert_eq!(
-            views,
+            views.iter().map(View::to_value).collect::<Vec<_>>(),
             (0..3)
                 .map(|seat| json!({"log": ["a", "b"], "me": seat}))
                 .collect::<Vec<_>>()
+        );
+        let log = |view: &View| Arc::as_ptr(view.field("log").unwrap());
+        assert!(
+            views.iter().all(|view| log(view) == log(&views[0])),
+            "the state's log is converted once and shared by the step's views"
         );
         let (_dir, mut changing) = hooks_with_view(
             "state['seen'] += 1; return {'seen': state['seen'], 'me': viewer['seat']}",
         );
         let views = changing.views(state, &viewers).unwrap();
         assert_eq!(
-            views,
+            views.iter().map(View::to_value).collect::<Vec<_>>(),
             (0..3)
                 .map(|seat| json!({"seen": 1, "me": seat}))
                 .collect::<Vec<_>>()
         );
+        let (_dir, mut appending) =
+            hooks_with_view("state['log'].append(viewer['seat']); return {'log': state['log']}");
+        let views = appending.views(state, &viewers).unwrap();
+        assert_eq!(
+            views.iter().map(View::to_value).collect::<Vec<_>>(),
+            (0..3)
+                .map(|seat| json!({"log": ["a", "b", seat]}))
+                .collect::<Vec<_>>(),
+            "a shared part a view changed is not shared"
+        );
+        let (_dir, mut listing) = hooks_with_view("return [viewer['seat']]");
+        let failure = listing.views(state, &viewers).unwrap_err();
+        assert_eq!(failure.message, "proto_group_view must return an object");
         let (_dir, mut failing) = hooks_with_view("raise RuntimeError('no view')");
         let failure = failing.views(state, &viewers).unwrap_err();
         assert!(failure.message.contains("no view"), "{failure:?}");

@@ -14,6 +14,7 @@ use crate::room::envelope::{FrameKind, signed_statement};
 use crate::room::error::RoomError;
 use crate::room::hooks::RoomHooks;
 use crate::room::json;
+use crate::room::view::View;
 
 /// What every member's envelope of one step shares, rendered once.
 pub(super) struct Step {
@@ -29,7 +30,7 @@ pub(super) struct Step {
 /// One member's part of a step.
 pub(super) struct MemberView {
     /// The whole view (always hashed; sent whole unless `delta`).
-    pub(super) view: Value,
+    pub(super) view: View,
     pub(super) view_text: String,
     pub(super) delta: Option<(Vec<Value>, String)>,
     pub(super) direct: Value,
@@ -80,7 +81,7 @@ impl<H: RoomHooks> Authority<H> {
         step: &Step,
         viewer: &str,
         member: MemberView,
-    ) -> Result<(Value, Value), RoomError> {
+    ) -> Result<(Value, View), RoomError> {
         self.build_envelope(step, viewer, member, true)
     }
 
@@ -90,7 +91,7 @@ impl<H: RoomHooks> Authority<H> {
         viewer: &str,
         member: MemberView,
         delta_checkpoint: bool,
-    ) -> Result<(Value, Value), RoomError> {
+    ) -> Result<(Value, View), RoomError> {
         let viewer_text = json::canonical(&Value::String(viewer.to_string()))?;
         let view_state_hash = sha256_hex(&member.view_text);
         let (view_mode, view_text, view_delta, view_delta_text) = match &member.delta {
@@ -162,7 +163,7 @@ impl<H: RoomHooks> Authority<H> {
         envelope.insert(
             "view".into(),
             if full(view_mode) {
-                view.clone()
+                view.to_value()
             } else {
                 Value::Null
             },

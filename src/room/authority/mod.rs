@@ -11,11 +11,11 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::checkpoint::{self, Checkpoint, CheckpointState, RoomMember};
-use super::delta;
 use super::envelope::{Core, FrameKind, WIRE_VERSION, ZERO_HASH};
 use super::error::RoomError;
-use super::hooks::{HookFailure, RoomHooks};
+use super::hooks::{HookFailure, RoomHooks, not_an_object};
 use super::json;
+use super::view::{StepWork, View};
 use crate::api::group::MemberStatus;
 use crate::canonical::sha256_hex;
 use crate::identity::Identity;
@@ -123,7 +123,9 @@ pub struct Authority<H: RoomHooks> {
     pub completed: bool,
     pub outcome: Option<String>,
     state: Map<String, Value>,
-    last_views: HashMap<String, Value>,
+    last_views: HashMap<String, View>,
+    /// The leader's own view of the last step, whole.
+    own_view: Option<Value>,
     last_step: Option<Step>,
     last_checkpoint_state: Option<Value>,
     /// The checkpoints of the last [`HISTORY`] steps (shared with `last_step`, not copied).
@@ -171,6 +173,7 @@ impl<H: RoomHooks> Authority<H> {
             outcome: None,
             state: Map::new(),
             last_views: HashMap::new(),
+            own_view: None,
             last_step: None,
             last_checkpoint_state: None,
             history: BTreeMap::new(),
@@ -267,7 +270,7 @@ impl<H: RoomHooks> Authority<H> {
 
     /// The leader's own view of the last step.
     pub fn own_view(&self) -> Option<&Value> {
-        self.last_views.get(self.identity.public_key())
+        self.own_view.as_ref()
     }
 
     /// The events of the last step.
@@ -480,7 +483,8 @@ impl<H: RoomHooks> Authority<H> {
         let Some(step) = self.last_step.take() else {
             return Ok(None);
         };
-        let built = self.view_of(&member).and_then(|(view, view_text)| {
+        let built = self.view_of(&member).and_then(|view| {
+            let view_text = StepWork::default().render(&view)?;
             let member_view = MemberView {
                 view,
                 view_text,
@@ -539,10 +543,10 @@ impl<H: RoomHooks> Authority<H> {
         })
     }
 
-    /// A member's view from the hooks, and its canonical text (rendering it checks the
-    /// room's limits on it).
-    fn view_of(&mut self, member: &RoomMember) -> Result<(Value, String), RoomError> {
-        checked_view(self.hooks.view(&self.state, member).map_err(broken)?)
+    /// A member's view from the hooks.
+    fn view_of(&mut self, member: &RoomMember) -> Result<View, RoomError> {
+        let view = self.hooks.view(&self.state, member).map_err(broken)?;
+        View::of_value(view).ok_or_else(|| broken(not_an_object()))
     }
 
     fn checkpoint_state(&mut self) -> Result<CheckpointState, RoomError> {
@@ -674,11 +678,12 @@ impl<H: RoomHooks> Authority<H> {
             .cloned()
             .collect();
         let hook_views = self.hooks.views(&self.state, &active).map_err(broken)?;
+        let mut work = StepWork::default();
         for (member, view) in active.iter().zip(hook_views) {
-            let (view, view_text) = checked_view(view)?;
+            let view_text = work.render(&view)?;
             let delta = match self.last_views.get(&member.public_key) {
                 Some(previous) if kind == FrameKind::Frame => {
-                    let ops = delta::diff(previous, &view);
+                    let ops = work.diff(previous, &view);
                     let ops_text = json::canonical(&Value::Array(ops.clone()))?;
                     (ops_text.len() + VIEW_DELTA_SAVING < view_text.len())
                         .then_some((ops, ops_text))
@@ -705,22 +710,12 @@ impl<H: RoomHooks> Authority<H> {
             self.history.pop_first();
         }
         self.previous_hash = frame_hash;
+        self.own_view = views.get(self.identity.public_key()).map(View::to_value);
         self.last_views = views;
         self.last_checkpoint_state = Some(state_value);
         self.last_step = Some(step);
         Ok(envelopes)
     }
-}
-
-/// A view the hooks returned: an object within the room's limits, and its canonical text.
-fn checked_view(view: Value) -> Result<(Value, String), RoomError> {
-    if !view.is_object() {
-        return Err(RoomError::Malformed(
-            "proto_group_view must return an object".into(),
-        ));
-    }
-    let text = json::canonical(&view)?;
-    Ok((view, text))
 }
 
 fn broken(failure: HookFailure) -> RoomError {

@@ -1,0 +1,232 @@
+//! A member's view as the leader builds it: its top-level fields, each held behind an `Arc`
+//! so that the views of one step can share a part every member sees (the hooks returned the
+//! same part of the state to each) instead of holding 32 copies. A [`StepWork`] renders,
+//! and compares with the member's previous view, each shared part once a step; what the
+//! members are sent is byte for byte what whole views would give.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use super::delta;
+use super::json::{self, JsonLimit};
+
+/// One member's view: an object's fields, in the order the hooks gave them.
+#[derive(Debug, Clone, Default)]
+pub struct View {
+    fields: Vec<(String, Arc<Value>)>,
+}
+
+impl View {
+    /// A view of these fields (keys are unique, as in any object).
+    pub fn of_fields(fields: Vec<(String, Arc<Value>)>) -> View {
+        View { fields }
+    }
+
+    /// The view an object is; `None` for any other value.
+    pub fn of_value(value: Value) -> Option<View> {
+        match value {
+            Value::Object(map) => Some(View {
+                fields: map.into_iter().map(|(k, v)| (k, Arc::new(v))).collect(),
+            }),
+            _ => None,
+        }
+    }
+
+    /// The whole view as one object (a copy of every field).
+    pub fn to_value(&self) -> Value {
+        Value::Object(
+            self.fields
+                .iter()
+                .map(|(key, value)| (key.clone(), Value::clone(value)))
+                .collect::<Map<String, Value>>(),
+        )
+    }
+
+    /// The field `key`, when the view has it.
+    pub fn field(&self, key: &str) -> Option<&Arc<Value>> {
+        self.fields.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+}
+
+/// The identity of a shared field: the address of its value, which stays its own while the
+/// [`StepWork`] that keys by it holds the field.
+fn identity(value: &Arc<Value>) -> usize {
+    Arc::as_ptr(value) as usize
+}
+
+/// What the views of one step share: each field's canonical text, and each field's delta
+/// against a previous field, computed once for all the members that hold the same field or
+/// pair. It holds the fields it keys by, so no other value can take their addresses.
+#[derive(Default)]
+pub struct StepWork {
+    texts: HashMap<usize, (Arc<Value>, String)>,
+    deltas: HashMap<(usize, usize), SharedDelta>,
+}
+
+/// The delta of one field from one value to another, and what it is keyed by.
+struct SharedDelta {
+    /// The two values, held so no other value takes their addresses.
+    _held: (Arc<Value>, Arc<Value>),
+    key: String,
+    ops: Vec<Value>,
+}
+
+impl StepWork {
+    /// The canonical text of `view`, checked against the room's limits.
+    pub fn render(&mut self, view: &View) -> Result<String, JsonLimit> {
+        if view.fields.len() > json::MAX_ITEMS {
+            return Err(JsonLimit::TooManyItems);
+        }
+        for (key, value) in &view.fields {
+            json::check_key(key)?;
+            if let std::collections::hash_map::Entry::Vacant(slot) =
+                self.texts.entry(identity(value))
+            {
+                slot.insert((Arc::clone(value), json::canonical_field(value)?));
+            }
+        }
+        let mut parts: Vec<(&str, &str)> = view
+            .fields
+            .iter()
+            .map(|(key, value)| (key.as_str(), self.texts[&identity(value)].1.as_str()))
+            .collect();
+        Ok(json::canonical_object(&mut parts))
+    }
+
+    /// The delta that turns `previous` into `current`: what [`delta::diff`] of the two whole
+    /// views gives, with each pair of distinct fields compared once a step.
+    pub fn diff(&mut self, previous: &View, current: &View) -> Vec<Value> {
+        let mut keys: Vec<&String> = previous
+            .fields
+            .iter()
+            .chain(&current.fields)
+            .map(|(key, _)| key)
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let mut ops = Vec::new();
+        for key in keys {
+            match (previous.field(key), current.field(key)) {
+                (Some(_), None) => ops.push(json!({"op": "remove", "path": [key]})),
+                (None, Some(new)) => {
+                    ops.push(json!({"op": "set", "path": [key], "value": Value::clone(new)}))
+                }
+                (Some(old), Some(new)) if Arc::ptr_eq(old, new) => {}
+                (Some(old), Some(new)) => {
+                    let shared = self
+                        .deltas
+                        .entry((identity(old), identity(new)))
+                        .or_insert_with(|| SharedDelta {
+                            _held: (Arc::clone(old), Arc::clone(new)),
+                            key: key.clone(),
+                            ops: delta::diff_under(old, new, key),
+                        });
+                    if shared.key == *key {
+                        ops.extend(shared.ops.iter().cloned());
+                    } else {
+                        // The same pair under another key: its paths differ.
+                        ops.extend(delta::diff_under(old, new, key));
+                    }
+                }
+                (None, None) => {}
+            }
+        }
+        if delta::within_limits(&ops) {
+            ops
+        } else {
+            vec![json!({"op": "set", "path": [], "value": current.to_value()})]
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(value: Value) -> View {
+        View::of_value(value).unwrap()
+    }
+
+    #[test]
+    fn shared_fields_render_and_diff_as_whole_views_do() {
+        let log_before = Arc::new(json!([{"id": 1, "text": "a"}, {"id": 2, "text": "b"}]));
+        let log_after = Arc::new(json!([{"id": 2, "text": "b"}, {"id": 3, "text": "c"}]));
+        let members = ["m0", "m1", "m2"];
+        let with = |log: &Arc<Value>, you: &str, extra: Option<Value>| {
+            let mut fields = vec![
+                ("you".to_string(), Arc::new(json!({"key": you}))),
+                ("messages".to_string(), Arc::clone(log)),
+            ];
+            if let Some(extra) = extra {
+                fields.push(("note".to_string(), Arc::new(extra)));
+            }
+            View::of_fields(fields)
+        };
+        let mut work = StepWork::default();
+        for (index, member) in members.iter().enumerate() {
+            let before = with(&log_before, member, (index == 1).then(|| json!(1)));
+            let after = with(&log_after, member, (index == 2).then(|| json!(true)));
+            assert_eq!(
+                work.render(&after).unwrap(),
+                json::canonical(&after.to_value()).unwrap()
+            );
+            assert_eq!(
+                work.diff(&before, &after),
+                delta::diff(&before.to_value(), &after.to_value()),
+                "{member}"
+            );
+        }
+        let logs = work.deltas.values().filter(|d| d.key == "messages");
+        assert_eq!(logs.count(), 1, "the shared log compared once");
+        let twice = View::of_fields(vec![
+            ("a".to_string(), Arc::clone(&log_after)),
+            ("b".to_string(), Arc::clone(&log_after)),
+        ]);
+        let twice_before = View::of_fields(vec![
+            ("a".to_string(), Arc::clone(&log_before)),
+            ("b".to_string(), Arc::clone(&log_before)),
+        ]);
+        assert_eq!(
+            work.diff(&twice_before, &twice),
+            delta::diff(&twice_before.to_value(), &twice.to_value()),
+            "one shared part under two keys"
+        );
+    }
+
+    #[test]
+    fn a_view_beyond_the_limits_is_refused_as_a_whole_view_is() {
+        let mut deep = json!(0);
+        for _ in 0..json::MAX_DEPTH {
+            deep = json!([deep]);
+        }
+        let too_deep = view(json!({"x": deep}));
+        assert_eq!(
+            StepWork::default().render(&too_deep),
+            json::canonical(&too_deep.to_value())
+        );
+        assert_eq!(
+            StepWork::default().render(&too_deep),
+            Err(JsonLimit::TooDeep)
+        );
+        let long_key = view(json!({"k".repeat(json::MAX_STRING_BYTES + 1): 1}));
+        assert_eq!(
+            StepWork::default().render(&long_key),
+            Err(JsonLimit::StringTooLong)
+        );
+    }
+
+    #[test]
+    fn a_delta_past_the_limits_sets_the_whole_view() {
+        let before = view(json!({"items": (0..2000).collect::<Vec<_>>()}));
+        let many: Map<String, Value> = (0..delta::MAX_OPS + 1)
+            .map(|n| (format!("k{n}"), json!(n)))
+            .collect();
+        let after = view(Value::Object(many));
+        assert_eq!(
+            StepWork::default().diff(&before, &after),
+            delta::diff(&before.to_value(), &after.to_value())
+        );
+    }
+}
