@@ -230,6 +230,12 @@ mod tests {
 /// within the limits), so a large part shared by many objects is rendered once.
 pub fn canonical_object(fields: &mut [(&str, &str)]) -> String {
     fields.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    object_of_sorted(fields).0
+}
+
+/// The canonical text of an object from its fields' texts in their canonical order, and
+/// where each field's part of the text ends.
+pub fn object_of_sorted(fields: &[(&str, &str)]) -> (String, Vec<usize>) {
     let mut out = String::with_capacity(
         fields
             .iter()
@@ -237,6 +243,7 @@ pub fn canonical_object(fields: &mut [(&str, &str)]) -> String {
             .sum::<usize>()
             + 2,
     );
+    let mut ends = Vec::with_capacity(fields.len());
     out.push('{');
     for (index, (key, text)) in fields.iter().enumerate() {
         if index > 0 {
@@ -245,9 +252,10 @@ pub fn canonical_object(fields: &mut [(&str, &str)]) -> String {
         write_string(&mut out, key);
         out.push(':');
         out.push_str(text);
+        ends.push(out.len());
     }
     out.push('}');
-    out
+    (out, ends)
 }
 
 /// The canonical text of the object made of `fields` of `map` (a missing field is `null`),

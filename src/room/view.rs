@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
 
 use super::delta;
 use super::json::{self, JsonLimit};
@@ -63,6 +64,23 @@ fn identity(value: &Arc<Value>) -> usize {
 pub struct StepWork {
     texts: HashMap<usize, (Arc<Value>, String)>,
     deltas: HashMap<(usize, usize), SharedDelta>,
+    /// The last rendered view's fields in their canonical order, each with where its text
+    /// ends and the hash state after it: the next view resumes after the fields it shares.
+    hashed: Vec<HashedField>,
+}
+
+/// A view's canonical text and its SHA-256 (lowercase hex).
+pub struct Rendered {
+    pub text: String,
+    pub hash: String,
+}
+
+/// One field of the last rendered view, and the hash of its text up to this field's end.
+struct HashedField {
+    key: String,
+    identity: usize,
+    end: usize,
+    state: Sha256,
 }
 
 /// The delta of one field from one value to another, and what it is keyed by.
@@ -74,8 +92,8 @@ struct SharedDelta {
 }
 
 impl StepWork {
-    /// The canonical text of `view`, checked against the room's limits.
-    pub fn render(&mut self, view: &View) -> Result<String, JsonLimit> {
+    /// The canonical text of `view` and its hash, checked against the room's limits.
+    pub fn render(&mut self, view: &View) -> Result<Rendered, JsonLimit> {
         if view.fields.len() > json::MAX_ITEMS {
             return Err(JsonLimit::TooManyItems);
         }
@@ -87,12 +105,19 @@ impl StepWork {
                 slot.insert((Arc::clone(value), json::canonical_field(value)?));
             }
         }
-        let mut parts: Vec<(&str, &str)> = view
+        let mut order: Vec<(&str, usize)> = view
             .fields
             .iter()
-            .map(|(key, value)| (key.as_str(), self.texts[&identity(value)].1.as_str()))
+            .map(|(key, value)| (key.as_str(), identity(value)))
             .collect();
-        Ok(json::canonical_object(&mut parts))
+        order.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let parts: Vec<(&str, &str)> = order
+            .iter()
+            .map(|(key, id)| (*key, self.texts[id].1.as_str()))
+            .collect();
+        let (text, ends) = json::object_of_sorted(&parts);
+        let hash = self.hash(&text, &order, &ends);
+        Ok(Rendered { text, hash })
     }
 
     /// The delta that turns `previous` into `current`: what [`delta::diff`] of the two whole
@@ -139,11 +164,40 @@ impl StepWork {
             vec![json!({"op": "set", "path": [], "value": current.to_value()})]
         }
     }
+
+    /// The SHA-256 of a view's `text` whose fields are `order` (each field's part ending at
+    /// `ends`), resumed after the fields it shares with the view rendered before it.
+    fn hash(&mut self, text: &str, order: &[(&str, usize)], ends: &[usize]) -> String {
+        let shared = self
+            .hashed
+            .iter()
+            .zip(order)
+            .take_while(|(done, (key, id))| done.key == *key && done.identity == *id)
+            .count();
+        self.hashed.truncate(shared);
+        let (mut start, mut state) = match self.hashed.last() {
+            Some(done) => (done.end, done.state.clone()),
+            None => (0, Sha256::new()),
+        };
+        for ((key, id), end) in order.iter().zip(ends).skip(shared) {
+            state.update(&text.as_bytes()[start..*end]);
+            start = *end;
+            self.hashed.push(HashedField {
+                key: key.to_string(),
+                identity: *id,
+                end: *end,
+                state: state.clone(),
+            });
+        }
+        state.update(&text.as_bytes()[start..]);
+        hex::encode(state.finalize())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::canonical::sha256_hex;
 
     fn view(value: Value) -> View {
         View::of_value(value).unwrap()
@@ -168,10 +222,9 @@ mod tests {
         for (index, member) in members.iter().enumerate() {
             let before = with(&log_before, member, (index == 1).then(|| json!(1)));
             let after = with(&log_after, member, (index == 2).then(|| json!(true)));
-            assert_eq!(
-                work.render(&after).unwrap(),
-                json::canonical(&after.to_value()).unwrap()
-            );
+            let rendered = work.render(&after).unwrap();
+            assert_eq!(rendered.text, json::canonical(&after.to_value()).unwrap());
+            assert_eq!(rendered.hash, sha256_hex(&rendered.text), "{member}");
             assert_eq!(
                 work.diff(&before, &after),
                 delta::diff(&before.to_value(), &after.to_value()),
@@ -202,19 +255,11 @@ mod tests {
             deep = json!([deep]);
         }
         let too_deep = view(json!({"x": deep}));
-        assert_eq!(
-            StepWork::default().render(&too_deep),
-            json::canonical(&too_deep.to_value())
-        );
-        assert_eq!(
-            StepWork::default().render(&too_deep),
-            Err(JsonLimit::TooDeep)
-        );
+        let render = |view: &View| StepWork::default().render(view).map(|r| r.text);
+        assert_eq!(render(&too_deep), json::canonical(&too_deep.to_value()));
+        assert_eq!(render(&too_deep), Err(JsonLimit::TooDeep));
         let long_key = view(json!({"k".repeat(json::MAX_STRING_BYTES + 1): 1}));
-        assert_eq!(
-            StepWork::default().render(&long_key),
-            Err(JsonLimit::StringTooLong)
-        );
+        assert_eq!(render(&long_key), Err(JsonLimit::StringTooLong));
     }
 
     #[test]

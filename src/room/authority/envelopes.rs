@@ -14,7 +14,7 @@ use crate::room::envelope::{FrameKind, signed_statement};
 use crate::room::error::RoomError;
 use crate::room::hooks::RoomHooks;
 use crate::room::json;
-use crate::room::view::View;
+use crate::room::view::{Rendered, View};
 
 /// What every member's envelope of one step shares, rendered once.
 pub(super) struct Step {
@@ -31,7 +31,7 @@ pub(super) struct Step {
 pub(super) struct MemberView {
     /// The whole view (always hashed; sent whole unless `delta`).
     pub(super) view: View,
-    pub(super) view_text: String,
+    pub(super) rendered: Rendered,
     pub(super) delta: Option<(Vec<Value>, String)>,
     pub(super) direct: Value,
 }
@@ -93,7 +93,7 @@ impl<H: RoomHooks> Authority<H> {
         delta_checkpoint: bool,
     ) -> Result<(Value, View), RoomError> {
         let viewer_text = json::canonical(&Value::String(viewer.to_string()))?;
-        let view_state_hash = sha256_hex(&member.view_text);
+        let view_state_hash = member.rendered.hash;
         let (view_mode, view_text, view_delta, view_delta_text) = match &member.delta {
             Some((ops, text)) => (
                 "\"delta\"",
@@ -103,7 +103,7 @@ impl<H: RoomHooks> Authority<H> {
             ),
             None => (
                 "\"full\"",
-                member.view_text.as_str(),
+                member.rendered.text.as_str(),
                 Value::Array(Vec::new()),
                 "[]",
             ),

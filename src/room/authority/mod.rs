@@ -484,10 +484,10 @@ impl<H: RoomHooks> Authority<H> {
             return Ok(None);
         };
         let built = self.view_of(&member).and_then(|view| {
-            let view_text = StepWork::default().render(&view)?;
+            let rendered = StepWork::default().render(&view)?;
             let member_view = MemberView {
                 view,
-                view_text,
+                rendered,
                 delta: None,
                 direct: Value::Array(Vec::new()),
             };
@@ -680,12 +680,12 @@ impl<H: RoomHooks> Authority<H> {
         let hook_views = self.hooks.views(&self.state, &active).map_err(broken)?;
         let mut work = StepWork::default();
         for (member, view) in active.iter().zip(hook_views) {
-            let view_text = work.render(&view)?;
+            let rendered = work.render(&view)?;
             let delta = match self.last_views.get(&member.public_key) {
                 Some(previous) if kind == FrameKind::Frame => {
                     let ops = work.diff(previous, &view);
                     let ops_text = json::canonical(&Value::Array(ops.clone()))?;
-                    (ops_text.len() + VIEW_DELTA_SAVING < view_text.len())
+                    (ops_text.len() + VIEW_DELTA_SAVING < rendered.text.len())
                         .then_some((ops, ops_text))
                 }
                 _ => None,
@@ -696,7 +696,7 @@ impl<H: RoomHooks> Authority<H> {
                 .unwrap_or_else(|| Value::Array(Vec::new()));
             let member_view = MemberView {
                 view,
-                view_text,
+                rendered,
                 delta,
                 direct: sent_direct,
             };
