@@ -340,6 +340,24 @@ pub fn diff_under(previous: &Value, current: &Value, key: &str) -> Vec<Value> {
     ops
 }
 
+/// [`diff_under`] of two objects, without building values around them.
+pub fn diff_maps_under(
+    previous: &Map<String, Value>,
+    current: &Map<String, Value>,
+    key: &str,
+) -> Vec<Value> {
+    let mut ops = Vec::new();
+    if previous != current {
+        diff_objects(
+            previous,
+            current,
+            &mut vec![Value::String(key.to_string())],
+            &mut ops,
+        );
+    }
+    ops
+}
+
 /// Whether a member would accept `ops` as a delta (not too many, no path too long).
 pub fn within_limits(ops: &[Value]) -> bool {
     ops.len() <= MAX_OPS

@@ -111,6 +111,13 @@ pub fn canonical(value: &Value) -> Result<String, JsonLimit> {
     Ok(out)
 }
 
+/// The canonical bytes of an object, without building a value around it.
+pub fn canonical_map(map: &serde_json::Map<String, Value>) -> Result<String, JsonLimit> {
+    let mut out = String::new();
+    write_map(&mut out, map, 0)?;
+    Ok(out)
+}
+
 /// The canonical bytes of a value that is a field of an object (one level deeper).
 pub fn canonical_field(value: &Value) -> Result<String, JsonLimit> {
     let mut out = String::new();
@@ -153,25 +160,32 @@ fn write(out: &mut String, value: &Value, depth: usize) -> Result<(), JsonLimit>
             }
             out.push(']');
         }
-        Value::Object(map) => {
-            if map.len() > MAX_ITEMS {
-                return Err(JsonLimit::TooManyItems);
-            }
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (index, (key, item)) in entries.into_iter().enumerate() {
-                if index > 0 {
-                    out.push(',');
-                }
-                check_string(key)?;
-                write_string(out, key);
-                out.push(':');
-                write(out, item, depth + 1)?;
-            }
-            out.push('}');
-        }
+        Value::Object(map) => write_map(out, map, depth)?,
     }
+    Ok(())
+}
+
+fn write_map(
+    out: &mut String,
+    map: &serde_json::Map<String, Value>,
+    depth: usize,
+) -> Result<(), JsonLimit> {
+    if map.len() > MAX_ITEMS {
+        return Err(JsonLimit::TooManyItems);
+    }
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    out.push('{');
+    for (index, (key, item)) in entries.into_iter().enumerate() {
+        if index > 0 {
+            out.push(',');
+        }
+        check_string(key)?;
+        write_string(out, key);
+        out.push(':');
+        write(out, item, depth + 1)?;
+    }
+    out.push('}');
     Ok(())
 }
 

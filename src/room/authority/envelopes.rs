@@ -2,14 +2,14 @@
 //! checkpoint), each member's private part assembled from rendered texts and hashed, the
 //! checkpoint sent as a delta when that is allowed and saves enough, and the signature.
 
+use std::cell::OnceCell;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::{Authority, CHECKPOINT_DELTA_SAVING};
+use super::{Authority, CHECKPOINT_DELTA_SAVING, state};
 use crate::canonical::sha256_hex;
-use crate::room::checkpoint::Checkpoint;
-use crate::room::delta;
+use crate::room::checkpoint::{Checkpoint, CheckpointState};
 use crate::room::envelope::{FrameKind, signed_statement};
 use crate::room::error::RoomError;
 use crate::room::hooks::RoomHooks;
@@ -25,6 +25,19 @@ pub(super) struct Step {
     pub(super) checkpoint_text: String,
     /// The checkpoint as a delta and its text, when it travels so.
     pub(super) checkpoint_delta: Option<(Vec<Value>, String)>,
+    /// The checkpoint as JSON, built for the first envelope that carries it whole.
+    pub(super) checkpoint_json: OnceCell<Value>,
+}
+
+impl Step {
+    /// The checkpoint as JSON, built once a step.
+    fn checkpoint_json(&self) -> Value {
+        self.checkpoint_json
+            .get_or_init(|| {
+                serde_json::to_value(&*self.checkpoint).expect("a checkpoint serializes")
+            })
+            .clone()
+    }
 }
 
 /// One member's part of a step.
@@ -42,10 +55,10 @@ impl<H: RoomHooks> Authority<H> {
     pub(super) fn checkpoint_delta(
         &self,
         kind: FrameKind,
-        state: &Value,
+        state: &CheckpointState,
         full_len: usize,
     ) -> Result<Option<(Vec<Value>, String)>, RoomError> {
-        let Some(previous) = &self.last_checkpoint_state else {
+        let Some(previous) = &self.last_step else {
             return Ok(None);
         };
         if kind != FrameKind::Frame
@@ -56,7 +69,7 @@ impl<H: RoomHooks> Authority<H> {
         {
             return Ok(None);
         }
-        let ops = delta::diff(previous, state);
+        let ops = state::diff(&previous.checkpoint.state, state);
         let text = json::canonical(&Value::Array(ops.clone()))?;
         Ok((text.len() + CHECKPOINT_DELTA_SAVING < full_len).then_some((ops, text)))
     }
@@ -183,7 +196,7 @@ impl<H: RoomHooks> Authority<H> {
         envelope.insert(
             "checkpoint".into(),
             if full(checkpoint_mode) {
-                serde_json::to_value(&*step.checkpoint).expect("a checkpoint serializes")
+                step.checkpoint_json()
             } else {
                 Value::Null
             },

@@ -5,6 +5,7 @@
 //! acknowledgement can say which one reached a successor (the floor a failover restores
 //! from). Deltas tell `1` from `true`, so no member is ever sent a stale view.
 
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -23,6 +24,7 @@ use crate::spec::flow::group::GroupRules;
 use envelopes::{MemberView, Step, hash_map};
 
 mod envelopes;
+mod state;
 
 /// Checkpoints kept for acknowledgements.
 pub const HISTORY: usize = 256;
@@ -127,7 +129,6 @@ pub struct Authority<H: RoomHooks> {
     /// The leader's own view of the last step, whole.
     own_view: Option<Value>,
     last_step: Option<Step>,
-    last_checkpoint_state: Option<Value>,
     /// The checkpoints of the last [`HISTORY`] steps (shared with `last_step`, not copied).
     history: BTreeMap<u64, Arc<Checkpoint>>,
     acknowledged: HashMap<String, u64>,
@@ -175,7 +176,6 @@ impl<H: RoomHooks> Authority<H> {
             last_views: HashMap::new(),
             own_view: None,
             last_step: None,
-            last_checkpoint_state: None,
             history: BTreeMap::new(),
             acknowledged: HashMap::new(),
             replicated: None,
@@ -635,12 +635,7 @@ impl<H: RoomHooks> Authority<H> {
             self.seq += 1;
         }
         let state = self.checkpoint_state()?;
-        let state_value = serde_json::to_value(&state).expect("a state serializes");
-        let state_map = state_value.as_object().expect("a state is an object");
-        let state_texts: Vec<(&'static str, String)> = checkpoint::STATE_FIELDS
-            .iter()
-            .map(|key| Ok((*key, json::canonical(&state_map[*key])?)))
-            .collect::<Result<_, RoomError>>()?;
+        let state_texts = state::texts(&state)?;
         let mut state_fields: Vec<(&str, &str)> =
             state_texts.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let core = Core {
@@ -660,7 +655,8 @@ impl<H: RoomHooks> Authority<H> {
         };
         let frame_hash = core.hash()?;
         let (checkpoint, checkpoint_text) = self.certify(state, &state_texts, &frame_hash)?;
-        let checkpoint_delta = self.checkpoint_delta(kind, &state_value, checkpoint_text.len())?;
+        let checkpoint_delta =
+            self.checkpoint_delta(kind, &checkpoint.state, checkpoint_text.len())?;
         let step = Step {
             core: serde_json::to_value(&core).expect("a core serializes"),
             frame_hash: frame_hash.clone(),
@@ -668,6 +664,7 @@ impl<H: RoomHooks> Authority<H> {
             checkpoint: Arc::new(checkpoint),
             checkpoint_text,
             checkpoint_delta,
+            checkpoint_json: OnceCell::new(),
         };
         let mut envelopes = Vec::new();
         let mut views = HashMap::new();
@@ -712,7 +709,6 @@ impl<H: RoomHooks> Authority<H> {
         self.previous_hash = frame_hash;
         self.own_view = views.get(self.identity.public_key()).map(View::to_value);
         self.last_views = views;
-        self.last_checkpoint_state = Some(state_value);
         self.last_step = Some(step);
         Ok(envelopes)
     }
