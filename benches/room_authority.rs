@@ -68,7 +68,7 @@ fn main() {
     let watcher = identities[1].public_key().to_string();
     let mut replica = Replica::new("bench-room", &watcher, leader.public_key(), 0);
     replica
-        .apply(&authority.bootstrap(&watcher).unwrap().unwrap(), true)
+        .apply(authority.bootstrap(&watcher).unwrap().unwrap(), true)
         .unwrap();
     let mut per_action = Vec::with_capacity(actions);
     let mut verify = std::time::Duration::ZERO;
@@ -81,7 +81,7 @@ fn main() {
         let (envelopes, _) =
             authority.apply_input(actor.public_key(), client_seq, action.as_object().unwrap());
         per_action.push(begun.elapsed());
-        let envelope = &envelopes.iter().find(|(k, _)| *k == watcher).unwrap().1;
+        let (_, envelope) = envelopes.into_iter().find(|(k, _)| *k == watcher).unwrap();
         let checked = Instant::now();
         replica.apply(envelope, false).unwrap().unwrap();
         verify += checked.elapsed();

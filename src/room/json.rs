@@ -78,7 +78,8 @@ fn check_at(value: &Value, depth: usize) -> Result<(), JsonLimit> {
     }
 }
 
-fn check_string(text: &str) -> Result<(), JsonLimit> {
+/// Checks the length of a string (a key or a value).
+pub fn check_string(text: &str) -> Result<(), JsonLimit> {
     if text.len() > MAX_STRING_BYTES {
         Err(JsonLimit::StringTooLong)
     } else {
@@ -106,8 +107,13 @@ fn write_integer(out: &mut String, number: &serde_json::Number) -> Result<(), Js
 
 /// The canonical bytes of a value within the limits (checked as it is written, in one pass).
 pub fn canonical(value: &Value) -> Result<String, JsonLimit> {
+    canonical_at(value, 0)
+}
+
+/// [`canonical`] of a value nested `depth` levels inside the value being checked.
+pub fn canonical_at(value: &Value, depth: usize) -> Result<String, JsonLimit> {
     let mut out = String::new();
-    write(&mut out, value, 0)?;
+    write(&mut out, value, depth)?;
     Ok(out)
 }
 

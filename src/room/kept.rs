@@ -1,0 +1,408 @@
+//! The canonical text of a room value kept in parts, so that a member hashes its view and its
+//! checkpoint state after a delta at the cost of what the delta changed plus SHA-256 over the
+//! bytes, not a new rendering of the whole value. A large object or array is kept as its
+//! fields or items, anything small as its text; an operation of a delta marks stale the
+//! innermost kept part on its path, and only stale parts are rendered when the value is next
+//! hashed. What an operation replaced is put back when its delta is rolled back, so a refused
+//! delta leaves the texts exactly as they were.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use super::delta::Step;
+use super::json::{self, JsonLimit, MAX_ITEMS};
+
+/// An object or array whose canonical text reaches this many bytes is kept as its parts.
+const SPLIT_BYTES: usize = 1024;
+
+/// The canonical text of one value, kept in parts. It follows the value through the changes
+/// of a delta ([`KeptText::follow`]) and is brought up to date by [`KeptText::refresh`];
+/// a root object is always kept by field, so that a checkpoint's hash can be fed from its
+/// state's fields mixed with others ([`Fresh::hash_object`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct KeptText {
+    root: Part,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+enum Part {
+    /// Not rendered since the value here changed (or never).
+    #[default]
+    Stale,
+    /// The value's canonical text.
+    Text(String),
+    /// An object kept as its fields, in the canonical order of their keys.
+    Object(BTreeMap<String, Part>),
+    /// An array kept as its items.
+    Array(Vec<Part>),
+}
+
+/// What one operation of a delta did to the value, for its texts to follow.
+#[derive(Debug, Clone, Copy)]
+pub enum Change<'a> {
+    /// The value at this path was set: added, replaced, or the whole value (the empty path).
+    Set(&'a [Step]),
+    /// The key or item at this path was removed.
+    Remove(&'a [Step]),
+    /// `inserted` items took the place of `deleted` ones from `at` in the array at `path`.
+    Splice {
+        path: &'a [Step],
+        at: usize,
+        deleted: usize,
+        inserted: usize,
+    },
+}
+
+/// What a change replaced among the kept texts, to put back.
+#[derive(Debug)]
+pub struct TextUndo(Undo);
+
+#[derive(Debug)]
+enum Undo {
+    /// The part at `path`, the innermost kept part the change reached.
+    Part { path: Vec<Step>, held: Part },
+    /// The field `key` of the object kept at `parent`: as it was, or absent.
+    Field {
+        parent: Vec<Step>,
+        key: String,
+        held: Option<Part>,
+    },
+    /// Items of the array kept at `parent`: the `inserted` ones from `at` replaced `removed`.
+    Items {
+        parent: Vec<Step>,
+        at: usize,
+        inserted: usize,
+        removed: Vec<Part>,
+    },
+}
+
+impl KeptText {
+    /// Renders every stale part, so the texts are those of `value`: the value they were kept
+    /// for, changed since only by the changes they followed. A part that does not fit the
+    /// value is rendered again, so the texts never disagree with it. Checks the room's
+    /// limits on what it renders, and on the number of items of a part kept by items.
+    pub fn refresh(&mut self, value: &Value) -> Result<Fresh<'_>, JsonLimit> {
+        refresh(&mut self.root, value, 0)?;
+        Ok(Fresh(&self.root))
+    }
+
+    /// Follows one change of the value: the part it touched is stale now.
+    pub fn follow(&mut self, change: Change<'_>) -> TextUndo {
+        let (container, last) = match change {
+            Change::Set(path) | Change::Remove(path) => match path.split_last() {
+                Some((last, parent)) => (parent, Some(last)),
+                None => {
+                    let held = std::mem::take(&mut self.root);
+                    return TextUndo(Undo::Part { path: Vec::new(), held });
+                }
+            },
+            Change::Splice { path, .. } => (path, None),
+        };
+        let (part, reached) = reach(&mut self.root, container);
+        let edited = match (&mut *part, change, last) {
+            _ if reached < container.len() => None,
+            (Part::Object(fields), Change::Set(_), Some(Step::Key(key))) => Some(Undo::Field {
+                parent: container.to_vec(),
+                key: key.clone(),
+                held: fields.insert(key.clone(), Part::Stale),
+            }),
+            (Part::Object(fields), Change::Remove(_), Some(Step::Key(key))) => {
+                fields.remove(key).map(|held| Undo::Field {
+                    parent: container.to_vec(),
+                    key: key.clone(),
+                    held: Some(held),
+                })
+            }
+            (Part::Array(items), Change::Set(_), Some(Step::Index(at))) if *at < items.len() => {
+                let held = std::mem::take(&mut items[*at]);
+                Some(items_undo(container, *at, 1, vec![held]))
+            }
+            (Part::Array(items), Change::Remove(_), Some(Step::Index(at))) if *at < items.len() => {
+                Some(items_undo(container, *at, 0, vec![items.remove(*at)]))
+            }
+            (
+                Part::Array(items),
+                Change::Splice {
+                    at,
+                    deleted,
+                    inserted,
+                    ..
+                },
+                None,
+            ) if at <= items.len() && deleted <= items.len() - at => {
+                let fresh = std::iter::repeat_with(|| Part::Stale).take(inserted);
+                let removed = items.splice(at..at + deleted, fresh).collect();
+                Some(items_undo(container, at, inserted, removed))
+            }
+            _ => None,
+        };
+        // Otherwise the change is inside a part kept as one text, which is stale now.
+        TextUndo(edited.unwrap_or_else(|| Undo::Part {
+            path: container[..reached].to_vec(),
+            held: std::mem::take(part),
+        }))
+    }
+
+    /// Puts back what a change replaced; changes are put back in the reverse of their order.
+    pub fn put_back(&mut self, undo: TextUndo) {
+        let restored = match undo.0 {
+            Undo::Part { path, held } => reach_all(&mut self.root, &path).map(|part| *part = held),
+            Undo::Field { parent, key, held } => match reach_all(&mut self.root, &parent) {
+                Some(Part::Object(fields)) => {
+                    match held {
+                        Some(held) => fields.insert(key, held),
+                        None => fields.remove(&key),
+                    };
+                    Some(())
+                }
+                _ => None,
+            },
+            Undo::Items {
+                parent,
+                at,
+                inserted,
+                removed,
+            } => match reach_all(&mut self.root, &parent) {
+                Some(Part::Array(items)) if at + inserted <= items.len() => {
+                    items.splice(at..at + inserted, removed);
+                    Some(())
+                }
+                _ => None,
+            },
+        };
+        if restored.is_none() {
+            // Not reachable when every change was followed; a lost text is rendered again.
+            self.root = Part::Stale;
+        }
+    }
+}
+
+fn items_undo(parent: &[Step], at: usize, inserted: usize, removed: Vec<Part>) -> Undo {
+    Undo::Items {
+        parent: parent.to_vec(),
+        at,
+        inserted,
+        removed,
+    }
+}
+
+/// The innermost kept part along `path`, and how many of its steps lead to it.
+fn reach<'a>(root: &'a mut Part, path: &[Step]) -> (&'a mut Part, usize) {
+    let mut part = root;
+    let mut reached = 0;
+    for step in path {
+        if child(part, step).is_none() {
+            break;
+        }
+        part = child_mut(part, step).expect("the child was just found");
+        reached += 1;
+    }
+    (part, reached)
+}
+
+fn child<'a>(part: &'a Part, step: &Step) -> Option<&'a Part> {
+    match (part, step) {
+        (Part::Object(fields), Step::Key(key)) => fields.get(key),
+        (Part::Array(items), Step::Index(at)) => items.get(*at),
+        _ => None,
+    }
+}
+
+fn child_mut<'a>(part: &'a mut Part, step: &Step) -> Option<&'a mut Part> {
+    match (part, step) {
+        (Part::Object(fields), Step::Key(key)) => fields.get_mut(key),
+        (Part::Array(items), Step::Index(at)) => items.get_mut(*at),
+        _ => None,
+    }
+}
+
+/// The part kept at exactly `path`.
+fn reach_all<'a>(root: &'a mut Part, path: &[Step]) -> Option<&'a mut Part> {
+    let (part, reached) = reach(root, path);
+    (reached == path.len()).then_some(part)
+}
+
+fn refresh(part: &mut Part, value: &Value, depth: usize) -> Result<(), JsonLimit> {
+    match (&mut *part, value) {
+        (Part::Text(_), _) => Ok(()),
+        (Part::Object(fields), Value::Object(map)) if fits(fields, map) => {
+            if map.len() > MAX_ITEMS {
+                return Err(JsonLimit::TooManyItems);
+            }
+            fields.iter_mut().try_for_each(|(key, field)| {
+                if *field == Part::Stale {
+                    json::check_string(key)?;
+                }
+                refresh(field, &map[key], depth + 1)
+            })
+        }
+        (Part::Array(items), Value::Array(values)) if items.len() == values.len() => {
+            if values.len() > MAX_ITEMS {
+                return Err(JsonLimit::TooManyItems);
+            }
+            items
+                .iter_mut()
+                .zip(values)
+                .try_for_each(|(item, value)| refresh(item, value, depth + 1))
+        }
+        _ => {
+            *part = build(value, depth)?;
+            Ok(())
+        }
+    }
+}
+
+/// Whether the fields kept of an object are exactly the object's keys.
+fn fits(fields: &BTreeMap<String, Part>, map: &Map<String, Value>) -> bool {
+    fields.len() == map.len() && fields.keys().all(|key| map.contains_key(key))
+}
+
+/// The parts of a value nested `depth` levels deep: its text, or its fields or items when it
+/// is large (the root object always).
+fn build(value: &Value, depth: usize) -> Result<Part, JsonLimit> {
+    if !(depth == 0 && value.is_object()) {
+        let text = json::canonical_at(value, depth)?;
+        if text.len() < SPLIT_BYTES || !(value.is_object() || value.is_array()) {
+            return Ok(Part::Text(text));
+        }
+    }
+    match value {
+        Value::Object(map) => {
+            if map.len() > MAX_ITEMS {
+                return Err(JsonLimit::TooManyItems);
+            }
+            map.iter()
+                .map(|(key, field)| {
+                    json::check_string(key)?;
+                    Ok((key.clone(), build(field, depth + 1)?))
+                })
+                .collect::<Result<_, JsonLimit>>()
+                .map(Part::Object)
+        }
+        Value::Array(items) => items
+            .iter()
+            .map(|item| build(item, depth + 1))
+            .collect::<Result<_, JsonLimit>>()
+            .map(Part::Array),
+        scalar => Ok(Part::Text(json::canonical_at(scalar, depth)?)),
+    }
+}
+
+/// Kept texts with no stale part, ready to be hashed.
+#[derive(Debug, Clone, Copy)]
+pub struct Fresh<'a>(&'a Part);
+
+/// Where canonical text goes: a hash, or (in tests) a string.
+trait Sink {
+    fn put(&mut self, text: &str);
+}
+
+impl Sink for Sha256 {
+    fn put(&mut self, text: &str) {
+        self.update(text.as_bytes());
+    }
+}
+
+impl Sink for String {
+    fn put(&mut self, text: &str) {
+        self.push_str(text);
+    }
+}
+
+/// One field of an object being fed: kept, or rendered by the caller.
+enum Piece<'a> {
+    Kept(&'a Part),
+    Rendered(&'a str),
+}
+
+impl Fresh<'_> {
+    /// SHA-256 (lowercase hex) of the value's canonical text.
+    pub fn hash(self) -> String {
+        let mut hasher = Sha256::new();
+        feed(self.0, &mut hasher);
+        hex::encode(hasher.finalize())
+    }
+
+    /// SHA-256 (lowercase hex) of the canonical text of the object made of the fields of
+    /// this root object that `include` keeps and of `rendered` (canonical texts by key; a
+    /// field of the root wins over a rendered one of the same key).
+    pub fn hash_object(self, rendered: &[(&str, String)], include: impl Fn(&str) -> bool) -> String {
+        let mut hasher = Sha256::new();
+        self.feed_object(rendered, include, &mut hasher);
+        hex::encode(hasher.finalize())
+    }
+
+    fn feed_object(
+        self,
+        rendered: &[(&str, String)],
+        include: impl Fn(&str) -> bool,
+        out: &mut impl Sink,
+    ) {
+        let mut pieces: BTreeMap<&str, Piece> = rendered
+            .iter()
+            .map(|(key, text)| (*key, Piece::Rendered(text)))
+            .collect();
+        if let Part::Object(fields) = self.0 {
+            let kept = fields.iter().filter(|(key, _)| include(key));
+            pieces.extend(kept.map(|(key, part)| (key.as_str(), Piece::Kept(part))));
+        }
+        feed_fields(pieces.into_iter(), out, |piece, out| match piece {
+            Piece::Kept(part) => feed(part, out),
+            Piece::Rendered(text) => out.put(text),
+        });
+    }
+
+    /// The whole canonical text (tests compare it with a full rendering).
+    #[cfg(test)]
+    pub fn text(self) -> String {
+        let mut out = String::new();
+        feed(self.0, &mut out);
+        out
+    }
+}
+
+fn feed(part: &Part, out: &mut impl Sink) {
+    match part {
+        Part::Text(text) => out.put(text),
+        Part::Object(fields) => feed_fields(
+            fields.iter().map(|(key, field)| (key.as_str(), field)),
+            out,
+            |field, out| feed(field, out),
+        ),
+        Part::Array(items) => {
+            out.put("[");
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.put(",");
+                }
+                feed(item, out);
+            }
+            out.put("]");
+        }
+        // `Fresh` has none: refreshing rendered them all.
+        Part::Stale => debug_assert!(false, "a stale part among fresh texts"),
+    }
+}
+
+/// Feeds an object of `fields`, given in the canonical order of their keys.
+fn feed_fields<'a, T, S: Sink>(
+    fields: impl Iterator<Item = (&'a str, T)>,
+    out: &mut S,
+    feed_field: impl Fn(T, &mut S),
+) {
+    let mut key_text = String::new();
+    out.put("{");
+    for (index, (key, field)) in fields.enumerate() {
+        key_text.clear();
+        if index > 0 {
+            key_text.push(',');
+        }
+        crate::canonical::write_string(&mut key_text, key);
+        key_text.push(':');
+        out.put(&key_text);
+        feed_field(field, out);
+    }
+    out.put("}");
+}
