@@ -95,7 +95,10 @@ impl KeptText {
                 Some((last, parent)) => (parent, Some(last)),
                 None => {
                     let held = std::mem::take(&mut self.root);
-                    return TextUndo(Undo::Part { path: Vec::new(), held });
+                    return TextUndo(Undo::Part {
+                        path: Vec::new(),
+                        held,
+                    });
                 }
             },
             Change::Splice { path, .. } => (path, None),
@@ -328,7 +331,11 @@ impl Fresh<'_> {
     /// SHA-256 (lowercase hex) of the canonical text of the object made of the fields of
     /// this root object that `include` keeps and of `rendered` (canonical texts by key; a
     /// field of the root wins over a rendered one of the same key).
-    pub fn hash_object(self, rendered: &[(&str, String)], include: impl Fn(&str) -> bool) -> String {
+    pub fn hash_object(
+        self,
+        rendered: &[(&str, String)],
+        include: impl Fn(&str) -> bool,
+    ) -> String {
         let mut hasher = Sha256::new();
         self.feed_object(rendered, include, &mut hasher);
         hex::encode(hasher.finalize())
@@ -405,4 +412,233 @@ fn feed_fields<'a, T, S: Sink>(
         feed_field(field, out);
     }
     out.put("}");
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+    use serde_json::json;
+
+    use super::*;
+    use crate::room::delta::{DeltaError, Lent};
+
+    /// A value with large arrays and objects (kept by part) nested among small ones.
+    fn room_like(rng: &mut StdRng, depth: usize) -> Value {
+        match rng.gen_range(0..10) {
+            0..=2 if depth < 4 => {
+                let most = if rng.gen_bool(0.3) { 80 } else { 6 };
+                let items = rng.gen_range(0..most);
+                Value::Array((0..items).map(|_| room_like(rng, depth + 1)).collect())
+            }
+            3..=5 if depth < 4 => {
+                let most = if rng.gen_bool(0.3) { 40 } else { 6 };
+                let fields = rng.gen_range(0..most);
+                let map = (0..fields).map(|n| (format!("k{n}é\n"), room_like(rng, depth + 1)));
+                Value::Object(map.collect())
+            }
+            6 => json!(rng.gen_range(-5..1_000_000)),
+            7 => json!(rng.gen_bool(0.5)),
+            8 => Value::Null,
+            _ => json!("message \"quoted\" ü ".repeat(rng.gen_range(0..4))),
+        }
+    }
+
+    /// The path of a random container in `value`, and the container.
+    fn some_container<'a>(rng: &mut StdRng, value: &'a Value) -> (Vec<Value>, &'a Value) {
+        let mut path = Vec::new();
+        let mut at = value;
+        while rng.gen_bool(0.7) {
+            let next = match at {
+                Value::Object(map) if !map.is_empty() => {
+                    let (key, next) = map.iter().nth(rng.gen_range(0..map.len())).unwrap();
+                    (json!(key), next)
+                }
+                Value::Array(items) if !items.is_empty() => {
+                    let index = rng.gen_range(0..items.len());
+                    (json!(index), &items[index])
+                }
+                _ => break,
+            };
+            if !(next.1.is_object() || next.1.is_array()) {
+                break;
+            }
+            path.push(next.0);
+            at = next.1;
+        }
+        (path, at)
+    }
+
+    fn with(path: &[Value], last: Value) -> Value {
+        let mut path = path.to_vec();
+        path.push(last);
+        Value::Array(path)
+    }
+
+    /// A random delta of one to four ops of every kind that applies to `value`.
+    fn some_delta(rng: &mut StdRng, value: &Value) -> Vec<Value> {
+        let mut value = value.clone();
+        let mut ops = Vec::new();
+        for _ in 0..rng.gen_range(1..=4) {
+            let (path, container) = some_container(rng, &value);
+            let at_key = |key: &str| with(&path, json!(key));
+            let more: Vec<Value> = match container {
+                _ if rng.gen_range(0..40) == 0 => {
+                    vec![json!({"op": "set", "path": [], "value": room_like(rng, 0)})]
+                }
+                Value::Object(map) => match map.keys().nth(rng.gen_range(0..=map.len())) {
+                    Some(key) if rng.gen_bool(0.3) => {
+                        vec![json!({"op": "remove", "path": at_key(key)})]
+                    }
+                    key => {
+                        let key = key
+                            .cloned()
+                            .unwrap_or_else(|| format!("new {}", rng.r#gen::<u16>()));
+                        let new = room_like(rng, path.len() + 1);
+                        vec![json!({"op": "set", "path": at_key(&key), "value": new})]
+                    }
+                },
+                Value::Array(items) => {
+                    let len = items.len();
+                    match rng.gen_range(0..4) {
+                        0 if len > 0 => {
+                            let at = rng.gen_range(0..len);
+                            vec![json!({"op": "remove", "path": with(&path, json!(at))})]
+                        }
+                        1 if len > 0 => {
+                            let at = rng.gen_range(0..len);
+                            let new = room_like(rng, path.len() + 1);
+                            vec![json!({"op": "set", "path": with(&path, json!(at)), "value": new})]
+                        }
+                        2 if len > 2 => {
+                            // A window slides: it drops from its front and gains at its end.
+                            let slid = rng.gen_range(1..=2);
+                            let gained: Vec<Value> = (0..slid).map(|_| json!("new")).collect();
+                            vec![
+                                json!({"op": "splice", "path": path, "index": 0, "delete": slid, "items": []}),
+                                json!({"op": "splice", "path": path, "index": len - slid, "delete": 0, "items": gained}),
+                            ]
+                        }
+                        _ => {
+                            let at = rng.gen_range(0..=len);
+                            let delete = rng.gen_range(0..=len - at);
+                            let items: Vec<Value> = (0..rng.gen_range(0..3))
+                                .map(|_| room_like(rng, path.len() + 1))
+                                .collect();
+                            vec![
+                                json!({"op": "splice", "path": path, "index": at, "delete": delete, "items": items}),
+                            ]
+                        }
+                    }
+                }
+                _ => continue,
+            };
+            value = crate::room::delta::apply(&value, &Value::Array(more.clone()))
+                .expect("an op made for the value applies to it");
+            ops.extend(more);
+        }
+        ops
+    }
+
+    fn fresh_text(texts: &mut KeptText, value: &Value) -> String {
+        texts.refresh(value).unwrap().text()
+    }
+
+    #[test]
+    fn kept_texts_equal_a_full_rendering_after_any_deltas_and_roll_backs() {
+        let mut rng = StdRng::seed_from_u64(20261205);
+        let mut split_parts = 0;
+        for _ in 0..24 {
+            let mut value = json!({"log": (0..120).map(|n| json!({"n": n, "text": "a line of the room's log"})).collect::<Vec<_>>()});
+            value["state"] = room_like(&mut rng, 1);
+            let mut texts = KeptText::default();
+            assert_eq!(
+                fresh_text(&mut texts, &value),
+                json::canonical(&value).unwrap()
+            );
+            for _ in 0..25 {
+                let ops = some_delta(&mut rng, &value);
+                let before = texts.clone();
+                let mut lent = Lent::new(value.clone(), texts.clone());
+                lent.apply(&ops).unwrap();
+                let (changed, fresh) = lent.refreshed().unwrap();
+                let expected = json::canonical(changed).unwrap();
+                assert_eq!(fresh.text(), expected, "{ops:?}");
+                assert_eq!(fresh.hash(), crate::canonical::sha256_hex(&expected));
+                if rng.gen_bool(0.3) {
+                    // Refused after the delta applied: value and texts go back as they were.
+                    let (back, text) = lent.roll_back();
+                    assert_eq!(back, value);
+                    assert_eq!(text, before, "{ops:?}");
+                    continue;
+                }
+                if rng.gen_bool(0.2) {
+                    // Refused by a later op of the same delta.
+                    let mut failing = ops.clone();
+                    failing.push(json!({"op": "remove", "path": ["no such key", 0]}));
+                    let mut lent = Lent::new(value.clone(), texts.clone());
+                    let error = lent.apply(&failing).unwrap_err();
+                    assert_eq!(error, DeltaError::Missing(ops.len()));
+                    assert_eq!(lent.keep(), (value.clone(), before));
+                }
+                let (next, text) = lent.keep();
+                (value, texts) = (next, text);
+                split_parts += usize::from(
+                    matches!(&texts.root, Part::Object(fields) if fields.values().any(|part| !matches!(part, Part::Text(_)))),
+                );
+            }
+        }
+        assert!(
+            split_parts > 60,
+            "large parts were kept by part: {split_parts}"
+        );
+    }
+
+    #[test]
+    fn a_kept_part_refuses_what_a_full_rendering_refuses() {
+        let value = json!({"log": vec!["x".repeat(20); MAX_ITEMS]});
+        let mut texts = KeptText::default();
+        texts.refresh(&value).unwrap();
+        let grow =
+            json!([{"op": "splice", "path": ["log"], "index": 0, "delete": 0, "items": [1]}]);
+        let mut lent = Lent::new(value.clone(), texts.clone());
+        lent.apply(grow.as_array().unwrap()).unwrap();
+        assert_eq!(json::canonical(lent.value()), Err(JsonLimit::TooManyItems));
+        assert_eq!(lent.refreshed().unwrap_err(), JsonLimit::TooManyItems);
+        assert_eq!(lent.roll_back().1, texts);
+        let long_key = "k".repeat(json::MAX_STRING_BYTES + 1);
+        let add = json!([{"op": "set", "path": [long_key], "value": 1}]);
+        let mut lent = Lent::new(value.clone(), texts.clone());
+        lent.apply(add.as_array().unwrap()).unwrap();
+        assert_eq!(lent.refreshed().unwrap_err(), JsonLimit::StringTooLong);
+        let float = json!([{"op": "set", "path": ["log", 3], "value": 1.5}]);
+        let mut lent = Lent::new(value, texts);
+        lent.apply(float.as_array().unwrap()).unwrap();
+        assert_eq!(
+            lent.refreshed().unwrap_err(),
+            JsonLimit::Float("1.5".into())
+        );
+    }
+
+    #[test]
+    fn a_checkpoint_hash_feeds_kept_fields_among_rendered_ones() {
+        let state = json!({"b": [1, 2], "d": {"e": null}, "z": "kept wins"});
+        let mut texts = KeptText::default();
+        let fresh = texts.refresh(&state).unwrap();
+        let rendered = [
+            ("a", "1".to_string()),
+            ("c", "true".to_string()),
+            ("z", "0".to_string()),
+        ];
+        let whole = json!({"a": 1, "b": [1, 2], "c": true, "d": {"e": null}, "z": "kept wins"});
+        assert_eq!(
+            fresh.hash_object(&rendered, |_| true),
+            crate::canonical::sha256_hex(json::canonical(&whole).unwrap())
+        );
+        let only_b = json!({"b": [1, 2]});
+        assert_eq!(
+            fresh.hash_object(&[], |key| key == "b"),
+            crate::canonical::sha256_hex(json::canonical(&only_b).unwrap())
+        );
+    }
 }

@@ -745,8 +745,14 @@ fn a_failed_delta_envelope_leaves_the_replica_exactly_as_it_was() {
         refused_unchanged(replica, &good, case);
     }
     let mut untouched = before.clone();
-    untouched.apply(good.clone(), false).unwrap().expect("a new frame");
-    replica.apply(good.clone(), false).unwrap().expect("a new frame");
+    untouched
+        .apply(good.clone(), false)
+        .unwrap()
+        .expect("a new frame");
+    replica
+        .apply(good.clone(), false)
+        .unwrap()
+        .expect("a new frame");
     assert_eq!(format!("{replica:?}"), format!("{untouched:?}"));
     assert_eq!(log_length(replica), round as usize);
     let (next, _) = say(&mut room, 0, round + 1, "after the lies");
