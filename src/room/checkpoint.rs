@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use serde::de::value::MapDeserializer;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -151,19 +152,16 @@ pub fn verify_lent(
         return Err(RoomError::CheckpointState(format!("{key} is missing")));
     }
     let recovery_state_hash = texts.hash_object(&[], |key| STATE_FIELDS.contains(&key));
+    // Read in place, but for the hooks' recovery state (moved in by the caller).
     let empty = Value::Object(Map::new());
-    let without_protocol_state: Map<String, Value> = fields
-        .iter()
-        .map(|(key, value)| {
-            let value = match (*key, *value) {
-                ("protocol_state", Value::Object(_)) => &empty,
-                _ => value,
-            };
-            (key.to_string(), value.clone())
-        })
-        .collect();
-    let checkpoint = Checkpoint::deserialize(Value::Object(without_protocol_state))
-        .map_err(|e| RoomError::CheckpointState(e.to_string()))?;
+    let without_protocol_state = fields.iter().map(|(key, value)| match (*key, *value) {
+        ("protocol_state", Value::Object(_)) => (*key, &empty),
+        _ => (*key, *value),
+    });
+    let checkpoint = Checkpoint::deserialize(MapDeserializer::<_, serde_json::Error>::new(
+        without_protocol_state,
+    ))
+    .map_err(|e| RoomError::CheckpointState(e.to_string()))?;
     check_members(&checkpoint.state.members).map_err(RoomError::CheckpointState)?;
     if checkpoint.version != VERSION {
         return Err(RoomError::CheckpointState(format!(

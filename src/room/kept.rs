@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::delta::Step;
-use super::json::{self, JsonLimit, MAX_ITEMS};
+use super::json::{self, JsonLimit, MAX_ITEMS, Sink, feed_object};
 
 /// An object or array whose canonical text reaches this many bytes is kept as its parts.
 const SPLIT_BYTES: usize = 1024;
@@ -297,23 +297,6 @@ fn build(value: &Value, depth: usize) -> Result<Part, JsonLimit> {
 #[derive(Debug, Clone, Copy)]
 pub struct Fresh<'a>(&'a Part);
 
-/// Where canonical text goes: a hash, or (in tests) a string.
-trait Sink {
-    fn put(&mut self, text: &str);
-}
-
-impl Sink for Sha256 {
-    fn put(&mut self, text: &str) {
-        self.update(text.as_bytes());
-    }
-}
-
-impl Sink for String {
-    fn put(&mut self, text: &str) {
-        self.push_str(text);
-    }
-}
-
 /// One field of an object being fed: kept, or rendered by the caller.
 enum Piece<'a> {
     Kept(&'a Part),
@@ -355,7 +338,7 @@ impl Fresh<'_> {
             let kept = fields.iter().filter(|(key, _)| include(key));
             pieces.extend(kept.map(|(key, part)| (key.as_str(), Piece::Kept(part))));
         }
-        feed_fields(pieces.into_iter(), out, |piece, out| match piece {
+        feed_object(pieces.into_iter(), out, |piece, out| match piece {
             Piece::Kept(part) => feed(part, out),
             Piece::Rendered(text) => out.put(text),
         });
@@ -373,7 +356,7 @@ impl Fresh<'_> {
 fn feed(part: &Part, out: &mut impl Sink) {
     match part {
         Part::Text(text) => out.put(text),
-        Part::Object(fields) => feed_fields(
+        Part::Object(fields) => feed_object(
             fields.iter().map(|(key, field)| (key.as_str(), field)),
             out,
             |field, out| feed(field, out),
@@ -391,27 +374,6 @@ fn feed(part: &Part, out: &mut impl Sink) {
         // `Fresh` has none: refreshing rendered them all.
         Part::Stale => debug_assert!(false, "a stale part among fresh texts"),
     }
-}
-
-/// Feeds an object of `fields`, given in the canonical order of their keys.
-fn feed_fields<'a, T, S: Sink>(
-    fields: impl Iterator<Item = (&'a str, T)>,
-    out: &mut S,
-    feed_field: impl Fn(T, &mut S),
-) {
-    let mut key_text = String::new();
-    out.put("{");
-    for (index, (key, field)) in fields.enumerate() {
-        key_text.clear();
-        if index > 0 {
-            key_text.push(',');
-        }
-        crate::canonical::write_string(&mut key_text, key);
-        key_text.push(':');
-        out.put(&key_text);
-        feed_field(field, out);
-    }
-    out.put("}");
 }
 
 #[cfg(test)]

@@ -9,8 +9,6 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::canonical::sha256_hex;
-
 use super::checkpoint::{self, Checkpoint, object, take_protocol_state};
 use super::delta::Lent;
 use super::envelope::{
@@ -88,9 +86,9 @@ impl Replica {
         // Hashed before the envelope takes the parts, reported after it proves well formed.
         let hashes = (|| -> Result<[String; 3], RoomError> {
             Ok([
-                sha256_hex(json::canonical_part(map, &CORE_FIELDS)?),
+                json::hash_part(map, &CORE_FIELDS)?,
                 json::hash(map.get("events").unwrap_or(&Value::Null))?,
-                sha256_hex(json::canonical_part(map, &PRIVATE_FIELDS)?),
+                json::hash_part(map, &PRIVATE_FIELDS)?,
             ])
         })();
         let envelope =

@@ -635,8 +635,9 @@ fn failing_at_the_end(under: &[&str], then: &[Value]) -> Value {
 
 /// Whatever fails after a delta was applied in place — a later op of the same delta, the
 /// view's or the checkpoint's hash, the certificate, the recovery hash, the view delta after
-/// a good checkpoint delta — the replica is as it was, to the order of its keys, and the
-/// next good envelope verifies as if nothing had happened.
+/// a good checkpoint delta — the replica is as it was, to the order of its keys and the
+/// canonical texts it keeps of its view and checkpoint state, and the next good envelope
+/// verifies as if nothing had happened.
 #[test]
 fn a_failed_delta_envelope_leaves_the_replica_exactly_as_it_was() {
     let mut room = room();
