@@ -124,6 +124,41 @@ pub struct Envelope {
     pub signature: String,
 }
 
+impl Envelope {
+    /// The envelope a frame is, its parts moved out of the frame's JSON, not copied (a derived
+    /// reading of the flattened parts would buffer every field and copy it).
+    pub fn from_json(frame: Value) -> Result<Envelope, serde_json::Error> {
+        let Value::Object(mut fields) = frame else {
+            return Err(serde::de::Error::custom("not an object"));
+        };
+        let mut part = |keys: &[&str]| -> Value {
+            let taken = keys
+                .iter()
+                .filter_map(|key| Some((key.to_string(), fields.remove(*key)?)));
+            Value::Object(taken.collect())
+        };
+        let core = Core::deserialize(part(&CORE_FIELDS))?;
+        let private = Private::deserialize(part(&PRIVATE_FIELDS))?;
+        /// The fields of an envelope beside its core and private part.
+        #[derive(Deserialize)]
+        struct Rest {
+            frame_hash: String,
+            events: Vec<Value>,
+            view_hash: String,
+            signature: String,
+        }
+        let rest = Rest::deserialize(Value::Object(fields))?;
+        Ok(Envelope {
+            core,
+            frame_hash: rest.frame_hash,
+            events: rest.events,
+            private,
+            view_hash: rest.view_hash,
+            signature: rest.signature,
+        })
+    }
+}
+
 /// The object of `fields` taken from `envelope` (a missing field is `null`), as the hashes
 /// are computed over it.
 pub fn part_of(envelope: &Map<String, Value>, fields: &[&str]) -> Value {
@@ -170,6 +205,30 @@ impl Private {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_envelope_read_by_parts_is_the_one_serde_reads() {
+        let envelope = json!({
+            "_group": "frame", "wire_version": 2, "group_id": "g", "leader_public_key": "k",
+            "leader_epoch": 1, "seq": 2, "previous_hash": "p", "membership_version": 3,
+            "authority_state_hash": "a", "recovery_state_hash": "r", "events_hash": "e",
+            "completed": false, "outcome": null, "frame_hash": "f", "events": [{"x": 1}],
+            "viewer_public_key": "v", "view_mode": "delta", "view": null,
+            "view_delta": [{"op": "set", "path": ["a"], "value": 1}], "view_state_hash": "s",
+            "direct": [], "checkpoint_mode": "full", "checkpoint": {"seq": 2},
+            "checkpoint_delta": [], "checkpoint_hash": "c", "checkpoint_signature": "cs",
+            "view_hash": "vh", "signature": "sig", "unknown": "ignored"
+        });
+        assert_eq!(
+            Envelope::from_json(envelope.clone()).unwrap(),
+            Envelope::deserialize(&envelope).unwrap()
+        );
+        let mut missing = envelope;
+        missing.as_object_mut().unwrap().remove("view_mode");
+        let error = Envelope::from_json(missing).unwrap_err().to_string();
+        assert!(error.contains("view_mode"), "{error}");
+        assert!(Envelope::from_json(json!([1])).is_err());
+    }
 
     #[test]
     fn a_missing_field_counts_as_null_and_the_kinds_travel_in_snake_case() {

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::delta::Step;
@@ -80,9 +80,10 @@ enum Undo {
 
 impl KeptText {
     /// Renders every stale part, so the texts are those of `value`: the value they were kept
-    /// for, changed since only by the changes they followed. A part that does not fit the
-    /// value is rendered again, so the texts never disagree with it. Checks the room's
-    /// limits on what it renders, and on the number of items of a part kept by items.
+    /// for, changed since only by the changes they followed. A part kept by field or item
+    /// whose count differs from the value's, or a field it cannot find, is rendered again.
+    /// Checks the room's limits on what it renders, and on the number of items of a part
+    /// kept by items.
     pub fn refresh(&mut self, value: &Value) -> Result<Fresh<'_>, JsonLimit> {
         refresh(&mut self.root, value, 0)?;
         Ok(Fresh(&self.root))
@@ -230,16 +231,29 @@ fn reach_all<'a>(root: &'a mut Part, path: &[Step]) -> Option<&'a mut Part> {
 fn refresh(part: &mut Part, value: &Value, depth: usize) -> Result<(), JsonLimit> {
     match (&mut *part, value) {
         (Part::Text(_), _) => Ok(()),
-        (Part::Object(fields), Value::Object(map)) if fits(fields, map) => {
+        (Part::Object(fields), Value::Object(map)) if fields.len() == map.len() => {
             if map.len() > MAX_ITEMS {
                 return Err(JsonLimit::TooManyItems);
             }
-            fields.iter_mut().try_for_each(|(key, field)| {
-                if *field == Part::Stale {
+            // A field kept as a text needs no look-up of its value.
+            let mut lost = false;
+            for (key, field) in fields.iter_mut() {
+                if matches!(field, Part::Text(_)) {
+                    continue;
+                }
+                let Some(item) = map.get(key) else {
+                    lost = true;
+                    break;
+                };
+                if matches!(field, Part::Stale) {
                     json::check_string(key)?;
                 }
-                refresh(field, &map[key], depth + 1)
-            })
+                refresh(field, item, depth + 1)?;
+            }
+            if lost {
+                *part = build(value, depth)?;
+            }
+            Ok(())
         }
         (Part::Array(items), Value::Array(values)) if items.len() == values.len() => {
             if values.len() > MAX_ITEMS {
@@ -255,11 +269,6 @@ fn refresh(part: &mut Part, value: &Value, depth: usize) -> Result<(), JsonLimit
             Ok(())
         }
     }
-}
-
-/// Whether the fields kept of an object are exactly the object's keys.
-fn fits(fields: &BTreeMap<String, Part>, map: &Map<String, Value>) -> bool {
-    fields.len() == map.len() && fields.keys().all(|key| map.contains_key(key))
 }
 
 /// The parts of a value nested `depth` levels deep: its text, or its fields or items when it

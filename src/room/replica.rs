@@ -6,7 +6,6 @@
 //! the view and checkpoint state it holds, with their canonical texts kept in parts, undone
 //! when a check fails, so verifying one copies and renders only what it changed.
 
-use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::checkpoint::{self, Checkpoint, object, take_protocol_state};
@@ -91,8 +90,7 @@ impl Replica {
                 json::hash_part(map, &PRIVATE_FIELDS)?,
             ])
         })();
-        let envelope =
-            Envelope::deserialize(raw).map_err(|e| RoomError::Malformed(e.to_string()))?;
+        let envelope = Envelope::from_json(raw).map_err(|e| RoomError::Malformed(e.to_string()))?;
         self.check_identity(&envelope)?;
         let [frame_hash, events_hash, view_hash] = hashes?;
         if frame_hash != envelope.frame_hash {
