@@ -125,12 +125,21 @@ pub struct Envelope {
 }
 
 impl Envelope {
-    /// The envelope a frame is, its parts moved out of the frame's JSON, not copied (a derived
-    /// reading of the flattened parts would buffer every field and copy it).
+    /// The envelope a frame is, its parts moved out of the frame's JSON, not copied: the
+    /// large fields (the events, the view, the checkpoint, their deltas, what was sent
+    /// directly) are taken out first and empty ones of the same kind left for serde to check,
+    /// which would otherwise rebuild them value by value (and buffer every field once more,
+    /// reading the flattened parts).
     pub fn from_json(frame: Value) -> Result<Envelope, serde_json::Error> {
         let Value::Object(mut fields) = frame else {
             return Err(serde::de::Error::custom("not an object"));
         };
+        let mut large: Vec<(&str, Value)> = Vec::with_capacity(LARGE_FIELDS.len());
+        for key in LARGE_FIELDS {
+            if let Some(value) = fields.get_mut(key).and_then(hollow) {
+                large.push((key, value));
+            }
+        }
         let mut part = |keys: &[&str]| -> Value {
             let taken = keys
                 .iter()
@@ -148,14 +157,53 @@ impl Envelope {
             signature: String,
         }
         let rest = Rest::deserialize(Value::Object(fields))?;
-        Ok(Envelope {
+        let mut envelope = Envelope {
             core,
             frame_hash: rest.frame_hash,
             events: rest.events,
             private,
             view_hash: rest.view_hash,
             signature: rest.signature,
-        })
+        };
+        for (key, value) in large {
+            envelope.put_back(key, value);
+        }
+        Ok(envelope)
+    }
+
+    /// Puts a large field back in its place, read as serde read its hollow copy.
+    fn put_back(&mut self, key: &str, value: Value) {
+        let private = &mut self.private;
+        match (key, value) {
+            ("events", Value::Array(items)) => self.events = items,
+            ("view", Value::Object(map)) => private.view = Some(map),
+            ("view_delta", Value::Array(ops)) => private.view_delta = ops,
+            ("direct", direct) => private.direct = direct,
+            ("checkpoint", Value::Object(map)) => private.checkpoint = Some(map),
+            ("checkpoint_delta", Value::Array(ops)) => private.checkpoint_delta = ops,
+            // Serde refused any other kind.
+            _ => {}
+        }
+    }
+}
+
+/// The fields of an envelope that may be large.
+const LARGE_FIELDS: [&str; 6] = [
+    "events",
+    "view",
+    "view_delta",
+    "direct",
+    "checkpoint",
+    "checkpoint_delta",
+];
+
+/// Takes an array or object out of `value`, leaving an empty one of its kind (a scalar is
+/// left in place).
+fn hollow(value: &mut Value) -> Option<Value> {
+    match value {
+        Value::Array(_) => Some(std::mem::replace(value, Value::Array(Vec::new()))),
+        Value::Object(_) => Some(std::mem::replace(value, Value::Object(Map::new()))),
+        _ => None,
     }
 }
 
@@ -223,6 +271,15 @@ mod tests {
             Envelope::from_json(envelope.clone()).unwrap(),
             Envelope::deserialize(&envelope).unwrap()
         );
+        let mut scalars = envelope.clone();
+        scalars["direct"] = json!("a note");
+        scalars["checkpoint"] = Value::Null;
+        assert_eq!(
+            Envelope::from_json(scalars.clone()).unwrap(),
+            Envelope::deserialize(&scalars).unwrap()
+        );
+        scalars["view_delta"] = json!({"not": "a list"});
+        assert!(Envelope::from_json(scalars).is_err());
         let mut missing = envelope;
         missing.as_object_mut().unwrap().remove("view_mode");
         let error = Envelope::from_json(missing).unwrap_err().to_string();
