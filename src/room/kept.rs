@@ -14,8 +14,11 @@ use sha2::{Digest, Sha256};
 use super::delta::Step;
 use super::json::{self, JsonLimit, MAX_ITEMS, Sink, feed_object};
 
-/// An object or array whose canonical text reaches this many bytes is kept as its parts.
+/// An object or array whose canonical text reaches this many bytes is kept as its parts...
 const SPLIT_BYTES: usize = 1024;
+/// ...when it is nested less deeply than this; deeper ones are kept as one text, so a value
+/// first kept is rendered at most this many times over (once per level kept by part).
+const SPLIT_DEPTH: usize = 3;
 
 /// The canonical text of one value, kept in parts. It follows the value through the changes
 /// of a delta ([`KeptText::follow`]) and is brought up to date by [`KeptText::refresh`];
@@ -272,11 +275,12 @@ fn refresh(part: &mut Part, value: &Value, depth: usize) -> Result<(), JsonLimit
 }
 
 /// The parts of a value nested `depth` levels deep: its text, or its fields or items when it
-/// is large (the root object always).
+/// is large and not deep (the root object always).
 fn build(value: &Value, depth: usize) -> Result<Part, JsonLimit> {
     if !(depth == 0 && value.is_object()) {
         let text = json::canonical_at(value, depth)?;
-        if text.len() < SPLIT_BYTES || !(value.is_object() || value.is_array()) {
+        let container = value.is_object() || value.is_array();
+        if text.len() < SPLIT_BYTES || depth >= SPLIT_DEPTH || !container {
             return Ok(Part::Text(text));
         }
     }
