@@ -105,7 +105,7 @@ fn play_hand(dir: &Path, options: &Map<String, Value>) -> Hand {
         .collect();
     for (id, replica) in identities.iter().zip(&mut replicas) {
         let envelope = authority.bootstrap(id.public_key()).unwrap().unwrap();
-        replica.apply(&envelope, true).unwrap();
+        replica.apply(envelope, true).unwrap();
     }
     let mut client_seq = [0u64; SEATS as usize];
     let (mut actions, mut choosing) = (0, Duration::ZERO);
@@ -128,8 +128,8 @@ fn play_hand(dir: &Path, options: &Map<String, Value>) -> Hand {
             matches!(receipt, Receipt::Accepted { .. }),
             "seat {seat}'s {action:?}: {receipt:?}"
         );
-        for (key, envelope) in &envelopes {
-            let replica = replicas.iter_mut().find(|r| r.viewer == *key).unwrap();
+        for (key, envelope) in envelopes {
+            let replica = replicas.iter_mut().find(|r| r.viewer == key).unwrap();
             replica.apply(envelope, false).unwrap();
         }
         actions += 1;

@@ -6,11 +6,14 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use serde::de::value::MapDeserializer;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::delta::Lent;
 use super::error::RoomError;
 use super::json;
+use super::kept::KeptText;
 use crate::api::group::{MemberStatus, RecoveryMode, checkpoint_canonical};
 
 /// The checkpoint format this build speaks.
@@ -90,102 +93,105 @@ impl Checkpoint {
         )
     }
 
-    /// Checks a received checkpoint: its hash over its content (each field rendered once,
-    /// which checks the room's limits on it), its state, and its leader's certificate. Also
-    /// returns the canonical text of its state (the six fields), which a frame's
-    /// `recovery_state_hash` covers.
-    pub fn verify(mut raw: Map<String, Value>) -> Result<(Checkpoint, String), RoomError> {
-        let fields: Vec<(&str, &Value)> = raw.iter().map(|(k, v)| (k.as_str(), v)).collect();
-        let (mut checkpoint, state_text) = Checkpoint::verify_fields(&fields)?;
-        checkpoint.state.protocol_state = take_protocol_state(&mut raw);
-        Ok((checkpoint, state_text))
-    }
-
-    /// [`Checkpoint::verify`] of the checkpoint made of `fields` (a later field of a name
-    /// wins), without building it: the checkpoint it returns has an empty `protocol_state`
-    /// for the caller to move in from its JSON (with [`take_protocol_state`]), so the hooks'
-    /// recovery state, a room's largest part, is read once, to render it, and never copied.
-    pub fn verify_fields(fields: &[(&str, &Value)]) -> Result<(Checkpoint, String), RoomError> {
-        let fields: BTreeMap<&str, &Value> = fields.iter().copied().collect();
-        let texts: Vec<(&str, String)> = fields
-            .iter()
-            .filter(|(key, _)| !matches!(**key, "checkpoint_hash" | "checkpoint_signature"))
-            .map(|(key, value)| Ok((*key, json::canonical(value)?)))
-            .collect::<Result<_, RoomError>>()?;
-        let mut rendered: Vec<(&str, &str)> = texts.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let hash = crate::canonical::sha256_hex(json::canonical_object(&mut rendered));
-        if fields.get("checkpoint_hash").and_then(|v| v.as_str()) != Some(hash.as_str()) {
-            return Err(RoomError::CheckpointHash);
-        }
-        check_state_of(&fields)?;
-        let mut state: Vec<(&str, &str)> = rendered
-            .into_iter()
-            .filter(|(key, _)| STATE_FIELDS.contains(key))
-            .collect();
-        let state_text = json::canonical_object(&mut state);
-        let empty = Value::Object(Map::new());
-        let without_protocol_state: Map<String, Value> = fields
-            .iter()
-            .map(|(key, value)| {
-                let value = match (*key, *value) {
-                    ("protocol_state", Value::Object(_)) => &empty,
-                    _ => value,
-                };
-                (key.to_string(), value.clone())
-            })
-            .collect();
-        let checkpoint = Checkpoint::deserialize(Value::Object(without_protocol_state))
-            .map_err(|e| RoomError::CheckpointState(e.to_string()))?;
-        if checkpoint.version != VERSION {
-            return Err(RoomError::CheckpointState(format!(
-                "version {} is not 1",
-                checkpoint.version
-            )));
-        }
-        crate::identity::verify_hex(
-            &checkpoint.leader_public_key,
-            checkpoint.certificate().as_bytes(),
-            &checkpoint.checkpoint_signature,
-        )
-        .map_err(|_| RoomError::Certificate)?;
-        Ok((checkpoint, state_text))
+    /// Checks a received checkpoint: its hash over its content (which checks the room's
+    /// limits on it), its state, and its leader's certificate. Also returns the hash of its
+    /// state (the six fields), which a frame's `recovery_state_hash` covers.
+    pub fn verify(raw: Map<String, Value>) -> Result<(Checkpoint, String), RoomError> {
+        let (mut checkpoint, recovery_state_hash, state) = verify_whole(raw)?;
+        checkpoint.state.protocol_state = take_protocol_state(&mut object(state.keep().0));
+        Ok((checkpoint, recovery_state_hash))
     }
 }
 
-/// Moves the hooks' recovery state out of a checkpoint's (or a state's) JSON that
-/// [`Checkpoint::verify_fields`] accepted, where it is an object.
+/// [`Checkpoint::verify`], giving back the checkpoint's state as JSON with its texts, lent
+/// (and the hooks' recovery state still in it, not in the checkpoint).
+pub fn verify_whole(mut raw: Map<String, Value>) -> Result<(Checkpoint, String, Lent), RoomError> {
+    let state: Map<String, Value> = STATE_FIELDS
+        .iter()
+        .filter_map(|key| Some((key.to_string(), raw.remove(*key)?)))
+        .collect();
+    let mut state = Lent::new(Value::Object(state), KeptText::default());
+    let frame: Vec<(&str, &Value)> = raw.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let (checkpoint, recovery_state_hash) = verify_lent(&frame, &mut state)?;
+    Ok((checkpoint, recovery_state_hash, state))
+}
+
+/// [`Checkpoint::verify`] of the checkpoint made of the fields of `frame` (its frame and
+/// certificate, and anything else it holds) and of the state lent to a delta (whose fields
+/// win over the frame's; the certificate's over both), without building it: the state is
+/// hashed from its kept texts, which renders only what the delta changed, and the checkpoint
+/// it returns has an empty `protocol_state` for the caller to move in from the state (with
+/// [`take_protocol_state`]), so the hooks' recovery state, a room's largest part, is never
+/// copied.
+pub fn verify_lent(
+    frame: &[(&str, &Value)],
+    state: &mut Lent,
+) -> Result<(Checkpoint, String), RoomError> {
+    let not_an_object = || RoomError::CheckpointState("its state is not an object".into());
+    // Checked before the refresh, which would render it.
+    if !state.value().is_object() {
+        return Err(not_an_object());
+    }
+    let (Value::Object(state), texts) = state.refreshed()? else {
+        return Err(not_an_object());
+    };
+    let is_certificate = |key: &str| matches!(key, "checkpoint_hash" | "checkpoint_signature");
+    let rendered: Vec<(&str, String)> = frame
+        .iter()
+        .filter(|(key, _)| !is_certificate(key))
+        .map(|(key, value)| Ok((*key, json::canonical(value)?)))
+        .collect::<Result<_, RoomError>>()?;
+    let hash = texts.hash_object(&rendered, |key| !is_certificate(key));
+    let mut fields: BTreeMap<&str, &Value> = frame.iter().copied().collect();
+    let state_fields = state.iter().filter(|(key, _)| !is_certificate(key));
+    fields.extend(state_fields.map(|(key, value)| (key.as_str(), value)));
+    if fields.get("checkpoint_hash").and_then(|v| v.as_str()) != Some(hash.as_str()) {
+        return Err(RoomError::CheckpointHash);
+    }
+    if let Some(key) = STATE_FIELDS.iter().find(|key| !fields.contains_key(*key)) {
+        return Err(RoomError::CheckpointState(format!("{key} is missing")));
+    }
+    let recovery_state_hash = texts.hash_object(&[], |key| STATE_FIELDS.contains(&key));
+    // Read in place, but for the hooks' recovery state (moved in by the caller).
+    let empty = Value::Object(Map::new());
+    let without_protocol_state = fields.iter().map(|(key, value)| match (*key, *value) {
+        ("protocol_state", Value::Object(_)) => (*key, &empty),
+        _ => (*key, *value),
+    });
+    let checkpoint = Checkpoint::deserialize(MapDeserializer::<_, serde_json::Error>::new(
+        without_protocol_state,
+    ))
+    .map_err(|e| RoomError::CheckpointState(e.to_string()))?;
+    check_members(&checkpoint.state.members).map_err(RoomError::CheckpointState)?;
+    if checkpoint.version != VERSION {
+        return Err(RoomError::CheckpointState(format!(
+            "version {} is not 1",
+            checkpoint.version
+        )));
+    }
+    crate::identity::verify_hex(
+        &checkpoint.leader_public_key,
+        checkpoint.certificate().as_bytes(),
+        &checkpoint.checkpoint_signature,
+    )
+    .map_err(|_| RoomError::Certificate)?;
+    Ok((checkpoint, recovery_state_hash))
+}
+
+/// Moves the hooks' recovery state out of a checkpoint state's JSON that [`verify_lent`]
+/// accepted, where it is an object; `null` keeps its place.
 pub fn take_protocol_state(json: &mut Map<String, Value>) -> Map<String, Value> {
-    match json.remove("protocol_state") {
+    match json.get_mut("protocol_state").map(Value::take) {
         Some(Value::Object(state)) => state,
         _ => Map::new(),
     }
 }
 
-impl CheckpointState {
-    /// This state as the JSON a delta applies to and a checkpoint's hash covers, lent the
-    /// hooks' recovery state (moved out of this state, not copied: give it back with
-    /// [`take_protocol_state`]); the other fields are small and copied.
-    pub fn lend_json(&mut self) -> Map<String, Value> {
-        let mut json = Map::new();
-        json.insert(
-            "members".into(),
-            serde_json::to_value(&self.members).expect("members serialize"),
-        );
-        json.insert(
-            "last_client_seq".into(),
-            serde_json::to_value(&self.last_client_seq).expect("numbers serialize"),
-        );
-        json.insert(
-            "recovery_mode".into(),
-            serde_json::to_value(self.recovery_mode).expect("a mode serializes"),
-        );
-        json.insert(
-            "protocol_state".into(),
-            Value::Object(std::mem::take(&mut self.protocol_state)),
-        );
-        json.insert("completed".into(), self.completed.into());
-        json.insert("outcome".into(), self.outcome.clone().into());
-        json
+/// The object a checked value is (every other kind was refused before it is taken).
+pub fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
     }
 }
 
@@ -221,22 +227,6 @@ pub fn newest(own: Checkpoint, handed: impl IntoIterator<Item = Checkpoint>) -> 
             best
         }
     })
-}
-
-/// Checks a checkpoint's state (its six fields, read in place): all there, with members of
-/// distinct keys and seats (the room's JSON limits are checked as the checkpoint is
-/// rendered for its hash, the rest of the types as it is read).
-fn check_state_of(checkpoint: &BTreeMap<&str, &Value>) -> Result<(), RoomError> {
-    let invalid = |what: String| RoomError::CheckpointState(what);
-    if let Some(key) = STATE_FIELDS
-        .iter()
-        .find(|key| !checkpoint.contains_key(*key))
-    {
-        return Err(invalid(format!("{key} is missing")));
-    }
-    let members = Vec::<RoomMember>::deserialize(checkpoint["members"])
-        .map_err(|e| invalid(e.to_string()))?;
-    check_members(&members).map_err(invalid)
 }
 
 /// Members have 64-hex keys, seats up to 31, and no key or seat twice.

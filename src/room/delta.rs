@@ -6,9 +6,13 @@
 //! reference, the diff tells `1` from `true` and `0` from `false` (JSON values of different
 //! types are different), so a view never silently keeps a stale value. A receiver applies a
 //! delta in place to the value it holds, lent to the delta ([`Lent`]), which puts back what
-//! each operation replaced when a check after the delta fails.
+//! each operation replaced when a check after the delta fails; the value's canonical text,
+//! kept in parts ([`KeptText`]), follows each operation the same way.
 
 use serde_json::{Map, Value, json};
+
+use super::json::JsonLimit;
+use super::kept::{Change, Fresh, KeptText, TextUndo};
 
 /// Most operations in one delta.
 pub const MAX_OPS: usize = 1024;
@@ -32,7 +36,7 @@ pub enum DeltaError {
 
 /// One step of a path: an object key or an array index.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Step {
+pub enum Step {
     Key(String),
     Index(usize),
 }
@@ -41,9 +45,9 @@ enum Step {
 #[cfg(test)]
 pub fn apply(base: &Value, ops: &Value) -> Result<Value, DeltaError> {
     let ops = ops.as_array().ok_or(DeltaError::NotOps)?;
-    let mut lent = Lent::new(base.clone());
+    let mut lent = Lent::new(base.clone(), KeptText::default());
     lent.apply(ops)?;
-    Ok(lent.keep())
+    Ok(lent.keep().0)
 }
 
 /// What one applied operation replaced, so that it can be put back.
@@ -86,34 +90,40 @@ enum Replaced {
     },
 }
 
-/// What each operation of a delta applied in place replaced (moved out, not copied).
+/// What each operation of a delta applied in place replaced (moved out, not copied), in the
+/// value and among its kept texts.
 #[derive(Debug, Default)]
-struct Undo(Vec<Replaced>);
+struct Undo(Vec<(Replaced, TextUndo)>);
 
 impl Undo {
-    /// Puts back everything the delta replaced: `root` must be the value it was applied to,
-    /// unchanged since.
-    fn roll_back(self, root: &mut Value) {
-        for replaced in self.0.into_iter().rev() {
+    /// Puts back everything the delta replaced: `root` and `texts` must be what it was
+    /// applied to, unchanged since but for refreshing the texts.
+    fn roll_back(self, root: &mut Value, texts: &mut KeptText) {
+        for (replaced, text) in self.0.into_iter().rev() {
             replaced.put_back(root);
+            texts.put_back(text);
         }
     }
 }
 
-/// A value lent to a delta: the delta applies to it in place, and the value goes back as it
-/// was unless the checks after the delta pass and it is kept — so checking a delta costs
-/// what it changes, not a copy of the value.
+/// A value lent to a delta with its kept texts: the delta applies to both in place, and they
+/// go back as they were unless the checks after the delta pass and they are kept — so
+/// checking a delta costs what it changes, not a copy or a rendering of the whole value.
 #[derive(Debug)]
 #[must_use = "a lent value is kept or rolled back"]
 pub struct Lent {
     value: Value,
+    texts: KeptText,
     undo: Undo,
 }
 
 impl Lent {
-    pub fn new(value: Value) -> Lent {
+    /// Lends `value` with its `texts` (kept for it, or [`KeptText::default`] to render it
+    /// whole when it is first hashed).
+    pub fn new(value: Value, texts: KeptText) -> Lent {
         Lent {
             value,
+            texts,
             undo: Undo::default(),
         }
     }
@@ -123,16 +133,21 @@ impl Lent {
         &self.value
     }
 
-    /// Applies `ops`; on failure the value is as it was.
+    /// The value and its texts, brought up to date to be hashed.
+    pub fn refreshed(&mut self) -> Result<(&Value, Fresh<'_>), JsonLimit> {
+        Ok((&self.value, self.texts.refresh(&self.value)?))
+    }
+
+    /// Applies `ops`; on failure the value and its texts are as they were.
     pub fn apply(&mut self, ops: &[Value]) -> Result<(), DeltaError> {
         if ops.len() > MAX_OPS {
             return Err(DeltaError::NotOps);
         }
         for (index, op) in ops.iter().enumerate() {
-            match apply_one(&mut self.value, op, index) {
+            match apply_one(&mut self.value, &mut self.texts, op, index) {
                 Ok(replaced) => self.undo.0.push(replaced),
                 Err(error) => {
-                    std::mem::take(&mut self.undo).roll_back(&mut self.value);
+                    std::mem::take(&mut self.undo).roll_back(&mut self.value, &mut self.texts);
                     return Err(error);
                 }
             }
@@ -140,15 +155,15 @@ impl Lent {
         Ok(())
     }
 
-    /// The value as it was lent.
-    pub fn roll_back(mut self) -> Value {
-        self.undo.roll_back(&mut self.value);
-        self.value
+    /// The value and its texts as they were lent.
+    pub fn roll_back(mut self) -> (Value, KeptText) {
+        self.undo.roll_back(&mut self.value, &mut self.texts);
+        (self.value, self.texts)
     }
 
-    /// The value with the delta applied.
-    pub fn keep(self) -> Value {
-        self.value
+    /// The value with the delta applied, and its texts.
+    pub fn keep(self) -> (Value, KeptText) {
+        (self.value, self.texts)
     }
 }
 
@@ -202,11 +217,43 @@ impl Replaced {
     }
 }
 
-fn apply_one(root: &mut Value, op: &Value, index: usize) -> Result<Replaced, DeltaError> {
+/// Applies one operation to `root` and has `texts` follow it.
+fn apply_one(
+    root: &mut Value,
+    texts: &mut KeptText,
+    op: &Value,
+    index: usize,
+) -> Result<(Replaced, TextUndo), DeltaError> {
     let op = op.as_object().ok_or(DeltaError::BadOp(index))?;
+    let path = parse_path(op.get("path"), index)?;
+    let replaced = apply_to_value(root, op, &path, index)?;
+    let change = match &replaced {
+        Replaced::Root(_) | Replaced::Key { .. } | Replaced::Item { .. } => Change::Set(&path),
+        Replaced::RemovedKey { .. } | Replaced::RemovedItem { .. } => Change::Remove(&path),
+        Replaced::Spliced {
+            at,
+            inserted,
+            removed,
+            ..
+        } => Change::Splice {
+            path: &path,
+            at: *at,
+            deleted: removed.len(),
+            inserted: *inserted,
+        },
+    };
+    let text = texts.follow(change);
+    Ok((replaced, text))
+}
+
+fn apply_to_value(
+    root: &mut Value,
+    op: &Map<String, Value>,
+    path: &[Step],
+    index: usize,
+) -> Result<Replaced, DeltaError> {
     let has_exactly =
         |keys: &[&str]| op.len() == keys.len() && keys.iter().all(|k| op.contains_key(*k));
-    let path = parse_path(op.get("path"), index)?;
     match op.get("op").and_then(Value::as_str) {
         Some("set") if has_exactly(&["op", "path", "value"]) => {
             let value = op["value"].clone();
@@ -254,7 +301,7 @@ fn apply_one(root: &mut Value, op: &Value, index: usize) -> Result<Replaced, Del
             }
         }
         Some("splice") if has_exactly(&["op", "path", "index", "delete", "items"]) => {
-            let Value::Array(target) = resolve(root, &path, index)? else {
+            let Value::Array(target) = resolve(root, path, index)? else {
                 return Err(DeltaError::BadSplice(index));
             };
             let count = |key: &str| op[key].as_u64().and_then(|n| usize::try_from(n).ok());
@@ -270,7 +317,7 @@ fn apply_one(root: &mut Value, op: &Value, index: usize) -> Result<Replaced, Del
                 .splice(at..at + delete, items.iter().cloned())
                 .collect();
             Ok(Replaced::Spliced {
-                path,
+                path: path.to_vec(),
                 at,
                 inserted: items.len(),
                 removed,
@@ -494,16 +541,24 @@ mod tests {
             {"op": "set", "path": ["whole"], "value": false},
         ]);
         let ops = ops.as_array().unwrap();
-        let mut lent = Lent::new(original.clone());
+        let mut texts = KeptText::default();
+        texts.refresh(&original).unwrap();
+        let mut lent = Lent::new(original.clone(), texts.clone());
         lent.apply(ops).unwrap();
         assert_eq!(lent.value(), &json!({"whole": false}));
-        assert_eq!(lent.roll_back().to_string(), original.to_string());
+        let (_, fresh) = lent.refreshed().unwrap();
+        assert_eq!(fresh.text(), r#"{"whole":false}"#);
+        let (value, rolled_back) = lent.roll_back();
+        assert_eq!(value.to_string(), original.to_string());
+        assert_eq!(rolled_back, texts, "the texts as they were lent");
         let mut failing = ops[..7].to_vec();
         failing.push(json!({"op": "remove", "path": ["a"]}));
-        let mut lent = Lent::new(original.clone());
+        let mut lent = Lent::new(original.clone(), texts.clone());
         assert_eq!(lent.apply(&failing), Err(DeltaError::Missing(7)));
         assert_eq!(lent.value().to_string(), original.to_string());
-        assert_eq!(lent.keep().to_string(), original.to_string());
+        let (value, kept) = lent.keep();
+        assert_eq!(value.to_string(), original.to_string());
+        assert_eq!(kept, texts);
     }
 
     #[test]

@@ -124,6 +124,89 @@ pub struct Envelope {
     pub signature: String,
 }
 
+impl Envelope {
+    /// The envelope a frame is, its parts moved out of the frame's JSON, not copied: the
+    /// large fields (the events, the view, the checkpoint, their deltas, what was sent
+    /// directly) are taken out first and empty ones of the same kind left for serde to check,
+    /// which would otherwise rebuild them value by value (and buffer every field once more,
+    /// reading the flattened parts).
+    pub fn from_json(frame: Value) -> Result<Envelope, serde_json::Error> {
+        let Value::Object(mut fields) = frame else {
+            return Err(serde::de::Error::custom("not an object"));
+        };
+        let mut large: Vec<(&str, Value)> = Vec::with_capacity(LARGE_FIELDS.len());
+        for key in LARGE_FIELDS {
+            if let Some(value) = fields.get_mut(key).and_then(hollow) {
+                large.push((key, value));
+            }
+        }
+        let mut part = |keys: &[&str]| -> Value {
+            let taken = keys
+                .iter()
+                .filter_map(|key| Some((key.to_string(), fields.remove(*key)?)));
+            Value::Object(taken.collect())
+        };
+        let core = Core::deserialize(part(&CORE_FIELDS))?;
+        let private = Private::deserialize(part(&PRIVATE_FIELDS))?;
+        /// The fields of an envelope beside its core and private part.
+        #[derive(Deserialize)]
+        struct Rest {
+            frame_hash: String,
+            events: Vec<Value>,
+            view_hash: String,
+            signature: String,
+        }
+        let rest = Rest::deserialize(Value::Object(fields))?;
+        let mut envelope = Envelope {
+            core,
+            frame_hash: rest.frame_hash,
+            events: rest.events,
+            private,
+            view_hash: rest.view_hash,
+            signature: rest.signature,
+        };
+        for (key, value) in large {
+            envelope.put_back(key, value);
+        }
+        Ok(envelope)
+    }
+
+    /// Puts a large field back in its place, read as serde read its hollow copy.
+    fn put_back(&mut self, key: &str, value: Value) {
+        let private = &mut self.private;
+        match (key, value) {
+            ("events", Value::Array(items)) => self.events = items,
+            ("view", Value::Object(map)) => private.view = Some(map),
+            ("view_delta", Value::Array(ops)) => private.view_delta = ops,
+            ("direct", direct) => private.direct = direct,
+            ("checkpoint", Value::Object(map)) => private.checkpoint = Some(map),
+            ("checkpoint_delta", Value::Array(ops)) => private.checkpoint_delta = ops,
+            // Serde refused any other kind.
+            _ => {}
+        }
+    }
+}
+
+/// The fields of an envelope that may be large.
+const LARGE_FIELDS: [&str; 6] = [
+    "events",
+    "view",
+    "view_delta",
+    "direct",
+    "checkpoint",
+    "checkpoint_delta",
+];
+
+/// Takes an array or object out of `value`, leaving an empty one of its kind (a scalar is
+/// left in place).
+fn hollow(value: &mut Value) -> Option<Value> {
+    match value {
+        Value::Array(_) => Some(std::mem::replace(value, Value::Array(Vec::new()))),
+        Value::Object(_) => Some(std::mem::replace(value, Value::Object(Map::new()))),
+        _ => None,
+    }
+}
+
 /// The object of `fields` taken from `envelope` (a missing field is `null`), as the hashes
 /// are computed over it.
 pub fn part_of(envelope: &Map<String, Value>, fields: &[&str]) -> Value {
@@ -170,6 +253,39 @@ impl Private {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_envelope_read_by_parts_is_the_one_serde_reads() {
+        let envelope = json!({
+            "_group": "frame", "wire_version": 2, "group_id": "g", "leader_public_key": "k",
+            "leader_epoch": 1, "seq": 2, "previous_hash": "p", "membership_version": 3,
+            "authority_state_hash": "a", "recovery_state_hash": "r", "events_hash": "e",
+            "completed": false, "outcome": null, "frame_hash": "f", "events": [{"x": 1}],
+            "viewer_public_key": "v", "view_mode": "delta", "view": null,
+            "view_delta": [{"op": "set", "path": ["a"], "value": 1}], "view_state_hash": "s",
+            "direct": [], "checkpoint_mode": "full", "checkpoint": {"seq": 2},
+            "checkpoint_delta": [], "checkpoint_hash": "c", "checkpoint_signature": "cs",
+            "view_hash": "vh", "signature": "sig", "unknown": "ignored"
+        });
+        assert_eq!(
+            Envelope::from_json(envelope.clone()).unwrap(),
+            Envelope::deserialize(&envelope).unwrap()
+        );
+        let mut scalars = envelope.clone();
+        scalars["direct"] = json!("a note");
+        scalars["checkpoint"] = Value::Null;
+        assert_eq!(
+            Envelope::from_json(scalars.clone()).unwrap(),
+            Envelope::deserialize(&scalars).unwrap()
+        );
+        scalars["view_delta"] = json!({"not": "a list"});
+        assert!(Envelope::from_json(scalars).is_err());
+        let mut missing = envelope;
+        missing.as_object_mut().unwrap().remove("view_mode");
+        let error = Envelope::from_json(missing).unwrap_err().to_string();
+        assert!(error.contains("view_mode"), "{error}");
+        assert!(Envelope::from_json(json!([1])).is_err());
+    }
 
     #[test]
     fn a_missing_field_counts_as_null_and_the_kinds_travel_in_snake_case() {

@@ -5,6 +5,7 @@
 //! writes with `json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)`.
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use crate::canonical::{sha256_hex, write_string};
 
@@ -78,7 +79,8 @@ fn check_at(value: &Value, depth: usize) -> Result<(), JsonLimit> {
     }
 }
 
-fn check_string(text: &str) -> Result<(), JsonLimit> {
+/// Checks the length of a string (a key or a value).
+pub fn check_string(text: &str) -> Result<(), JsonLimit> {
     if text.len() > MAX_STRING_BYTES {
         Err(JsonLimit::StringTooLong)
     } else {
@@ -106,8 +108,13 @@ fn write_integer(out: &mut String, number: &serde_json::Number) -> Result<(), Js
 
 /// The canonical bytes of a value within the limits (checked as it is written, in one pass).
 pub fn canonical(value: &Value) -> Result<String, JsonLimit> {
+    canonical_at(value, 0)
+}
+
+/// [`canonical`] of a value nested `depth` levels inside the value being checked.
+pub fn canonical_at(value: &Value, depth: usize) -> Result<String, JsonLimit> {
     let mut out = String::new();
-    write(&mut out, value, 0)?;
+    write(&mut out, value, depth)?;
     Ok(out)
 }
 
@@ -278,12 +285,72 @@ pub fn canonical_part(
     map: &serde_json::Map<String, Value>,
     fields: &[&str],
 ) -> Result<String, JsonLimit> {
-    let rendered: Vec<(&str, String)> = fields
-        .iter()
-        .map(|key| Ok((*key, canonical(map.get(*key).unwrap_or(&Value::Null))?)))
-        .collect::<Result<_, JsonLimit>>()?;
+    let rendered = render_fields(map, fields)?;
     let mut parts: Vec<(&str, &str)> = rendered.iter().map(|(k, v)| (*k, v.as_str())).collect();
     Ok(canonical_object(&mut parts))
+}
+
+/// SHA-256 (lowercase hex) of [`canonical_part`], its fields fed to the hash one by one
+/// instead of assembled into one text first.
+pub fn hash_part(
+    map: &serde_json::Map<String, Value>,
+    fields: &[&str],
+) -> Result<String, JsonLimit> {
+    let mut rendered = render_fields(map, fields)?;
+    rendered.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut hasher = Sha256::new();
+    let fields = rendered.iter().map(|(key, text)| (*key, text.as_str()));
+    feed_object(fields, &mut hasher, |text, out| out.put(text));
+    Ok(hex::encode(hasher.finalize()))
+}
+
+fn render_fields<'a>(
+    map: &serde_json::Map<String, Value>,
+    fields: &[&'a str],
+) -> Result<Vec<(&'a str, String)>, JsonLimit> {
+    fields
+        .iter()
+        .map(|key| Ok((*key, canonical(map.get(*key).unwrap_or(&Value::Null))?)))
+        .collect()
+}
+
+/// Where canonical text goes: a hash fed as it is written, or a string.
+pub trait Sink {
+    fn put(&mut self, text: &str);
+}
+
+impl Sink for Sha256 {
+    fn put(&mut self, text: &str) {
+        self.update(text.as_bytes());
+    }
+}
+
+impl Sink for String {
+    fn put(&mut self, text: &str) {
+        self.push_str(text);
+    }
+}
+
+/// Writes to `out` the canonical text of an object of `fields`, given in the canonical order
+/// of their keys, each field's value written by `write_field`.
+pub fn feed_object<'a, T, S: Sink>(
+    fields: impl Iterator<Item = (&'a str, T)>,
+    out: &mut S,
+    write_field: impl Fn(T, &mut S),
+) {
+    let mut key_text = String::new();
+    out.put("{");
+    for (index, (key, field)) in fields.enumerate() {
+        key_text.clear();
+        if index > 0 {
+            key_text.push(',');
+        }
+        write_string(&mut key_text, key);
+        key_text.push(':');
+        out.put(&key_text);
+        write_field(field, out);
+    }
+    out.put("}");
 }
 
 #[cfg(test)]

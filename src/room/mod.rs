@@ -11,6 +11,7 @@ pub mod envelope;
 pub mod error;
 pub mod hooks;
 pub mod json;
+pub mod kept;
 pub mod replica;
 pub mod view;
 

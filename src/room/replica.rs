@@ -3,21 +3,19 @@
 //! certificate, the view — and keeps the newest verified checkpoint and view. It runs no
 //! hooks; it only trusts what verifies. A bootstrap (the first envelope on a channel, or of
 //! a new epoch) may jump ahead but never back. A delta envelope's deltas apply in place to
-//! the view and checkpoint state it holds, undone when a check fails, so verifying one
-//! copies only what it changed.
+//! the view and checkpoint state it holds, with their canonical texts kept in parts, undone
+//! when a check fails, so verifying one copies and renders only what it changed.
 
-use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::canonical::sha256_hex;
-
-use super::checkpoint::{self, Checkpoint};
+use super::checkpoint::{self, Checkpoint, object, take_protocol_state};
 use super::delta::Lent;
 use super::envelope::{
     CORE_FIELDS, Envelope, Form, PRIVATE_FIELDS, Private, WIRE_VERSION, signed_statement,
 };
 use super::error::RoomError;
 use super::json;
+use super::kept::KeptText;
 
 /// What a member knows of its room.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +30,19 @@ pub struct Replica {
     pub membership_version: u64,
     pub checkpoint: Option<Checkpoint>,
     pub view: Option<Map<String, Value>>,
+    /// The canonical text of `view`, kept in parts for the next delta.
+    view_text: KeptText,
+    /// The checkpoint's state as the next delta applies to it.
+    state: KeptState,
+}
+
+/// A checkpoint's state as the JSON its deltas apply to, with its canonical text kept in
+/// parts. Between envelopes the hooks' recovery state, its largest part, is the checkpoint's
+/// (`null` keeps its place here); a delta has it moved in, not copied.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct KeptState {
+    json: Map<String, Value>,
+    text: KeptText,
 }
 
 /// The last verified frame.
@@ -59,26 +70,36 @@ impl Replica {
             membership_version: 0,
             checkpoint: None,
             view: None,
+            view_text: KeptText::default(),
+            state: KeptState::default(),
         }
     }
 
-    /// Checks `raw` and, when it is new, takes it in: `Ok(None)` for a repeat of the last
-    /// frame; an error leaves the replica unchanged.
-    pub fn apply(&mut self, raw: &Value, bootstrap: bool) -> Result<Option<Verified>, RoomError> {
+    /// Checks `raw` and, when it is new, takes it in (moved into the typed envelope, not
+    /// copied): `Ok(None)` for a repeat of the last frame; an error leaves the replica
+    /// unchanged.
+    pub fn apply(&mut self, raw: Value, bootstrap: bool) -> Result<Option<Verified>, RoomError> {
         let map = raw
             .as_object()
             .ok_or_else(|| RoomError::Malformed("not an object".into()))?;
-        let envelope =
-            Envelope::deserialize(raw).map_err(|e| RoomError::Malformed(e.to_string()))?;
+        // Hashed before the envelope takes the parts, reported after it proves well formed.
+        let hashes = (|| -> Result<[String; 3], RoomError> {
+            Ok([
+                json::hash_part(map, &CORE_FIELDS)?,
+                json::hash(map.get("events").unwrap_or(&Value::Null))?,
+                json::hash_part(map, &PRIVATE_FIELDS)?,
+            ])
+        })();
+        let envelope = Envelope::from_json(raw).map_err(|e| RoomError::Malformed(e.to_string()))?;
         self.check_identity(&envelope)?;
-        if sha256_hex(json::canonical_part(map, &CORE_FIELDS)?) != envelope.frame_hash {
+        let [frame_hash, events_hash, view_hash] = hashes?;
+        if frame_hash != envelope.frame_hash {
             return Err(RoomError::FrameHash);
         }
-        let events = map.get("events").unwrap_or(&Value::Null);
-        if json::hash(events)? != envelope.core.events_hash {
+        if events_hash != envelope.core.events_hash {
             return Err(RoomError::EventsHash);
         }
-        if sha256_hex(json::canonical_part(map, &PRIVATE_FIELDS)?) != envelope.view_hash {
+        if view_hash != envelope.view_hash {
             return Err(RoomError::ViewHash);
         }
         let statement = signed_statement(&envelope.frame_hash, &envelope.view_hash, &self.viewer)?;
@@ -112,7 +133,7 @@ impl Replica {
         let view = match self.next_view(&mut envelope.private, bootstrap) {
             Ok(view) => view,
             Err(error) => {
-                checkpoint.roll_back(&mut self.checkpoint);
+                self.give_back_state(checkpoint);
                 return Err(error);
             }
         };
@@ -121,8 +142,19 @@ impl Replica {
             frame_hash: envelope.frame_hash.clone(),
         });
         self.membership_version = envelope.core.membership_version;
-        self.checkpoint = Some(checkpoint.keep());
-        self.view = Some(object(view.keep()));
+        let (view, view_text) = view.keep();
+        self.view = Some(object(view));
+        self.view_text = view_text;
+        let NextCheckpoint {
+            mut checkpoint,
+            state,
+            ..
+        } = checkpoint;
+        let (json, text) = state.keep();
+        let mut json = object(json);
+        checkpoint.state.protocol_state = take_protocol_state(&mut json);
+        self.checkpoint = Some(checkpoint);
+        self.state = KeptState { json, text };
         Ok(Some(Verified { envelope }))
     }
 
@@ -178,10 +210,15 @@ impl Replica {
         bootstrap: bool,
     ) -> Result<NextCheckpoint, RoomError> {
         let private = &mut envelope.private;
-        let (next, state_text) = match (private.checkpoint_mode, private.checkpoint.take()) {
+        let next = match (private.checkpoint_mode, private.checkpoint.take()) {
             (Form::Full, Some(full)) if private.checkpoint_delta.is_empty() => {
-                let (checkpoint, state_text) = Checkpoint::verify(full)?;
-                (NextCheckpoint::Full(checkpoint), state_text)
+                let (checkpoint, recovery_state_hash, state) = checkpoint::verify_whole(full)?;
+                NextCheckpoint {
+                    checkpoint,
+                    recovery_state_hash,
+                    state,
+                    form: Form::Full,
+                }
             }
             (Form::Delta, None) if bootstrap => {
                 return Err(RoomError::BootstrapDelta("checkpoint"));
@@ -189,10 +226,10 @@ impl Replica {
             (Form::Delta, None) => self.checkpoint_delta(envelope)?,
             _ => return Err(RoomError::Form("checkpoint")),
         };
-        match self.check_tied(next.checkpoint(), &state_text, envelope) {
+        match self.check_tied(&next, envelope) {
             Ok(()) => Ok(next),
             Err(error) => {
-                next.roll_back(&mut self.checkpoint);
+                self.give_back_state(next);
                 Err(error)
             }
         }
@@ -200,12 +237,9 @@ impl Replica {
 
     /// The checkpoint a delta makes of this replica's: its state is lent to the delta (the
     /// hooks' recovery state moved, not copied), and its frame is the envelope's.
-    fn checkpoint_delta(
-        &mut self,
-        envelope: &Envelope,
-    ) -> Result<(NextCheckpoint, String), RoomError> {
+    fn checkpoint_delta(&mut self, envelope: &Envelope) -> Result<NextCheckpoint, RoomError> {
         let (core, private) = (&envelope.core, &envelope.private);
-        let frame: [(&str, Value); 7] = [
+        let fields: [(&str, Value); 9] = [
             ("version", checkpoint::VERSION.into()),
             ("group_id", self.group_id.clone().into()),
             ("leader_public_key", self.leader.clone().into()),
@@ -213,61 +247,64 @@ impl Replica {
             ("seq", core.seq.into()),
             ("frame_hash", envelope.frame_hash.clone().into()),
             ("membership_version", core.membership_version.into()),
-        ];
-        let certificate: [(&str, Value); 2] = [
             ("checkpoint_hash", private.checkpoint_hash.clone().into()),
             (
                 "checkpoint_signature",
                 private.checkpoint_signature.clone().into(),
             ),
         ];
+        let frame: Vec<(&str, &Value)> = fields.iter().map(|(key, value)| (*key, value)).collect();
         let base = self
             .checkpoint
             .as_mut()
             .ok_or(RoomError::NoBase("checkpoint"))?;
-        let mut state = Lent::new(Value::Object(base.state.lend_json()));
+        let mut json = std::mem::take(&mut self.state.json);
+        let protocol_state = std::mem::take(&mut base.state.protocol_state);
+        json.insert("protocol_state".into(), Value::Object(protocol_state));
+        let mut state = Lent::new(Value::Object(json), std::mem::take(&mut self.state.text));
         let checked = state
             .apply(&private.checkpoint_delta)
             .map_err(|error| RoomError::Delta {
                 what: "checkpoint",
                 error,
             })
-            .and_then(|()| {
-                let Value::Object(fields) = state.value() else {
-                    return Err(RoomError::CheckpointState(
-                        "the delta made a non-object".into(),
-                    ));
-                };
-                // As one object, state fields over frame fields, the certificate over both.
-                let fields: Vec<(&str, &Value)> = frame
-                    .iter()
-                    .map(|(key, value)| (*key, value))
-                    .chain(fields.iter().map(|(key, value)| (key.as_str(), value)))
-                    .chain(certificate.iter().map(|(key, value)| (*key, value)))
-                    .collect();
-                Checkpoint::verify_fields(&fields)
-            });
+            .and_then(|()| checkpoint::verify_lent(&frame, &mut state));
         match checked {
-            Ok((checkpoint, state_text)) => {
-                Ok((NextCheckpoint::Delta { state, checkpoint }, state_text))
-            }
+            Ok((checkpoint, recovery_state_hash)) => Ok(NextCheckpoint {
+                checkpoint,
+                recovery_state_hash,
+                state,
+                form: Form::Delta,
+            }),
             Err(error) => {
-                base.state.protocol_state =
-                    checkpoint::take_protocol_state(&mut object(state.roll_back()));
+                self.take_back_state(state);
                 Err(error)
             }
         }
     }
 
+    /// Gives the replica back what a checkpoint that is not kept was lent.
+    fn give_back_state(&mut self, next: NextCheckpoint) {
+        if next.form == Form::Delta {
+            self.take_back_state(next.state);
+        }
+    }
+
+    /// Takes back the state this replica lent to a delta, as it was.
+    fn take_back_state(&mut self, state: Lent) {
+        let (json, text) = state.roll_back();
+        let mut json = object(json);
+        if let Some(held) = self.checkpoint.as_mut() {
+            held.state.protocol_state = take_protocol_state(&mut json);
+        }
+        self.state = KeptState { json, text };
+    }
+
     /// Checks that a verified checkpoint is the one the envelope certifies and is tied to its
     /// frame.
-    fn check_tied(
-        &self,
-        checkpoint: &Checkpoint,
-        state_text: &str,
-        envelope: &Envelope,
-    ) -> Result<(), RoomError> {
+    fn check_tied(&self, next: &NextCheckpoint, envelope: &Envelope) -> Result<(), RoomError> {
         let (core, private) = (&envelope.core, &envelope.private);
+        let checkpoint = &next.checkpoint;
         if checkpoint.checkpoint_hash != private.checkpoint_hash
             || checkpoint.checkpoint_signature != private.checkpoint_signature
         {
@@ -289,7 +326,7 @@ impl Replica {
         if let Some((what, _)) = differs.iter().find(|(_, same)| !same) {
             return Err(RoomError::CheckpointFrame(what));
         }
-        if sha256_hex(state_text) != core.recovery_state_hash {
+        if next.recovery_state_hash != core.recovery_state_hash {
             return Err(RoomError::RecoveryHash);
         }
         Ok(())
@@ -298,87 +335,55 @@ impl Replica {
     /// The envelope's view, checked: sent whole, or a delta applied in place to this
     /// replica's (given back as it was when a check fails).
     fn next_view(&mut self, private: &mut Private, bootstrap: bool) -> Result<Lent, RoomError> {
-        let view = match (private.view_mode, private.view.take()) {
+        let mut view = match (private.view_mode, private.view.take()) {
             (Form::Full, Some(full)) if private.view_delta.is_empty() => {
-                Lent::new(Value::Object(full))
+                Lent::new(Value::Object(full), KeptText::default())
             }
             (Form::Delta, None) if bootstrap => return Err(RoomError::BootstrapDelta("view")),
             (Form::Delta, None) => {
                 let base = self.view.take().ok_or(RoomError::NoBase("view"))?;
-                let mut view = Lent::new(Value::Object(base));
+                let text = std::mem::take(&mut self.view_text);
+                let mut view = Lent::new(Value::Object(base), text);
                 if let Err(error) = view.apply(&private.view_delta) {
-                    self.view = Some(object(view.roll_back()));
+                    self.take_back_view(view);
                     return Err(RoomError::Delta {
                         what: "view",
                         error,
                     });
                 }
                 if !view.value().is_object() {
-                    self.view = Some(object(view.roll_back()));
+                    self.take_back_view(view);
                     return Err(RoomError::Form("view"));
                 }
                 view
             }
             _ => return Err(RoomError::Form("view")),
         };
-        match json::hash(view.value()) {
+        match view.refreshed().map(|(_, text)| text.hash()) {
             Ok(hash) if hash == private.view_state_hash => Ok(view),
             failed => {
                 if private.view_mode == Form::Delta {
-                    self.view = Some(object(view.roll_back()));
+                    self.take_back_view(view);
                 }
                 Err(failed.map_or_else(RoomError::from, |_| RoomError::ViewState))
             }
         }
     }
-}
 
-/// A checkpoint an envelope brings, checked but not yet kept.
-enum NextCheckpoint {
-    /// Sent whole; the replica's own is untouched until it is kept.
-    Full(Checkpoint),
-    /// A delta applied to the replica's state, lent to it: `checkpoint` is the new one but
-    /// for its hooks' recovery state, which is still in `state`.
-    Delta { state: Lent, checkpoint: Checkpoint },
-}
-
-impl NextCheckpoint {
-    fn checkpoint(&self) -> &Checkpoint {
-        match self {
-            NextCheckpoint::Full(checkpoint) | NextCheckpoint::Delta { checkpoint, .. } => {
-                checkpoint
-            }
-        }
-    }
-
-    /// The new checkpoint, whole.
-    fn keep(self) -> Checkpoint {
-        match self {
-            NextCheckpoint::Full(checkpoint) => checkpoint,
-            NextCheckpoint::Delta {
-                state,
-                mut checkpoint,
-            } => {
-                checkpoint.state.protocol_state =
-                    checkpoint::take_protocol_state(&mut object(state.keep()));
-                checkpoint
-            }
-        }
-    }
-
-    /// Gives the replica's checkpoint (`held`) back its state as it was.
-    fn roll_back(self, held: &mut Option<Checkpoint>) {
-        if let (NextCheckpoint::Delta { state, .. }, Some(held)) = (self, held) {
-            held.state.protocol_state =
-                checkpoint::take_protocol_state(&mut object(state.roll_back()));
-        }
+    /// Takes back the view this replica lent to a delta, as it was.
+    fn take_back_view(&mut self, view: Lent) {
+        let (view, text) = view.roll_back();
+        self.view = Some(object(view));
+        self.view_text = text;
     }
 }
 
-/// The object a checked value is (every other kind was refused before it is taken).
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
+/// A checkpoint an envelope brings, checked but not yet kept: `checkpoint` is the new one but
+/// for its hooks' recovery state, which is still in `state`, the state's JSON and texts lent
+/// to it — by the replica, for a delta.
+struct NextCheckpoint {
+    checkpoint: Checkpoint,
+    recovery_state_hash: String,
+    state: Lent,
+    form: Form,
 }

@@ -34,7 +34,7 @@ fn deliver(replicas: &mut [Replica], envelopes: &Envelopes, bootstrap: bool) {
             .find(|(key, _)| *key == replica.viewer)
             .expect("one per member");
         replica
-            .apply(envelope, bootstrap)
+            .apply(envelope.clone(), bootstrap)
             .unwrap()
             .expect("a new frame");
     }
@@ -250,7 +250,7 @@ fn a_forged_reordered_or_inconsistent_envelope_is_caught_with_its_reason() {
         let mut replica = room.replicas[0].clone();
         let mut forged = good1.clone();
         edit(&mut forged);
-        let error = replica.apply(&forged, false).unwrap_err();
+        let error = replica.apply(forged.clone(), false).unwrap_err();
         assert!(expected(&error), "{name}: {error}");
         assert_eq!(
             replica, room.replicas[0],
@@ -260,24 +260,24 @@ fn a_forged_reordered_or_inconsistent_envelope_is_caught_with_its_reason() {
     // Someone else's envelope: the viewer check catches it.
     let mut replica = room.replicas[0].clone();
     assert!(matches!(
-        replica.apply(&someone_elses, false).unwrap_err(),
+        replica.apply(someone_elses.clone(), false).unwrap_err(),
         RoomError::Mismatch { what: "viewer", .. }
     ));
     // Out of order: step 2 before step 1 is a gap; re-sent step 1 after 2 is going backwards.
     let mut replica = room.replicas[0].clone();
     assert_eq!(
-        replica.apply(&good2, false).unwrap_err(),
+        replica.apply(good2.clone(), false).unwrap_err(),
         RoomError::Gap { have: 0, got: 2 }
     );
-    replica.apply(&good1, false).unwrap().unwrap();
-    replica.apply(&good2, false).unwrap().unwrap();
+    replica.apply(good1.clone(), false).unwrap().unwrap();
+    replica.apply(good2.clone(), false).unwrap().unwrap();
     assert_eq!(
-        replica.apply(&good2, false).unwrap(),
+        replica.apply(good2.clone(), false).unwrap(),
         None,
         "a repeat is a no-op"
     );
     assert_eq!(
-        replica.apply(&good1, false).unwrap_err(),
+        replica.apply(good1.clone(), false).unwrap_err(),
         RoomError::Backwards { have: 2, got: 1 }
     );
     // Signed by the leader, yet inconsistent: step 1's frame with step 2's checkpoint.
@@ -297,14 +297,14 @@ fn a_forged_reordered_or_inconsistent_envelope_is_caught_with_its_reason() {
     resign(&mut mixed, &room.leader);
     let mut replica = room.replicas[0].clone();
     assert_eq!(
-        replica.apply(&mixed, false).unwrap_err(),
+        replica.apply(mixed.clone(), false).unwrap_err(),
         RoomError::CheckpointFrame("seq")
     );
     // The same frame signed by someone else.
     let mut forged = good1.clone();
     resign(&mut forged, &forger);
     assert_eq!(
-        replica.apply(&forged, false).unwrap_err(),
+        replica.apply(forged.clone(), false).unwrap_err(),
         RoomError::Signature
     );
 }
@@ -389,13 +389,13 @@ fn a_new_leader_restores_from_a_members_checkpoint_and_the_others_follow() {
     follower.advance_epoch(successor.public_key(), 1).unwrap();
     let (_, envelope) = first.iter().find(|(k, _)| *k == follower.viewer).unwrap();
     assert_eq!(envelope["_group"], json!(FrameKind::EpochStart));
-    follower.apply(envelope, true).unwrap().unwrap();
+    follower.apply(envelope.clone(), true).unwrap().unwrap();
     let envelopes = said_after(&mut next, &room.others[0], 6, 7);
     let (_, envelope) = envelopes
         .iter()
         .find(|(k, _)| *k == follower.viewer)
         .unwrap();
-    follower.apply(envelope, false).unwrap().unwrap();
+    follower.apply(envelope.clone(), false).unwrap().unwrap();
     assert_eq!(log_length(follower), 6);
     // An envelope of the dead leader is no longer believed.
     let (stale, _) = say(&mut room, 2, 1, "ghost");
@@ -404,7 +404,7 @@ fn a_new_leader_restores_from_a_members_checkpoint_and_the_others_follow() {
         .find(|(k, _)| *k == room.replicas[0].viewer)
         .unwrap();
     assert!(matches!(
-        room.replicas[0].apply(ghost, false).unwrap_err(),
+        room.replicas[0].apply(ghost.clone(), false).unwrap_err(),
         RoomError::Mismatch { what: "leader", .. }
     ));
 }
@@ -450,7 +450,7 @@ fn a_member_ahead_of_the_claimant_hands_over_its_checkpoint_and_nobody_goes_back
             .iter()
             .find(|(k, _)| *k == replica.viewer)
             .unwrap();
-        replica.apply(envelope, true).map(|_| replica)
+        replica.apply(envelope.clone(), true).map(|_| replica)
     };
     // What a claim alone restores from sends member 0 back.
     let (_, from_claim) = restore(&claimed);
@@ -512,7 +512,7 @@ fn refused_unchanged(
     let mut forged = good.clone();
     edit(&mut forged);
     assert_eq!(
-        replica.apply(&forged, false).unwrap_err(),
+        replica.apply(forged.clone(), false).unwrap_err(),
         expected,
         "{name}"
     );
@@ -597,7 +597,7 @@ fn a_lying_leaders_signed_envelope_is_caught_with_its_reason() {
     let mut replica = room.replicas[0].clone();
     replica.advance_epoch(leader.public_key(), 1).unwrap();
     assert_eq!(
-        replica.apply(&good, false).unwrap_err(),
+        replica.apply(good.clone(), false).unwrap_err(),
         RoomError::Mismatch {
             what: "epoch",
             expected: "1".into(),
@@ -635,8 +635,9 @@ fn failing_at_the_end(under: &[&str], then: &[Value]) -> Value {
 
 /// Whatever fails after a delta was applied in place — a later op of the same delta, the
 /// view's or the checkpoint's hash, the certificate, the recovery hash, the view delta after
-/// a good checkpoint delta — the replica is as it was, to the order of its keys, and the
-/// next good envelope verifies as if nothing had happened.
+/// a good checkpoint delta — the replica is as it was, to the order of its keys and the
+/// canonical texts it keeps of its view and checkpoint state, and the next good envelope
+/// verifies as if nothing had happened.
 #[test]
 fn a_failed_delta_envelope_leaves_the_replica_exactly_as_it_was() {
     let mut room = room();
@@ -745,8 +746,14 @@ fn a_failed_delta_envelope_leaves_the_replica_exactly_as_it_was() {
         refused_unchanged(replica, &good, case);
     }
     let mut untouched = before.clone();
-    untouched.apply(&good, false).unwrap().expect("a new frame");
-    replica.apply(&good, false).unwrap().expect("a new frame");
+    untouched
+        .apply(good.clone(), false)
+        .unwrap()
+        .expect("a new frame");
+    replica
+        .apply(good.clone(), false)
+        .unwrap()
+        .expect("a new frame");
     assert_eq!(format!("{replica:?}"), format!("{untouched:?}"));
     assert_eq!(log_length(replica), round as usize);
     let (next, _) = say(&mut room, 0, round + 1, "after the lies");

@@ -156,7 +156,7 @@ impl RoomTest {
             );
             let envelopes = authority.add_member(newcomer.member.clone(), version)?;
             seats.push(newcomer);
-            deliver(&mut seats, &envelopes, false, &mut report)?;
+            deliver(&mut seats, envelopes, false, &mut report)?;
             report.late_join = true;
         }
         let departing = seats.len() > usize::from(rules.min_participants)
@@ -165,7 +165,7 @@ impl RoomTest {
             version += 1;
             let gone = seats.pop().expect("more than the minimum");
             let envelopes = authority.remove_member(gone.identity.public_key(), version, "left")?;
-            deliver(&mut seats, &envelopes, false, &mut report)?;
+            deliver(&mut seats, envelopes, false, &mut report)?;
             report.departure = true;
         }
         if rules.recovery_mode != RecoveryMode::Abort && !authority.completed && seats.len() > 1 {
@@ -255,7 +255,7 @@ impl RoomTest {
                 }
                 Receipt::Duplicate { .. } => {}
             }
-            deliver(seats, &envelopes, false, report)?;
+            deliver(seats, envelopes, false, report)?;
         }
         Ok(())
     }
@@ -341,7 +341,7 @@ fn rejoin(
     let back = new_seat(old.identity, old.member.seat, &leader, authority.epoch);
     let envelopes = authority.add_member(back.member.clone(), version)?;
     seats.insert(0, back);
-    deliver(seats, &envelopes, false, report)?;
+    deliver(seats, envelopes, false, report)?;
     report.rejoined = true;
     Ok(())
 }
@@ -379,14 +379,14 @@ fn bootstrap_all(
             envelopes.push((seat.identity.public_key().to_string(), envelope));
         }
     }
-    deliver(seats, &envelopes, true, report)
+    deliver(seats, envelopes, true, report)
 }
 
 /// Every member verifies its envelope of the step (a member that has none, because it
 /// just arrived, gets a bootstrap later in `run`).
 fn deliver(
     seats: &mut [Seat],
-    envelopes: &Envelopes,
+    envelopes: Envelopes,
     bootstrap: bool,
     report: &mut RoomReport,
 ) -> Result<(), RoomTestError> {

@@ -113,7 +113,7 @@ fn our_members_verify_every_envelope_of_the_reference_leader() {
         if let Some(key) = step["joined"].as_str() {
             let mut replica = Replica::new("interop-room", key, leader.public_key(), 0);
             replica
-                .apply(&step["joined_bootstrap"], true)
+                .apply(step["joined_bootstrap"].clone(), true)
                 .unwrap()
                 .expect("the newcomer's bootstrap");
             replicas.push(replica);
@@ -131,7 +131,7 @@ fn our_members_verify_every_envelope_of_the_reference_leader() {
                     .unwrap();
             }
             let applied = replica
-                .apply(envelope, bootstrap)
+                .apply(envelope.clone(), bootstrap)
                 .unwrap_or_else(|e| panic!("step {index}, member {key}: {e}"));
             assert!(applied.is_some(), "step {index}: a new frame");
             verified += 1;

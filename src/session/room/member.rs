@@ -129,7 +129,7 @@ impl<'a> Follower<'a> {
                 Some(kind) if group::ENVELOPE_KINDS.contains(&kind) => {
                     let verified = self
                         .replica
-                        .apply(&frame, !bootstrapped)
+                        .apply(frame, !bootstrapped)
                         .map_err(|e| e.to_string())?;
                     bootstrapped = true;
                     let Some(verified) = verified else { continue };
