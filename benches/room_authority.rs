@@ -75,6 +75,8 @@ fn main() {
     let mut received = Vec::with_capacity(actions);
     let mut per_action = Vec::with_capacity(actions);
     let mut verify = std::time::Duration::ZERO;
+    // Keeping a copy of each envelope for the replay below is the benchmark's own work.
+    let mut copying = std::time::Duration::ZERO;
     let started = Instant::now();
     for n in 0..actions {
         let actor = &identities[n % MEMBERS];
@@ -85,12 +87,14 @@ fn main() {
             authority.apply_input(actor.public_key(), client_seq, action.as_object().unwrap());
         per_action.push(begun.elapsed());
         let (_, envelope) = envelopes.into_iter().find(|(k, _)| *k == watcher).unwrap();
+        let copied = Instant::now();
         received.push(envelope.clone());
+        copying += copied.elapsed();
         let checked = Instant::now();
         replica.apply(envelope, false).unwrap().unwrap();
         verify += checked.elapsed();
     }
-    let seconds = started.elapsed().as_secs_f64();
+    let seconds = (started.elapsed() - copying).as_secs_f64();
     drop(authority);
     let mut alone = Replica::new("bench-room", &watcher, leader.public_key(), 0);
     alone.apply(bootstrap, true).unwrap();
