@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use aigenora::api::group::{Group, NewGroup, RecoveryMode};
@@ -34,7 +34,7 @@ use aigenora::session::room::member::{ActionSource, Follower, MemberEvents, Outb
 use aigenora::session::room::rest::RestControl;
 use aigenora::spec::{Flow, Role, Spec};
 use aigenora::transport::{
-    DEFAULT_CONNECT_TIMEOUT, IrohChannel, RelayChoice, SessionEndpoint, Ticket,
+    Bell, DEFAULT_CONNECT_TIMEOUT, IrohChannel, RelayChoice, SessionEndpoint, Ticket,
 };
 use aigenora::wire::group::Receipt;
 use serde_json::{Map, Value, json};
@@ -44,12 +44,51 @@ use tokio::runtime::{Handle, Runtime};
 #[allow(dead_code)]
 mod common;
 
-/// Actions handed to one member by the benchmark.
-struct Inbox(mpsc::Receiver<Map<String, Value>>);
+/// Actions handed to one member by the benchmark; handing one rings the member's bell, as
+/// an agent in the member's process would.
+struct Inbox {
+    actions: mpsc::Receiver<Map<String, Value>>,
+    bell: Arc<Mutex<Option<Arc<Bell>>>>,
+}
+
+/// The benchmark's end of a member's [`Inbox`].
+struct Outlet {
+    actions: mpsc::Sender<Map<String, Value>>,
+    bell: Arc<Mutex<Option<Arc<Bell>>>>,
+}
+
+impl Outlet {
+    fn hand(&self, action: Map<String, Value>) {
+        self.actions.send(action).unwrap();
+        if let Some(bell) = &*self.bell.lock().unwrap() {
+            bell.ring();
+        }
+    }
+}
+
+fn inbox() -> (Outlet, Inbox) {
+    let (sender, receiver) = mpsc::channel();
+    let bell = Arc::new(Mutex::new(None));
+    let outlet = Outlet {
+        actions: sender,
+        bell: Arc::clone(&bell),
+    };
+    (
+        outlet,
+        Inbox {
+            actions: receiver,
+            bell,
+        },
+    )
+}
 
 impl ActionSource for Inbox {
     fn next_action(&mut self) -> Option<Map<String, Value>> {
-        self.0.try_recv().ok()
+        self.actions.try_recv().ok()
+    }
+
+    fn ring_on_action(&mut self, bell: Arc<Bell>) {
+        *self.bell.lock().unwrap() = Some(bell);
     }
 }
 
@@ -150,18 +189,11 @@ fn main() {
     let mut threads = Vec::new();
     for n in 0..members {
         let (identity, client) = register(&format!("m{n}"));
-        let (inbox_tx, inbox_rx) = mpsc::channel();
-        inboxes.push(inbox_tx);
+        let (outlet, inbox) = inbox();
+        inboxes.push(outlet);
         let (handle, group, steps) = (rt.handle().clone(), group.clone(), steps_tx.clone());
         threads.push(std::thread::spawn(move || {
-            follow(
-                handle,
-                client,
-                identity,
-                group,
-                Inbox(inbox_rx),
-                Steps(n, steps),
-            )
+            follow(handle, client, identity, group, inbox, Steps(n, steps))
         }));
     }
     let mut latest: BTreeMap<usize, u64> = BTreeMap::new();
@@ -173,14 +205,12 @@ fn main() {
         let before = latest.values().copied().max().unwrap_or(0);
         let begun = Instant::now();
         let text = format!("message {n}");
-        inboxes[n % members]
-            .send(
-                json!({"kind": "send", "text": text})
-                    .as_object()
-                    .unwrap()
-                    .clone(),
-            )
-            .unwrap();
+        inboxes[n % members].hand(
+            json!({"kind": "send", "text": text})
+                .as_object()
+                .unwrap()
+                .clone(),
+        );
         while latest.len() < members || latest.values().any(|seq| *seq <= before) {
             let (member, seq) = steps_rx.recv_timeout(Duration::from_secs(60)).unwrap();
             latest.insert(member, seq);

@@ -255,6 +255,10 @@ impl Channel for Watched {
     fn close(&mut self) -> Result<(), ChannelError> {
         self.inner.close()
     }
+
+    fn ring_on_arrival(&mut self, bell: Arc<crate::transport::Bell>) {
+        self.inner.ring_on_arrival(bell);
+    }
 }
 
 /// Display output prefixed with the side that printed it.

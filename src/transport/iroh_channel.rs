@@ -13,8 +13,8 @@
 //! for the peer's connection close to arrive (it follows the end of its stream by a round
 //! trip or more).
 
-use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use iroh::endpoint::{Connection, ConnectionError, SendStream, VarInt, WriteError};
@@ -30,7 +30,7 @@ use super::heartbeat::{
 use super::lines::{Line, LineReader, encode_line, parse_text};
 use super::path::PathWatch;
 use super::shutdown::{CLOSE_DONE, PeerProgress, close_budget, close_cleanly, watch_peer_closing};
-use super::{Channel, ChannelError, MAX_FRAME_BYTES};
+use super::{Bell, Channel, ChannelError, MAX_FRAME_BYTES};
 
 /// Business frames received but not yet taken by the engine (the reference's queue size).
 /// When full, reading pauses and QUIC flow control holds the peer back.
@@ -134,6 +134,8 @@ pub struct IrohChannel {
     byte_credits: Arc<Semaphore>,
     sys: Arc<SysLayer>,
     backlog: Arc<Backlog>,
+    /// The bell the reader rings on each arrival ([`Channel::ring_on_arrival`]).
+    arrival_bell: Arc<Mutex<Option<Arc<Bell>>>>,
     io_tasks: Vec<AbortHandle>,
     heartbeat_tasks: Vec<AbortHandle>,
     recv_timeout: Option<Duration>,
@@ -179,7 +181,9 @@ impl IrohChannel {
         let sys = Arc::new(SysLayer::new());
         let pong = PendingPong::default();
         let backlog = Arc::new(Backlog::default());
+        let arrival_bell = Arc::new(Mutex::new(None));
         let reader = Reader {
+            arrival_bell: Arc::clone(&arrival_bell),
             lines,
             sys: sys.clone(),
             deliver,
@@ -213,6 +217,7 @@ impl IrohChannel {
             byte_credits,
             sys,
             backlog,
+            arrival_bell,
             io_tasks,
             heartbeat_tasks: Vec::new(),
             recv_timeout: None,
@@ -407,6 +412,12 @@ impl Channel for IrohChannel {
         self.next_frame(Some(Instant::now() + timeout))
     }
 
+    fn ring_on_arrival(&mut self, bell: Arc<Bell>) {
+        *self.arrival_bell.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::clone(&bell));
+        // What arrived before the bell was set is waiting too.
+        bell.ring();
+    }
+
     /// Ends the session without cutting off a peer that is still consuming (see
     /// [`super::shutdown`]; waits at most the close grace plus two seconds). Frames already
     /// received stay available to `recv`. `Timeout` means the peer never acknowledged our
@@ -468,6 +479,8 @@ impl Drop for IrohChannel {
 
 /// The reader task: lines from the peer, through the `_sys` layer, to the engine's queue.
 struct Reader {
+    /// Rung after each line handed to the receiving side, once one is set.
+    arrival_bell: Arc<Mutex<Option<Arc<Bell>>>>,
     lines: LineReader,
     sys: Arc<SysLayer>,
     deliver: std::sync::mpsc::Sender<Line>,
@@ -483,6 +496,7 @@ impl Reader {
             let line = match self.lines.next().await {
                 Line::End(reason) => {
                     let _ = self.deliver.send(Line::End(reason));
+                    self.ring();
                     peer_done.send_replace(true);
                     return;
                 }
@@ -523,6 +537,13 @@ impl Reader {
             if self.deliver.send(line).is_err() {
                 return;
             }
+            self.ring();
+        }
+    }
+
+    fn ring(&self) {
+        if let Some(bell) = &*self.arrival_bell.lock().unwrap_or_else(|p| p.into_inner()) {
+            bell.ring();
         }
     }
 }

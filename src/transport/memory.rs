@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{Channel, ChannelError};
+use super::{Bell, Channel, ChannelError};
 
 /// One end of an in-memory duplex.
 pub struct MemoryChannel {
@@ -41,6 +41,16 @@ struct LinkState {
     takes_turns: bool,
     /// On a turn-taking duplex, the end that is running, if any.
     turn: Option<usize>,
+    /// What each end rings when something arrives for it ([`Channel::ring_on_arrival`]).
+    bells: [Option<Arc<Bell>>; 2],
+}
+
+impl LinkState {
+    fn ring(&self, side: usize) {
+        if let Some(bell) = &self.bells[side] {
+            bell.ring();
+        }
+    }
 }
 
 impl Link {
@@ -88,6 +98,7 @@ fn pair(takes_turns: bool) -> (MemoryChannel, MemoryChannel) {
             present: [true; 2],
             takes_turns,
             turn: None,
+            bells: [None, None],
         }),
         changed: Condvar::new(),
     });
@@ -205,6 +216,7 @@ impl Channel for MemoryChannel {
             return Err(ChannelError::Closed("peer closed the channel".into()));
         }
         state.inbox[peer].push_back(frame.clone());
+        state.ring(peer);
         // A turn-taking peer cannot go on before this side waits, which wakes it then.
         if !state.takes_turns {
             self.link.changed.notify_all();
@@ -222,9 +234,18 @@ impl Channel for MemoryChannel {
     }
 
     fn close(&mut self) -> Result<(), ChannelError> {
-        self.link.lock().sending[self.side] = false;
+        let mut state = self.link.lock();
+        state.sending[self.side] = false;
+        state.ring(self.peer());
+        drop(state);
         self.link.changed.notify_all();
         Ok(())
+    }
+
+    fn ring_on_arrival(&mut self, bell: Arc<Bell>) {
+        let mut state = self.link.lock();
+        bell.ring();
+        state.bells[self.side] = Some(bell);
     }
 }
 
@@ -237,6 +258,7 @@ impl Drop for MemoryChannel {
         if state.turn == Some(side) {
             state.turn = None;
         }
+        state.ring(1 - side);
         drop(state);
         self.link.changed.notify_all();
     }
@@ -266,6 +288,10 @@ impl Channel for RewritingSends {
     fn close(&mut self) -> Result<(), ChannelError> {
         self.inner.close()
     }
+
+    fn ring_on_arrival(&mut self, bell: Arc<Bell>) {
+        self.inner.ring_on_arrival(bell);
+    }
 }
 
 #[cfg(test)]
@@ -284,6 +310,24 @@ mod tests {
             assert_eq!(guest.recv().unwrap(), json!({"action": "end"}));
             assert!(matches!(guest.recv(), Err(ChannelError::Closed(_))));
         }
+    }
+
+    #[test]
+    fn a_send_a_close_and_a_drop_ring_the_peers_bell() {
+        let (mut host, mut guest) = duplex();
+        let bell = Arc::new(Bell::default());
+        guest.ring_on_arrival(Arc::clone(&bell));
+        assert!(bell.wait(Duration::ZERO), "set: rung at once");
+        assert!(!bell.wait(Duration::ZERO));
+        host.send(&json!({"n": 1})).unwrap();
+        assert!(bell.wait(Duration::ZERO), "a frame rang");
+        host.close().unwrap();
+        assert!(bell.wait(Duration::ZERO), "the close rang");
+        let (host, mut guest) = duplex();
+        guest.ring_on_arrival(Arc::clone(&bell));
+        assert!(bell.wait(Duration::ZERO));
+        drop(host);
+        assert!(bell.wait(Duration::ZERO), "the drop rang");
     }
 
     #[test]

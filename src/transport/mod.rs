@@ -13,6 +13,7 @@
 //!    [`IrohChannel::start_heartbeat`] when the reference would.
 //! 4. The engine ends with [`Channel::close`]; then [`SessionEndpoint::shutdown`].
 
+mod bell;
 mod endpoint;
 mod heartbeat;
 mod iroh_channel;
@@ -23,6 +24,7 @@ mod relay;
 mod shutdown;
 mod ticket;
 
+pub use bell::Bell;
 pub use endpoint::{
     ALPN, DEFAULT_CONNECT_TIMEOUT, Knocks, PeerLink, RELAY_LOSS_GRACE, SessionEndpoint,
     TransportError, close_live_endpoints,
@@ -80,4 +82,9 @@ pub trait Channel: Send {
     fn close(&mut self) -> Result<(), ChannelError> {
         Ok(())
     }
+
+    /// Rings `bell` from now on whenever something arrives from the peer (a frame, or the
+    /// end of the channel), so one thread can wait for any of several channels. A channel
+    /// that cannot ring leaves such a thread to its wait's timeout.
+    fn ring_on_arrival(&mut self, _bell: std::sync::Arc<Bell>) {}
 }

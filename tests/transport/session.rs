@@ -1,10 +1,11 @@
 //! Host and guest over real iroh endpoints on loopback (relays disabled): tickets, frame
 //! exchange, clean close under pace and heartbeat, busy host, vanished peers.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use aigenora::transport::{
-    Channel, ChannelError, HeartbeatConfig, IrohChannel, Ticket, TransportError,
+    Bell, Channel, ChannelError, HeartbeatConfig, IrohChannel, Ticket, TransportError,
 };
 use serde_json::json;
 
@@ -337,4 +338,32 @@ fn posting_to_a_peer_that_never_reads_ends_in_a_backlog_error_never_a_wait() {
     );
     // The guest was never disturbed: what reached it is intact and in order.
     assert_eq!(pair.guest.recv().unwrap(), frame);
+}
+
+/// A channel rings the bell it was given for each frame and for the end of the stream, so
+/// a leader serving many members waits once for any of them (and a bell set after frames
+/// arrived rings at once: they are waiting too).
+#[test]
+fn a_channel_rings_its_bell_on_each_arrival_and_at_the_end() {
+    let runtime = runtime();
+    let pair = connected_pair(&runtime);
+    let (mut sender, mut receiver) = (pair.host, pair.guest);
+    let bell = Arc::new(Bell::default());
+    receiver.ring_on_arrival(Arc::clone(&bell));
+    assert!(bell.wait(Duration::ZERO), "set: rung at once");
+    assert!(!bell.wait(Duration::from_millis(50)), "nothing arrived");
+    for n in 0..3 {
+        sender.send(&json!({"n": n})).unwrap();
+        assert!(bell.wait(Duration::from_secs(10)), "frame {n} rang");
+        assert_eq!(
+            receiver.recv_timeout(Duration::ZERO).unwrap(),
+            Some(json!({"n": n}))
+        );
+    }
+    sender.close().unwrap();
+    assert!(bell.wait(Duration::from_secs(10)), "the end rang");
+    assert!(matches!(
+        receiver.recv_timeout(Duration::ZERO),
+        Err(ChannelError::Closed(_))
+    ));
 }

@@ -246,6 +246,10 @@ impl ActionSource for Seeds<'_> {
     fn stopped(&self) -> Option<String> {
         self.inner.stopped()
     }
+
+    fn ring_on_action(&mut self, bell: std::sync::Arc<crate::transport::Bell>) {
+        self.inner.ring_on_action(bell);
+    }
 }
 
 /// The member's events, each verified step looked at for a deal to seed or check.

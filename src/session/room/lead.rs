@@ -397,7 +397,7 @@ impl Lead {
         let mut checked = Instant::now();
         while !hub.authority.completed {
             self.check_lease()?;
-            let busy = hub.poll();
+            hub.poll();
             self.expel_overdue(hub);
             self.record_detached(hub);
             while let Ok(arrival) = arrivals.try_recv() {
@@ -428,9 +428,6 @@ impl Lead {
                 if let Some(action) = action {
                     self.act(hub, None, &action);
                 }
-            }
-            if !busy {
-                std::thread::sleep(IDLE);
             }
         }
         self.record_step(hub);

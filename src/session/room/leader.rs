@@ -10,13 +10,14 @@
 //! re-admit).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use crate::room::authority::{Authority, Envelopes, HISTORY};
 use crate::room::hooks::RoomHooks;
-use crate::transport::{Channel, ChannelError};
+use crate::transport::{Bell, Channel, ChannelError};
 use crate::wire::group::{self, Ack, GroupError, Input, Ping, Pong};
 
 /// How long a member may leave a step unacknowledged before it is detached.
@@ -34,8 +35,8 @@ pub const INPUT_BURST: f64 = 20.0;
 /// needs, below what one leader can apply for a full room): an input beyond it is rejected
 /// unapplied, as retryable (a member with one action in flight resends it a second later).
 pub const INPUTS_PER_SECOND: f64 = 10.0;
-/// How long the hub waits on each channel per pass.
-const POLL: Duration = Duration::from_millis(1);
+/// How long a pass that found nothing waits for any member's channel to ring.
+const WAIT: Duration = Duration::from_millis(2);
 /// Frames read from one member per pass, so a flood cannot starve the others.
 const FRAMES_PER_PASS: usize = 16;
 
@@ -90,6 +91,8 @@ pub struct Hub<H: RoomHooks> {
     pub authority: Authority<H>,
     members: HashMap<String, Attached>,
     pub detached: Vec<Detached>,
+    /// Rung by every attached channel when a frame arrives.
+    doorbell: Arc<Bell>,
 }
 
 impl<H: RoomHooks> Hub<H> {
@@ -98,6 +101,7 @@ impl<H: RoomHooks> Hub<H> {
             authority,
             members: HashMap::new(),
             detached: Vec::new(),
+            doorbell: Arc::new(Bell::default()),
         }
     }
 
@@ -127,6 +131,7 @@ impl<H: RoomHooks> Hub<H> {
         if let Some(previous) = self.members.remove(public_key) {
             close_aside(previous.channel);
         }
+        channel.ring_on_arrival(Arc::clone(&self.doorbell));
         let seq = self.authority.seq;
         self.members.insert(
             public_key.to_string(),
@@ -156,8 +161,17 @@ impl<H: RoomHooks> Hub<H> {
     }
 
     /// One pass over every channel: inputs applied, acks recorded, pings answered, members
-    /// that broke, misbehaved or fell behind detached. Returns whether anything arrived.
+    /// that broke, misbehaved or fell behind detached. Returns whether anything arrived;
+    /// when nothing had, it waits (a little) for any channel to ring first.
     pub fn poll(&mut self) -> bool {
+        let busy = self.pass();
+        if !busy {
+            self.doorbell.wait(WAIT);
+        }
+        busy
+    }
+
+    fn pass(&mut self) -> bool {
         let keys: Vec<String> = self.members.keys().cloned().collect();
         let mut busy = false;
         for key in keys {
@@ -165,7 +179,7 @@ impl<H: RoomHooks> Hub<H> {
                 let Some(member) = self.members.get_mut(&key) else {
                     break;
                 };
-                match member.channel.recv_timeout(POLL) {
+                match member.channel.recv_timeout(Duration::ZERO) {
                     Ok(Some(frame)) => {
                         busy = true;
                         self.handle(&key, &frame);

@@ -4,6 +4,7 @@
 //! receipt arrives (accepted or duplicate: done; rejected: dropped, unless retryable). The
 //! first envelope on a channel is a bootstrap (it may jump ahead, never back).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
@@ -11,15 +12,15 @@ use serde_json::{Map, Value};
 use crate::identity::Identity;
 use crate::room::Replica;
 use crate::room::replica::Verified;
-use crate::transport::{Channel, ChannelError};
+use crate::transport::{Bell, Channel, ChannelError};
 use crate::wire::group::{self, Ack, GroupError, Input, Receipt, ReceiptStatus};
 
 pub use super::outbox::{Outbox, Pending};
 
 /// How often an unanswered action is sent again.
 pub const RESEND: Duration = Duration::from_secs(1);
-/// How long one wait on the channel lasts before the member looks at its own actions (an
-/// action waits this long at most before it is sent).
+/// How long a member waits for its channel or its action queue to ring before it looks at
+/// both again (an action from a queue that cannot ring waits this long at most).
 const TICK: Duration = Duration::from_millis(5);
 /// How long a member waits on one channel for the leader's first envelope after admission
 /// (a room still in its lobby sends none); then the channel counts as lost, and the member
@@ -42,6 +43,9 @@ pub trait ActionSource {
     fn stopped(&self) -> Option<String> {
         None
     }
+    /// Rings `bell` from now on when an action is put in the queue, so the member sends it
+    /// at once; a queue that cannot ring is looked at every [`TICK`].
+    fn ring_on_action(&mut self, _bell: Arc<Bell>) {}
 }
 
 impl ActionSource for std::collections::VecDeque<Map<String, Value>> {
@@ -78,6 +82,8 @@ pub struct Follower<'a> {
     pub actions: &'a mut dyn ActionSource,
     pub events: &'a mut dyn MemberEvents,
     outbox: &'a mut Outbox,
+    /// Rung by the channel on each arrival and by the action queue on each action.
+    doorbell: Arc<Bell>,
 }
 
 impl<'a> Follower<'a> {
@@ -90,6 +96,9 @@ impl<'a> Follower<'a> {
         outbox: &'a mut Outbox,
     ) -> Follower<'a> {
         outbox.rewind();
+        let doorbell = Arc::new(Bell::default());
+        channel.ring_on_arrival(Arc::clone(&doorbell));
+        actions.ring_on_action(Arc::clone(&doorbell));
         Follower {
             channel,
             replica,
@@ -97,6 +106,7 @@ impl<'a> Follower<'a> {
             actions,
             events,
             outbox,
+            doorbell,
         }
     }
 
@@ -119,9 +129,12 @@ impl<'a> Follower<'a> {
                     FIRST_ENVELOPE.as_secs()
                 )));
             }
-            let frame = match self.channel.recv_timeout(TICK) {
+            let frame = match self.channel.recv_timeout(Duration::ZERO) {
                 Ok(Some(frame)) => frame,
-                Ok(None) => continue,
+                Ok(None) => {
+                    self.doorbell.wait(TICK);
+                    continue;
+                }
                 Err(ChannelError::Closed(reason)) => return Ok(FollowEnd::LeaderGone(reason)),
                 Err(error) => return Err(error.to_string()),
             };
