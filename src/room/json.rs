@@ -125,18 +125,6 @@ pub fn canonical_map(map: &serde_json::Map<String, Value>) -> Result<String, Jso
     Ok(out)
 }
 
-/// The canonical bytes of a value that is a field of an object (one level deeper).
-pub fn canonical_field(value: &Value) -> Result<String, JsonLimit> {
-    let mut out = String::new();
-    write(&mut out, value, 1)?;
-    Ok(out)
-}
-
-/// Checks an object's key against the limits.
-pub fn check_key(key: &str) -> Result<(), JsonLimit> {
-    check_string(key)
-}
-
 /// SHA-256 (lowercase hex) of the canonical bytes.
 pub fn hash(value: &Value) -> Result<String, JsonLimit> {
     canonical(value).map(sha256_hex)
@@ -265,17 +253,10 @@ pub fn object_of_sorted(fields: &[(&str, &str)]) -> (String, Vec<usize>) {
             + 2,
     );
     let mut ends = Vec::with_capacity(fields.len());
-    out.push('{');
-    for (index, (key, text)) in fields.iter().enumerate() {
-        if index > 0 {
-            out.push(',');
-        }
-        write_string(&mut out, key);
-        out.push(':');
+    feed_object(fields.iter().copied(), &mut out, |text, out| {
         out.push_str(text);
         ends.push(out.len());
-    }
-    out.push('}');
+    });
     (out, ends)
 }
 
@@ -336,7 +317,7 @@ impl Sink for String {
 pub fn feed_object<'a, T, S: Sink>(
     fields: impl Iterator<Item = (&'a str, T)>,
     out: &mut S,
-    write_field: impl Fn(T, &mut S),
+    mut write_field: impl FnMut(T, &mut S),
 ) {
     let mut key_text = String::new();
     out.put("{");

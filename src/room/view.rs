@@ -98,11 +98,11 @@ impl StepWork {
             return Err(JsonLimit::TooManyItems);
         }
         for (key, value) in &view.fields {
-            json::check_key(key)?;
+            json::check_string(key)?;
             if let std::collections::hash_map::Entry::Vacant(slot) =
                 self.texts.entry(identity(value))
             {
-                slot.insert((Arc::clone(value), json::canonical_field(value)?));
+                slot.insert((Arc::clone(value), json::canonical_at(value, 1)?));
             }
         }
         let mut order: Vec<(&str, usize)> = view

@@ -126,8 +126,8 @@ pub struct Authority<H: RoomHooks> {
     pub outcome: Option<String>,
     state: Map<String, Value>,
     last_views: HashMap<String, View>,
-    /// The leader's own view of the last step, whole.
-    own_view: Option<Value>,
+    /// The leader's own view of the last step, whole, built when first asked for.
+    own_view: OnceCell<Option<Value>>,
     last_step: Option<Step>,
     /// The checkpoints of the last [`HISTORY`] steps (shared with `last_step`, not copied).
     history: BTreeMap<u64, Arc<Checkpoint>>,
@@ -174,7 +174,7 @@ impl<H: RoomHooks> Authority<H> {
             outcome: None,
             state: Map::new(),
             last_views: HashMap::new(),
-            own_view: None,
+            own_view: OnceCell::new(),
             last_step: None,
             history: BTreeMap::new(),
             acknowledged: HashMap::new(),
@@ -270,7 +270,12 @@ impl<H: RoomHooks> Authority<H> {
 
     /// The leader's own view of the last step.
     pub fn own_view(&self) -> Option<&Value> {
-        self.own_view.as_ref()
+        self.own_view
+            .get_or_init(|| {
+                let own = self.last_views.get(self.identity.public_key());
+                own.map(View::to_value)
+            })
+            .as_ref()
     }
 
     /// The events of the last step.
@@ -429,6 +434,7 @@ impl<H: RoomHooks> Authority<H> {
         member.status = MemberStatus::Left;
         let member = member.clone();
         self.last_views.remove(public_key);
+        self.own_view = OnceCell::new();
         self.membership_version = membership_version;
         let result = self.hooks.member_left(&self.state, &member, reason);
         let events = self.absorb(result)?;
@@ -707,7 +713,7 @@ impl<H: RoomHooks> Authority<H> {
             self.history.pop_first();
         }
         self.previous_hash = frame_hash;
-        self.own_view = views.get(self.identity.public_key()).map(View::to_value);
+        self.own_view = OnceCell::new();
         self.last_views = views;
         self.last_step = Some(step);
         Ok(envelopes)
