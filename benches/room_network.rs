@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use aigenora::api::group::{Group, NewGroup, RecoveryMode};
@@ -34,7 +34,7 @@ use aigenora::session::room::member::{ActionSource, Follower, MemberEvents, Outb
 use aigenora::session::room::rest::RestControl;
 use aigenora::spec::{Flow, Role, Spec};
 use aigenora::transport::{
-    Bell, DEFAULT_CONNECT_TIMEOUT, IrohChannel, RelayChoice, SessionEndpoint, Ticket,
+    Bell, BellSlot, DEFAULT_CONNECT_TIMEOUT, IrohChannel, RelayChoice, SessionEndpoint, Ticket,
 };
 use aigenora::wire::group::Receipt;
 use serde_json::{Map, Value, json};
@@ -48,30 +48,28 @@ mod common;
 /// an agent in the member's process would.
 struct Inbox {
     actions: mpsc::Receiver<Map<String, Value>>,
-    bell: Arc<Mutex<Option<Arc<Bell>>>>,
+    bell: BellSlot,
 }
 
 /// The benchmark's end of a member's [`Inbox`].
 struct Outlet {
     actions: mpsc::Sender<Map<String, Value>>,
-    bell: Arc<Mutex<Option<Arc<Bell>>>>,
+    bell: BellSlot,
 }
 
 impl Outlet {
     fn hand(&self, action: Map<String, Value>) {
         self.actions.send(action).unwrap();
-        if let Some(bell) = &*self.bell.lock().unwrap() {
-            bell.ring();
-        }
+        self.bell.ring();
     }
 }
 
 fn inbox() -> (Outlet, Inbox) {
     let (sender, receiver) = mpsc::channel();
-    let bell = Arc::new(Mutex::new(None));
+    let bell = BellSlot::default();
     let outlet = Outlet {
         actions: sender,
-        bell: Arc::clone(&bell),
+        bell: bell.clone(),
     };
     (
         outlet,
@@ -88,7 +86,7 @@ impl ActionSource for Inbox {
     }
 
     fn ring_on_action(&mut self, bell: Arc<Bell>) {
-        *self.bell.lock().unwrap() = Some(bell);
+        self.bell.set(bell);
     }
 }
 

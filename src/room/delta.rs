@@ -368,10 +368,17 @@ fn resolve<'a>(
 pub fn diff(previous: &Value, current: &Value) -> Vec<Value> {
     let mut ops = Vec::new();
     diff_at(previous, current, &mut Vec::new(), &mut ops);
-    if !within_limits(&ops) {
-        return vec![json!({"op": "set", "path": [], "value": current})];
+    limited(ops, || current.clone())
+}
+
+/// `ops` when a member would accept them as a delta (not too many, no path too long);
+/// otherwise one root `set` of the value they lead to, `whole()`.
+pub fn limited(ops: Vec<Value>, whole: impl FnOnce() -> Value) -> Vec<Value> {
+    if within_limits(&ops) {
+        ops
+    } else {
+        vec![json!({"op": "set", "path": [], "value": whole()})]
     }
-    ops
 }
 
 /// The operations that turn the field `key` of an object from `previous` into `current`
@@ -405,8 +412,7 @@ pub fn diff_maps_under(
     ops
 }
 
-/// Whether a member would accept `ops` as a delta (not too many, no path too long).
-pub fn within_limits(ops: &[Value]) -> bool {
+fn within_limits(ops: &[Value]) -> bool {
     ops.len() <= MAX_OPS
         && ops
             .iter()

@@ -158,11 +158,7 @@ impl StepWork {
                 (None, None) => {}
             }
         }
-        if delta::within_limits(&ops) {
-            ops
-        } else {
-            vec![json!({"op": "set", "path": [], "value": current.to_value()})]
-        }
+        delta::limited(ops, || current.to_value())
     }
 
     /// The SHA-256 of a view's `text` whose fields are `order` (each field's part ending at

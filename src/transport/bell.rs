@@ -2,7 +2,7 @@
 //! channel and its action queue — so the one thread that serves them all waits once for any
 //! of them, instead of on each in turn.
 
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// Rung by a source when it has something; a ring before the wait is not lost.
@@ -37,10 +37,28 @@ impl Bell {
     }
 }
 
+/// Where a bell goes once someone hands one over: a source made before its listener holds
+/// the slot, and rings whatever bell is in it (none yet: nothing to ring).
+#[derive(Debug, Clone, Default)]
+pub struct BellSlot(Arc<Mutex<Option<Arc<Bell>>>>);
+
+impl BellSlot {
+    /// Rings `bell` from now on.
+    pub fn set(&self, bell: Arc<Bell>) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(bell);
+    }
+
+    /// Rings the bell in the slot, if there is one.
+    pub fn ring(&self) {
+        if let Some(bell) = &*self.0.lock().unwrap_or_else(|p| p.into_inner()) {
+            bell.ring();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
 
     #[test]
     fn a_ring_wakes_the_waiter_and_is_not_lost_when_it_comes_first() {

@@ -13,8 +13,8 @@
 //! for the peer's connection close to arrive (it follows the end of its stream by a round
 //! trip or more).
 
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use iroh::endpoint::{Connection, ConnectionError, SendStream, VarInt, WriteError};
@@ -30,7 +30,7 @@ use super::heartbeat::{
 use super::lines::{Line, LineReader, encode_line, parse_text};
 use super::path::PathWatch;
 use super::shutdown::{CLOSE_DONE, PeerProgress, close_budget, close_cleanly, watch_peer_closing};
-use super::{Bell, Channel, ChannelError, MAX_FRAME_BYTES};
+use super::{Bell, BellSlot, Channel, ChannelError, MAX_FRAME_BYTES};
 
 /// Business frames received but not yet taken by the engine (the reference's queue size).
 /// When full, reading pauses and QUIC flow control holds the peer back.
@@ -135,7 +135,7 @@ pub struct IrohChannel {
     sys: Arc<SysLayer>,
     backlog: Arc<Backlog>,
     /// The bell the reader rings on each arrival ([`Channel::ring_on_arrival`]).
-    arrival_bell: Arc<Mutex<Option<Arc<Bell>>>>,
+    arrival_bell: BellSlot,
     io_tasks: Vec<AbortHandle>,
     heartbeat_tasks: Vec<AbortHandle>,
     recv_timeout: Option<Duration>,
@@ -181,9 +181,9 @@ impl IrohChannel {
         let sys = Arc::new(SysLayer::new());
         let pong = PendingPong::default();
         let backlog = Arc::new(Backlog::default());
-        let arrival_bell = Arc::new(Mutex::new(None));
+        let arrival_bell = BellSlot::default();
         let reader = Reader {
-            arrival_bell: Arc::clone(&arrival_bell),
+            arrival_bell: arrival_bell.clone(),
             lines,
             sys: sys.clone(),
             deliver,
@@ -413,7 +413,7 @@ impl Channel for IrohChannel {
     }
 
     fn ring_on_arrival(&mut self, bell: Arc<Bell>) {
-        *self.arrival_bell.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::clone(&bell));
+        self.arrival_bell.set(Arc::clone(&bell));
         // What arrived before the bell was set is waiting too.
         bell.ring();
     }
@@ -480,7 +480,7 @@ impl Drop for IrohChannel {
 /// The reader task: lines from the peer, through the `_sys` layer, to the engine's queue.
 struct Reader {
     /// Rung after each line handed to the receiving side, once one is set.
-    arrival_bell: Arc<Mutex<Option<Arc<Bell>>>>,
+    arrival_bell: BellSlot,
     lines: LineReader,
     sys: Arc<SysLayer>,
     deliver: std::sync::mpsc::Sender<Line>,
@@ -496,7 +496,7 @@ impl Reader {
             let line = match self.lines.next().await {
                 Line::End(reason) => {
                     let _ = self.deliver.send(Line::End(reason));
-                    self.ring();
+                    self.arrival_bell.ring();
                     peer_done.send_replace(true);
                     return;
                 }
@@ -537,13 +537,7 @@ impl Reader {
             if self.deliver.send(line).is_err() {
                 return;
             }
-            self.ring();
-        }
-    }
-
-    fn ring(&self) {
-        if let Some(bell) = &*self.arrival_bell.lock().unwrap_or_else(|p| p.into_inner()) {
-            bell.ring();
+            self.arrival_bell.ring();
         }
     }
 }

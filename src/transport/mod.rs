@@ -24,7 +24,7 @@ mod relay;
 mod shutdown;
 mod ticket;
 
-pub use bell::Bell;
+pub use bell::{Bell, BellSlot};
 pub use endpoint::{
     ALPN, DEFAULT_CONNECT_TIMEOUT, Knocks, PeerLink, RELAY_LOSS_GRACE, SessionEndpoint,
     TransportError, close_live_endpoints,

@@ -330,6 +330,11 @@ mod tests {
     use crate::api::group::MemberStatus;
     use serde_json::json;
 
+    /// The views of a step as whole objects.
+    fn values(views: &[View]) -> Vec<Value> {
+        views.iter().map(View::to_value).collect()
+    }
+
     fn seated(seat: u32) -> RoomMember {
         RoomMember {
             member_id: format!("m{seat}"),
@@ -364,7 +369,7 @@ mod tests {
             hooks_with_view("return {'log': state['log'], 'me': viewer['seat']}");
         let views = reading.views(state, &viewers).unwrap();
         assert_eq!(
-            views.iter().map(View::to_value).collect::<Vec<_>>(),
+            values(&views),
             (0..3)
                 .map(|seat| json!({"log": ["a", "b"], "me": seat}))
                 .collect::<Vec<_>>()
@@ -379,7 +384,7 @@ mod tests {
         );
         let views = changing.views(state, &viewers).unwrap();
         assert_eq!(
-            views.iter().map(View::to_value).collect::<Vec<_>>(),
+            values(&views),
             (0..3)
                 .map(|seat| json!({"seen": 1, "me": seat}))
                 .collect::<Vec<_>>()
@@ -388,7 +393,7 @@ mod tests {
             hooks_with_view("state['log'].append(viewer['seat']); return {'log': state['log']}");
         let views = appending.views(state, &viewers).unwrap();
         assert_eq!(
-            views.iter().map(View::to_value).collect::<Vec<_>>(),
+            values(&views),
             (0..3)
                 .map(|seat| json!({"log": ["a", "b", seat]}))
                 .collect::<Vec<_>>(),

@@ -2,7 +2,7 @@
 //! step's, field by field, reading the hooks' recovery state (a room's largest part) where it
 //! lies instead of copying the whole state into one JSON value first.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::room::checkpoint::{CheckpointState, STATE_FIELDS};
 use crate::room::delta;
@@ -63,12 +63,9 @@ pub(super) fn diff(previous: &CheckpointState, current: &CheckpointState) -> Vec
             _ => unreachable!("a field has one form"),
         }
     }
-    if delta::within_limits(&ops) {
-        ops
-    } else {
-        let whole = serde_json::to_value(current).expect("a checkpoint state serializes");
-        vec![json!({"op": "set", "path": [], "value": whole})]
-    }
+    delta::limited(ops, || {
+        serde_json::to_value(current).expect("a checkpoint state serializes")
+    })
 }
 
 #[cfg(test)]
@@ -76,6 +73,7 @@ mod tests {
     use super::*;
     use crate::api::group::{MemberStatus, RecoveryMode};
     use crate::room::checkpoint::RoomMember;
+    use serde_json::json;
 
     fn state(log: Vec<Value>, seq: u64, completed: bool) -> CheckpointState {
         CheckpointState {

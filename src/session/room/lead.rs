@@ -39,8 +39,8 @@ use crate::spec::Role;
 use crate::spec::flow::group::GroupRules;
 use crate::transport::{IrohChannel, SessionEndpoint};
 
-/// How long the hub waits between passes when nothing arrived.
-const IDLE: Duration = Duration::from_millis(2);
+/// How long the hub goes on reading its members after the room ended.
+const END_DRAIN: Duration = Duration::from_millis(400);
 /// How often the leader compares its members with the server's list.
 const MEMBERSHIP_CHECK: Duration = Duration::from_secs(2);
 
@@ -434,10 +434,11 @@ impl Lead {
         if let Some(seat) = &self.seat {
             seat::lock(seat).finish();
         }
-        for _ in 0..100 {
-            if !hub.poll() {
-                std::thread::sleep(IDLE);
-            }
+        // What the members still send about the last step (acknowledgements, receipts) is
+        // read for a moment before the hub closes.
+        let draining = Instant::now();
+        while draining.elapsed() < END_DRAIN {
+            hub.poll();
         }
         hub.close();
         self.set_status(GroupStatus::Closed);

@@ -161,14 +161,12 @@ impl<H: RoomHooks> Hub<H> {
     }
 
     /// One pass over every channel: inputs applied, acks recorded, pings answered, members
-    /// that broke, misbehaved or fell behind detached. Returns whether anything arrived;
-    /// when nothing had, it waits (a little) for any channel to ring first.
-    pub fn poll(&mut self) -> bool {
-        let busy = self.pass();
-        if !busy {
+    /// that broke, misbehaved or fell behind detached. When nothing had arrived, it waits (a
+    /// little) for any channel to ring first.
+    pub fn poll(&mut self) {
+        if !self.pass() {
             self.doorbell.wait(WAIT);
         }
-        busy
     }
 
     fn pass(&mut self) -> bool {
