@@ -51,8 +51,9 @@ ref protocol register "$ref_rps/spec.json" --data-dir "$work/ref-alice" >/dev/nu
 ours_options='{"best_of":99,"termination":"fixed_rounds","moves":"rock,paper,scissors"}'
 ref_options='{"best_of":99,"termination":"fixed_rounds"}'
 
-field() { # NAME < a daemon's start-up output: that field of its last JSON line
-    grep '^{' | tail -1 | "$python" -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
+field() { # NAME < a daemon's start-up output: that (string) field of its last JSON line.
+    # No interpreter is started for it: the harness must not take CPU from a game under way.
+    grep '^{' | tail -1 | sed -n 's/.*"'"$1"'": *"\([^"]*\)".*/\1/p'
 }
 absolute() { case $1 in /*) echo "$1" ;; *) echo "$work/$1" ;; esac; }
 wait_ended() { # session dir... : until each has a session_ended event (120 s at most)
@@ -66,20 +67,22 @@ wait_ended() { # session dir... : until each has a session_ended event (120 s at
 }
 
 one_run() { # impl mode
-    local impl=$1 mode=$2 started joined launch host_dir guest_dir binary=$ours
+    local impl=$1 mode=$2 started joined post_id launch host_dir guest_dir binary=$ours
     [ "$impl" = before ] && binary=$before
     cd "$work"
     if [ "$impl" != reference ]; then
         started=$("$binary" --data-dir ours-alice --server "$url" host --protocol-dir rock-paper-scissors \
             --options "$ours_options" --control-mode "$mode" --relay disabled --daemon)
+        post_id=$(field post_id <<<"$started")
         launch=$(date +%s.%N)
-        joined=$("$binary" --data-dir ours-bob --server "$url" join "$(field post_id <<<"$started")" \
+        joined=$("$binary" --data-dir ours-bob --server "$url" join "$post_id" \
             --control-mode "$mode" --relay disabled --daemon)
     else
         started=$(ref host --protocol-dir "$ref_rps" --options "$ref_options" --control-mode "$mode" \
             --data-dir ref-alice --daemon)
+        post_id=$(field post_id <<<"$started")
         launch=$(date +%s.%N)
-        joined=$(ref join "$(field post_id <<<"$started")" --control-mode "$mode" --data-dir ref-bob --daemon)
+        joined=$(ref join "$post_id" --control-mode "$mode" --data-dir ref-bob --daemon)
     fi
     host_dir=$(absolute "$(field state_dir <<<"$started")")
     guest_dir=$(absolute "$(field state_dir <<<"$joined")")

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use crate::records::{Event, SessionStatus, iso_now, read_events};
 use crate::session::{SessionEnd, SessionError, SessionRecorder};
-use crate::transport::close_live_endpoints;
+use crate::transport::{SessionDriver, close_live_endpoints};
 
 /// What the daemon parent waits for before it reports success.
 #[derive(Debug, Clone, Copy)]
@@ -60,15 +60,16 @@ impl Waiting {
     }
 }
 
-/// Runs a session on a fresh runtime; SIGTERM (`session abort`) or Ctrl-C ends it as aborted.
+/// Runs a session on a fresh [`SessionDriver`] (this thread drives its runtime whenever the
+/// session's engine does not); SIGTERM (`session abort`) or Ctrl-C ends it as aborted.
 pub fn run_until_signal(
     dir: &SessionRecorder,
     desk: &super::play::SideDesk,
     session: impl Future<Output = Result<SessionEnd, SessionError>>,
 ) -> Result<SessionEnd, SessionError> {
-    let runtime = tokio::runtime::Runtime::new()
-        .map_err(|e| SessionError::io("cannot start the async runtime", e))?;
-    runtime.block_on(async {
+    let driver =
+        SessionDriver::new().map_err(|e| SessionError::io("cannot start the async runtime", e))?;
+    let ended = driver.run(async {
         let mut terminate =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
                 .map_err(|e| SessionError::io("cannot watch for SIGTERM", e))?;
@@ -81,7 +82,9 @@ pub fn run_until_signal(
         };
         desk.cancel(why);
         Err(aborted(dir, why).await)
-    })
+    });
+    driver.finish();
+    ended
 }
 
 /// How long an aborting process waits for its connection to close.

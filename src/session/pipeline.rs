@@ -26,7 +26,8 @@ use crate::records::{Event, EventLog};
 use crate::spec::Role;
 use crate::spec::{CheckedOptions, ControlMode};
 use crate::transport::{
-    DEFAULT_CONNECT_TIMEOUT, EventSink, IrohChannel, PeerLink, SessionEndpoint, Ticket,
+    DEFAULT_CONNECT_TIMEOUT, EventSink, IrohChannel, PeerLink, SessionDriver, SessionEndpoint,
+    Ticket,
 };
 
 /// How this side reaches its peer.
@@ -203,8 +204,9 @@ pub(crate) async fn run_side(
     };
     let display = play.settings.display.clone();
     let (role, session_dir) = (play.role, play.session_dir.clone());
+    let driver = SessionDriver::current();
     let result =
-        tokio::task::spawn_blocking(move || play_on_thread(link, heartbeat, binding, play))
+        tokio::task::spawn_blocking(move || play_on_thread(link, heartbeat, binding, play, driver))
             .await
             .unwrap_or_else(|e| {
                 Err(SessionError::Stopped {
@@ -420,13 +422,28 @@ impl Handshake {
 
 /// The engine's part, on a blocking thread: the link becomes a channel (with the heartbeat
 /// where the reference runs one), the hooks finish loading, and the engine plays to the end.
+/// Under a [`SessionDriver`] the thread drives the session's runtime while it waits.
 fn play_on_thread(
     link: PeerLink,
     heartbeat: bool,
     binding: SessionBinding,
     play: Play,
+    driver: Option<SessionDriver>,
 ) -> Result<Outcome, SessionError> {
-    let mut channel = IrohChannel::new(link, &Handle::current());
+    /// Hands the runtime back to the main thread however the engine ends.
+    struct Detach(Option<SessionDriver>);
+    impl Drop for Detach {
+        fn drop(&mut self) {
+            if let Some(driver) = &self.0 {
+                driver.detach();
+            }
+        }
+    }
+    let _detach = Detach(driver.clone());
+    let mut channel = match &driver {
+        Some(driver) => IrohChannel::driven(link, driver),
+        None => IrohChannel::new(link, &Handle::current()),
+    };
     let desk = Arc::new(OnceLock::<Arc<Desk>>::new());
     let peer_left = desk.clone();
     channel.when_peer_gone(move || {

@@ -2,9 +2,10 @@
 //!
 //! Tokio tasks on the caller's runtime do the I/O: a reader (lines → `_sys` layer → a bounded
 //! queue of business frames), a writer (the only task touching the send stream) and, once
-//! started, the heartbeat pinger and watchdog. The engine side only blocks on std channels,
-//! so it works from any plain thread while a multi-thread runtime runs the I/O; it must not be
-//! called from inside an async task.
+//! started, the heartbeat pinger and watchdog. The engine side waits on those queues from a
+//! plain thread: by driving the session's runtime itself ([`IrohChannel::driven`], see
+//! [`SessionDriver`]) or, beside a multi-threaded runtime ([`IrohChannel::new`]), by
+//! sleeping while the workers run the tasks. It must not be called from inside an async task.
 //!
 //! Ending cleanly (the reference can lose its last frame here): [`Channel::close`] runs the
 //! sequence in [`super::shutdown`], which never cuts off a peer that is still consuming
@@ -13,16 +14,17 @@
 //! for the peer's connection close to arrive (it follows the end of its stream by a round
 //! trip or more).
 
+use std::future::Future;
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::time::{Duration, Instant};
 
 use iroh::endpoint::{Connection, ConnectionError, SendStream, VarInt, WriteError};
 use serde_json::Value;
 use tokio::runtime::Handle;
-use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::sync::{Notify, Semaphore, mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 
+use super::drive::SessionDriver;
 use super::endpoint::PeerLink;
 use super::heartbeat::{
     EventSink, HeartbeatConfig, Received, RttStats, SysLayer, run_pinger, run_watchdog,
@@ -58,7 +60,7 @@ const CLOSE_SLACK: Duration = Duration::from_secs(1);
 /// Application close code when the channel is dropped without `close`.
 const CLOSE_ABANDONED: u32 = 2;
 
-type Reply = SyncSender<Result<(), ChannelError>>;
+type Reply = oneshot::Sender<Result<(), ChannelError>>;
 
 /// The answer to the peer's latest ping, waiting for the writer: at most one is ever
 /// pending (a newer ping replaces it), so a peer that pings without reading our answers
@@ -84,7 +86,7 @@ enum Outgoing {
 struct Backlog {
     queued: std::sync::Mutex<(usize, usize)>,
     /// Signalled whenever the writer has written a frame.
-    drained: std::sync::Condvar,
+    drained: Notify,
     failed: std::sync::Mutex<Option<ChannelError>>,
 }
 
@@ -120,16 +122,57 @@ impl Backlog {
                 .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(error);
         }
         drop(queued);
-        self.drained.notify_all();
+        self.drained.notify_waiters();
     }
 }
 
+/// How the thread using a channel waits for its tasks.
+#[derive(Clone)]
+enum Waiter {
+    /// The tasks run on a multi-threaded runtime's workers; the thread only sleeps.
+    Threaded(Handle),
+    /// The thread drives the session's runtime itself while it waits.
+    Driven(SessionDriver),
+}
+
+impl Waiter {
+    fn handle(&self) -> &Handle {
+        match self {
+            Waiter::Threaded(handle) => handle,
+            Waiter::Driven(driver) => driver.handle(),
+        }
+    }
+
+    fn block_on<F: Future>(&self, future: F) -> F::Output {
+        match self {
+            Waiter::Threaded(handle) => handle.block_on(future),
+            Waiter::Driven(driver) => driver.block_on(future),
+        }
+    }
+
+    /// Gives a frame just handed to the writer the turns of the runtime it takes to be
+    /// written and sent (the writer's, then the connection's), so it leaves now even when
+    /// the thread goes on to a hook instead of a wait. Workers do that by themselves.
+    fn let_it_leave(&self) {
+        if let Waiter::Driven(driver) = self {
+            driver.block_on(async {
+                for _ in 0..LEAVING_TURNS {
+                    tokio::task::yield_now().await;
+                }
+            });
+        }
+    }
+}
+
+/// Turns of a driven runtime a sent frame gets to leave (see [`Waiter::let_it_leave`]).
+const LEAVING_TURNS: usize = 2;
+
 /// A [`Channel`] over one iroh bidirectional stream.
 pub struct IrohChannel {
-    runtime: Handle,
+    waiter: Waiter,
     connection: Connection,
     outgoing: mpsc::UnboundedSender<Outgoing>,
-    incoming: Receiver<Line>,
+    incoming: mpsc::UnboundedReceiver<Line>,
     credits: Arc<Semaphore>,
     byte_credits: Arc<Semaphore>,
     sys: Arc<SysLayer>,
@@ -153,6 +196,12 @@ impl IrohChannel {
         IrohChannel::with_frame_limit(link, runtime, MAX_FRAME_BYTES)
     }
 
+    /// [`new`](Self::new) for the engine thread of a session run by `driver`: it drives the
+    /// session's runtime while it waits (see [`SessionDriver`]).
+    pub fn driven(link: PeerLink, driver: &SessionDriver) -> IrohChannel {
+        IrohChannel::start(link, Waiter::Driven(driver.clone()), MAX_FRAME_BYTES)
+    }
+
     /// [`new`](Self::new), accepting lines of at most `max_frame_bytes` from the peer (a
     /// longer one ends the channel as malformed): for a peer whose frames are known to be
     /// small, such as a room's member seen from its leader.
@@ -161,6 +210,11 @@ impl IrohChannel {
         runtime: &Handle,
         max_frame_bytes: usize,
     ) -> IrohChannel {
+        IrohChannel::start(link, Waiter::Threaded(runtime.clone()), max_frame_bytes)
+    }
+
+    fn start(link: PeerLink, waiter: Waiter, max_frame_bytes: usize) -> IrohChannel {
+        let runtime = waiter.handle().clone();
         let PeerLink {
             connection,
             send,
@@ -169,7 +223,7 @@ impl IrohChannel {
         } = link;
         lines.set_limit(max_frame_bytes.min(MAX_FRAME_BYTES));
         let (outgoing, queue) = mpsc::unbounded_channel();
-        let (deliver, incoming) = std::sync::mpsc::channel();
+        let (deliver, incoming) = mpsc::unbounded_channel();
         let (peer_done_tx, peer_done_rx) = watch::channel(false);
         let (peer_closing_tx, peer_closing_rx) = watch::channel(false);
         let peer = PeerProgress {
@@ -209,7 +263,7 @@ impl IrohChannel {
                 .abort_handle(),
         ];
         IrohChannel {
-            runtime: runtime.clone(),
+            waiter,
             connection,
             outgoing,
             incoming,
@@ -249,11 +303,12 @@ impl IrohChannel {
             Ok(bytes) => outgoing.send(Outgoing::Sys(bytes)).is_ok(),
             Err(_) => false,
         };
+        let runtime = self.waiter.handle();
         self.heartbeat_tasks = vec![
-            self.runtime
+            runtime
                 .spawn(run_pinger(self.sys.clone(), config.interval, send_ping))
                 .abort_handle(),
-            self.runtime
+            runtime
                 .spawn(run_watchdog(self.sys.clone(), config.timeout))
                 .abort_handle(),
         ];
@@ -263,7 +318,7 @@ impl IrohChannel {
     /// to stop waiting for a person's move the peer will never see.
     pub fn when_peer_gone(&mut self, gone: impl FnOnce() + Send + 'static) {
         let connection = self.connection.clone();
-        let task = self.runtime.spawn(async move {
+        let task = self.waiter.handle().spawn(async move {
             connection.closed().await;
             gone();
         });
@@ -301,14 +356,28 @@ impl IrohChannel {
     /// The next line, waiting at most `wait` (`Ok(None)` when nothing came in time).
     fn take_incoming(&mut self, wait: Option<Duration>) -> Result<Option<Line>, ChannelError> {
         let gone = || ChannelError::Closed("channel reader stopped".into());
-        match wait {
-            None => self.incoming.recv().map(Some).map_err(|_| gone()),
-            Some(timeout) => match self.incoming.recv_timeout(timeout) {
-                Ok(line) => Ok(Some(line)),
-                Err(RecvTimeoutError::Timeout) => Ok(None),
-                Err(RecvTimeoutError::Disconnected) => Err(gone()),
-            },
+        match self.incoming.try_recv() {
+            Ok(line) => return Ok(Some(line)),
+            Err(mpsc::error::TryRecvError::Disconnected) => return Err(gone()),
+            Err(mpsc::error::TryRecvError::Empty) if wait == Some(Duration::ZERO) => {
+                return Ok(None);
+            }
+            Err(mpsc::error::TryRecvError::Empty) => {}
         }
+        let incoming = &mut self.incoming;
+        let line = match wait {
+            None => self.waiter.block_on(incoming.recv()),
+            Some(timeout) => {
+                let next = self
+                    .waiter
+                    .block_on(async { tokio::time::timeout(timeout, incoming.recv()).await });
+                match next {
+                    Ok(line) => line,
+                    Err(_) => return Ok(None),
+                }
+            }
+        };
+        line.map(Some).ok_or_else(gone)
     }
 
     /// Turns a received line into a frame (parsing a long one now), remembering the end of
@@ -356,8 +425,10 @@ impl IrohChannel {
             WhenFull::Wait => SEND_WINDOW_FRAMES,
             WhenFull::Refuse => POST_BACKLOG_FRAMES,
         };
-        let mut queued = self.backlog.lock();
         loop {
+            // Made before looking, so a frame written meanwhile still wakes the wait below.
+            let drained = self.backlog.drained.notified();
+            let queued = self.backlog.lock();
             if let Some(failed) = self.backlog.failure() {
                 return Err(failed);
             }
@@ -365,8 +436,12 @@ impl IrohChannel {
             let full =
                 frames > 0 && (frames >= frame_limit || held + bytes.len() > POST_BACKLOG_BYTES);
             if !full {
+                let mut queued = queued;
+                queued.0 += 1;
+                queued.1 += bytes.len();
                 break;
             }
+            drop(queued);
             if when_full == WhenFull::Refuse {
                 return Err(ChannelError::Backlog {
                     frames,
@@ -376,16 +451,10 @@ impl IrohChannel {
             if self.outgoing.is_closed() {
                 return Err(writer_gone());
             }
-            queued = self
-                .backlog
-                .drained
-                .wait_timeout(queued, WRITER_CHECK)
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .0;
+            self.waiter
+                .block_on(async { tokio::time::timeout(WRITER_CHECK, drained).await })
+                .ok();
         }
-        queued.0 += 1;
-        queued.1 += bytes.len();
-        drop(queued);
         self.outgoing
             .send(Outgoing::Queued(bytes))
             .map_err(|_| writer_gone())
@@ -396,7 +465,9 @@ impl Channel for IrohChannel {
     /// Returns once the writer has the frame (see [`SEND_WINDOW_FRAMES`]); [`Channel::close`]
     /// waits until everything sent is written and acknowledged.
     fn send(&mut self, frame: &Value) -> Result<(), ChannelError> {
-        self.enqueue(frame, WhenFull::Wait)
+        self.enqueue(frame, WhenFull::Wait)?;
+        self.waiter.let_it_leave();
+        Ok(())
     }
 
     fn post(&mut self, frame: &Value) -> Result<(), ChannelError> {
@@ -427,7 +498,7 @@ impl Channel for IrohChannel {
             return Ok(());
         }
         self.stop_heartbeat();
-        let (done, outcome) = sync_channel(1);
+        let (done, outcome) = oneshot::channel();
         if self
             .outgoing
             .send(Outgoing::Finish {
@@ -438,8 +509,12 @@ impl Channel for IrohChannel {
         {
             return Ok(());
         }
-        let result = outcome
-            .recv_timeout(close_budget(CLOSE_GRACE) + CLOSE_SLACK)
+        let budget = close_budget(CLOSE_GRACE) + CLOSE_SLACK;
+        let result = self
+            .waiter
+            .block_on(async { tokio::time::timeout(budget, outcome).await })
+            .ok()
+            .and_then(Result::ok)
             .unwrap_or(Err(ChannelError::Timeout));
         self.connection
             .close(VarInt::from_u32(CLOSE_DONE), b"session over");
@@ -459,7 +534,7 @@ impl Drop for IrohChannel {
         if self.closed_locally {
             return;
         }
-        let (done, finished) = sync_channel(1);
+        let (done, finished) = oneshot::channel();
         let flushing = self
             .outgoing
             .send(Outgoing::Finish {
@@ -468,9 +543,10 @@ impl Drop for IrohChannel {
             })
             .is_ok();
         let connection = self.connection.clone();
-        self.runtime.spawn_blocking(move || {
+        self.waiter.handle().spawn(async move {
             if flushing {
-                let _ = finished.recv_timeout(close_budget(Duration::ZERO) + CLOSE_SLACK);
+                let budget = close_budget(Duration::ZERO) + CLOSE_SLACK;
+                let _ = tokio::time::timeout(budget, finished).await;
             }
             connection.close(VarInt::from_u32(CLOSE_ABANDONED), b"channel dropped");
         });
@@ -483,7 +559,7 @@ struct Reader {
     arrival_bell: BellSlot,
     lines: LineReader,
     sys: Arc<SysLayer>,
-    deliver: std::sync::mpsc::Sender<Line>,
+    deliver: mpsc::UnboundedSender<Line>,
     credits: Arc<Semaphore>,
     byte_credits: Arc<Semaphore>,
     outgoing: mpsc::UnboundedSender<Outgoing>,

@@ -8,12 +8,14 @@
 //! 1. [`SessionEndpoint::bind`] with a [`RelayChoice`] (`default`, `disabled`, URL).
 //! 2. Host: [`SessionEndpoint::ticket`] to publish, then [`SessionEndpoint::accept_first`].
 //!    Guest: parse the [`Ticket`], then [`SessionEndpoint::dial`].
-//! 3. [`IrohChannel::new`] with the [`PeerLink`] and the runtime handle; move the channel to
+//! 3. [`IrohChannel::driven`] with the [`PeerLink`] and the process's [`SessionDriver`]
+//!    (or [`IrohChannel::new`] with a multi-threaded runtime's handle); move the channel to
 //!    the engine thread. After the handshake the engine calls
 //!    [`IrohChannel::start_heartbeat`] when the reference would.
 //! 4. The engine ends with [`Channel::close`]; then [`SessionEndpoint::shutdown`].
 
 mod bell;
+mod drive;
 mod endpoint;
 mod heartbeat;
 mod iroh_channel;
@@ -25,6 +27,7 @@ mod shutdown;
 mod ticket;
 
 pub use bell::{Bell, BellSlot};
+pub use drive::SessionDriver;
 pub use endpoint::{
     ALPN, DEFAULT_CONNECT_TIMEOUT, Knocks, PeerLink, RELAY_LOSS_GRACE, SessionEndpoint,
     TransportError, close_live_endpoints,

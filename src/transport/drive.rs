@@ -1,0 +1,301 @@
+//! [`SessionDriver`]: a one-to-one session's runtime, driven by the engine's own thread while
+//! it waits for the peer, so a frame's arrival wakes one thread instead of three.
+//!
+//! On a multi-threaded runtime a crossing wakes a runtime worker on the sender's side (its
+//! writer task), one on the receiver's (the socket), and then the receiver's engine thread.
+//! Here the session's runtime has one core (a current-thread runtime) that two threads take
+//! turns holding:
+//! - the engine thread, whenever it waits for something of the session's (the peer's next
+//!   frame, room in the send window, the end of the close): it drives the runtime itself, so
+//!   the socket's readiness wakes it directly and its own writes leave at once;
+//! - the process's main thread ([`SessionDriver::run`]) the rest of the time: before the
+//!   engine starts (connecting, the handshake), after it ends (the report), and whenever the
+//!   engine has been away from the runtime for a while (a hook that thinks, a person deciding)
+//!   — so pings are answered, the heartbeat watched and the connection kept however long the
+//!   engine is busy elsewhere.
+//!
+//! The main thread does not hand the core over on every wait (that would be the very wake
+//! this saves): it looks every [`CHECK_EVERY`] (backing off to [`CHECK_AT_MOST`] while the
+//! engine sits in one long wait) and takes the core only when the engine has neither waited
+//! nor been waiting since its last look. The engine asks for the core back when it next waits.
+
+use std::future::Future;
+use std::pin::pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
+use std::sync::{Arc, Condvar, Mutex};
+use std::task::Poll;
+use std::time::Duration;
+
+use tokio::runtime::Runtime;
+use tokio::sync::Notify;
+
+/// How long the engine may stay away from the runtime before the main thread drives it.
+pub const CHECK_EVERY: Duration = Duration::from_millis(2);
+/// The longest the main thread sleeps between looks while the engine is in one long wait
+/// (it also notices the session's end, a signal, within this).
+pub const CHECK_AT_MOST: Duration = Duration::from_millis(50);
+
+/// How long [`SessionDriver::finish`] waits for the engine's thread to end.
+const FINISH_WAIT: Duration = Duration::from_secs(5);
+
+tokio::task_local! {
+    /// The driver of the session future running under [`SessionDriver::run`].
+    static CURRENT: SessionDriver;
+}
+
+/// A current-thread runtime shared by the process's main thread and a session's engine
+/// thread (see the module's documentation). Cheap to clone.
+#[derive(Clone)]
+pub struct SessionDriver(Arc<Shared>);
+
+struct Shared {
+    /// Always there until the driver is dropped (see [`Drop`]).
+    runtime: Option<Runtime>,
+    /// The engine thread is inside [`SessionDriver::block_on`].
+    engine_driving: AtomicBool,
+    /// How many times the engine has started to wait: unchanged between two looks of the
+    /// main thread, and not waiting now, means the engine has been away for a whole look.
+    engine_waits: AtomicU64,
+    /// An engine thread has started to wait, and not ended.
+    engine_attached: AtomicBool,
+    /// The main thread holds the core until told [`Shared::want`].
+    main_holds: AtomicBool,
+    /// The engine wants the core back.
+    want: Notify,
+    /// Wakes the main thread's look early (the engine ended).
+    look: (Mutex<()>, Condvar),
+}
+
+impl SessionDriver {
+    pub fn new() -> std::io::Result<SessionDriver> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        Ok(SessionDriver(Arc::new(Shared {
+            runtime: Some(runtime),
+            engine_driving: AtomicBool::new(false),
+            engine_waits: AtomicU64::new(0),
+            engine_attached: AtomicBool::new(false),
+            main_holds: AtomicBool::new(false),
+            want: Notify::new(),
+            look: (Mutex::new(()), Condvar::new()),
+        })))
+    }
+
+    /// The driver of the session this task runs in, if it runs under [`SessionDriver::run`].
+    pub fn current() -> Option<SessionDriver> {
+        CURRENT.try_with(SessionDriver::clone).ok()
+    }
+
+    /// Runs `session` to its end on the calling (main) thread, which drives the runtime
+    /// whenever the engine does not.
+    pub fn run<F: Future>(&self, session: F) -> F::Output {
+        let shared = &self.0;
+        let mut session = pin!(CURRENT.scope(self.clone(), session));
+        let mut seen_waits = u64::MAX;
+        let mut pause = CHECK_EVERY;
+        loop {
+            let waits = shared.engine_waits.load(SeqCst);
+            let engine_away = !shared.engine_driving.load(SeqCst) && waits == seen_waits;
+            if !shared.engine_attached.load(SeqCst) || engine_away {
+                if let Some(out) = self.hold_core(session.as_mut()) {
+                    return out;
+                }
+                seen_waits = u64::MAX;
+                pause = CHECK_EVERY;
+                continue;
+            }
+            // The engine drives, or did since the last look: only see whether the session
+            // has ended (without the core, when the engine holds it).
+            let peek = std::future::poll_fn(|cx| Poll::Ready(session.as_mut().poll(cx)));
+            if let Poll::Ready(out) = shared.runtime().block_on(peek) {
+                return out;
+            }
+            pause = if waits == seen_waits {
+                (pause * 2).min(CHECK_AT_MOST)
+            } else {
+                CHECK_EVERY
+            };
+            seen_waits = waits;
+            let (lock, look) = &shared.look;
+            let guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+            if shared.engine_attached.load(SeqCst) {
+                drop(look.wait_timeout(guard, pause));
+            }
+        }
+    }
+
+    /// Drives the runtime on the main thread until the session ends (`Some`) or the engine
+    /// asks for the core (`None`).
+    fn hold_core<F: Future>(&self, mut session: std::pin::Pin<&mut F>) -> Option<F::Output> {
+        let shared = &self.0;
+        shared.main_holds.store(true, SeqCst);
+        if shared.engine_driving.load(SeqCst) {
+            // The engine started to wait just now and did not see us holding: let it drive.
+            shared.main_holds.store(false, SeqCst);
+            return None;
+        }
+        let out = shared.runtime().block_on(async {
+            tokio::select! {
+                biased;
+                out = session.as_mut() => Some(out),
+                () = shared.want.notified() => None,
+            }
+        });
+        shared.main_holds.store(false, SeqCst);
+        out
+    }
+
+    /// Waits for `future` on the engine thread, driving the runtime meanwhile. Never call it
+    /// from inside the runtime (a task).
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        let shared = &self.0;
+        shared.engine_attached.store(true, SeqCst);
+        shared.engine_waits.fetch_add(1, SeqCst);
+        shared.engine_driving.store(true, SeqCst);
+        if shared.main_holds.load(SeqCst) {
+            shared.want.notify_one();
+        }
+        let out = shared.runtime().block_on(future);
+        shared.engine_driving.store(false, SeqCst);
+        out
+    }
+
+    /// The engine has ended: the main thread drives from now on, at once.
+    pub fn detach(&self) {
+        let shared = &self.0;
+        shared.engine_attached.store(false, SeqCst);
+        let (lock, look) = &shared.look;
+        let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+        look.notify_all();
+    }
+
+    /// The runtime's handle, to spawn the session's tasks on.
+    pub fn handle(&self) -> &tokio::runtime::Handle {
+        self.0.runtime().handle()
+    }
+
+    /// Ends the runtime here on the main thread once the engine's thread has let go of it
+    /// (a session that ended abnormally may leave it finishing), waiting at most
+    /// [`FINISH_WAIT`] for that thread, as dropping a runtime waits for its blocking threads.
+    pub fn finish(self) {
+        let deadline = std::time::Instant::now() + FINISH_WAIT;
+        let mut shared = self.0;
+        while std::time::Instant::now() < deadline {
+            match Arc::try_unwrap(shared) {
+                Ok(last) => return drop(last),
+                Err(still_used) => shared = still_used,
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+impl Shared {
+    fn runtime(&self) -> &Runtime {
+        self.runtime
+            .as_ref()
+            .expect("the runtime lives as long as its driver")
+    }
+}
+
+impl Drop for Shared {
+    /// A runtime cannot be dropped from one of its own threads: if the engine's thread
+    /// happens to let go of the driver last, the runtime stops in the background instead.
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take()
+            && tokio::runtime::Handle::try_current().is_ok()
+        {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU32;
+    use std::time::Instant;
+
+    #[test]
+    fn the_engine_thread_runs_the_sessions_tasks_while_it_waits() {
+        let driver = SessionDriver::new().unwrap();
+        let ran_here = driver.run(async {
+            let driver = SessionDriver::current().expect("inside run");
+            tokio::task::spawn_blocking(move || {
+                driver.block_on(tokio::time::sleep(Duration::from_millis(20)));
+                let task_thread = driver.block_on(async {
+                    tokio::time::sleep(Duration::from_millis(30)).await;
+                    tokio::spawn(async { std::thread::current().id() }).await
+                });
+                task_thread.unwrap() == std::thread::current().id()
+            })
+            .await
+            .unwrap()
+        });
+        assert!(
+            ran_here,
+            "a task spawned while the engine waits runs on the engine's thread"
+        );
+        driver.finish();
+    }
+
+    #[test]
+    fn the_main_thread_drives_while_the_engine_is_away() {
+        let driver = SessionDriver::new().unwrap();
+        let ticks_while_away = driver.run(async {
+            let ticks = Arc::new(AtomicU32::new(0));
+            let counter = ticks.clone();
+            tokio::spawn(async move {
+                let mut every = tokio::time::interval(Duration::from_millis(5));
+                loop {
+                    every.tick().await;
+                    counter.fetch_add(1, SeqCst);
+                }
+            });
+            let driver = SessionDriver::current().expect("inside run");
+            tokio::task::spawn_blocking(move || {
+                driver.block_on(tokio::time::sleep(Duration::from_millis(10)));
+                let before = ticks.load(SeqCst);
+                // A hook that thinks, or a person deciding: no wait of the runtime's.
+                std::thread::sleep(Duration::from_millis(300));
+                ticks.load(SeqCst) - before
+            })
+            .await
+            .unwrap()
+        });
+        assert!(
+            ticks_while_away >= 20,
+            "the runtime went on without the engine: {ticks_while_away} ticks of 5 ms in 300 ms"
+        );
+        driver.finish();
+    }
+
+    #[test]
+    fn a_session_that_ends_while_the_engine_waits_long_is_seen_soon() {
+        let driver = SessionDriver::new().unwrap();
+        let (end, ended) = tokio::sync::oneshot::channel::<()>();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            end.send(()).unwrap();
+        });
+        let started = Instant::now();
+        let finished_by = driver.run(async {
+            let driver = SessionDriver::current().expect("inside run");
+            let engine = tokio::task::spawn_blocking(move || {
+                driver.block_on(tokio::time::sleep(Duration::from_secs(3)));
+            });
+            tokio::select! {
+                _ = engine => "the engine",
+                _ = ended => "the session",
+            }
+        });
+        assert_eq!(finished_by, "the session");
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "seen after {:?}",
+            started.elapsed()
+        );
+        drop(driver);
+    }
+}

@@ -1,0 +1,137 @@
+//! Sessions whose engine threads drive their process's runtime (`SessionDriver`, as `host`
+//! and `join` run them): frames flow both ways, an engine away from its runtime (a hook, a
+//! person) still answers its peer's heartbeat, and both ends close cleanly and promptly.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use aigenora::transport::{
+    Channel, ChannelError, HeartbeatConfig, IrohChannel, SessionDriver, Ticket,
+};
+use serde_json::{Value, json};
+
+use crate::support::transport::{EventLog, offline_endpoint};
+
+const ROUNDS: u64 = 40;
+/// The host's engine stays away from its runtime this long once, mid-game: long enough for
+/// the guest's watchdog (it looks once a second) to look while the host has been away for
+/// more than the heartbeat timeout below, so only the host's main thread driving its
+/// runtime keeps the guest hearing it.
+const AWAY: Duration = Duration::from_millis(1500);
+const HEARTBEAT: HeartbeatConfig = HeartbeatConfig {
+    interval: Duration::from_millis(20),
+    timeout: Duration::from_millis(200),
+};
+
+/// The host's engine: sends each round's frame and takes the guest's answer.
+fn host_engine(mut channel: IrohChannel, events: &EventLog) -> Vec<Value> {
+    channel.start_heartbeat(HEARTBEAT, events.sink());
+    let mut answers = Vec::new();
+    for round in 0..ROUNDS {
+        if round == ROUNDS / 2 {
+            std::thread::sleep(AWAY);
+        }
+        channel
+            .send(&json!({"action": "ask", "round": round}))
+            .unwrap();
+        answers.push(channel.recv().unwrap());
+    }
+    channel.send(&json!({"action": "end"})).unwrap();
+    channel.close().unwrap();
+    answers
+}
+
+/// The guest's engine: answers every frame until the end, then closes at once (as an
+/// engine does); how many it answered.
+fn guest_engine(mut channel: IrohChannel, events: &EventLog) -> Result<u64, ChannelError> {
+    channel.start_heartbeat(HEARTBEAT, events.sink());
+    let mut answered = 0;
+    loop {
+        let frame = channel.recv()?;
+        if frame["action"] == "end" {
+            break;
+        }
+        channel.send(&json!({"action": "answer", "round": frame["round"]}))?;
+        answered += 1;
+    }
+    channel.close()?;
+    Ok(answered)
+}
+
+#[test]
+fn driven_engines_play_answer_heartbeats_while_away_and_close_cleanly() {
+    let (host_events, guest_events) = (EventLog::default(), EventLog::default());
+    let (ticket_to_guest, ticket) = mpsc::channel::<Ticket>();
+
+    let events = host_events.clone();
+    let host = std::thread::spawn(move || {
+        let driver = SessionDriver::new().unwrap();
+        let answers = driver.run(async move {
+            let mut endpoint = offline_endpoint().await;
+            ticket_to_guest
+                .send(endpoint.ticket().await.unwrap())
+                .unwrap();
+            let link = endpoint.accept_first().await.unwrap();
+            let driver = SessionDriver::current().expect("inside run");
+            let answers = tokio::task::spawn_blocking(move || {
+                host_engine(IrohChannel::driven(link, &driver), &events)
+            })
+            .await
+            .unwrap();
+            endpoint.shutdown().await;
+            answers
+        });
+        driver.finish();
+        answers
+    });
+
+    let events = guest_events.clone();
+    let guest = std::thread::spawn(move || {
+        let ticket = ticket.recv().unwrap();
+        let driver = SessionDriver::new().unwrap();
+        let ended = driver.run(async move {
+            let endpoint = offline_endpoint().await;
+            let link = endpoint
+                .dial(&ticket, Duration::from_secs(10))
+                .await
+                .unwrap();
+            let driver = SessionDriver::current().expect("inside run");
+            let ended = tokio::task::spawn_blocking(move || {
+                guest_engine(IrohChannel::driven(link, &driver), &events)
+            })
+            .await
+            .unwrap();
+            endpoint.shutdown().await;
+            ended
+        });
+        driver.finish();
+        ended
+    });
+
+    let started = std::time::Instant::now();
+    let answers = host.join().unwrap();
+    assert!(
+        started.elapsed() < AWAY + Duration::from_secs(2),
+        "both closed within a round trip or two, not the close grace: {:?}",
+        started.elapsed()
+    );
+    let expected: Vec<Value> = (0..ROUNDS)
+        .map(|round| json!({"action": "answer", "round": round}))
+        .collect();
+    assert_eq!(answers, expected, "every answer, in order");
+    assert_eq!(
+        guest.join().unwrap(),
+        Ok(ROUNDS),
+        "the guest answered every round"
+    );
+    assert!(
+        guest_events.names().is_empty(),
+        "the guest heard the host throughout, its engine away or not: {:?}",
+        guest_events.names()
+    );
+    assert!(
+        host_events.names().is_empty(),
+        "the host heard the guest throughout: {:?}",
+        host_events.names()
+    );
+}
