@@ -5,8 +5,10 @@
 //! frame between two engine threads through the real blocking `IrohChannel` (an echo on the
 //! host side, a frame the size of an RPS round result).
 //!
-//! Each side has its own multi-thread runtime, like two `aigenora` processes. The CPU the
-//! round trips cost (all threads of both sides) shows the price of thread hand-offs.
+//! Each side has its own multi-thread runtime, as a room's or `demo`'s sides do. Then the
+//! same round trips as two `host`/`join` processes run them: each side under its own
+//! `SessionDriver`, its engine thread driving its runtime while it waits. The CPU the round
+//! trips cost (all threads of both sides) shows the price of thread hand-offs.
 //! `cargo bench --bench channel_rtt`; `BENCH_ROUND_TRIPS` (default 5000) and `BENCH_PAIRS`
 //! (sessions set up and measured one after another, default 5).
 
@@ -19,7 +21,9 @@ use std::time::{Duration, Instant};
 use aigenora::identity::{Identity, new_session_nonce, session_id};
 use aigenora::session::handshake::{GuestSide, HostSide};
 use aigenora::spec::ControlMode;
-use aigenora::transport::{Channel, IrohChannel, PeerLink, RelayChoice, SessionEndpoint, Ticket};
+use aigenora::transport::{
+    Channel, IrohChannel, PeerLink, RelayChoice, SessionDriver, SessionEndpoint, Ticket,
+};
 use common::cpu_seconds;
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
@@ -104,6 +108,20 @@ fn main() {
         "CPU per round trip (both sides, all threads): {:.1} us",
         cpu * 1e6 / (pairs * (WARM_UP + round_trips)) as f64
     );
+    let (mut driven_rtts, mut driven_cpu) = (Vec::new(), 0.0);
+    for _ in 0..pairs {
+        let (times, cpu) = driven_round_trips(round_trips);
+        driven_rtts.extend(times);
+        driven_cpu += cpu;
+    }
+    report(
+        "round trip, engine threads driving their runtimes",
+        &mut driven_rtts,
+    );
+    println!(
+        "CPU per round trip, driven (both sides, all threads): {:.1} us",
+        driven_cpu * 1e6 / (pairs * (WARM_UP + round_trips)) as f64
+    );
     println!("load after: {}", common::load_average());
 }
 
@@ -148,6 +166,59 @@ fn connect(host_runtime: &Runtime, guest_runtime: &Runtime) -> Session {
         guest_endpoint,
         dial,
     }
+}
+
+/// One session whose two sides each run under their own [`SessionDriver`] on a thread of
+/// their own (the process's main thread, as in `host` and `join`), the engine threads driving
+/// the runtimes while they wait: the round trips and the CPU they took.
+fn driven_round_trips(count: usize) -> (Vec<Duration>, f64) {
+    let (ticket_to_guest, ticket) = std::sync::mpsc::channel::<Ticket>();
+    let host = std::thread::spawn(move || {
+        let driver = SessionDriver::new().unwrap();
+        driver.run(async move {
+            let mut endpoint = SessionEndpoint::bind(&RelayChoice::Disabled).await.unwrap();
+            ticket_to_guest
+                .send(endpoint.ticket().await.unwrap())
+                .unwrap();
+            let link = endpoint.accept_first().await.unwrap();
+            let driver = SessionDriver::current().unwrap();
+            tokio::task::spawn_blocking(move || {
+                let mut channel = IrohChannel::driven(link, &driver);
+                echo(&mut channel);
+                let _ = channel.close();
+            })
+            .await
+            .unwrap();
+            endpoint.shutdown().await;
+        });
+        driver.finish();
+    });
+    let driver = SessionDriver::new().unwrap();
+    let measured = driver.run(async move {
+        let ticket = ticket.recv().unwrap();
+        let endpoint = SessionEndpoint::bind(&RelayChoice::Disabled).await.unwrap();
+        let link = endpoint
+            .dial(&ticket, Duration::from_secs(10))
+            .await
+            .unwrap();
+        let driver = SessionDriver::current().unwrap();
+        let measured = tokio::task::spawn_blocking(move || {
+            let mut channel = IrohChannel::driven(link, &driver);
+            let cpu_before = cpu_seconds("self");
+            let times = ping(&mut channel, count);
+            let cpu = cpu_seconds("self") - cpu_before;
+            channel.send(&json!({"action": "end"})).unwrap();
+            let _ = channel.close();
+            (times, cpu)
+        })
+        .await
+        .unwrap();
+        endpoint.shutdown().await;
+        measured
+    });
+    driver.finish();
+    host.join().unwrap();
+    measured
 }
 
 /// Sends every frame back until `{"action": "end"}`.
