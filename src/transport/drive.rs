@@ -105,9 +105,14 @@ impl SessionDriver {
                 pause = CHECK_EVERY;
                 continue;
             }
-            // The engine drives, or did since the last look: only see whether the session
-            // has ended (without the core, when the engine holds it).
-            let peek = std::future::poll_fn(|cx| Poll::Ready(session.as_mut().poll(cx)));
+            // The engine drives, or did since the last look: see whether the session has
+            // ended (without the core, when the engine holds it). When the core is free, this
+            // also gives the runtime one turn (the yield): whatever the bookkeeping above
+            // believes, the runtime is never left undriven for longer than a look.
+            let peek = async {
+                tokio::task::yield_now().await;
+                std::future::poll_fn(|cx| Poll::Ready(session.as_mut().poll(cx))).await
+            };
             if let Poll::Ready(out) = shared.runtime().block_on(peek) {
                 return out;
             }
