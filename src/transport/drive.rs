@@ -17,7 +17,8 @@
 //! The main thread does not hand the core over on every wait (that would be the very wake
 //! this saves): it looks every [`CHECK_EVERY`] (backing off to [`CHECK_AT_MOST`] while the
 //! engine sits in one long wait) and takes the core only when the engine has neither waited
-//! nor been waiting since its last look. The engine asks for the core back when it next waits.
+//! nor been waiting since its last look; each look also gives a free runtime one turn. The
+//! engine asks for the core back when it next waits.
 
 use std::future::Future;
 use std::pin::pin;
@@ -30,10 +31,10 @@ use tokio::runtime::Runtime;
 use tokio::sync::Notify;
 
 /// How long the engine may stay away from the runtime before the main thread drives it.
-pub const CHECK_EVERY: Duration = Duration::from_millis(2);
+const CHECK_EVERY: Duration = Duration::from_millis(2);
 /// The longest the main thread sleeps between looks while the engine is in one long wait
 /// (it also notices the session's end, a signal, within this).
-pub const CHECK_AT_MOST: Duration = Duration::from_millis(50);
+const CHECK_AT_MOST: Duration = Duration::from_millis(50);
 
 /// How long [`SessionDriver::finish`] waits for the engine's thread to end.
 const FINISH_WAIT: Duration = Duration::from_secs(5);
