@@ -15,18 +15,20 @@
 // Each benchmark uses its own part of the shared helpers.
 #[allow(dead_code)]
 mod common;
+#[path = "../tests/support/transport.rs"]
+#[allow(dead_code)]
+mod transport_support;
 
 use std::time::{Duration, Instant};
 
 use aigenora::identity::{Identity, new_session_nonce, session_id};
 use aigenora::session::handshake::{GuestSide, HostSide};
 use aigenora::spec::ControlMode;
-use aigenora::transport::{
-    Channel, IrohChannel, PeerLink, RelayChoice, SessionDriver, SessionEndpoint, Ticket,
-};
+use aigenora::transport::{Channel, IrohChannel, PeerLink, RelayChoice, SessionEndpoint, Ticket};
 use common::cpu_seconds;
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
+use transport_support::driven_side;
 
 const WARM_UP: usize = 200;
 const POST_ID: &str = "0123456789abcdef";
@@ -174,49 +176,36 @@ fn connect(host_runtime: &Runtime, guest_runtime: &Runtime) -> Session {
 fn driven_round_trips(count: usize) -> (Vec<Duration>, f64) {
     let (ticket_to_guest, ticket) = std::sync::mpsc::channel::<Ticket>();
     let host = std::thread::spawn(move || {
-        let driver = SessionDriver::new().unwrap();
-        driver.run(async move {
+        let connect = async move {
             let mut endpoint = SessionEndpoint::bind(&RelayChoice::Disabled).await.unwrap();
             ticket_to_guest
                 .send(endpoint.ticket().await.unwrap())
                 .unwrap();
             let link = endpoint.accept_first().await.unwrap();
-            let driver = SessionDriver::current().unwrap();
-            tokio::task::spawn_blocking(move || {
-                let mut channel = IrohChannel::driven(link, &driver);
-                echo(&mut channel);
-                let _ = channel.close();
-            })
-            .await
-            .unwrap();
-            endpoint.shutdown().await;
-        });
-        driver.finish();
+            (endpoint, link)
+        };
+        driven_side(connect, |mut channel| {
+            echo(&mut channel);
+            let _ = channel.close();
+        })
     });
-    let driver = SessionDriver::new().unwrap();
-    let measured = driver.run(async move {
+    let connect = async move {
         let ticket = ticket.recv().unwrap();
         let endpoint = SessionEndpoint::bind(&RelayChoice::Disabled).await.unwrap();
         let link = endpoint
             .dial(&ticket, Duration::from_secs(10))
             .await
             .unwrap();
-        let driver = SessionDriver::current().unwrap();
-        let measured = tokio::task::spawn_blocking(move || {
-            let mut channel = IrohChannel::driven(link, &driver);
-            let cpu_before = cpu_seconds("self");
-            let times = ping(&mut channel, count);
-            let cpu = cpu_seconds("self") - cpu_before;
-            channel.send(&json!({"action": "end"})).unwrap();
-            let _ = channel.close();
-            (times, cpu)
-        })
-        .await
-        .unwrap();
-        endpoint.shutdown().await;
-        measured
+        (endpoint, link)
+    };
+    let measured = driven_side(connect, move |mut channel| {
+        let cpu_before = cpu_seconds("self");
+        let times = ping(&mut channel, count);
+        let cpu = cpu_seconds("self") - cpu_before;
+        channel.send(&json!({"action": "end"})).unwrap();
+        let _ = channel.close();
+        (times, cpu)
     });
-    driver.finish();
     host.join().unwrap();
     measured
 }

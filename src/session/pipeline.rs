@@ -430,16 +430,6 @@ fn play_on_thread(
     play: Play,
     driver: Option<SessionDriver>,
 ) -> Result<Outcome, SessionError> {
-    /// Hands the runtime back to the main thread however the engine ends.
-    struct Detach(Option<SessionDriver>);
-    impl Drop for Detach {
-        fn drop(&mut self) {
-            if let Some(driver) = &self.0 {
-                driver.detach();
-            }
-        }
-    }
-    let _detach = Detach(driver.clone());
     let mut channel = match &driver {
         Some(driver) => IrohChannel::driven(link, driver),
         None => IrohChannel::new(link, &Handle::current()),

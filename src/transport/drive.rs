@@ -52,12 +52,12 @@ pub struct SessionDriver(Arc<Shared>);
 struct Shared {
     /// Always there until the driver is dropped (see [`Drop`]).
     runtime: Option<Runtime>,
-    /// The engine thread is inside [`SessionDriver::block_on`].
+    /// The engine thread is inside [`Attached::block_on`].
     engine_driving: AtomicBool,
     /// How many times the engine has started to wait: unchanged between two looks of the
     /// main thread, and not waiting now, means the engine has been away for a whole look.
     engine_waits: AtomicU64,
-    /// An engine thread has started to wait, and not ended.
+    /// An engine thread is [`Attached`].
     engine_attached: AtomicBool,
     /// The main thread holds the core until told [`Shared::want`].
     main_holds: AtomicBool,
@@ -152,33 +152,12 @@ impl SessionDriver {
         out
     }
 
-    /// Waits for `future` on the engine thread, driving the runtime meanwhile. Never call it
-    /// from inside the runtime (a task).
-    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
-        let shared = &self.0;
-        shared.engine_attached.store(true, SeqCst);
-        shared.engine_waits.fetch_add(1, SeqCst);
-        shared.engine_driving.store(true, SeqCst);
-        if shared.main_holds.load(SeqCst) {
-            shared.want.notify_one();
-        }
-        let out = shared.runtime().block_on(future);
-        shared.engine_driving.store(false, SeqCst);
-        out
-    }
-
-    /// The engine has ended: the main thread drives from now on, at once.
-    pub fn detach(&self) {
-        let shared = &self.0;
-        shared.engine_attached.store(false, SeqCst);
-        let (lock, look) = &shared.look;
-        let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
-        look.notify_all();
-    }
-
-    /// The runtime's handle, to spawn the session's tasks on.
-    pub fn handle(&self) -> &tokio::runtime::Handle {
-        self.0.runtime().handle()
+    /// Makes the calling thread the session's engine thread until the result is dropped
+    /// (one engine per driver): from now on the main thread drives only while the engine is
+    /// away, and again at once after.
+    pub fn attach(&self) -> Attached {
+        self.0.engine_attached.store(true, SeqCst);
+        Attached(self.clone())
     }
 
     /// Ends the runtime here on the main thread once the engine's thread has let go of it
@@ -194,6 +173,41 @@ impl SessionDriver {
             }
             std::thread::sleep(Duration::from_millis(5));
         }
+    }
+}
+
+/// The engine thread's hold on its [`SessionDriver`] (see [`SessionDriver::attach`]).
+pub struct Attached(SessionDriver);
+
+impl Attached {
+    /// Waits for `future`, driving the runtime meanwhile. Never call it from inside the
+    /// runtime (a task).
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        let shared = &(self.0).0;
+        shared.engine_waits.fetch_add(1, SeqCst);
+        shared.engine_driving.store(true, SeqCst);
+        if shared.main_holds.load(SeqCst) {
+            shared.want.notify_one();
+        }
+        let out = shared.runtime().block_on(future);
+        shared.engine_driving.store(false, SeqCst);
+        out
+    }
+
+    /// The runtime's handle, to spawn the session's tasks on.
+    pub fn handle(&self) -> &tokio::runtime::Handle {
+        (self.0).0.runtime().handle()
+    }
+}
+
+impl Drop for Attached {
+    /// The engine has ended: the main thread drives from now on, at once.
+    fn drop(&mut self) {
+        let shared = &(self.0).0;
+        shared.engine_attached.store(false, SeqCst);
+        let (lock, look) = &shared.look;
+        let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+        look.notify_all();
     }
 }
 
@@ -229,8 +243,9 @@ mod tests {
         let ran_here = driver.run(async {
             let driver = SessionDriver::current().expect("inside run");
             tokio::task::spawn_blocking(move || {
-                driver.block_on(tokio::time::sleep(Duration::from_millis(20)));
-                let task_thread = driver.block_on(async {
+                let engine = driver.attach();
+                engine.block_on(tokio::time::sleep(Duration::from_millis(20)));
+                let task_thread = engine.block_on(async {
                     tokio::time::sleep(Duration::from_millis(30)).await;
                     tokio::spawn(async { std::thread::current().id() }).await
                 });
@@ -261,7 +276,8 @@ mod tests {
             });
             let driver = SessionDriver::current().expect("inside run");
             tokio::task::spawn_blocking(move || {
-                driver.block_on(tokio::time::sleep(Duration::from_millis(10)));
+                let engine = driver.attach();
+                engine.block_on(tokio::time::sleep(Duration::from_millis(10)));
                 let before = ticks.load(SeqCst);
                 // A hook that thinks, or a person deciding: no wait of the runtime's.
                 std::thread::sleep(Duration::from_millis(300));
@@ -289,7 +305,9 @@ mod tests {
         let finished_by = driver.run(async {
             let driver = SessionDriver::current().expect("inside run");
             let engine = tokio::task::spawn_blocking(move || {
-                driver.block_on(tokio::time::sleep(Duration::from_secs(3)));
+                driver
+                    .attach()
+                    .block_on(tokio::time::sleep(Duration::from_secs(3)));
             });
             tokio::select! {
                 _ = engine => "the engine",

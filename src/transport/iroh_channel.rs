@@ -24,7 +24,7 @@ use tokio::runtime::Handle;
 use tokio::sync::{Notify, Semaphore, mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 
-use super::drive::SessionDriver;
+use super::drive::{Attached, SessionDriver};
 use super::endpoint::PeerLink;
 use super::heartbeat::{
     EventSink, HeartbeatConfig, Received, RttStats, SysLayer, run_pinger, run_watchdog,
@@ -127,26 +127,26 @@ impl Backlog {
 }
 
 /// How the thread using a channel waits for its tasks.
-#[derive(Clone)]
 enum Waiter {
     /// The tasks run on a multi-threaded runtime's workers; the thread only sleeps.
     Threaded(Handle),
-    /// The thread drives the session's runtime itself while it waits.
-    Driven(SessionDriver),
+    /// The thread drives the session's runtime itself while it waits, attached as its engine
+    /// for as long as the channel lives.
+    Driven(Attached),
 }
 
 impl Waiter {
     fn handle(&self) -> &Handle {
         match self {
             Waiter::Threaded(handle) => handle,
-            Waiter::Driven(driver) => driver.handle(),
+            Waiter::Driven(engine) => engine.handle(),
         }
     }
 
     fn block_on<F: Future>(&self, future: F) -> F::Output {
         match self {
             Waiter::Threaded(handle) => handle.block_on(future),
-            Waiter::Driven(driver) => driver.block_on(future),
+            Waiter::Driven(engine) => engine.block_on(future),
         }
     }
 
@@ -154,8 +154,8 @@ impl Waiter {
     /// written and sent (the writer's, then the connection's), so it leaves now even when
     /// the thread goes on to a hook instead of a wait. Workers do that by themselves.
     fn let_it_leave(&self) {
-        if let Waiter::Driven(driver) = self {
-            driver.block_on(async {
+        if let Waiter::Driven(engine) = self {
+            engine.block_on(async {
                 for _ in 0..LEAVING_TURNS {
                     tokio::task::yield_now().await;
                 }
@@ -196,10 +196,11 @@ impl IrohChannel {
         IrohChannel::with_frame_limit(link, runtime, MAX_FRAME_BYTES)
     }
 
-    /// [`new`](Self::new) for the engine thread of a session run by `driver`: it drives the
-    /// session's runtime while it waits (see [`SessionDriver`]).
+    /// [`new`](Self::new) for the engine thread of a session run by `driver`: the calling
+    /// thread becomes the session's engine thread until the channel is dropped, and drives
+    /// the session's runtime while it waits (see [`SessionDriver`]).
     pub fn driven(link: PeerLink, driver: &SessionDriver) -> IrohChannel {
-        IrohChannel::start(link, Waiter::Driven(driver.clone()), MAX_FRAME_BYTES)
+        IrohChannel::start(link, Waiter::Driven(driver.attach()), MAX_FRAME_BYTES)
     }
 
     /// [`new`](Self::new), accepting lines of at most `max_frame_bytes` from the peer (a
@@ -428,7 +429,7 @@ impl IrohChannel {
         loop {
             // Made before looking, so a frame written meanwhile still wakes the wait below.
             let drained = self.backlog.drained.notified();
-            let queued = self.backlog.lock();
+            let mut queued = self.backlog.lock();
             if let Some(failed) = self.backlog.failure() {
                 return Err(failed);
             }
@@ -436,7 +437,6 @@ impl IrohChannel {
             let full =
                 frames > 0 && (frames >= frame_limit || held + bytes.len() > POST_BACKLOG_BYTES);
             if !full {
-                let mut queued = queued;
                 queued.0 += 1;
                 queued.1 += bytes.len();
                 break;

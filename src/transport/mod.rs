@@ -27,7 +27,7 @@ mod shutdown;
 mod ticket;
 
 pub use bell::{Bell, BellSlot};
-pub use drive::SessionDriver;
+pub use drive::{Attached, SessionDriver};
 pub use endpoint::{
     ALPN, DEFAULT_CONNECT_TIMEOUT, Knocks, PeerLink, RELAY_LOSS_GRACE, SessionEndpoint,
     TransportError, close_live_endpoints,

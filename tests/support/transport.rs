@@ -5,7 +5,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use aigenora::records::Event;
-use aigenora::transport::{EventSink, IrohChannel, PeerLink, RelayChoice, SessionEndpoint, Ticket};
+use aigenora::transport::{
+    EventSink, IrohChannel, PeerLink, RelayChoice, SessionDriver, SessionEndpoint, Ticket,
+};
 use iroh::endpoint::{Connection, RecvStream, SendStream};
 use serde_json::Value;
 use tokio::runtime::Runtime;
@@ -24,6 +26,16 @@ pub async fn offline_endpoint() -> SessionEndpoint {
     SessionEndpoint::bind(&RelayChoice::Disabled)
         .await
         .expect("bind an offline endpoint")
+}
+
+/// An offline guest that dialled `ticket` (10 s at most): its endpoint and link.
+pub async fn offline_guest(ticket: &Ticket) -> (SessionEndpoint, PeerLink) {
+    let endpoint = offline_endpoint().await;
+    let link = endpoint
+        .dial(ticket, Duration::from_secs(10))
+        .await
+        .expect("dial the host");
+    (endpoint, link)
 }
 
 /// A host with its ticket, already accepting its first guest in the background.
@@ -80,6 +92,28 @@ pub fn connected_pair(runtime: &Runtime) -> Pair {
             connect_time,
         }
     })
+}
+
+/// One side of a session run the way `host` and `join` run it: on this thread, under its own
+/// [`SessionDriver`], `connect` gives the endpoint and link, then `engine` plays on a blocking
+/// thread through a driven channel; the endpoint is shut down after it.
+pub fn driven_side<T: Send + 'static>(
+    connect: impl std::future::Future<Output = (SessionEndpoint, PeerLink)>,
+    engine: impl FnOnce(IrohChannel) -> T + Send + 'static,
+) -> T {
+    let driver = SessionDriver::new().expect("start a session driver");
+    let played = driver.run(async move {
+        let (endpoint, link) = connect.await;
+        let driver = SessionDriver::current().expect("inside the driver's run");
+        let played =
+            tokio::task::spawn_blocking(move || engine(IrohChannel::driven(link, &driver)))
+                .await
+                .expect("the engine thread");
+        endpoint.shutdown().await;
+        played
+    });
+    driver.finish();
+    played
 }
 
 /// A bare iroh endpoint speaking our ALPN, for tests that need exact bytes on the wire.

@@ -5,12 +5,10 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
-use aigenora::transport::{
-    Channel, ChannelError, HeartbeatConfig, IrohChannel, SessionDriver, Ticket,
-};
+use aigenora::transport::{Channel, ChannelError, HeartbeatConfig, IrohChannel, Ticket};
 use serde_json::{Value, json};
 
-use crate::support::transport::{EventLog, offline_endpoint};
+use crate::support::transport::{EventLog, driven_side, offline_endpoint, offline_guest};
 
 const ROUNDS: u64 = 40;
 /// The host's engine stays away from its runtime this long once, mid-game: long enough for
@@ -65,47 +63,22 @@ fn driven_engines_play_answer_heartbeats_while_away_and_close_cleanly() {
 
     let events = host_events.clone();
     let host = std::thread::spawn(move || {
-        let driver = SessionDriver::new().unwrap();
-        let answers = driver.run(async move {
+        let connect = async move {
             let mut endpoint = offline_endpoint().await;
             ticket_to_guest
                 .send(endpoint.ticket().await.unwrap())
                 .unwrap();
             let link = endpoint.accept_first().await.unwrap();
-            let driver = SessionDriver::current().expect("inside run");
-            let answers = tokio::task::spawn_blocking(move || {
-                host_engine(IrohChannel::driven(link, &driver), &events)
-            })
-            .await
-            .unwrap();
-            endpoint.shutdown().await;
-            answers
-        });
-        driver.finish();
-        answers
+            (endpoint, link)
+        };
+        driven_side(connect, move |channel| host_engine(channel, &events))
     });
 
     let events = guest_events.clone();
     let guest = std::thread::spawn(move || {
         let ticket = ticket.recv().unwrap();
-        let driver = SessionDriver::new().unwrap();
-        let ended = driver.run(async move {
-            let endpoint = offline_endpoint().await;
-            let link = endpoint
-                .dial(&ticket, Duration::from_secs(10))
-                .await
-                .unwrap();
-            let driver = SessionDriver::current().expect("inside run");
-            let ended = tokio::task::spawn_blocking(move || {
-                guest_engine(IrohChannel::driven(link, &driver), &events)
-            })
-            .await
-            .unwrap();
-            endpoint.shutdown().await;
-            ended
-        });
-        driver.finish();
-        ended
+        let connect = async move { offline_guest(&ticket).await };
+        driven_side(connect, move |channel| guest_engine(channel, &events))
     });
 
     let started = std::time::Instant::now();

@@ -9,7 +9,9 @@ use aigenora::transport::{
 };
 use serde_json::json;
 
-use crate::support::transport::{EventLog, connected_pair, offline_endpoint, runtime, start_host};
+use crate::support::transport::{
+    EventLog, connected_pair, offline_endpoint, offline_guest, runtime, start_host,
+};
 
 #[test]
 fn frames_flow_both_ways_and_report_connect_time_and_rtt() {
@@ -290,14 +292,7 @@ fn a_killed_peer_is_reported_closed_after_the_idle_timeout() {
     let (mut host, _host_endpoint, guest) = host_runtime.block_on(async {
         let host = start_host().await;
         let ticket = host.ticket.clone();
-        let guest = guest_runtime.spawn(async move {
-            let endpoint = offline_endpoint().await;
-            let link = endpoint
-                .dial(&ticket, Duration::from_secs(10))
-                .await
-                .unwrap();
-            (endpoint, link)
-        });
+        let guest = guest_runtime.spawn(async move { offline_guest(&ticket).await });
         let (host_endpoint, host_link) = host.link.await.unwrap();
         let guest = guest.await.unwrap();
         let channel = IrohChannel::new(host_link, &tokio::runtime::Handle::current());
