@@ -122,6 +122,10 @@ fn host(session: &mut Session, field: &str) -> Result<Outcome, EngineError> {
 }
 
 /// `Some((expected, actual))` when a reveal does not open its commitment.
+///
+/// The nonce must be hex digits (every implementation draws 16 of them): with no `:` in it,
+/// `"<value>:<nonce>"` splits one way only, so a peer that has seen our value cannot open
+/// one commitment as either of two values (`"a:b" + "n"` or `"a" + "b:n"`).
 fn check_commit(commit: &Value, reveal: &Value, value: &Value) -> Option<(String, Value)> {
     let nonce = reveal
         .get("nonce")
@@ -129,7 +133,14 @@ fn check_commit(commit: &Value, reveal: &Value, value: &Value) -> Option<(String
         .unwrap_or_else(|| "None".into());
     let expected = sha256_hex(format!("{}:{nonce}", py_str(value)));
     let actual = commit.get("hash").cloned().unwrap_or(Value::Null);
-    (actual.as_str() != Some(expected.as_str())).then_some((expected, actual))
+    let opens = actual.as_str() == Some(expected.as_str()) && is_hex_nonce(reveal.get("nonce"));
+    (!opens).then_some((expected, actual))
+}
+
+fn is_hex_nonce(nonce: Option<&Value>) -> bool {
+    nonce
+        .and_then(Value::as_str)
+        .is_some_and(|n| (1..=64).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 fn guest(session: &mut Session, settings: &RoundSettings) -> Result<Outcome, EngineError> {
@@ -154,6 +165,14 @@ fn guest(session: &mut Session, settings: &RoundSettings) -> Result<Outcome, Eng
         // Asked only once the host has committed (the reference asks first), so the final
         // `end` never opens a decision window for a round that will not be played.
         let (value, nonce) = commit_to_value(session, round)?;
+        // The host is bound by the commitment it already sent, so our reveal follows our
+        // commitment at once instead of waiting for the host's: a round is two crossings of
+        // the path, not four (the host reads our reveal when it wants it, as before).
+        session.send_as(
+            "the engine (reveal)",
+            &reveal_frame(round, field, &value, &nonce),
+            outbound,
+        )?;
         let host_reveal = session.recv()?;
         let host_value = host_reveal.get(field).cloned().unwrap_or(Value::Null);
         if let Some(mismatch) = check_commit(&host_commit, &host_reveal, &host_value) {
@@ -161,11 +180,6 @@ fn guest(session: &mut Session, settings: &RoundSettings) -> Result<Outcome, Eng
             session.tell_peer_why(round, "commit_mismatch");
             return Ok(Outcome::ended(false, Some("commit_mismatch")));
         }
-        session.send_as(
-            "the engine (reveal)",
-            &reveal_frame(round, field, &value, &nonce),
-            outbound,
-        )?;
         let result = session.recv()?;
         if let Some((round, reason)) = peer_error(&result, round) {
             session.hooks.guest_handle(&result)?;
@@ -234,6 +248,19 @@ mod tests {
         assert_eq!(commit_hash(&json!(true), "00"), sha256_hex("True:00"));
         assert_eq!(commit_hash(&json!("rock"), "ab"), sha256_hex("rock:ab"));
         assert_eq!(commit_hash(&json!(7), "ab"), sha256_hex("7:ab"));
+    }
+
+    #[test]
+    fn a_nonce_that_is_not_hex_never_opens_a_commitment() {
+        let commit = |text: &str| json!({"hash": sha256_hex(text)});
+        let reveal = |nonce: &str| json!({"nonce": nonce});
+        let value = json!("a");
+        assert_eq!(check_commit(&commit("a:0f"), &reveal("0f"), &value), None);
+        // The same commitment would open as "a" with nonce "b:0f" or as "a:b" with "0f".
+        let (expected, _) = check_commit(&commit("a:b:0f"), &reveal("b:0f"), &value).unwrap();
+        assert_eq!(expected, sha256_hex("a:b:0f"));
+        let number = json!({"nonce": 15});
+        assert!(check_commit(&commit("a:15"), &number, &value).is_some());
     }
 
     #[test]

@@ -113,9 +113,10 @@ fn simultaneous_rounds_commit_reveal_judge_and_end() {
             "\"received\" ready",
             "\"received\" commit",
             "\"sent\" commit",
-            "\"received\" reveal",
-            "\"sent\" reveal"
-        ]
+            "\"sent\" reveal",
+            "\"received\" reveal"
+        ],
+        "the guest reveals right after committing, without waiting for the host's reveal"
     );
 }
 
