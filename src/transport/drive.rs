@@ -7,16 +7,17 @@
 //! turns holding:
 //! - the engine thread, whenever it waits for something of the session's (the peer's next
 //!   frame, room in the send window, the end of the close): it drives the runtime itself, so
-//!   the socket's readiness wakes it directly and its own writes leave at once;
+//!   the socket's readiness wakes it directly, and what it sent since its last wait leaves
+//!   first (a burst of frames in one datagram);
 //! - the process's main thread ([`SessionDriver::run`]) the rest of the time: before the
 //!   engine starts (connecting, the handshake), after it ends (the report), and whenever the
 //!   engine has been away from the runtime for a while (a hook that thinks, a person deciding)
-//!   — so pings are answered, the heartbeat watched and the connection kept however long the
-//!   engine is busy elsewhere.
+//!   — so pings are answered, the heartbeat watched, the frames the engine sent before it
+//!   went away sent, and the connection kept however long the engine is busy elsewhere.
 //!
 //! The main thread does not hand the core over on every wait (that would be the very wake
 //! this saves): it looks every [`CHECK_EVERY`] (backing off to [`CHECK_AT_MOST`] while the
-//! engine sits in one long wait) and takes the core only when the engine has neither waited
+//! engine sits in one long wait, whose end wakes it) and takes the core only when the engine has neither waited
 //! nor been waiting since its last look; each look also gives a free runtime one turn. The
 //! engine asks for the core back when it next waits.
 
@@ -59,6 +60,10 @@ struct Shared {
     engine_waits: AtomicU64,
     /// An engine thread is [`Attached`].
     engine_attached: AtomicBool,
+    /// The main thread sleeps longer than [`CHECK_EVERY`] between looks (the engine sat in
+    /// one long wait): the engine wakes it when that wait ends, so what the engine sends
+    /// before it goes away next still leaves within a look.
+    main_resting: AtomicBool,
     /// The main thread holds the core until told [`Shared::want`].
     main_holds: AtomicBool,
     /// The engine wants the core back.
@@ -77,6 +82,7 @@ impl SessionDriver {
             engine_driving: AtomicBool::new(false),
             engine_waits: AtomicU64::new(0),
             engine_attached: AtomicBool::new(false),
+            main_resting: AtomicBool::new(false),
             main_holds: AtomicBool::new(false),
             want: Notify::new(),
             look: (Mutex::new(()), Condvar::new()),
@@ -126,7 +132,13 @@ impl SessionDriver {
             let (lock, look) = &shared.look;
             let guard = lock.lock().unwrap_or_else(|p| p.into_inner());
             if shared.engine_attached.load(SeqCst) {
+                shared.main_resting.store(pause > CHECK_EVERY, SeqCst);
+                // A wait that ended before the engine could see us resting: look again soon.
+                if !shared.engine_driving.load(SeqCst) {
+                    pause = CHECK_EVERY;
+                }
                 drop(look.wait_timeout(guard, pause));
+                shared.main_resting.store(false, SeqCst);
             }
         }
     }
@@ -191,6 +203,9 @@ impl Attached {
         }
         let out = shared.runtime().block_on(future);
         shared.engine_driving.store(false, SeqCst);
+        if shared.main_resting.load(SeqCst) {
+            shared.wake_main();
+        }
         out
     }
 
@@ -205,13 +220,18 @@ impl Drop for Attached {
     fn drop(&mut self) {
         let shared = &(self.0).0;
         shared.engine_attached.store(false, SeqCst);
-        let (lock, look) = &shared.look;
-        let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
-        look.notify_all();
+        shared.wake_main();
     }
 }
 
 impl Shared {
+    /// Ends the main thread's current pause between looks.
+    fn wake_main(&self) {
+        let (lock, look) = &self.look;
+        let _guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+        look.notify_all();
+    }
+
     fn runtime(&self) -> &Runtime {
         self.runtime
             .as_ref()
@@ -289,6 +309,39 @@ mod tests {
         assert!(
             ticks_while_away >= 20,
             "the runtime went on without the engine: {ticks_while_away} ticks of 5 ms in 300 ms"
+        );
+        driver.finish();
+    }
+
+    #[test]
+    fn what_the_engine_queues_after_a_long_wait_runs_soon_after_it_goes_away() {
+        let driver = SessionDriver::new().unwrap();
+        let delays = driver.run(async {
+            let driver = SessionDriver::current().expect("inside run");
+            tokio::task::spawn_blocking(move || {
+                let engine = driver.attach();
+                (0..10)
+                    .map(|_| {
+                        // Long enough for the main thread to back off to its longest pause.
+                        engine.block_on(tokio::time::sleep(Duration::from_millis(120)));
+                        // A frame handed to the writer, then a hook: no wait of the runtime's.
+                        let queued = Instant::now();
+                        let ran = engine.handle().spawn(async { Instant::now() });
+                        std::thread::sleep(Duration::from_millis(30));
+                        engine
+                            .block_on(ran)
+                            .unwrap()
+                            .saturating_duration_since(queued)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .await
+            .unwrap()
+        });
+        let late = delays.iter().filter(|d| **d > Duration::from_millis(20));
+        assert!(
+            late.count() <= 2,
+            "the main thread looked within a few ms of the long wait's end: {delays:?}"
         );
         driver.finish();
     }

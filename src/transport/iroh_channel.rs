@@ -131,7 +131,10 @@ enum Waiter {
     /// The tasks run on a multi-threaded runtime's workers; the thread only sleeps.
     Threaded(Handle),
     /// The thread drives the session's runtime itself while it waits, attached as its engine
-    /// for as long as the channel lives.
+    /// for as long as the channel lives. What it sends leaves when it next waits, together
+    /// with whatever it sent since (one datagram for a burst of frames), or, when it goes to
+    /// a hook or a person instead, at the main thread's next look at the runtime (see
+    /// [`super::drive`]).
     Driven(Attached),
 }
 
@@ -149,23 +152,7 @@ impl Waiter {
             Waiter::Driven(engine) => engine.block_on(future),
         }
     }
-
-    /// Gives a frame just handed to the writer the turns of the runtime it takes to be
-    /// written and sent (the writer's, then the connection's), so it leaves now even when
-    /// the thread goes on to a hook instead of a wait. Workers do that by themselves.
-    fn let_it_leave(&self) {
-        if let Waiter::Driven(engine) = self {
-            engine.block_on(async {
-                for _ in 0..LEAVING_TURNS {
-                    tokio::task::yield_now().await;
-                }
-            });
-        }
-    }
 }
-
-/// Turns of a driven runtime a sent frame gets to leave (see [`Waiter::let_it_leave`]).
-const LEAVING_TURNS: usize = 2;
 
 /// A [`Channel`] over one iroh bidirectional stream.
 pub struct IrohChannel {
@@ -465,9 +452,7 @@ impl Channel for IrohChannel {
     /// Returns once the writer has the frame (see [`SEND_WINDOW_FRAMES`]); [`Channel::close`]
     /// waits until everything sent is written and acknowledged.
     fn send(&mut self, frame: &Value) -> Result<(), ChannelError> {
-        self.enqueue(frame, WhenFull::Wait)?;
-        self.waiter.let_it_leave();
-        Ok(())
+        self.enqueue(frame, WhenFull::Wait)
     }
 
     fn post(&mut self, frame: &Value) -> Result<(), ChannelError> {

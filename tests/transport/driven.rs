@@ -1,9 +1,10 @@
 //! Sessions whose engine threads drive their process's runtime (`SessionDriver`, as `host`
-//! and `join` run them): frames flow both ways, an engine away from its runtime (a hook, a
-//! person) still answers its peer's heartbeat, and both ends close cleanly and promptly.
+//! and `join` run them): frames flow both ways, a frame sent just before its engine goes
+//! away from the runtime (a hook, a person) still leaves at once, an engine away still
+//! answers its peer's heartbeat, and both ends close cleanly and promptly.
 
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use aigenora::transport::{Channel, ChannelError, HeartbeatConfig, IrohChannel, Ticket};
 use serde_json::{Value, json};
@@ -21,39 +22,49 @@ const HEARTBEAT: HeartbeatConfig = HeartbeatConfig {
     timeout: Duration::from_millis(200),
 };
 
-/// The host's engine: sends each round's frame and takes the guest's answer.
-fn host_engine(mut channel: IrohChannel, events: &EventLog) -> Vec<Value> {
+/// The host's engine: sends each round's frame and takes the guest's answer; mid-game it
+/// goes away right after a send. Its answers, and when it sent that frame.
+fn host_engine(mut channel: IrohChannel, events: &EventLog) -> (Vec<Value>, Instant) {
     channel.start_heartbeat(HEARTBEAT, events.sink());
     let mut answers = Vec::new();
+    let mut sent_before_away = Instant::now();
     for round in 0..ROUNDS {
-        if round == ROUNDS / 2 {
-            std::thread::sleep(AWAY);
-        }
         channel
             .send(&json!({"action": "ask", "round": round}))
             .unwrap();
+        if round == ROUNDS / 2 {
+            sent_before_away = Instant::now();
+            std::thread::sleep(AWAY);
+        }
         answers.push(channel.recv().unwrap());
     }
     channel.send(&json!({"action": "end"})).unwrap();
     channel.close().unwrap();
-    answers
+    (answers, sent_before_away)
 }
 
 /// The guest's engine: answers every frame until the end, then closes at once (as an
-/// engine does); how many it answered.
-fn guest_engine(mut channel: IrohChannel, events: &EventLog) -> Result<u64, ChannelError> {
+/// engine does). How many it answered, and when the frame sent before the host went away
+/// arrived.
+fn guest_engine(
+    mut channel: IrohChannel,
+    events: &EventLog,
+) -> Result<(u64, Option<Instant>), ChannelError> {
     channel.start_heartbeat(HEARTBEAT, events.sink());
-    let mut answered = 0;
+    let (mut answered, mut arrived) = (0, None);
     loop {
         let frame = channel.recv()?;
         if frame["action"] == "end" {
             break;
         }
+        if frame["round"] == ROUNDS / 2 {
+            arrived = Some(Instant::now());
+        }
         channel.send(&json!({"action": "answer", "round": frame["round"]}))?;
         answered += 1;
     }
     channel.close()?;
-    Ok(answered)
+    Ok((answered, arrived))
 }
 
 #[test]
@@ -81,8 +92,8 @@ fn driven_engines_play_answer_heartbeats_while_away_and_close_cleanly() {
         driven_side(connect, move |channel| guest_engine(channel, &events))
     });
 
-    let started = std::time::Instant::now();
-    let answers = host.join().unwrap();
+    let started = Instant::now();
+    let (answers, sent_before_away) = host.join().unwrap();
     assert!(
         started.elapsed() < AWAY + Duration::from_secs(2),
         "both closed within a round trip or two, not the close grace: {:?}",
@@ -92,10 +103,12 @@ fn driven_engines_play_answer_heartbeats_while_away_and_close_cleanly() {
         .map(|round| json!({"action": "answer", "round": round}))
         .collect();
     assert_eq!(answers, expected, "every answer, in order");
-    assert_eq!(
-        guest.join().unwrap(),
-        Ok(ROUNDS),
-        "the guest answered every round"
+    let (answered, arrived) = guest.join().unwrap().unwrap();
+    assert_eq!(answered, ROUNDS, "the guest answered every round");
+    let delay = arrived.unwrap().saturating_duration_since(sent_before_away);
+    assert!(
+        delay < AWAY / 5,
+        "the frame sent just before the host's engine went away left without it: {delay:?}"
     );
     assert!(
         guest_events.names().is_empty(),
