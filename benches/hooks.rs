@@ -38,6 +38,11 @@ fn bench_hooks(c: &mut Criterion) {
     c.bench_function("hook call: proto_round_value", |b| {
         b.iter(|| black_box(hooks.round_value(0).unwrap()))
     });
+    // The host's per-round judge: the result, its details line and the snapshot's update.
+    let (rock, paper) = (json!("rock"), json!("paper"));
+    c.bench_function("hook call: proto_round_judge", |b| {
+        b.iter(|| black_box(hooks.round_judge(0, &rock, &paper).unwrap()))
+    });
 }
 
 criterion_group!(benches, bench_hooks);
