@@ -127,20 +127,15 @@ fn host(session: &mut Session, field: &str) -> Result<Outcome, EngineError> {
 /// `"<value>:<nonce>"` splits one way only, so a peer that has seen our value cannot open
 /// one commitment as either of two values (`"a:b" + "n"` or `"a" + "b:n"`).
 fn check_commit(commit: &Value, reveal: &Value, value: &Value) -> Option<(String, Value)> {
-    let nonce = reveal
-        .get("nonce")
-        .map(py_str)
-        .unwrap_or_else(|| "None".into());
+    let nonce = reveal.get("nonce");
+    let hex_nonce = nonce
+        .and_then(Value::as_str)
+        .is_some_and(|n| (1..=64).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_hexdigit()));
+    let nonce = nonce.map(py_str).unwrap_or_else(|| "None".into());
     let expected = sha256_hex(format!("{}:{nonce}", py_str(value)));
     let actual = commit.get("hash").cloned().unwrap_or(Value::Null);
-    let opens = actual.as_str() == Some(expected.as_str()) && is_hex_nonce(reveal.get("nonce"));
+    let opens = hex_nonce && actual.as_str() == Some(expected.as_str());
     (!opens).then_some((expected, actual))
-}
-
-fn is_hex_nonce(nonce: Option<&Value>) -> bool {
-    nonce
-        .and_then(Value::as_str)
-        .is_some_and(|n| (1..=64).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 fn guest(session: &mut Session, settings: &RoundSettings) -> Result<Outcome, EngineError> {

@@ -17,9 +17,9 @@
 //!
 //! The main thread does not hand the core over on every wait (that would be the very wake
 //! this saves): it looks every [`CHECK_EVERY`] (backing off to [`CHECK_AT_MOST`] while the
-//! engine sits in one long wait, whose end wakes it) and takes the core only when the engine has neither waited
-//! nor been waiting since its last look; each look also gives a free runtime one turn. The
-//! engine asks for the core back when it next waits.
+//! engine sits in one long wait, whose end wakes it) and takes the core only when the engine
+//! has neither waited nor been waiting since its last look; each look also gives a free
+//! runtime one turn. The engine asks for the core back when it next waits.
 
 use std::future::Future;
 use std::pin::pin;
@@ -257,93 +257,83 @@ mod tests {
     use std::sync::atomic::AtomicU32;
     use std::time::Instant;
 
+    /// Runs `engine` as the engine thread of a session under a fresh driver (a blocking
+    /// thread attached to it, as `host` and `join` run theirs), the main thread driving.
+    fn as_engine<T: Send + 'static>(engine: impl FnOnce(&Attached) -> T + Send + 'static) -> T {
+        let driver = SessionDriver::new().unwrap();
+        let out = driver.run(async {
+            let driver = SessionDriver::current().expect("inside run");
+            tokio::task::spawn_blocking(move || engine(&driver.attach()))
+                .await
+                .unwrap()
+        });
+        driver.finish();
+        out
+    }
+
     #[test]
     fn the_engine_thread_runs_the_sessions_tasks_while_it_waits() {
-        let driver = SessionDriver::new().unwrap();
-        let ran_here = driver.run(async {
-            let driver = SessionDriver::current().expect("inside run");
-            tokio::task::spawn_blocking(move || {
-                let engine = driver.attach();
-                engine.block_on(tokio::time::sleep(Duration::from_millis(20)));
-                let task_thread = engine.block_on(async {
-                    tokio::time::sleep(Duration::from_millis(30)).await;
-                    tokio::spawn(async { std::thread::current().id() }).await
-                });
-                task_thread.unwrap() == std::thread::current().id()
-            })
-            .await
-            .unwrap()
+        let ran_here = as_engine(|engine| {
+            engine.block_on(tokio::time::sleep(Duration::from_millis(20)));
+            let task_thread = engine.block_on(async {
+                tokio::time::sleep(Duration::from_millis(30)).await;
+                tokio::spawn(async { std::thread::current().id() }).await
+            });
+            task_thread.unwrap() == std::thread::current().id()
         });
         assert!(
             ran_here,
             "a task spawned while the engine waits runs on the engine's thread"
         );
-        driver.finish();
     }
 
     #[test]
     fn the_main_thread_drives_while_the_engine_is_away() {
-        let driver = SessionDriver::new().unwrap();
-        let ticks_while_away = driver.run(async {
+        let ticks_while_away = as_engine(|engine| {
             let ticks = Arc::new(AtomicU32::new(0));
             let counter = ticks.clone();
-            tokio::spawn(async move {
+            engine.handle().spawn(async move {
                 let mut every = tokio::time::interval(Duration::from_millis(5));
                 loop {
                     every.tick().await;
                     counter.fetch_add(1, SeqCst);
                 }
             });
-            let driver = SessionDriver::current().expect("inside run");
-            tokio::task::spawn_blocking(move || {
-                let engine = driver.attach();
-                engine.block_on(tokio::time::sleep(Duration::from_millis(10)));
-                let before = ticks.load(SeqCst);
-                // A hook that thinks, or a person deciding: no wait of the runtime's.
-                std::thread::sleep(Duration::from_millis(300));
-                ticks.load(SeqCst) - before
-            })
-            .await
-            .unwrap()
+            engine.block_on(tokio::time::sleep(Duration::from_millis(10)));
+            let before = ticks.load(SeqCst);
+            // A hook that thinks, or a person deciding: no wait of the runtime's.
+            std::thread::sleep(Duration::from_millis(300));
+            ticks.load(SeqCst) - before
         });
         assert!(
             ticks_while_away >= 20,
             "the runtime went on without the engine: {ticks_while_away} ticks of 5 ms in 300 ms"
         );
-        driver.finish();
     }
 
     #[test]
     fn what_the_engine_queues_after_a_long_wait_runs_soon_after_it_goes_away() {
-        let driver = SessionDriver::new().unwrap();
-        let delays = driver.run(async {
-            let driver = SessionDriver::current().expect("inside run");
-            tokio::task::spawn_blocking(move || {
-                let engine = driver.attach();
-                (0..10)
-                    .map(|_| {
-                        // Long enough for the main thread to back off to its longest pause.
-                        engine.block_on(tokio::time::sleep(Duration::from_millis(120)));
-                        // A frame handed to the writer, then a hook: no wait of the runtime's.
-                        let queued = Instant::now();
-                        let ran = engine.handle().spawn(async { Instant::now() });
-                        std::thread::sleep(Duration::from_millis(30));
-                        engine
-                            .block_on(ran)
-                            .unwrap()
-                            .saturating_duration_since(queued)
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .await
-            .unwrap()
+        let delays = as_engine(|engine| {
+            (0..10)
+                .map(|_| {
+                    // Long enough for the main thread to back off to its longest pause.
+                    engine.block_on(tokio::time::sleep(Duration::from_millis(120)));
+                    // A frame handed to the writer, then a hook: no wait of the runtime's.
+                    let queued = Instant::now();
+                    let ran = engine.handle().spawn(async { Instant::now() });
+                    std::thread::sleep(Duration::from_millis(30));
+                    engine
+                        .block_on(ran)
+                        .unwrap()
+                        .saturating_duration_since(queued)
+                })
+                .collect::<Vec<_>>()
         });
         let late = delays.iter().filter(|d| **d > Duration::from_millis(20));
         assert!(
             late.count() <= 2,
             "the main thread looked within a few ms of the long wait's end: {delays:?}"
         );
-        driver.finish();
     }
 
     #[test]
