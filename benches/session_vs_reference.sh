@@ -51,18 +51,33 @@ ref protocol register "$ref_rps/spec.json" --data-dir "$work/ref-alice" >/dev/nu
 ours_options='{"best_of":99,"termination":"fixed_rounds","moves":"rock,paper,scissors"}'
 ref_options='{"best_of":99,"termination":"fixed_rounds"}'
 
-field() { # NAME < a daemon's start-up output: that (string) field of its last JSON line.
-    # No interpreter is started for it: the harness must not take CPU from a game under way.
-    grep '^{' | tail -1 | sed -n 's/.*"'"$1"'": *"\([^"]*\)".*/\1/p'
+# While a game runs the harness starts no process: on these 2 cores every fork and exec (a
+# grep, a sed, a sleep) takes a millisecond or more from the two players, and a 99-round game
+# of ours lasts about 40 ms. Everything below that runs after a `join` is bash builtins.
+exec {nap_fd}<> <(:) # a pipe nothing writes to: `read -t` on it sleeps without a process
+nap() { read -r -t "$1" -u "$nap_fd" _ || true; }
+field() { # VAR NAME TEXT: VAR := that (string) field of TEXT's last JSON line
+    local line last= pattern="\"$2\": *\"([^\"]*)\""
+    while IFS= read -r line; do [[ $line == '{'* ]] && last=$line; done <<<"$3"
+    [[ $last =~ $pattern ]] || { echo "no $2 in: $3" >&2; exit 1; }
+    printf -v "$1" '%s' "${BASH_REMATCH[1]}"
 }
-absolute() { case $1 in /*) echo "$1" ;; *) echo "$work/$1" ;; esac; }
-wait_ended() { # session dir... : until each has a session_ended event (120 s at most)
+absolute() { # VAR PATH: VAR := PATH, made absolute against the work dir
+    case $2 in /*) printf -v "$1" '%s' "$2" ;; *) printf -v "$1" '%s' "$work/$2" ;; esac
+}
+wait_ended() { # session dir...: until each has logged session_ended (120 s at most)
+    local dir lines i deadline=$((SECONDS + 120))
+    nap 0.3 # longer than a game of ours: the first look comes after it ended
     for dir in "$@"; do
-        for _ in $(seq 1200); do
-            grep -q '"session_ended"' "$dir/events.jsonl" 2>/dev/null && break
-            sleep 0.1
+        while :; do
+            lines=()
+            [ -e "$dir/events.jsonl" ] && mapfile -t lines <"$dir/events.jsonl"
+            for ((i = ${#lines[@]} - 1; i >= 0 && i >= ${#lines[@]} - 10; i--)); do
+                [[ ${lines[i]} == *'"session_ended"'* ]] && continue 3
+            done
+            ((SECONDS < deadline)) || { echo "no session_ended in $dir" >&2; exit 1; }
+            nap 0.1
         done
-        grep -q '"session_ended"' "$dir/events.jsonl" || { echo "no session_ended in $dir" >&2; exit 1; }
     done
 }
 
@@ -73,19 +88,21 @@ one_run() { # impl mode
     if [ "$impl" != reference ]; then
         started=$("$binary" --data-dir ours-alice --server "$url" host --protocol-dir rock-paper-scissors \
             --options "$ours_options" --control-mode "$mode" --relay disabled --daemon)
-        post_id=$(field post_id <<<"$started")
-        launch=$(date +%s.%N)
+        field post_id post_id "$started"
+        launch=$EPOCHREALTIME
         joined=$("$binary" --data-dir ours-bob --server "$url" join "$post_id" \
             --control-mode "$mode" --relay disabled --daemon)
     else
         started=$(ref host --protocol-dir "$ref_rps" --options "$ref_options" --control-mode "$mode" \
             --data-dir ref-alice --daemon)
-        post_id=$(field post_id <<<"$started")
-        launch=$(date +%s.%N)
+        field post_id post_id "$started"
+        launch=$EPOCHREALTIME
         joined=$(ref join "$post_id" --control-mode "$mode" --data-dir ref-bob --daemon)
     fi
-    host_dir=$(absolute "$(field state_dir <<<"$started")")
-    guest_dir=$(absolute "$(field state_dir <<<"$joined")")
+    field host_dir state_dir "$started"
+    absolute host_dir "$host_dir"
+    field guest_dir state_dir "$joined"
+    absolute guest_dir "$guest_dir"
     wait_ended "$host_dir" "$guest_dir"
     sleep 1 # let both daemons report to the server and exit before the next run
     echo "$impl $mode $launch $host_dir $guest_dir" >>"$work/runs.txt"
