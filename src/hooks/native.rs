@@ -1,5 +1,5 @@
-//! `aigenora._native`: the SDK's hottest JSON and clock primitives in Rust, for the embedded
-//! interpreter. `aigenora/proto/files.py` uses them when present and its own pure-Python
+//! `aigenora._native`: the SDK's hottest JSON, file and clock primitives in Rust, for the
+//! embedded interpreter. `aigenora/proto/files.py` uses them when present and its own pure-Python
 //! versions otherwise (the SDK also runs on a plain interpreter, e.g. in its unit tests);
 //! both produce the same text. Each function leaves anything it cannot write exactly as
 //! Python's `json` would (returning None) to the Python version.
@@ -7,7 +7,12 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyModule, PyString, PyTuple};
 
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
 use crate::canonical::{python_float_repr, write_string};
+use crate::records::write_behind::{self, Appender, Line};
 
 /// Deeper nesting than this (or a cycle) is left to `json`, which reports cycles exactly
 /// (the same limit as `files._clone_plain`).
@@ -22,6 +27,8 @@ pub fn install(py: Python<'_>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(read_if_present, &module)?)?;
     module.add_function(wrap_pyfunction!(any_exists, &module)?)?;
     module.add_function(wrap_pyfunction!(clone_plain, &module)?)?;
+    module.add_function(wrap_pyfunction!(append_line, &module)?)?;
+    module.add_function(wrap_pyfunction!(flush_appends, &module)?)?;
     module.add(
         "NOT_PLAIN",
         py.import("builtins")?.getattr("object")?.call0()?,
@@ -186,6 +193,38 @@ fn any_exists(paths: Vec<std::path::PathBuf>) -> bool {
 }
 
 /// The time now as `datetime.now(timezone.utc).isoformat()` writes it.
+/// The files `append_line` appends to, opened once each (the SDK keeps its descriptors open
+/// for the process's life too).
+static APPENDERS: Mutex<BTreeMap<PathBuf, Arc<Appender>>> = Mutex::new(BTreeMap::new());
+
+/// Appends `line` and a newline to the file at `path` (an absolute path; the file and its
+/// directory are created, private, if needed) through the session's write-behind (see
+/// [`crate::records::write_behind`]): while a session runs, the line reaches the file once
+/// the step's frames have left. An error opening the file raises OSError; a later write
+/// error is reported on stderr.
+#[pyfunction]
+fn append_line(path: PathBuf, line: &[u8]) -> PyResult<()> {
+    let appender = {
+        let mut appenders = APPENDERS.lock().unwrap_or_else(|p| p.into_inner());
+        match appenders.get(&path) {
+            Some(appender) => Arc::clone(appender),
+            None => {
+                let appender = Appender::open(&path)?;
+                appenders.insert(path, Arc::clone(&appender));
+                appender
+            }
+        }
+    };
+    write_behind::append(&appender, Line::Bytes(line.to_vec()));
+    Ok(())
+}
+
+/// Writes every line held back so far (a reader in this process is about to read a file).
+#[pyfunction]
+fn flush_appends() {
+    write_behind::flush();
+}
+
 #[pyfunction]
 fn utc_now() -> String {
     crate::records::iso_now()
@@ -337,6 +376,28 @@ result = outcomes
         assert_eq!(
             result,
             r#"[b'{"a": "\xc3\xbc"}\n', None, 'IsADirectoryError']"#
+        );
+    }
+
+    #[test]
+    fn what_the_sdk_appends_while_a_session_holds_lines_is_read_back_in_order() {
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicBool;
+        let hold = crate::records::write_behind::Hold::new(Arc::new(AtomicBool::new(false)));
+        let result = python(
+            r#"
+import pathlib, tempfile
+from aigenora.proto.files import append_jsonl, read_jsonl
+path = pathlib.Path(tempfile.mkdtemp()) / "sub" / "details.jsonl"
+for n in range(3):
+    append_jsonl(path, {"n": n, "text": "ü"})
+result = (read_jsonl(path), path.read_bytes())
+"#,
+        );
+        drop(hold);
+        assert_eq!(
+            result,
+            r#"([{'n': 0, 'text': 'ü'}, {'n': 1, 'text': 'ü'}, {'n': 2, 'text': 'ü'}], b'{"n":0,"text":"\xc3\xbc"}\n{"n":1,"text":"\xc3\xbc"}\n{"n":2,"text":"\xc3\xbc"}\n')"#
         );
     }
 

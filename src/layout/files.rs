@@ -171,6 +171,15 @@ pub fn append_line(file: &mut File, line: &[u8]) -> std::io::Result<()> {
     file.write_all(&bytes)
 }
 
+/// Ends a line an earlier writer left torn (the file's last byte is not a newline), so the
+/// next line appended is read whole; see [`append_line`].
+pub fn end_torn_line(file: &mut File) -> std::io::Result<()> {
+    if ends_mid_line(file)? {
+        file.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
 /// Whether the file's last byte is something other than a newline.
 fn ends_mid_line(file: &File) -> std::io::Result<bool> {
     use std::os::unix::fs::FileExt;

@@ -10,7 +10,7 @@ pub mod jsonl;
 
 pub use dirs::{DataDir, EngineDir, SessionDir, claim_dir};
 pub use files::{
-    append_json_line, append_line, create_private_dir, create_private_file,
+    append_json_line, append_line, create_private_dir, create_private_file, end_torn_line,
     ensure_private_data_dir, ensure_private_dir, keep_new_files_private, lock_beside, open_append,
     write_atomic, write_atomic_synced,
 };

@@ -1,18 +1,19 @@
 //! events.jsonl: one compact JSON event per line (`ts`, `type`, `data`, `summary`), the
 //! durable record of what a side did and why it stopped. Appends are shared by the engine
-//! thread, the heartbeat and the session's async tasks.
+//! thread, the heartbeat and the session's async tasks, and go through
+//! [`super::write_behind`]: while a session driver runs, a step's events reach the file just
+//! after its frames left.
 
-use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 
+use super::write_behind::{self, Appender, Line};
 use super::{Event, iso_now};
 
 /// An append-only event file, shareable between threads (engine, heartbeat, renewal).
-/// The file is opened once, on the first event, and every event is one `write` call.
+/// The file is opened once, on the first event.
 #[derive(Clone, Debug)]
 pub struct EventLog {
     path: Option<Arc<PathBuf>>,
@@ -21,7 +22,7 @@ pub struct EventLog {
 
 #[derive(Debug, Default)]
 struct Sink {
-    file: Option<File>,
+    file: Option<Arc<Appender>>,
     /// A last event was written ([`EventLog::emit_last`]); later ones are dropped.
     sealed: bool,
 }
@@ -58,10 +59,12 @@ impl EventLog {
         self.append(event, summary, false);
     }
 
-    /// Appends the log's last event: whatever other threads emit afterwards (an engine still
-    /// winding down after a local abort) is dropped, so the log ends with this one.
+    /// Appends the log's last event, written at once with everything held before it:
+    /// whatever other threads emit afterwards (an engine still winding down after a local
+    /// abort) is dropped, so the log ends with this one.
     pub fn emit_last(&self, event: Event) {
         self.append(event, None, true);
+        write_behind::flush();
     }
 
     fn append(&self, event: Event, summary: Option<&str>, last: bool) {
@@ -76,8 +79,6 @@ impl EventLog {
         if let Some(summary) = summary.filter(|s| !s.is_empty()) {
             entry.insert("summary".into(), Value::String(summary.to_string()));
         }
-        let mut line = serde_json::to_vec(&entry).expect("a JSON map always serializes");
-        line.push(b'\n');
         let mut sink = self
             .sink
             .lock()
@@ -86,18 +87,14 @@ impl EventLog {
             return;
         }
         sink.sealed = last;
-        let written = match sink.file.as_mut() {
-            Some(file) => file.write_all(&line),
-            // The first event also mends a line an earlier writer left torn.
-            None => crate::layout::open_append(path).and_then(|mut file| {
-                crate::layout::append_line(&mut file, line.strip_suffix(b"\n").unwrap_or(&line))?;
-                sink.file = Some(file);
-                Ok(())
-            }),
+        let file = match &sink.file {
+            Some(file) => file,
+            None => match Appender::open(path) {
+                Ok(file) => sink.file.insert(file),
+                Err(error) => return warn(&event, path, &error),
+            },
         };
-        if let Err(error) = written {
-            warn(&event, path, &error);
-        }
+        write_behind::append(file, Line::Json(entry));
     }
 }
 

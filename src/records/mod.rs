@@ -11,6 +11,7 @@ mod event_log;
 mod session_record;
 mod table_choice;
 mod table_pick;
+pub mod write_behind;
 
 pub use clock::iso_now;
 pub use decision::{

@@ -20,6 +20,10 @@
 //! engine sits in one long wait, whose end wakes it) and takes the core only when the engine
 //! has neither waited nor been waiting since its last look; each look also gives a free
 //! runtime one turn. The engine asks for the core back when it next waits.
+//!
+//! The lines the session appends (its events, the hooks' logs) are held while the engine
+//! works and written when the runtime goes idle, after the step's frames left, or at the
+//! main thread's next look ([`crate::records::write_behind`]).
 
 use std::future::Future;
 use std::pin::pin;
@@ -29,6 +33,8 @@ use std::task::Poll;
 use std::time::Duration;
 
 use tokio::runtime::Runtime;
+
+use crate::records::write_behind;
 use tokio::sync::Notify;
 
 /// How long the engine may stay away from the runtime before the main thread drives it.
@@ -65,17 +71,25 @@ struct Shared {
     /// before it goes away next still leaves within a look.
     main_resting: AtomicBool,
     /// The main thread holds the core until told [`Shared::want`].
-    main_holds: AtomicBool,
+    /// (Shared with the write-behind's hold: while the main thread holds the core, the
+    /// engine is away from the exchange and what it appends is written at once.)
+    main_holds: Arc<AtomicBool>,
     /// The engine wants the core back.
     want: Notify,
     /// Wakes the main thread's look early (the engine ended).
     look: (Mutex<()>, Condvar),
+    /// The session's appended lines wait for the runtime to go idle (see
+    /// [`crate::records::write_behind`]): its step's frames have left by then. Let go by
+    /// [`SessionDriver::finish`] (or with the driver), after which lines are written at once.
+    lines_held: Mutex<Option<write_behind::Hold>>,
 }
 
 impl SessionDriver {
     pub fn new() -> std::io::Result<SessionDriver> {
+        let main_holds = Arc::new(AtomicBool::new(false));
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
+            .on_thread_park(write_behind::flush)
             .build()?;
         Ok(SessionDriver(Arc::new(Shared {
             runtime: Some(runtime),
@@ -83,9 +97,10 @@ impl SessionDriver {
             engine_waits: AtomicU64::new(0),
             engine_attached: AtomicBool::new(false),
             main_resting: AtomicBool::new(false),
-            main_holds: AtomicBool::new(false),
+            main_holds: main_holds.clone(),
             want: Notify::new(),
             look: (Mutex::new(()), Condvar::new()),
+            lines_held: Mutex::new(Some(write_behind::Hold::new(main_holds))),
         })))
     }
 
@@ -95,8 +110,15 @@ impl SessionDriver {
     }
 
     /// Runs `session` to its end on the calling (main) thread, which drives the runtime
-    /// whenever the engine does not.
+    /// whenever the engine does not; every line the session appended is written when this
+    /// returns.
     pub fn run<F: Future>(&self, session: F) -> F::Output {
+        let out = self.drive(session);
+        write_behind::flush();
+        out
+    }
+
+    fn drive<F: Future>(&self, session: F) -> F::Output {
         let shared = &self.0;
         let mut session = pin!(CURRENT.scope(self.clone(), session));
         let mut seen_waits = u64::MAX;
@@ -129,6 +151,9 @@ impl SessionDriver {
                 CHECK_EVERY
             };
             seen_waits = waits;
+            // Lines the engine appended before it went to a hook or a person: the runtime
+            // may not go idle for a while.
+            write_behind::flush();
             let (lock, look) = &shared.look;
             let guard = lock.lock().unwrap_or_else(|p| p.into_inner());
             if shared.engine_attached.load(SeqCst) {
@@ -176,6 +201,15 @@ impl SessionDriver {
     /// (a session that ended abnormally may leave it finishing), waiting at most
     /// [`FINISH_WAIT`] for that thread, as dropping a runtime waits for its blocking threads.
     pub fn finish(self) {
+        // Whatever happens to the engine's thread, nothing the process appends from now on
+        // waits for a runtime that may never idle again.
+        drop(
+            self.0
+                .lines_held
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .take(),
+        );
         let deadline = std::time::Instant::now() + FINISH_WAIT;
         let mut shared = self.0;
         while std::time::Instant::now() < deadline {
@@ -269,6 +303,39 @@ mod tests {
         });
         driver.finish();
         out
+    }
+
+    #[test]
+    fn what_the_engine_appends_is_written_when_it_waits_while_it_is_away_and_at_the_end() {
+        use crate::records::{Event, EventLog};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        let lines = move || {
+            std::fs::read_to_string(&path)
+                .unwrap_or_default()
+                .lines()
+                .count()
+        };
+        let log = EventLog::to_file(dir.path().join("events.jsonl"));
+        let (count, engine_log) = (lines.clone(), log.clone());
+        let (after_wait, away_for) = as_engine(move |engine| {
+            engine_log.emit(Event::PeerResumed {});
+            engine.block_on(tokio::time::sleep(Duration::from_millis(5)));
+            let after_wait = count();
+            engine_log.emit(Event::PeerResumed {});
+            let away = Instant::now();
+            while count() < 2 && away.elapsed() < Duration::from_secs(2) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            engine_log.emit(Event::PeerResumed {});
+            (after_wait, away.elapsed())
+        });
+        assert_eq!(after_wait, 1, "written once the runtime went idle");
+        assert!(
+            away_for < Duration::from_millis(100),
+            "written by the main thread's look while the engine was away: {away_for:?}"
+        );
+        assert_eq!(lines(), 3, "written by the end of the session");
     }
 
     #[test]

@@ -385,7 +385,12 @@ def _open_append(path: Path) -> int:
 
 def append_jsonl(path: Path, record: Any) -> None:
     """Append one compact JSON record as a line, in one write on a kept-open descriptor
-    (creating the file and its directory if needed)."""
+    (creating the file and its directory if needed). In the binary the line goes through
+    the session's write-behind: it reaches the file once the step's frames have left (and
+    before any reader in this process looks: read_jsonl flushes first)."""
+    if _native is not None:
+        _native.append_line(_key(path), compact(record).encode("utf-8"))
+        return
     data = (compact(record) + "\n").encode("utf-8")
     key = _key(path)
     with _append_lock:
@@ -401,6 +406,7 @@ def read_jsonl(path: Path) -> list[Any]:
     not UTF-8 or not JSON (one bad line never hides the ones after it)."""
     try:
         if _native is not None:
+            _native.flush_appends()
             data = _native.read_if_present(path)
         else:
             with open(path, "rb") as file:
