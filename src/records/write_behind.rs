@@ -2,16 +2,17 @@
 //! engine works a step, and written when the session's runtime next goes idle: just after
 //! the step's frames have left, while the peer works on them. On a round played in a few
 //! hundred microseconds the eight or so `write` calls of a step, and rendering the events,
-//! were a tenth of each side's part of the round; here they overlap the peer's part.
+//! were a tenth of each side's part of the round; here they come after the frames left, one
+//! `write` per file.
 //!
 //! A [`Hold`] (one per session driver) turns the holding on; with none alive, or while a
 //! hold's `passing` flag is up (the driver's main thread holds the runtime: the engine is
 //! away from the exchange, in a hook or with a person), every line is written at once.
-//! Lines reach each file whole and in the order they were appended. They wait at most until
-//! the runtime next idles or the driver's main thread next looks (a couple of milliseconds,
-//! see `transport::drive`); a reader in this process calls [`flush`] first, and the driver
-//! flushes when it ends. A process killed outright loses what was held, at most those
-//! milliseconds of lines.
+//! Lines reach each file whole and in the order they were appended, one `write` per file.
+//! They wait at most until the runtime next idles or the driver's main thread takes it over
+//! (after the engine was away a couple of milliseconds, see `transport::drive`); a reader in
+//! this process calls [`flush`] first, and the driver flushes when it ends. A process killed
+//! outright loses what was held, at most those milliseconds of lines.
 
 use std::fs::File;
 use std::io::Write;
@@ -68,6 +69,10 @@ impl Line {
 /// [`flush`], [`Hold`]).
 struct Queue {
     state: Mutex<Held>,
+    /// Taken by whoever writes lines out, before it takes them from `state`: lines reach
+    /// their files in the order they were appended, and appending a line never waits for
+    /// someone else's write.
+    writing: Mutex<()>,
 }
 
 struct Held {
@@ -85,6 +90,7 @@ impl Queue {
                 holds: Vec::new(),
                 lines: Vec::new(),
             }),
+            writing: Mutex::new(()),
         }
     }
 
@@ -99,36 +105,40 @@ impl Queue {
     }
 
     fn release(&self, passing: &Arc<AtomicBool>) {
-        let mut held = self.lock();
-        held.holds.retain(|hold| !Arc::ptr_eq(hold, passing));
-        held.write_out();
+        self.lock().holds.retain(|hold| !Arc::ptr_eq(hold, passing));
+        self.flush();
     }
 
     fn append(&self, to: &Arc<Appender>, line: Line) {
-        let mut held = self.lock();
-        held.lines.push((Arc::clone(to), line));
-        if held.holds.iter().all(|passing| passing.load(SeqCst)) {
-            held.write_out();
+        let now = {
+            let mut held = self.lock();
+            held.lines.push((Arc::clone(to), line));
+            held.holds.iter().all(|passing| passing.load(SeqCst))
+        };
+        if now {
+            self.flush();
         }
     }
 
+    /// Writes the held lines: one `write` per file, its lines in their order.
     fn flush(&self) {
-        self.lock().write_out();
-    }
-}
-
-impl Held {
-    /// Writes the held lines, one `write` per run of lines to the same file. Done under the
-    /// queue's lock, so no line appended meanwhile can overtake them.
-    fn write_out(&mut self) {
-        let mut lines = std::mem::take(&mut self.lines).into_iter().peekable();
-        let mut bytes = Vec::new();
-        while let Some((to, line)) = lines.next() {
-            bytes.clear();
-            line.render_into(&mut bytes);
-            while let Some((_, line)) = lines.next_if(|(next, _)| Arc::ptr_eq(next, &to)) {
-                line.render_into(&mut bytes);
-            }
+        let _writing = self
+            .writing
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let lines = std::mem::take(&mut self.lock().lines);
+        let mut files: Vec<(Arc<Appender>, Vec<u8>)> = Vec::new();
+        for (to, line) in lines {
+            let at = match files.iter().position(|(file, _)| Arc::ptr_eq(file, &to)) {
+                Some(at) => at,
+                None => {
+                    files.push((to, Vec::new()));
+                    files.len() - 1
+                }
+            };
+            line.render_into(&mut files[at].1);
+        }
+        for (to, bytes) in files {
             if let Err(error) = (&to.file).write_all(&bytes) {
                 eprintln!("warning: cannot append to {}: {error}", to.path().display());
             }

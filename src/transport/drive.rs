@@ -22,8 +22,9 @@
 //! runtime one turn. The engine asks for the core back when it next waits.
 //!
 //! The lines the session appends (its events, the hooks' logs) are held while the engine
-//! works and written when the runtime goes idle, after the step's frames left, or at the
-//! main thread's next look ([`crate::records::write_behind`]).
+//! works and written when the runtime goes idle, after the step's frames left; while the
+//! main thread holds the core (the engine away) they are written at once
+//! ([`crate::records::write_behind`]).
 
 use std::future::Future;
 use std::pin::pin;
@@ -151,9 +152,6 @@ impl SessionDriver {
                 CHECK_EVERY
             };
             seen_waits = waits;
-            // Lines the engine appended before it went to a hook or a person: the runtime
-            // may not go idle for a while.
-            write_behind::flush();
             let (lock, look) = &shared.look;
             let guard = lock.lock().unwrap_or_else(|p| p.into_inner());
             if shared.engine_attached.load(SeqCst) {
