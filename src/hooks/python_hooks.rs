@@ -2,6 +2,7 @@
 //! the [`Hooks`] implementation that calls it. Python exceptions become [`HookError`]s
 //! naming the hook and the hooks.py line they came from.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use pyo3::intern;
@@ -29,6 +30,8 @@ pub struct PythonHooks {
     /// False when the class keeps the SDK's `proto_display` (which shows nothing), so the
     /// engine's many display calls cost nothing.
     displays: bool,
+    /// The only actions `proto_display` shows, when the SDK's `displays_only` marks it.
+    displayed_actions: Option<BTreeSet<String>>,
     /// The state dir `proto_init` was given: its files are released when the session ends.
     state_dir: Option<PathBuf>,
 }
@@ -52,11 +55,14 @@ impl PythonHooks {
                 instantiate(py, &hooks_file).map_err(|e| describe(py, "load", &e, &hooks_file))?;
             let displays = overrides(&instance, "proto_display")
                 .map_err(|e| describe(py, "load", &e, &hooks_file))?;
+            let displayed_actions =
+                displayed_actions(&instance).map_err(|e| describe(py, "load", &e, &hooks_file))?;
             Ok(PythonHooks {
                 instance: instance.unbind(),
                 state: PyDict::new(py).unbind(),
                 hooks_file: hooks_file.clone(),
                 displays,
+                displayed_actions,
                 state_dir: None,
             })
         })
@@ -230,6 +236,17 @@ fn hooks_code<'py>(
 }
 
 /// Whether the instance's class defines `method` itself rather than inheriting the SDK's.
+/// The actions a `proto_display` marked with the SDK's `displays_only` shows (it returns
+/// None for every other message, so the engine does not call it for them); None when the
+/// method has no such mark.
+fn displayed_actions(instance: &Bound<'_, PyAny>) -> PyResult<Option<BTreeSet<String>>> {
+    let method = instance.get_type().getattr("proto_display")?;
+    match method.getattr_opt("displays_only")? {
+        Some(actions) => actions.extract().map(Some),
+        None => Ok(None),
+    }
+}
+
 fn overrides(instance: &Bound<'_, PyAny>, method: &str) -> PyResult<bool> {
     let base = protocol_hooks_class(instance.py())?;
     let own = instance.get_type().getattr(method)?;
@@ -462,6 +479,14 @@ impl Hooks for PythonHooks {
         if !self.displays {
             return Ok(None);
         }
+        if let Some(actions) = &self.displayed_actions
+            && !message
+                .get("action")
+                .and_then(Value::as_str)
+                .is_some_and(|action| actions.contains(action))
+        {
+            return Ok(None);
+        }
         self.call(
             "proto_display",
             move |py, _| {
@@ -625,6 +650,45 @@ mod tests {
             .host_metadata()
             .unwrap()
             .name
+    }
+
+    /// A `proto_display` marked `displays_only` is called only for its actions; a subclass
+    /// that overrides it without the mark is called for every message again.
+    #[test]
+    fn a_display_marked_displays_only_is_called_only_for_its_actions() {
+        let calls = |extra: &str| {
+            let dir = tempfile::tempdir().unwrap();
+            let code = format!(
+                "from aigenora.proto.hooks import ProtocolHooks\n\
+                 from aigenora.proto.rounds import RoundResults\n\
+                 CALLS = []\n\
+                 class Counted(RoundResults, ProtocolHooks):\n\
+                 \x20   def describe_round(self, result):\n\
+                 \x20       CALLS.append(result['action'])\n\
+                 \x20       return str(len(CALLS))\n\
+                 {extra}"
+            );
+            std::fs::write(dir.path().join("hooks.py"), code).unwrap();
+            let mut hooks = PythonHooks::load(dir.path()).unwrap();
+            let shown = ["commit", "reveal", "round_result", "end"].map(|action| {
+                let frame = serde_json::json!({"action": action, "round": 0, "game_over": false});
+                hooks.display(&frame, Shown::Sent).unwrap()
+            });
+            (shown, hooks.displayed_actions.is_some())
+        };
+        let (shown, marked) = calls("class Hooks(Counted):\n    pass\n");
+        assert!(marked);
+        assert_eq!(shown, [None, None, Some("1".to_string()), None]);
+        let (shown, marked) = calls(
+            "class Hooks(Counted):\n\
+             \x20   def proto_display(self, msg, direction):\n\
+             \x20       return msg['action']\n",
+        );
+        assert!(!marked, "the override has no mark");
+        assert_eq!(
+            shown.map(Option::unwrap),
+            ["commit", "reveal", "round_result", "end"]
+        );
     }
 
     /// Compiled once, but executed afresh for every load (no module state shared between

@@ -7,7 +7,7 @@ from pathlib import Path
 
 TYPE_CHECKING = False  # typing costs every process ~2 ms to import; annotations are strings
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable
 
 from aigenora.control import ensure_control_mode_supported
 from aigenora.proto.decision_windows import DecisionWindows, InvalidHumanDecisionError
@@ -36,6 +36,18 @@ class HookResult:
         return (self.response, self.completed, self.abort) == (other.response, other.completed, other.abort)
 
     __hash__ = None  # mutable, like the dataclass it replaces
+
+
+def displays_only(*actions: str) -> Callable[[Callable], Callable]:
+    """Marks a `proto_display` that returns None for every message whose action is not one of
+    `actions`: the engine then calls it only for those (an extension; a subclass that
+    overrides the method without the mark gets every message again)."""
+
+    def mark(method: Callable) -> Callable:
+        method.displays_only = frozenset(actions)
+        return method
+
+    return mark
 
 
 def _control_mode_of(decision_config: dict[str, Any] | None) -> str:

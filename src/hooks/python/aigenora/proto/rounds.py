@@ -9,6 +9,12 @@ if TYPE_CHECKING:
 
 from aigenora.proto.hooks import HookResult
 
+try:
+    from aigenora.proto.hooks import displays_only
+except ImportError:  # the reference's SDK: every message is displayed through the method
+    def displays_only(*actions):
+        return lambda method: method
+
 
 class RoundResults:
     """Mixin for a ProtocolHooks subclass whose host judges each round into a round_result
@@ -24,6 +30,7 @@ class RoundResults:
             self.apply_round_result(msg)
         return HookResult()
 
+    @displays_only("round_result")
     def proto_display(self, msg: dict, direction: str) -> Any:
         """A round_result as `describe_round`, and "<GAME_OVER>: <winner>" after the last one;
         None for other messages."""
