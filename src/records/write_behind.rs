@@ -83,6 +83,10 @@ struct Held {
 
 static PROCESS: Queue = Queue::new();
 
+/// Held lines are written at once beyond this many, whatever holds them (an engine that
+/// never waits: a peer's flood it works through); a step appends a handful.
+const MAX_HELD_LINES: usize = 1024;
+
 impl Queue {
     const fn new() -> Queue {
         Queue {
@@ -113,7 +117,8 @@ impl Queue {
         let now = {
             let mut held = self.lock();
             held.lines.push((Arc::clone(to), line));
-            held.holds.iter().all(|passing| passing.load(SeqCst))
+            held.lines.len() >= MAX_HELD_LINES
+                || held.holds.iter().all(|passing| passing.load(SeqCst))
         };
         if now {
             self.flush();
@@ -221,6 +226,23 @@ mod tests {
             text(&a).ends_with("five\nsix\n"),
             "no hold: written at once"
         );
+    }
+
+    #[test]
+    fn a_hold_keeps_no_more_than_its_bound() {
+        let queue = Queue::new();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("flood.jsonl");
+        let to = Appender::open(&path).unwrap();
+        let passing = Arc::new(AtomicBool::new(false));
+        queue.hold(&passing);
+        for _ in 0..MAX_HELD_LINES - 1 {
+            queue.append(&to, Line::Bytes(b"{}".to_vec()));
+        }
+        assert_eq!(text(&path), "");
+        queue.append(&to, Line::Bytes(b"{}".to_vec()));
+        assert_eq!(text(&path).lines().count(), MAX_HELD_LINES);
+        queue.release(&passing);
     }
 
     #[test]
