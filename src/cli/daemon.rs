@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::records::{Event, SessionStatus, iso_now, read_events};
+use crate::records::{Event, SessionStatus, find_event, iso_now};
 use crate::session::{SessionEnd, SessionError, SessionRecorder};
 use crate::transport::{SessionDriver, close_live_endpoints};
 
@@ -32,17 +32,18 @@ impl Waiting {
 
     /// The event waited for, once it is in the session's events.jsonl.
     fn find_in(self, dir: &SessionRecorder) -> Option<Event> {
-        read_events(&dir.dir().events_file())
-            .into_iter()
-            .filter_map(|recorded| recorded.event)
-            .find(|event| {
-                matches!(
-                    (self, event),
-                    (Waiting::Invitation, Event::InviteCreated { .. })
-                        | (Waiting::Peer, Event::PeerJoined { .. })
-                        | (Waiting::Peer, Event::GroupMemberAdmitted { .. })
-                )
-            })
+        let types: &[&str] = match self {
+            Waiting::Invitation => &["invite_created"],
+            Waiting::Peer => &["peer_joined", "group_member_admitted"],
+        };
+        find_event(&dir.dir().events_file(), types, |event| {
+            matches!(
+                (self, event),
+                (Waiting::Invitation, Event::InviteCreated { .. })
+                    | (Waiting::Peer, Event::PeerJoined { .. })
+                    | (Waiting::Peer, Event::GroupMemberAdmitted { .. })
+            )
+        })
     }
 
     fn default_timeout(self) -> Duration {
@@ -110,6 +111,10 @@ async fn aborted(dir: &SessionRecorder, why: &'static str) -> SessionError {
     SessionError::Aborted(why)
 }
 
+/// How often a `--daemon` parent looks for the event it waits for (reading only the lines
+/// that can be it): it returns this soon after the session started.
+const LOOK_EVERY: Duration = Duration::from_millis(10);
+
 /// Re-runs this command in the background (writing into `dir`), waits for `waiting`, and
 /// prints `{"status": "hosting"|"joining", ...}` or `{"status": "error", ...}`.
 pub fn start(dir: &SessionRecorder, waiting: Waiting) -> anyhow::Result<ExitCode> {
@@ -174,7 +179,7 @@ pub fn start(dir: &SessionRecorder, waiting: Waiting) -> anyhow::Result<ExitCode
         if Instant::now() >= deadline {
             break format!("timeout waiting for {}", waiting.event_name());
         }
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(LOOK_EVERY);
     };
     let last_error = std::fs::read_to_string(dir.dir().daemon_err_log())
         .ok()

@@ -479,10 +479,49 @@ pub fn read_events(path: &Path) -> Vec<RecordedEvent> {
         .collect()
 }
 
+/// The first event of an events file that `wanted` accepts, parsing only the lines that
+/// mention one of `types` (a waiting `--daemon` parent looks for its start event while the
+/// session's frames are already being logged).
+pub fn find_event(path: &Path, types: &[&str], wanted: impl Fn(&Event) -> bool) -> Option<Event> {
+    crate::layout::jsonl::read_lines(path, MAX_EVENT_LINE)
+        .iter()
+        .filter(|line| types.iter().any(|kind| line.contains(kind)))
+        .filter_map(|line| RecordedEvent::parse(line)?.event)
+        .find(|event| wanted(event))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn find_event_parses_only_lines_that_can_be_what_it_looks_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = crate::records::EventLog::to_file(dir.path().join("events.jsonl"));
+        log.emit(Event::ProtocolMessage {
+            direction: MessageDirection::Received,
+            msg: json!({"action": "say", "text": "peer_joined"}),
+        });
+        log.emit(Event::PeerResumed {});
+        let path = dir.path().join("events.jsonl");
+        let joined = |event: &Event| matches!(event, Event::PeerJoined { .. });
+        assert_eq!(find_event(&path, &["peer_joined"], joined), None);
+        log.emit(Event::PeerJoined {
+            session_id: "s".into(),
+            peer_public_key: "k".into(),
+            peer_control_mode: ControlMode::Human,
+            protocol_id: "p".into(),
+        });
+        let found = find_event(&path, &["peer_joined"], joined);
+        assert!(matches!(found, Some(Event::PeerJoined { session_id, .. }) if session_id == "s"));
+        let resumed = |event: &Event| matches!(event, Event::PeerResumed {});
+        assert_eq!(
+            find_event(&path, &["peer_joined"], resumed),
+            None,
+            "a line that mentions none of the types is not parsed"
+        );
+    }
 
     #[test]
     fn events_read_back_as_written() {

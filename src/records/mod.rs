@@ -19,7 +19,9 @@ pub use decision::{
     MATCH_KEYS, TimeoutAction, Window, WindowMode, WindowOutcome, plain_text, read_lines,
     window_key,
 };
-pub use event::{Event, MessageDirection, PathKind, RecordedEvent, kept_frame, read_events};
+pub use event::{
+    Event, MessageDirection, PathKind, RecordedEvent, find_event, kept_frame, read_events,
+};
 pub use event_log::EventLog;
 pub use session_record::{SessionRecord, SessionStatus};
 pub use table_choice::{
