@@ -34,9 +34,9 @@ use std::task::Poll;
 use std::time::Duration;
 
 use tokio::runtime::Runtime;
+use tokio::sync::Notify;
 
 use crate::records::write_behind;
-use tokio::sync::Notify;
 
 /// How long the engine may stay away from the runtime before the main thread drives it.
 const CHECK_EVERY: Duration = Duration::from_millis(2);
