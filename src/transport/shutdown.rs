@@ -9,9 +9,10 @@
 //!
 //! 1. announce "closing" on a uni stream;
 //! 2. wait (at most the grace) until the peer announced closing too, finished, or left;
-//! 3. finish our stream and wait briefly for the peer to acknowledge every byte;
-//! 4. if the peer announced closing, wait briefly for its end of stream (its last bytes);
-//!    then close the connection.
+//! 3. finish our stream; if the peer announced closing (its engine has ended and reads
+//!    nothing more), wait briefly for its end of stream (its last bytes) and close;
+//! 4. otherwise wait briefly for the peer to acknowledge every byte (and, if it announced
+//!    closing meanwhile, for its end of stream); then close the connection.
 //!
 //! Two of our peers thus end within a round trip or two; a reference peer as soon as it
 //! shuts down; an absent-minded peer after the grace.
@@ -74,6 +75,14 @@ pub(crate) async fn close_cleanly(
     })
     .await;
     let _ = send.finish();
+    if *peer.closing.borrow() {
+        // The peer's engine has ended (it announces closing only then): it reads nothing
+        // more, so our last bytes need no acknowledgement, which it may hold back for its
+        // whole acknowledgement delay. Its end of stream is all that is left to wait for.
+        let _ = timeout(ACK_WAIT, peer.done.wait_for(|done| *done)).await;
+        connection.close(VarInt::from_u32(CLOSE_DONE), b"session over");
+        return Ok(());
+    }
     let acknowledged = match timeout(ACK_WAIT, send.stopped()).await {
         Err(_) => Err(ChannelError::Timeout),
         Ok(Ok(_))
