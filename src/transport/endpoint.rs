@@ -37,8 +37,8 @@ const IDLE_TIMEOUT_MS: u32 = 10_000;
 const KEEP_ALIVE: Duration = Duration::from_secs(1);
 /// How long we ask the peer to hold back an acknowledgement (QUIC's ACK frequency extension;
 /// a peer without it keeps its own 25 ms). A session's last frames and its end of stream get
-/// no reply to carry their acknowledgement, and closing waits for it: 25 ms at the end of
-/// every session otherwise.
+/// no reply to carry their acknowledgement, and closing with a peer that does not announce
+/// its own close (the reference) waits for it: 25 ms at the end of such a session otherwise.
 const PEER_ACK_DELAY: Duration = Duration::from_millis(1);
 /// Bound on waiting for the endpoint to learn its own addresses.
 const ADDRESS_WAIT: Duration = Duration::from_secs(15);
