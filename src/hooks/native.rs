@@ -4,12 +4,12 @@
 //! both produce the same text. Each function leaves anything it cannot write exactly as
 //! Python's `json` would (returning None) to the Python version.
 
-use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyModule, PyString, PyTuple};
-
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyModule, PyString, PyTuple};
 
 use crate::canonical::{python_float_repr, write_string};
 use crate::records::write_behind::{self, Appender, Line};
@@ -192,7 +192,6 @@ fn any_exists(paths: Vec<std::path::PathBuf>) -> bool {
     paths.iter().any(|path| path.exists())
 }
 
-/// The time now as `datetime.now(timezone.utc).isoformat()` writes it.
 /// The files `append_line` appends to, opened once each (the SDK keeps its descriptors open
 /// for the process's life too).
 static APPENDERS: Mutex<BTreeMap<PathBuf, Arc<Appender>>> = Mutex::new(BTreeMap::new());
@@ -225,6 +224,7 @@ fn flush_appends() {
     write_behind::flush();
 }
 
+/// The time now as `datetime.now(timezone.utc).isoformat()` writes it.
 #[pyfunction]
 fn utc_now() -> String {
     crate::records::iso_now()

@@ -235,7 +235,6 @@ fn hooks_code<'py>(
     Ok(code)
 }
 
-/// Whether the instance's class defines `method` itself rather than inheriting the SDK's.
 /// The actions a `proto_display` marked with the SDK's `displays_only` shows (it returns
 /// None for every other message, so the engine does not call it for them); None when the
 /// method has no such mark.
@@ -247,6 +246,7 @@ fn displayed_actions(instance: &Bound<'_, PyAny>) -> PyResult<Option<BTreeSet<St
     }
 }
 
+/// Whether the instance's class defines `method` itself rather than inheriting the SDK's.
 fn overrides(instance: &Bound<'_, PyAny>, method: &str) -> PyResult<bool> {
     let base = protocol_hooks_class(instance.py())?;
     let own = instance.get_type().getattr(method)?;

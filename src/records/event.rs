@@ -487,7 +487,7 @@ pub fn find_event(path: &Path, types: &[&str], wanted: impl Fn(&Event) -> bool) 
         .iter()
         .filter(|line| types.iter().any(|kind| line.contains(kind)))
         .filter_map(|line| RecordedEvent::parse(line)?.event)
-        .find(|event| wanted(event))
+        .find(wanted)
 }
 
 #[cfg(test)]

@@ -75,21 +75,22 @@ pub(crate) async fn close_cleanly(
     })
     .await;
     let _ = send.finish();
-    if *peer.closing.borrow() {
-        // The peer's engine has ended (it announces closing only then): it reads nothing
-        // more, so our last bytes need no acknowledgement, which it may hold back for its
-        // whole acknowledgement delay. Its end of stream is all that is left to wait for.
-        let _ = timeout(ACK_WAIT, peer.done.wait_for(|done| *done)).await;
-        connection.close(VarInt::from_u32(CLOSE_DONE), b"session over");
-        return Ok(());
-    }
-    let acknowledged = match timeout(ACK_WAIT, send.stopped()).await {
-        Err(_) => Err(ChannelError::Timeout),
-        Ok(Ok(_))
-        | Ok(Err(StoppedError::ConnectionLost(ConnectionError::ApplicationClosed(_)))) => Ok(()),
-        Ok(Err(error)) => Err(ChannelError::Closed(format!(
-            "connection lost before the peer got our last frames: {error}"
-        ))),
+    // A peer that announced closing has ended its engine (it announces only then): it reads
+    // nothing more, so our last bytes need no acknowledgement, which it may hold back for its
+    // whole acknowledgement delay. Its end of stream is all that is left to wait for.
+    let acknowledged = if *peer.closing.borrow() {
+        Ok(())
+    } else {
+        match timeout(ACK_WAIT, send.stopped()).await {
+            Err(_) => Err(ChannelError::Timeout),
+            Ok(Ok(_))
+            | Ok(Err(StoppedError::ConnectionLost(ConnectionError::ApplicationClosed(_)))) => {
+                Ok(())
+            }
+            Ok(Err(error)) => Err(ChannelError::Closed(format!(
+                "connection lost before the peer got our last frames: {error}"
+            ))),
+        }
     };
     if *peer.closing.borrow() {
         let _ = timeout(ACK_WAIT, peer.done.wait_for(|done| *done)).await;
