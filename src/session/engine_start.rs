@@ -28,34 +28,15 @@ pub struct EngineStart {
 }
 
 impl SessionRecorder {
-    /// Claims this side's engine dir, records it (`state_dir`, status `running`) and returns
-    /// the engine's configuration: a side that plays at once (`protocol test`).
+    /// Claims this side's engine dir, records it (`state_dir`) and returns the engine's
+    /// configuration.
     pub fn start_engine(&self, spec: &Spec, start: EngineStart) -> std::io::Result<EngineConfig> {
-        self.claim_engine(spec, start, Some(SessionStatus::Running))
-    }
-
-    /// [`SessionRecorder::start_engine`] for a side that opens before its peer is there:
-    /// only `state_dir` is recorded now, status `running` when it plays
-    /// ([`SessionRecorder::record_running`]).
-    pub fn open_engine(&self, spec: &Spec, start: EngineStart) -> std::io::Result<EngineConfig> {
-        self.claim_engine(spec, start, None)
-    }
-
-    fn claim_engine(
-        &self,
-        spec: &Spec,
-        start: EngineStart,
-        status: Option<SessionStatus>,
-    ) -> std::io::Result<EngineConfig> {
         let claimed = self.claim_engine_dir(start.role)?;
         // Absolute for the hooks: the SDK would otherwise resolve a relative data dir's
         // paths against the working directory (a getcwd) at every file it touches.
         let engine_dir = EngineDir::open(std::path::absolute(claimed.root())?);
         let recorded = engine_dir.root().to_path_buf();
-        let _ = self.update(|record| {
-            record.state_dir = Some(recorded);
-            record.status = status.or(record.status);
-        });
+        let _ = self.update(|record| record.state_dir = Some(recorded));
         let local_input = spec
             .capabilities()
             .local_input

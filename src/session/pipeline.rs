@@ -549,7 +549,7 @@ impl OpeningEngine {
             task: tokio::task::spawn_blocking(move || {
                 let mut hooks = PythonHooks::load_for(&protocol.dir, &protocol.spec)?;
                 let config = session_dir
-                    .open_engine(&protocol.spec, start)
+                    .start_engine(&protocol.spec, start)
                     .map_err(|e| SessionError::io("cannot create the engine state dir", e))?;
                 match engine::open(&protocol.spec, &mut hooks, &config) {
                     Ok(opened) => Ok(Box::new(OpenSide {
