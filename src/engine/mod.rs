@@ -175,14 +175,14 @@ pub fn open(
     }
 }
 
-/// Runs one side to the end: [`open`], then [`play`] (a spec this build cannot run is
-/// refused by both before anything is recorded).
+/// Runs one side to the end: [`open`], then [`play`].
 pub fn run(
     spec: &Spec,
     hooks: &mut dyn Hooks,
     channel: &mut dyn Channel,
     config: EngineConfig,
 ) -> Result<Outcome, EngineError> {
+    runnable_flow(spec)?;
     let opened = open(spec, hooks, &config);
     play(spec, hooks, channel, config, opened)
 }
@@ -199,7 +199,6 @@ pub fn play(
     mut config: EngineConfig,
     opened: Result<Opened, EngineError>,
 ) -> Result<Outcome, EngineError> {
-    // Before anything is recorded: an `open` refused for this reason recorded nothing either.
     let flow = runnable_flow(spec)?;
     let local_input = config.local_input.take();
     let desk = opened.as_ref().ok().and_then(|opened| opened.desk.clone());
