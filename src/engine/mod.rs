@@ -138,70 +138,22 @@ pub enum EngineError {
     PeerTimeout(Duration),
 }
 
-/// A side opened before its peer is there ([`open`]): its hooks initialised, its
-/// snapshot saying `waiting_peer`, a host's metadata. [`play`] plays it once a peer is.
-pub struct Opened {
-    desk: Option<Arc<crate::decision::Desk>>,
-    metadata: Option<HostMetadata>,
-}
-
-/// The flow of a spec this build can run as a one-to-one session ([`Spec::ensure_runnable`]).
-fn runnable_flow(spec: &Spec) -> Result<&Flow, EngineError> {
-    let unusable = |error: crate::spec::SpecError| EngineError::Spec(error.to_string());
-    spec.ensure_runnable().map_err(unusable)?;
-    Ok(&spec.model().map_err(unusable)?.flow)
-}
-
-/// Opens one side: `proto_init` (with the side's desk when a person steers it), the
-/// engine's `waiting_peer` snapshot and, for a host, its metadata. Needs no peer, so a
-/// networked side opens while it dials or waits for a guest; a spec this build cannot run
-/// is refused before any hook is called. A failure is not recorded here: [`play`] records
-/// one it is handed, and a side that opened early never started.
-pub fn open(
-    spec: &Spec,
-    hooks: &mut dyn Hooks,
-    config: &EngineConfig,
-) -> Result<Opened, EngineError> {
-    let mode = runnable_flow(spec)?.mode();
-    let desk = windows::desk_for(spec, config);
-    match session::start(spec, hooks, config, desk.clone(), mode) {
-        Ok(metadata) => Ok(Opened { desk, metadata }),
-        Err(error) => {
-            if let Some(desk) = &desk {
-                desk.finish();
-            }
-            Err(error)
-        }
-    }
-}
-
-/// Runs one side to the end: [`open`], then [`play`].
+/// Runs one side to the end; a spec this build cannot run ([`Spec::ensure_runnable`]) is
+/// refused before any hook is called. Peer disconnects and commit/balance mismatches are
+/// outcomes (`completed: false` with a reason); everything else that stops the side is an
+/// error, recorded in events.jsonl and the snapshot before it is returned. Either way the
+/// hooks' state files are complete on disk when it returns.
 pub fn run(
     spec: &Spec,
     hooks: &mut dyn Hooks,
     channel: &mut dyn Channel,
-    config: EngineConfig,
-) -> Result<Outcome, EngineError> {
-    runnable_flow(spec)?;
-    let opened = open(spec, hooks, &config);
-    play(spec, hooks, channel, config, opened)
-}
-
-/// Plays an opened side to the end over `channel` (handed the error instead when it could
-/// not open, which is recorded like any other). Peer disconnects and commit/balance
-/// mismatches are outcomes (`completed: false` with a reason); everything else that stops
-/// the side is an error, recorded in events.jsonl and the snapshot before it is returned.
-/// Either way the hooks' state files are complete on disk when it returns.
-pub fn play(
-    spec: &Spec,
-    hooks: &mut dyn Hooks,
-    channel: &mut dyn Channel,
     mut config: EngineConfig,
-    opened: Result<Opened, EngineError>,
 ) -> Result<Outcome, EngineError> {
-    let flow = runnable_flow(spec)?;
+    let unusable = |error: crate::spec::SpecError| EngineError::Spec(error.to_string());
+    spec.ensure_runnable().map_err(unusable)?;
+    let flow = &spec.model().map_err(unusable)?.flow;
     let local_input = config.local_input.take();
-    let desk = opened.as_ref().ok().and_then(|opened| opened.desk.clone());
+    let desk = windows::desk_for(spec, &config);
     if let Some(desk) = &desk
         && let Some(start) = config.decisions.on_desk.take()
     {
@@ -209,20 +161,20 @@ pub fn play(
     }
     let mut session = Session::new(spec, hooks, channel, &config);
     session.desk = desk.clone();
-    let result = opened.and_then(|opened| {
+    let result = session.start(flow.mode()).and_then(|metadata| {
         let outcome = match flow {
             Flow::SessionLoop => session_loop::run(&mut session),
             Flow::RequestResponse => request_response::run(&mut session),
             Flow::SimultaneousRound(round) => simultaneous_round::run(&mut session, round),
             Flow::Free => free::run(&mut session, local_input),
             Flow::MentalPoker => mental_poker::run(&mut session),
-            // Refused by `runnable_flow` above: these are not one-to-one sessions.
-            Flow::Group(_) | Flow::Realtime(_) => Err(EngineError::Spec(
-                crate::spec::SpecError::NotRunnable(flow.mode()).to_string(),
-            )),
+            // Refused by `ensure_runnable` above: these are not one-to-one sessions.
+            Flow::Group(_) | Flow::Realtime(_) => {
+                Err(unusable(crate::spec::SpecError::NotRunnable(flow.mode())))
+            }
         };
         outcome.map(|outcome| Outcome {
-            metadata: opened.metadata,
+            metadata,
             ..outcome
         })
     });

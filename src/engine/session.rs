@@ -46,6 +46,35 @@ impl<'a> Session<'a> {
         self.config.role
     }
 
+    /// `proto_init`, the engine's snapshot skeleton, and the host metadata.
+    pub fn start(&mut self, mode: FlowMode) -> Result<Option<HostMetadata>, EngineError> {
+        let capabilities = mode.capabilities();
+        self.hooks.init(&init_context(
+            self.spec,
+            self.config,
+            capabilities.decision_windows,
+            self.desk.clone(),
+        ))?;
+        let role = self.role().as_str();
+        let started_at = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs_f64();
+        let patch = json!({
+            "phase": "waiting_peer",
+            "role": role,
+            "protocol_id": self.spec.value().get("protocol_id").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or(self.spec.name()),
+            "protocol_name": self.spec.name(),
+            "started_at": started_at,
+            "last_event": {"summary": "Waiting for peer", "structured": {"role": role}},
+        });
+        self.hooks.snapshot_update(into_map(patch))?;
+        if self.role() == Role::Host || capabilities.both_sides_describe {
+            return Ok(Some(self.hooks.host_metadata()?));
+        }
+        Ok(None)
+    }
+
     /// The direction of what this side sends.
     pub fn outbound(&self) -> Direction {
         Direction::sent_by(self.role())
@@ -363,43 +392,6 @@ impl<'a> Session<'a> {
     pub fn close(&mut self) {
         let _ = self.channel.close();
     }
-}
-
-/// `proto_init` (given `desk` when a person steers this side), the engine's snapshot
-/// skeleton (`waiting_peer`), and the host metadata (a host's, or both sides' where the
-/// mode has both describe themselves).
-pub(crate) fn start(
-    spec: &Spec,
-    hooks: &mut dyn Hooks,
-    config: &EngineConfig,
-    desk: Option<Arc<Desk>>,
-    mode: FlowMode,
-) -> Result<Option<HostMetadata>, EngineError> {
-    let capabilities = mode.capabilities();
-    hooks.init(&init_context(
-        spec,
-        config,
-        capabilities.decision_windows,
-        desk,
-    ))?;
-    let role = config.role.as_str();
-    let started_at = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_secs_f64();
-    let patch = json!({
-        "phase": "waiting_peer",
-        "role": role,
-        "protocol_id": spec.value().get("protocol_id").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or(spec.name()),
-        "protocol_name": spec.name(),
-        "started_at": started_at,
-        "last_event": {"summary": "Waiting for peer", "structured": {"role": role}},
-    });
-    hooks.snapshot_update(into_map(patch))?;
-    if config.role == Role::Host || capabilities.both_sides_describe {
-        return Ok(Some(hooks.host_metadata()?));
-    }
-    Ok(None)
 }
 
 pub(crate) fn into_map(value: Value) -> Map<String, Value> {

@@ -148,7 +148,6 @@ impl SelfPlay {
             let config = side_dir
                 .start_engine(&self.spec, start)
                 .map_err(|e| SelfPlayError::StateDir(side_dir.root().to_path_buf(), e))?;
-            side_dir.record_running();
             let state_dir = config.state_dir.clone();
             let (spec, done) = (self.spec.clone(), done_tx.clone());
             std::thread::Builder::new()

@@ -22,7 +22,7 @@ pub async fn host(
         let display = settings.display.clone();
         let mut play = Play::new(Role::Host, protocol, options, settings, &session_dir);
         // Hooks that cannot play are refused before the ticket is shown.
-        let (endpoint, ready) = tokio::join!(SessionEndpoint::bind(&relay), play.engine_ready());
+        let (endpoint, ready) = tokio::join!(SessionEndpoint::bind(&relay), play.hooks_ready());
         let endpoint = endpoint?;
         if let Err(error) = ready {
             endpoint.shutdown().await;

@@ -28,15 +28,18 @@ pub struct EngineStart {
 }
 
 impl SessionRecorder {
-    /// Claims this side's engine dir, records it (`state_dir`) and returns the engine's
-    /// configuration.
+    /// Claims this side's engine dir, records it (`state_dir`, status `running`) and returns
+    /// the engine's configuration.
     pub fn start_engine(&self, spec: &Spec, start: EngineStart) -> std::io::Result<EngineConfig> {
         let claimed = self.claim_engine_dir(start.role)?;
         // Absolute for the hooks: the SDK would otherwise resolve a relative data dir's
         // paths against the working directory (a getcwd) at every file it touches.
         let engine_dir = EngineDir::open(std::path::absolute(claimed.root())?);
         let recorded = engine_dir.root().to_path_buf();
-        let _ = self.update(|record| record.state_dir = Some(recorded));
+        let _ = self.update(|record| {
+            record.state_dir = Some(recorded);
+            record.status = Some(SessionStatus::Running);
+        });
         let local_input = spec
             .capabilities()
             .local_input
@@ -55,10 +58,5 @@ impl SessionRecorder {
             binding: start.binding,
             peer_timeout: start.peer_timeout,
         })
-    }
-
-    /// Records that the engine plays (status `running`).
-    pub fn record_running(&self) {
-        let _ = self.update(|record| record.status = Some(SessionStatus::Running));
     }
 }

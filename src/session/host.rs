@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
 use super::lease::{Lease, Renewal};
-use super::pipeline::{Connect, Handshake, Play, connect_side, play_side};
+use super::pipeline::{Connect, Handshake, Play, run_side};
 use super::reports::recording_failed_start;
 use super::{PlaySettings, Protocol, ProtocolSource, SessionEnd, SessionError, SessionRecorder};
 use crate::api::invitation::NewInvitation;
@@ -104,14 +104,6 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, SessionError>
     };
     let mut on_invited = on_invited;
     let mut reoffers = 0;
-    // One engine for every invitation offered: it opens while the first waits.
-    let mut play = Play::new(
-        Role::Host,
-        protocol.clone(),
-        options.clone(),
-        settings.clone(),
-        &session_dir,
-    );
     loop {
         let (connect, post_id) = offer.publish().await?;
         if let Some(invited) = on_invited.take() {
@@ -124,8 +116,15 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, SessionError>
             protocol_id: protocol_id.clone(),
             control_mode: settings.control_mode,
         };
-        match connect_side(&mut play, connect, &handshake).await {
-            Ok(connected) => return Ok(play_side(play, connected, &handshake).await),
+        let play = Play::new(
+            Role::Host,
+            protocol.clone(),
+            options.clone(),
+            settings.clone(),
+            &session_dir,
+        );
+        let played = run_side(play, connect, handshake).await;
+        match played {
             // The dialer's session is reported failed, which closed this invitation: offer
             // a fresh one, so a bad dialer costs the host one invitation, never its game.
             Err(taken @ SessionError::InvitationTaken { .. }) if reoffers < MAX_REOFFERS => {
@@ -136,6 +135,7 @@ async fn host_and_play(request: HostRequest) -> Result<SessionEnd, SessionError>
                 let _ = client.cancel_invitation(&post_id).await;
                 return Err(error);
             }
+            ended => return ended,
         }
     }
 }

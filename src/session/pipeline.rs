@@ -1,9 +1,7 @@
-//! [`run_side`]: the one path every networked side takes, host or guest. The side's engine
-//! opens in the background from the start ([`Play`]); connect (accept the first guest, or
-//! dial a ticket) and run this side's half of the handshake async on the link
-//! ([`connect_side`]), then hand the link to the open engine on its own blocking thread
-//! (hooks are blocking Python) and finally report the end ([`play_side`]). Host and guest
-//! differ only in [`Connect`] and [`Handshake`].
+//! [`run_side`]: the one path every networked side takes, host or guest. Connect (accept the
+//! first guest, or dial a ticket), run this side's half of the handshake async on the link,
+//! then hand the link to the engine on its own blocking thread (hooks are blocking Python),
+//! and finally report the end. Host and guest differ only in [`Connect`] and [`Handshake`].
 
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -20,9 +18,9 @@ use super::{
 use crate::api::session::NewSession;
 use crate::client::RestClient;
 use crate::decision::Desk;
-use crate::engine::{self, EngineConfig, Outcome, SessionBinding};
+use crate::engine::{self, Outcome, SessionBinding};
+use crate::hooks::interpreter;
 use crate::hooks::python_hooks::PythonHooks;
-use crate::hooks::{Hooks, interpreter};
 use crate::identity::{Identity, new_session_nonce};
 use crate::records::{Event, EventLog};
 use crate::spec::Role;
@@ -105,16 +103,15 @@ impl Handshaken {
     }
 }
 
-/// One side of a protocol, its engine starting to open now (before dialing or accepting,
-/// so that it is open when the link is).
+/// One side of a protocol, its hooks starting to load now (before dialing or accepting, so
+/// they are ready when the link is).
 pub(crate) struct Play {
     pub role: Role,
     pub protocol: Protocol,
-    engine: OpeningEngine,
+    hooks: PreloadedHooks,
+    pub options: CheckedOptions,
     pub settings: PlaySettings,
     pub session_dir: SessionRecorder,
-    /// The side's desk once the engine made one (so that the peer leaving closes its windows).
-    desk: Arc<OnceLock<Arc<Desk>>>,
 }
 
 impl Play {
@@ -126,36 +123,22 @@ impl Play {
         settings: PlaySettings,
         session_dir: &SessionRecorder,
     ) -> Play {
-        let desk = Arc::new(OnceLock::<Arc<Desk>>::new());
-        let from_stdin = settings.chat_from_stdin;
-        let start = EngineStart {
-            role,
-            options,
-            control_mode: settings.control_mode,
-            pace: settings.pace,
-            display: settings.display.clone(),
-            decisions: settings.decisions(desk.clone()),
-            // Bound to the session once the handshake has proved the peer.
-            binding: SessionBinding::unbound(),
-            peer_timeout: settings.peer_timeout,
-            local_input: Box::new(move |engine_dir| chat_input::start(engine_dir, from_stdin)),
-        };
         Play {
             role,
-            engine: OpeningEngine::start(&protocol, session_dir, start),
+            hooks: PreloadedHooks::start(&protocol),
             protocol,
+            options,
             settings,
             session_dir: session_dir.clone(),
-            desk,
         }
     }
 }
 
 impl Play {
-    /// Waits until the engine is open (concurrently with other set-up): hooks that cannot
-    /// load or open are refused before a side shows a ticket or dials.
-    pub(crate) async fn engine_ready(&mut self) -> Result<(), SessionError> {
-        self.engine.finish().await
+    /// Waits until the hooks are loaded and checked (concurrently with other set-up): hooks
+    /// that cannot play are refused before a side shows a ticket or dials.
+    pub(crate) async fn hooks_ready(&mut self) -> Result<(), SessionError> {
+        self.hooks.finish().await
     }
 }
 
@@ -167,25 +150,10 @@ pub(crate) async fn run_side(
     connect: Connect,
     handshake: Handshake,
 ) -> Result<SessionEnd, SessionError> {
-    let connected = connect_side(&mut play, connect, &handshake).await?;
-    Ok(play_side(play, connected, &handshake).await)
-}
-
-/// A side whose peer completed the handshake.
-pub(crate) struct Connected {
-    endpoint: SessionEndpoint,
-    link: PeerLink,
-    shaken: Handshaken,
-}
-
-/// Connects `play` to its peer and shakes hands. On `Err` the game never started and `play`
-/// (its engine open) can try again, as a host does with a fresh invitation.
-pub(crate) async fn connect_side(
-    play: &mut Play,
-    connect: Connect,
-    handshake: &Handshake,
-) -> Result<Connected, SessionError> {
+    let server = handshake.server().cloned();
+    let post_id = handshake.post_id().to_string();
     let events = play.session_dir.events().clone();
+    let identity = handshake.identity();
     let (endpoint, link, shaken) = match connect {
         Connect::Accept {
             mut endpoint,
@@ -203,11 +171,11 @@ pub(crate) async fn connect_side(
         Connect::Dial(ticket) => {
             // Hooks that cannot play are refused before the host is dialed.
             let relay = play.settings.relay.clone();
-            let (endpoint, opened) =
-                tokio::join!(SessionEndpoint::bind(&relay), play.engine_ready());
+            let (endpoint, loaded) =
+                tokio::join!(SessionEndpoint::bind(&relay), play.hooks_ready());
             let mut endpoint = endpoint?;
             endpoint.record_paths(heartbeat_events(&events));
-            if let Err(error) = opened {
+            if let Err(error) = loaded {
                 endpoint.shutdown().await;
                 return Err(error);
             }
@@ -224,25 +192,6 @@ pub(crate) async fn connect_side(
             }
         }
     };
-    Ok(Connected {
-        endpoint,
-        link,
-        shaken,
-    })
-}
-
-/// Plays a connected side to its end and reports the end to the server (when the session
-/// has one).
-pub(crate) async fn play_side(
-    play: Play,
-    connected: Connected,
-    handshake: &Handshake,
-) -> SessionEnd {
-    let Connected {
-        endpoint,
-        link,
-        shaken,
-    } = connected;
     if let Some(peer) = &shaken.peer {
         announce_peer(&play, peer);
     }
@@ -250,7 +199,7 @@ pub(crate) async fn play_side(
     let heartbeat = shaken.peer.is_some();
     let binding = SessionBinding {
         session_id: session_id.clone(),
-        identity: handshake.identity().unwrap_or_else(Identity::generate),
+        identity: identity.unwrap_or_else(Identity::generate),
         peer_public_key: shaken.peer.as_ref().map(|peer| peer.public_key.clone()),
     };
     let display = play.settings.display.clone();
@@ -269,10 +218,10 @@ pub(crate) async fn play_side(
     let end = SessionEnd {
         session_dir: session_dir.root().to_path_buf(),
         session_id,
-        post_id: handshake.post_id().to_string(),
+        post_id,
         result,
     };
-    conclude(end, handshake.server(), &session_dir, role, &display).await
+    Ok(conclude(end, server.as_ref(), &session_dir, role, &display).await)
 }
 
 /// Serves dialers until one completes the handshake: each gets its own bounded handshake
@@ -282,7 +231,7 @@ pub(crate) async fn play_side(
 /// cancelled or matched) once the handshakes under way have finished.
 async fn accept_guest(
     endpoint: &mut SessionEndpoint,
-    handshake: &Handshake,
+    handshake: Handshake,
     mut lease: Option<Lease>,
     events: &EventLog,
 ) -> Result<(PeerLink, Handshaken), SessionError> {
@@ -472,9 +421,8 @@ impl Handshake {
 }
 
 /// The engine's part, on a blocking thread: the link becomes a channel (with the heartbeat
-/// where the reference runs one), the engine (opened while the link was made) is bound to
-/// the session and plays to the end. Under a [`SessionDriver`] the thread drives the
-/// session's runtime while it waits.
+/// where the reference runs one), the hooks finish loading, and the engine plays to the end.
+/// Under a [`SessionDriver`] the thread drives the session's runtime while it waits.
 fn play_on_thread(
     link: PeerLink,
     heartbeat: bool,
@@ -486,7 +434,8 @@ fn play_on_thread(
         Some(driver) => IrohChannel::driven(link, driver),
         None => IrohChannel::new(link, &Handle::current()),
     };
-    let peer_left = play.desk.clone();
+    let desk = Arc::new(OnceLock::<Arc<Desk>>::new());
+    let peer_left = desk.clone();
     channel.when_peer_gone(move || {
         if let Some(desk) = peer_left.get() {
             desk.cancel("peer_disconnected");
@@ -498,98 +447,83 @@ fn play_on_thread(
     {
         channel.start_heartbeat(config, heartbeat_events(play.session_dir.events()));
     }
-    let OpenSide {
-        mut hooks,
-        mut config,
-        opened,
-    } = *play.engine.wait()?;
-    config.binding = binding;
-    play.session_dir.record_running();
+    let Play {
+        role,
+        protocol,
+        hooks,
+        options,
+        settings,
+        session_dir,
+    } = play;
+    let from_stdin = settings.chat_from_stdin;
+    let start = EngineStart {
+        role,
+        options,
+        control_mode: settings.control_mode,
+        pace: settings.pace,
+        display: settings.display.clone(),
+        decisions: settings.decisions(desk),
+        binding,
+        peer_timeout: settings.peer_timeout,
+        local_input: Box::new(move |engine_dir| chat_input::start(engine_dir, from_stdin)),
+    };
+    let config = session_dir
+        .start_engine(&protocol.spec, start)
+        .map_err(|e| SessionError::io("cannot create the engine state dir", e))?;
+    let mut hooks = hooks.wait()?;
     let outcome = interpreter::with_thread_state(|| {
-        engine::play(
-            &play.protocol.spec,
-            &mut hooks,
-            &mut channel,
-            config,
-            Ok(opened),
-        )
+        engine::run(&protocol.spec, &mut hooks, &mut channel, config)
     })?;
     Ok(outcome)
 }
 
-/// A side's engine, open and waiting for its peer ([`engine::open`]).
-struct OpenSide {
-    hooks: PythonHooks,
-    config: EngineConfig,
-    opened: engine::Opened,
-}
-
-/// A side's engine opening on a blocking thread. Started before dialing or while waiting
-/// for a guest, it takes the embedded interpreter's start, the SDK and hooks.py imports
-/// (tens of milliseconds when cold), the engine dir and `proto_init` off the way from the
-/// handshake to the first engine frame.
-enum OpeningEngine {
-    Opening {
-        task: JoinHandle<Result<Box<OpenSide>, SessionError>>,
+/// A protocol's hooks loading on a blocking thread. Started before dialing or while waiting
+/// for a guest, it takes the embedded interpreter's start and the SDK and hooks.py imports
+/// (tens of milliseconds when cold) off the way to the first engine frame.
+enum PreloadedHooks {
+    Loading {
+        task: JoinHandle<Result<PythonHooks, SessionError>>,
         runtime: Handle,
     },
-    Open(Box<OpenSide>),
+    Loaded(PythonHooks),
 }
 
-impl OpeningEngine {
-    /// Starts loading `protocol`'s hooks (checked for the hooks its flow mode needs) and
-    /// opening its engine in `session_dir`; call from the runtime.
-    fn start(
-        protocol: &Protocol,
-        session_dir: &SessionRecorder,
-        start: EngineStart,
-    ) -> OpeningEngine {
-        let (protocol, session_dir) = (protocol.clone(), session_dir.clone());
-        OpeningEngine::Opening {
+impl PreloadedHooks {
+    /// Starts loading `protocol`'s hooks (checked for the hooks its flow mode needs); call
+    /// from the runtime.
+    fn start(protocol: &Protocol) -> PreloadedHooks {
+        let protocol = protocol.clone();
+        PreloadedHooks::Loading {
             task: tokio::task::spawn_blocking(move || {
-                let mut hooks = PythonHooks::load_for(&protocol.dir, &protocol.spec)?;
-                let config = session_dir
-                    .start_engine(&protocol.spec, start)
-                    .map_err(|e| SessionError::io("cannot create the engine state dir", e))?;
-                match engine::open(&protocol.spec, &mut hooks, &config) {
-                    Ok(opened) => Ok(Box::new(OpenSide {
-                        hooks,
-                        config,
-                        opened,
-                    })),
-                    Err(error) => {
-                        let _ = hooks.flush_files();
-                        Err(error.into())
-                    }
-                }
+                Ok(PythonHooks::load_for(&protocol.dir, &protocol.spec)?)
             }),
             runtime: Handle::current(),
         }
     }
 
-    /// Waits on the runtime until the engine is open, or why it cannot be.
+    /// Waits on the runtime until the hooks are loaded, or why they cannot be.
     async fn finish(&mut self) -> Result<(), SessionError> {
-        if let OpeningEngine::Opening { task, .. } = self {
-            let open = task.await.map_err(opening_stopped)??;
-            *self = OpeningEngine::Open(open);
+        if let PreloadedHooks::Loading { task, .. } = self {
+            let hooks = task.await.map_err(loading_stopped)??;
+            *self = PreloadedHooks::Loaded(hooks);
         }
         Ok(())
     }
 
-    /// The open engine; blocks a non-runtime thread (the session thread) until it is.
-    fn wait(self) -> Result<Box<OpenSide>, SessionError> {
+    /// The loaded hooks; blocks a non-runtime thread (the session thread) until they are.
+    fn wait(self) -> Result<PythonHooks, SessionError> {
         match self {
-            OpeningEngine::Opening { task, runtime } => {
-                runtime.block_on(task).map_err(opening_stopped)?
+            PreloadedHooks::Loading { task, runtime } => {
+                runtime.block_on(task).map_err(loading_stopped)?
             }
-            OpeningEngine::Open(open) => Ok(open),
+            PreloadedHooks::Loaded(hooks) => Ok(hooks),
         }
     }
 }
 
-fn opening_stopped(error: tokio::task::JoinError) -> SessionError {
+fn loading_stopped(error: tokio::task::JoinError) -> SessionError {
     SessionError::Stopped {
-        what: "opening the engine",
+        what: "loading the hooks",
         detail: error.to_string(),
     }
 }

@@ -333,32 +333,3 @@ fn concurrent_strategy_merges_keep_every_key() {
     let audited = std::fs::read_to_string(engine.strategy_events_file()).unwrap();
     assert_eq!(audited.lines().count(), 24);
 }
-
-/// A host's engine opens while its invitation waits: before any guest dials, its hooks
-/// have run `proto_init` in the engine dir and `session snapshot` shows the host waiting
-/// for its peer; the guest that then joins plays on that same engine dir.
-#[test]
-fn a_waiting_hosts_engine_is_open_before_any_guest_dials() {
-    let net = Net::start();
-    let (alice, bob) = (net.agent("alice"), net.agent("bob"));
-    let (host, post_id) = alice.host("guess-number", &[]);
-    let opened = wait_until(SESSION_LIMIT, || {
-        let view = session_json(&alice, &["snapshot"]);
-        (view["snapshot"]["phase"] == "waiting_peer").then_some(view)
-    })
-    .expect("the waiting host's snapshot");
-    assert_eq!(
-        (&opened["role"], &opened["status"]),
-        (&json!("host"), &json!("hosting")),
-        "{opened}"
-    );
-    let state_dir = alice.session("host").field("state_dir").clone();
-    assert!(state_dir.is_string(), "{opened}");
-
-    let guest = bob.join(&post_id, &[]);
-    assert!(guest.finish(SESSION_LIMIT).status.success());
-    assert!(host.finish(SESSION_LIMIT).status.success());
-    let end = alice.session("host");
-    assert_eq!(end.status(), "closed", "{}", end.info);
-    assert_eq!(end.field("state_dir"), &state_dir, "{}", end.info);
-}
