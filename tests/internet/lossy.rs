@@ -54,9 +54,21 @@ fn play(internet: &Internet, protocol: &str, options: &str) -> (SessionFiles, Se
     let mut flags = vec!["--options", options];
     flags.extend_from_slice(&autonomous);
     let (host, post_id) = alice.host(protocol, &flags);
-    bob.join(&post_id, &autonomous).succeed(GAME_LIMIT);
-    host.succeed(GAME_LIMIT);
+    let joined = bob.join(&post_id, &autonomous).finish(GAME_LIMIT);
+    let hosted = host.finish(GAME_LIMIT);
     let (host, guest) = (alice.session("host"), bob.session("guest"));
+    assert!(
+        joined.status.success() && hosted.status.success(),
+        "host {} / guest {}; wire (carried, dropped) {:?}\n\
+         guest:\n{}\n{}\nguest's events:\n{}\nhost's events:\n{}",
+        hosted.status,
+        joined.status,
+        internet.topology.wire().counts(),
+        joined.stdout,
+        joined.stderr,
+        timeline(&guest),
+        timeline(&host)
+    );
     assert_clean_end(&host, &guest);
     let (carried, dropped) = internet.topology.wire().counts();
     assert!(
@@ -64,6 +76,32 @@ fn play(internet: &Internet, protocol: &str, options: &str) -> (SessionFiles, Se
         "the wire lost some: {carried} carried, {dropped} dropped"
     );
     (host, guest)
+}
+
+/// One side's events, one line each, protocol messages counted instead of listed (what a
+/// failure needs: when each side last heard from the other, its path changes, its end).
+fn timeline(side: &SessionFiles) -> String {
+    let mut lines = Vec::new();
+    let (mut messages, mut last) = (0, "");
+    for event in &side.events {
+        if event.name == "protocol_message" {
+            (messages, last) = (messages + 1, event.ts.as_str());
+            continue;
+        }
+        if messages > 0 {
+            lines.push(format!(
+                "  ... {messages} protocol messages, the last at {last}"
+            ));
+            messages = 0;
+        }
+        lines.push(format!("  {} {} {}", event.ts, event.name, event.data));
+    }
+    if messages > 0 {
+        lines.push(format!(
+            "  ... {messages} protocol messages, the last at {last}"
+        ));
+    }
+    lines.join("\n")
 }
 
 #[test]
