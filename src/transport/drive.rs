@@ -8,7 +8,8 @@
 //! - the engine thread, whenever it waits for something of the session's (the peer's next
 //!   frame, room in the send window, the end of the close): it drives the runtime itself, so
 //!   the socket's readiness wakes it directly, and what it sent since its last wait leaves
-//!   first (a burst of frames in one datagram);
+//!   first (a burst of frames in one datagram); for the first [`SPIN`] of each wait it does
+//!   not even sleep (see [`spin_then_park`]);
 //! - the process's main thread ([`SessionDriver::run`]) the rest of the time: before the
 //!   engine starts (connecting, the handshake), after it ends (the report), and whenever the
 //!   engine has been away from the runtime for a while (a hook that thinks, a person deciding)
@@ -31,7 +32,7 @@ use std::pin::pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
 use std::sync::{Arc, Condvar, Mutex};
 use std::task::Poll;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::runtime::Runtime;
 use tokio::sync::Notify;
@@ -43,6 +44,10 @@ const CHECK_EVERY: Duration = Duration::from_millis(2);
 /// The longest the main thread sleeps between looks while the engine is in one long wait
 /// (it also notices the session's end, a signal, within this).
 const CHECK_AT_MOST: Duration = Duration::from_millis(50);
+
+/// How long the engine looks for the peer's answer before it sleeps until one arrives: on
+/// loopback or a LAN a round's answer comes within it; a longer wait costs this much CPU once.
+const SPIN: Duration = Duration::from_millis(1);
 
 /// How long [`SessionDriver::finish`] waits for the engine's thread to end.
 const FINISH_WAIT: Duration = Duration::from_secs(5);
@@ -208,9 +213,9 @@ impl SessionDriver {
                 .unwrap_or_else(|p| p.into_inner())
                 .take(),
         );
-        let deadline = std::time::Instant::now() + FINISH_WAIT;
+        let deadline = Instant::now() + FINISH_WAIT;
         let mut shared = self.0;
-        while std::time::Instant::now() < deadline {
+        while Instant::now() < deadline {
             match Arc::try_unwrap(shared) {
                 Ok(last) => return drop(last),
                 Err(still_used) => shared = still_used,
@@ -233,7 +238,7 @@ impl Attached {
         if shared.main_holds.load(SeqCst) {
             shared.want.notify_one();
         }
-        let out = shared.runtime().block_on(future);
+        let out = shared.runtime().block_on(spin_then_park(future));
         shared.engine_driving.store(false, SeqCst);
         if shared.main_resting.load(SeqCst) {
             shared.wake_main();
@@ -244,6 +249,33 @@ impl Attached {
     /// The runtime's handle, to spawn the session's tasks on.
     pub fn handle(&self) -> &tokio::runtime::Handle {
         (self.0).0.runtime().handle()
+    }
+}
+
+/// Polls `future` and the runtime's sockets without sleeping for [`SPIN`], then waits as
+/// usual: the peer's next frame usually arrives within it, and a thread that never went to
+/// sleep needs no wake-up (on a virtual machine, one that slept costs an exit to the
+/// hypervisor and an interrupt from the other core, several crossings' worth).
+async fn spin_then_park<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    let deadline = Instant::now() + SPIN;
+    let mut flushed = false;
+    loop {
+        let polled = std::future::poll_fn(|cx| Poll::Ready(future.as_mut().poll(cx))).await;
+        if let Poll::Ready(out) = polled {
+            return out;
+        }
+        if Instant::now() >= deadline {
+            return future.await;
+        }
+        // One turn: the tasks run (what the engine sent leaves) and the sockets are read
+        // without blocking.
+        tokio::task::yield_now().await;
+        if !flushed {
+            // The step's frames have left: its lines can be written while we look.
+            write_behind::flush();
+            flushed = true;
+        }
     }
 }
 
@@ -287,7 +319,6 @@ impl Drop for Shared {
 mod tests {
     use super::*;
     use std::sync::atomic::AtomicU32;
-    use std::time::Instant;
 
     /// Runs `engine` as the engine thread of a session under a fresh driver (a blocking
     /// thread attached to it, as `host` and `join` run theirs), the main thread driving.
@@ -334,6 +365,48 @@ mod tests {
             "written by the main thread's look while the engine was away: {away_for:?}"
         );
         assert_eq!(lines(), 3, "written by the end of the session");
+    }
+
+    /// CPU time the calling thread has used so far.
+    fn thread_cpu() -> Duration {
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        // SAFETY: getrusage fills the rusage it is given; RUSAGE_THREAD is this thread's.
+        assert_eq!(
+            unsafe { libc::getrusage(libc::RUSAGE_THREAD, usage.as_mut_ptr()) },
+            0
+        );
+        // SAFETY: initialised by the successful call above.
+        let usage = unsafe { usage.assume_init() };
+        let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+        Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
+    }
+
+    #[test]
+    fn a_wait_longer_than_the_spin_sleeps_after_it() {
+        let (waited, cpu) = as_engine(|engine| {
+            let (started, cpu) = (Instant::now(), thread_cpu());
+            engine.block_on(tokio::time::sleep(Duration::from_millis(200)));
+            (started.elapsed(), thread_cpu() - cpu)
+        });
+        assert!(waited >= Duration::from_millis(200), "{waited:?}");
+        assert!(
+            cpu < Duration::from_millis(50),
+            "a 200 ms wait used {cpu:?} of CPU: it spun past {SPIN:?}"
+        );
+    }
+
+    #[test]
+    fn an_answer_within_the_spin_is_taken_as_it_comes() {
+        let answers = as_engine(|engine| {
+            (0..50u32)
+                .map(|n| {
+                    let (answer, answered) = tokio::sync::oneshot::channel();
+                    std::thread::spawn(move || answer.send(n));
+                    engine.block_on(answered).unwrap()
+                })
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(answers, (0..50).collect::<Vec<_>>());
     }
 
     #[test]
