@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::fixture::{Internet, RelaySetup, start_game};
 use crate::support::net::{SessionFiles, assert_clean_end, wait_until};
+use crate::support::process::Proc;
 use crate::topology::{Options, Shape};
 
 /// The line of these tests: 50 ms and 2% loss each way.
@@ -151,7 +152,7 @@ fn a_stall_past_the_heartbeat_timeout_ends_both_sides_cleanly() {
     // The line to the host goes dead, for longer than the heartbeat timeout (and iroh's
     // idle timeout, after which the connection is gone).
     internet.topology.wire().stall(true);
-    let ended = |agent: &crate::support::net::Agent, role: &str| {
+    let ended = |agent: &crate::support::net::Agent, role: &str, process: &Proc| {
         let dir = agent.session_dirs(role).pop().unwrap();
         wait_until(Duration::from_secs(60), || {
             Some(SessionFiles::read(&dir))
@@ -159,12 +160,16 @@ fn a_stall_past_the_heartbeat_timeout_ends_both_sides_cleanly() {
         })
         .unwrap_or_else(|| {
             panic!(
-                "the {role} never ended: {:?}",
-                SessionFiles::read(&dir).events
+                "the {role} never ended; its threads:\n{}\nits events:\n{}",
+                process.threads(),
+                timeline(&SessionFiles::read(&dir))
             )
         })
     };
-    let (host_ended, guest_ended) = (ended(&game.alice, "host"), ended(&game.bob, "guest"));
+    let (host_ended, guest_ended) = (
+        ended(&game.alice, "host", &game.host),
+        ended(&game.bob, "guest", &game.guest),
+    );
     for side in [&host_ended, &guest_ended] {
         assert!(
             !side.events_of("peer_unresponsive").is_empty(),

@@ -98,6 +98,41 @@ impl Proc {
         self.child.id()
     }
 
+    /// One line per thread of the running process: its name, state, kernel wait channel and
+    /// current system call (from /proc; a failure message says where a process hangs).
+    pub fn threads(&self) -> String {
+        let tasks = format!("/proc/{}/task", self.pid());
+        let Ok(entries) = std::fs::read_dir(&tasks) else {
+            return format!("(no {tasks}: the process has exited)");
+        };
+        let mut lines: Vec<String> = entries
+            .flatten()
+            .map(|task| {
+                let read = |name: &str| {
+                    std::fs::read_to_string(task.path().join(name))
+                        .unwrap_or_default()
+                        .trim()
+                        .to_string()
+                };
+                let stat = read("stat");
+                let state = stat
+                    .rsplit(") ")
+                    .next()
+                    .and_then(|rest| rest.split(' ').next());
+                format!(
+                    "  {} {} state {} wchan {} syscall {}",
+                    task.file_name().to_string_lossy(),
+                    read("comm"),
+                    state.unwrap_or("?"),
+                    read("wchan"),
+                    read("syscall").split(' ').next().unwrap_or("?")
+                )
+            })
+            .collect();
+        lines.sort();
+        lines.join("\n")
+    }
+
     /// SIGTERM (a graceful stop), then [`finish`](Self::finish) within `limit`.
     pub fn terminate(self, limit: Duration) -> Finished {
         let sent = std::process::Command::new("kill")
