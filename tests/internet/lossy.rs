@@ -84,9 +84,10 @@ fn play(internet: &Internet, protocol: &str, options: &str) -> (SessionFiles, Se
 fn timeline(side: &SessionFiles) -> String {
     let mut lines = Vec::new();
     let (mut messages, mut last) = (0, "");
-    for event in &side.events {
-        if event.name == "protocol_message" {
-            (messages, last) = (messages + 1, event.ts.as_str());
+    // A final `None` closes a run of messages that ends the log.
+    for event in side.events.iter().map(Some).chain([None]) {
+        if let Some(message) = event.filter(|event| event.name == "protocol_message") {
+            (messages, last) = (messages + 1, message.ts.as_str());
             continue;
         }
         if messages > 0 {
@@ -95,12 +96,9 @@ fn timeline(side: &SessionFiles) -> String {
             ));
             messages = 0;
         }
-        lines.push(format!("  {} {} {}", event.ts, event.name, event.data));
-    }
-    if messages > 0 {
-        lines.push(format!(
-            "  ... {messages} protocol messages, the last at {last}"
-        ));
+        if let Some(event) = event {
+            lines.push(format!("  {} {} {}", event.ts, event.name, event.data));
+        }
     }
     lines.join("\n")
 }
