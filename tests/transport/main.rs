@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod blocked_send;
 mod driven;
 mod session;
 mod wire;
