@@ -167,10 +167,11 @@ impl Proc {
                 break status;
             }
             if started.elapsed() >= limit {
+                let threads = self.threads();
                 let _ = self.child.kill();
                 let _ = self.child.wait();
                 panic!(
-                    "{} still running after {limit:?}\n{}",
+                    "{} still running after {limit:?}; its threads:\n{threads}\n{}",
                     self.name,
                     self.describe()
                 );
