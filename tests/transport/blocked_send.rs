@@ -6,7 +6,6 @@
 //! socket drain: a session's heartbeat, idle timeout and engine all stopped for good. Our
 //! copy of it (vendor/iroh-quinn) tries such a send again a moment later instead.
 
-use std::fmt;
 use std::io::{self, IoSliceMut};
 use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
 use std::pin::Pin;
@@ -22,16 +21,11 @@ use quinn::{AsyncUdpSocket, Runtime, TokioRuntime, UdpPoller};
 
 /// A real UDP socket whose sends would block until told otherwise, behind a poller that
 /// always says writable (as iroh's does while another of its paths is).
+#[derive(Debug)]
 struct BlockedSends {
     socket: Arc<dyn AsyncUdpSocket>,
     blocked: AtomicBool,
     refused: AtomicUsize,
-}
-
-impl fmt::Debug for BlockedSends {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("BlockedSends")
-    }
 }
 
 #[derive(Debug)]
