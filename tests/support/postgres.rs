@@ -178,12 +178,8 @@ fn stop_abandoned_clusters(pg_ctl: &Path, as_user: &dyn Fn(&Path) -> Command) {
 
 /// Whether process `pid` runs (a zombie, killed but not yet reaped, does not).
 fn is_running(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
-        Err(_) => false,
-    }
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| super::process::state_in_stat(&stat).is_some_and(|state| state != 'Z'))
 }
 
 /// Stops the cluster this process started (at exit) and deletes its directory.

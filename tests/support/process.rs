@@ -114,16 +114,11 @@ impl Proc {
                         .trim()
                         .to_string()
                 };
-                let stat = read("stat");
-                let state = stat
-                    .rsplit(") ")
-                    .next()
-                    .and_then(|rest| rest.split(' ').next());
                 format!(
                     "  {} {} state {} wchan {} syscall {}",
                     task.file_name().to_string_lossy(),
                     read("comm"),
-                    state.unwrap_or("?"),
+                    state_in_stat(&read("stat")).unwrap_or('?'),
                     read("wchan"),
                     read("syscall").split(' ').next().unwrap_or("?")
                 )
@@ -210,6 +205,13 @@ impl Drop for Proc {
             let _ = self.child.wait();
         }
     }
+}
+
+/// The state letter of a process or thread (`R`, `S`, `Z`, ...) in the text of its
+/// `/proc/.../stat`: the first field after the parenthesised name, which may hold spaces.
+pub fn state_in_stat(stat: &str) -> Option<char> {
+    stat.rsplit_once(") ")
+        .and_then(|(_, rest)| rest.chars().next())
 }
 
 /// Kilobytes of resident memory (`VmRSS`, or the peak `VmHWM`) of a live process.
