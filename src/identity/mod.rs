@@ -107,12 +107,29 @@ pub fn verify_hex(
     signature_hex: &str,
 ) -> Result<(), SignatureError> {
     let key_bytes: [u8; 32] = decode_fixed(public_key_hex).ok_or(SignatureError::BadPublicKey)?;
-    let key = VerifyingKey::from_bytes(&key_bytes).map_err(|_| SignatureError::BadPublicKey)?;
+    let key = verifying_key(&key_bytes)?;
     let signature_bytes: [u8; 64] =
         decode_fixed(signature_hex).ok_or(SignatureError::BadSignatureEncoding)?;
     let signature = Signature::from_bytes(&signature_bytes);
     key.verify_strict(message, &signature)
         .map_err(|_| SignatureError::Mismatch)
+}
+
+/// The key of `bytes`, decompressed once per thread while the same key comes back: a room's
+/// member checks two signatures of its one leader in every envelope, and decompressing the
+/// point (a square root in the field) is a fifth of a check.
+fn verifying_key(bytes: &[u8; 32]) -> Result<VerifyingKey, SignatureError> {
+    thread_local! {
+        static LAST: std::cell::Cell<Option<VerifyingKey>> = const { std::cell::Cell::new(None) };
+    }
+    LAST.with(|last| match last.get() {
+        Some(key) if key.as_bytes() == bytes => Ok(key),
+        _ => {
+            let key = VerifyingKey::from_bytes(bytes).map_err(|_| SignatureError::BadPublicKey)?;
+            last.set(Some(key));
+            Ok(key)
+        }
+    })
 }
 
 /// True for exactly 64 lowercase hex characters: the form of public keys and protocol ids.
@@ -176,6 +193,34 @@ mod tests {
                 .public_key(),
             alice.public_key()
         );
+    }
+
+    #[test]
+    fn each_check_uses_its_own_key_whichever_key_came_before() {
+        let (alice, bob) = (Identity::generate(), Identity::generate());
+        let signed = alice.sign_hex(b"hello");
+        for _ in 0..2 {
+            assert_eq!(verify_hex(alice.public_key(), b"hello", &signed), Ok(()));
+            assert_eq!(
+                verify_hex(bob.public_key(), b"hello", &signed),
+                Err(SignatureError::Mismatch)
+            );
+        }
+        // Bytes that are no point on the curve, right after a good key.
+        let not_a_point = (0u8..=255)
+            .map(|first| {
+                let mut bytes = [0u8; 32];
+                bytes[0] = first;
+                bytes
+            })
+            .find(|bytes| VerifyingKey::from_bytes(bytes).is_err())
+            .unwrap();
+        assert_eq!(verify_hex(alice.public_key(), b"hello", &signed), Ok(()));
+        assert_eq!(
+            verify_hex(&hex::encode(not_a_point), b"hello", &signed),
+            Err(SignatureError::BadPublicKey)
+        );
+        assert_eq!(verify_hex(alice.public_key(), b"hello", &signed), Ok(()));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use serde::de::value::MapDeserializer;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -152,16 +152,7 @@ pub fn verify_lent(
         return Err(RoomError::CheckpointState(format!("{key} is missing")));
     }
     let recovery_state_hash = texts.hash_object(&[], |key| STATE_FIELDS.contains(&key));
-    // Read in place, but for the hooks' recovery state (moved in by the caller).
-    let empty = Value::Object(Map::new());
-    let without_protocol_state = fields.iter().map(|(key, value)| match (*key, *value) {
-        ("protocol_state", Value::Object(_)) => (*key, &empty),
-        _ => (*key, *value),
-    });
-    let checkpoint = Checkpoint::deserialize(MapDeserializer::<_, serde_json::Error>::new(
-        without_protocol_state,
-    ))
-    .map_err(|e| RoomError::CheckpointState(e.to_string()))?;
+    let checkpoint = read_fields(&fields).map_err(RoomError::CheckpointState)?;
     check_members(&checkpoint.state.members).map_err(RoomError::CheckpointState)?;
     if checkpoint.version != VERSION {
         return Err(RoomError::CheckpointState(format!(
@@ -176,6 +167,40 @@ pub fn verify_lent(
     )
     .map_err(|_| RoomError::Certificate)?;
     Ok((checkpoint, recovery_state_hash))
+}
+
+/// The typed checkpoint of `fields`, read in place field by field (the derived reader's
+/// `flatten` would buffer every field of the state and read it twice), but for the hooks'
+/// recovery state, which must be an object and is left for the caller to move in.
+fn read_fields(fields: &BTreeMap<&str, &Value>) -> Result<Checkpoint, String> {
+    fn field<T: DeserializeOwned>(fields: &BTreeMap<&str, &Value>, key: &str) -> Result<T, String> {
+        match fields.get(key) {
+            Some(value) => T::deserialize(*value).map_err(|e| format!("{key}: {e}")),
+            None => T::deserialize(&Value::Null).map_err(|_| format!("missing field `{key}`")),
+        }
+    }
+    if !fields.get("protocol_state").is_some_and(|v| v.is_object()) {
+        return Err("protocol_state: not an object".into());
+    }
+    Ok(Checkpoint {
+        version: field(fields, "version")?,
+        group_id: field(fields, "group_id")?,
+        leader_public_key: field(fields, "leader_public_key")?,
+        leader_epoch: field(fields, "leader_epoch")?,
+        seq: field(fields, "seq")?,
+        frame_hash: field(fields, "frame_hash")?,
+        membership_version: field(fields, "membership_version")?,
+        state: CheckpointState {
+            members: field(fields, "members")?,
+            last_client_seq: field(fields, "last_client_seq")?,
+            recovery_mode: field(fields, "recovery_mode")?,
+            protocol_state: Map::new(),
+            completed: field(fields, "completed")?,
+            outcome: field(fields, "outcome")?,
+        },
+        checkpoint_hash: field(fields, "checkpoint_hash")?,
+        checkpoint_signature: field(fields, "checkpoint_signature")?,
+    })
 }
 
 /// Moves the hooks' recovery state out of a checkpoint state's JSON that [`verify_lent`]

@@ -141,10 +141,13 @@ impl Envelope {
             }
         }
         let mut part = |keys: &[&str]| -> Value {
-            let taken = keys
-                .iter()
-                .filter_map(|key| Some((key.to_string(), fields.remove(*key)?)));
-            Value::Object(taken.collect())
+            let mut taken = Map::with_capacity(keys.len());
+            for key in keys {
+                if let Some(value) = fields.remove(*key) {
+                    taken.insert(key.to_string(), value);
+                }
+            }
+            Value::Object(taken)
         };
         let core = Core::deserialize(part(&CORE_FIELDS))?;
         let private = Private::deserialize(part(&PRIVATE_FIELDS))?;

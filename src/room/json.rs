@@ -350,4 +350,24 @@ mod assembled {
         let with_missing = canonical_part(map, &["a", "d"]).unwrap();
         assert_eq!(with_missing, r#"{"a":null,"d":null}"#);
     }
+
+    #[test]
+    fn a_part_hashes_as_its_canonical_text() {
+        let value = json!({"b": [1, {"z": 0, "a": "é"}], "a": null, "c": "x"});
+        let map = value.as_object().unwrap();
+        for fields in [&["c", "b", "a"][..], &["a", "d"], &[]] {
+            let text = canonical_part(map, fields).unwrap();
+            assert_eq!(hash_part(map, fields).unwrap(), sha256_hex(&text));
+        }
+        assert_eq!(
+            hash(&value).unwrap(),
+            sha256_hex(canonical(&value).unwrap())
+        );
+        let too_deep = (0..=MAX_DEPTH).fold(json!(0), |inner, _| json!([inner]));
+        let deep = json!({"a": too_deep});
+        assert_eq!(
+            hash_part(deep.as_object().unwrap(), &["a"]),
+            Err(JsonLimit::TooDeep)
+        );
+    }
 }

@@ -760,3 +760,61 @@ fn a_failed_delta_envelope_leaves_the_replica_exactly_as_it_was() {
     deliver(&mut room.replicas[..1], &next, false);
     assert_eq!(log_length(&room.replicas[0]), round as usize + 1);
 }
+
+/// A checkpoint its leader hashed and certified, yet whose fields do not read as their
+/// types, is refused naming the field; the same checkpoint untouched reads back whole.
+#[test]
+fn a_certified_checkpoint_with_ill_typed_fields_is_refused_naming_the_field() {
+    let mut room = room();
+    say(&mut room, 0, 1, "hello");
+    let good = serde_json::to_value(room.authority.checkpoint().unwrap()).unwrap();
+    let certified = |edit: &dyn Fn(&mut serde_json::Map<String, Value>)| {
+        let mut raw = good.as_object().unwrap().clone();
+        edit(&mut raw);
+        let mut hashed = raw.clone();
+        hashed.remove("checkpoint_hash");
+        hashed.remove("checkpoint_signature");
+        let hash = super::json::hash(&Value::Object(hashed)).unwrap();
+        let read = |key: &str| raw.get(key).cloned().unwrap_or(json!(0));
+        let statement = crate::api::group::checkpoint_canonical(
+            read("group_id").as_str().unwrap_or(""),
+            read("leader_public_key").as_str().unwrap_or(""),
+            read("leader_epoch").as_u64().unwrap_or(0),
+            read("seq").as_u64().unwrap_or(0),
+            read("frame_hash").as_str().unwrap_or(""),
+            read("membership_version").as_u64().unwrap_or(0),
+            &hash,
+        );
+        raw.insert(
+            "checkpoint_signature".into(),
+            json!(room.leader.sign_hex(statement.as_bytes())),
+        );
+        raw.insert("checkpoint_hash".into(), json!(hash));
+        Checkpoint::verify(raw)
+    };
+    let (read, _) = certified(&|_| {}).unwrap();
+    assert_eq!(&read, room.authority.checkpoint().unwrap());
+    let refusal = |edit: &dyn Fn(&mut serde_json::Map<String, Value>)| match certified(edit) {
+        Err(RoomError::CheckpointState(reason)) => reason,
+        other => panic!("expected a refused state, got {other:?}"),
+    };
+    let members = refusal(&|raw| {
+        raw.insert("members".into(), json!("everyone"));
+    });
+    assert!(
+        members.starts_with("members: invalid type: string"),
+        "{members}"
+    );
+    let protocol_state = refusal(&|raw| {
+        raw.insert("protocol_state".into(), json!([1]));
+    });
+    assert_eq!(protocol_state, "protocol_state: not an object");
+    let seq = refusal(&|raw| {
+        raw.remove("seq");
+    });
+    assert_eq!(seq, "missing field `seq`");
+    let seat = refusal(&|raw| {
+        raw["members"][0]["seat"] = json!(-1);
+    });
+    assert!(seat.starts_with("members: "), "{seat}");
+}
