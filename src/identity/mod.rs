@@ -117,7 +117,7 @@ pub fn verify_hex(
 
 /// The key of `bytes`, decompressed once per thread while the same key comes back: a room's
 /// member checks two signatures of its one leader in every envelope, and decompressing the
-/// point (a square root in the field) is a fifth of a check.
+/// point (a square root in the field) is about a tenth of a check.
 fn verifying_key(bytes: &[u8; 32]) -> Result<VerifyingKey, SignatureError> {
     thread_local! {
         static LAST: std::cell::Cell<Option<VerifyingKey>> = const { std::cell::Cell::new(None) };
