@@ -5,8 +5,9 @@
 //! `host` process on the same hooks — the same members, the same server, the same
 //! workload, so the two leaders compare side by side. One action at a time, from the
 //! members in turn: the time from handing the action to its member until every member has
-//! verified the step it made (the "action → every member's verified frame"),
-//! actions per second, and the leader's CPU per action and memory. Prints one JSON line.
+//! verified the step it made (the "action → every member's verified frame"), and
+//! each member's own wait for it (from the action to that member's verified step), actions
+//! per second, and the leader's CPU per action and memory. Prints one JSON line.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,7 +31,9 @@ use aigenora::server;
 use aigenora::session::room::RoomControl;
 use aigenora::session::room::admission::{leader_admit, member_admit};
 use aigenora::session::room::leader::Hub;
-use aigenora::session::room::member::{ActionSource, Follower, MemberEvents, Outbox};
+use aigenora::session::room::member::{
+    ActionSource, Follower, MemberEvents, Outbox, ReceiptSource,
+};
 use aigenora::session::room::rest::RestControl;
 use aigenora::spec::{Flow, Role, Spec};
 use aigenora::transport::{
@@ -90,14 +93,32 @@ impl ActionSource for Inbox {
     }
 }
 
-/// Reports each verified step (member index, seq) to the benchmark.
-struct Steps(usize, mpsc::Sender<(usize, u64)>);
+/// One member's verified step, as the member saw it.
+struct StepSeen {
+    member: usize,
+    seq: u64,
+    at: Instant,
+}
+
+/// Reports each verified step to the benchmark.
+struct Steps(usize, mpsc::Sender<StepSeen>);
 
 impl MemberEvents for Steps {
     fn step(&mut self, verified: &Verified, _replica: &Replica) {
-        let _ = self.1.send((self.0, verified.envelope.core.seq));
+        let seen = StepSeen {
+            member: self.0,
+            seq: verified.envelope.core.seq,
+            at: Instant::now(),
+        };
+        let _ = self.1.send(seen);
     }
-    fn receipt(&mut self, _receipt: &Receipt, _action: &Map<String, Value>) {}
+    fn receipt(
+        &mut self,
+        _receipt: &Receipt,
+        _source: ReceiptSource,
+        _action: &Map<String, Value>,
+    ) {
+    }
 }
 
 fn community_room_dir() -> PathBuf {
@@ -182,7 +203,7 @@ fn main() {
     } else {
         our_leader(&rt, &leader, &leader_client, &spec, &dir, members)
     };
-    let (steps_tx, steps_rx) = mpsc::channel::<(usize, u64)>();
+    let (steps_tx, steps_rx) = mpsc::channel::<StepSeen>();
     let mut inboxes = Vec::new();
     let mut threads = Vec::new();
     for n in 0..members {
@@ -199,6 +220,7 @@ fn main() {
     let pid = leading.pid();
     let (cpu_before, started) = (common::cpu_seconds(&pid), Instant::now());
     let mut latencies = Vec::with_capacity(actions);
+    let mut each_member = Vec::with_capacity(actions * members);
     for n in 0..actions {
         let before = latest.values().copied().max().unwrap_or(0);
         let begun = Instant::now();
@@ -210,8 +232,11 @@ fn main() {
                 .clone(),
         );
         while latest.len() < members || latest.values().any(|seq| *seq <= before) {
-            let (member, seq) = steps_rx.recv_timeout(Duration::from_secs(60)).unwrap();
-            latest.insert(member, seq);
+            let seen = steps_rx.recv_timeout(Duration::from_secs(60)).unwrap();
+            if latest.get(&seen.member).is_none_or(|seq| *seq <= before) && seen.seq > before {
+                each_member.push(seen.at - begun);
+            }
+            latest.insert(seen.member, seen.seq);
         }
         latencies.push(begun.elapsed());
     }
@@ -224,7 +249,11 @@ fn main() {
         std::thread::sleep(Duration::from_millis(20));
     }
     latencies.sort();
-    let ms = |q: f64| latencies[((latencies.len() as f64 - 1.0) * q) as usize].as_secs_f64() * 1e3;
+    each_member.sort();
+    let quantile = |sorted: &[Duration], q: f64| {
+        sorted[((sorted.len() as f64 - 1.0) * q) as usize].as_secs_f64() * 1e3
+    };
+    let ms = |q: f64| quantile(&latencies, q);
     println!(
         "{}",
         json!({
@@ -234,6 +263,10 @@ fn main() {
             "actions_per_second": actions as f64 / seconds,
             "action_to_every_member_p50_ms": ms(0.5),
             "action_to_every_member_p99_ms": ms(0.99),
+            // Each member's own wait, from the action to its verified step: what one member
+            // sees, where the two above are the last member's.
+            "action_to_each_member_p50_ms": quantile(&each_member, 0.5),
+            "action_to_each_member_p99_ms": quantile(&each_member, 0.99),
             // Ours shares its process with the 31 members and the server: an upper bound.
             "leader_process_cpu_ms_per_action": cpu * 1e3 / actions as f64,
             "leader_process_rss_mib": rss as f64 / 1024.0,
@@ -246,11 +279,11 @@ fn main() {
 
 /// Waits until every member has verified a step and the room has been quiet a moment (the
 /// reference's leader admits late members one membership step at a time).
-fn settle(steps: &mpsc::Receiver<(usize, u64)>, latest: &mut BTreeMap<usize, u64>, members: usize) {
+fn settle(steps: &mpsc::Receiver<StepSeen>, latest: &mut BTreeMap<usize, u64>, members: usize) {
     loop {
         match steps.recv_timeout(Duration::from_millis(500)) {
-            Ok((member, seq)) => {
-                latest.insert(member, seq);
+            Ok(seen) => {
+                latest.insert(seen.member, seen.seq);
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 let top = latest.values().copied().max();

@@ -174,6 +174,10 @@ pub enum Event {
         client_seq: Option<u64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
+        /// `terminal_checkpoint` when no receipt came before the room ended and its last
+        /// checkpoint counts the action as taken; absent for the leader's own receipt.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        source: Option<String>,
     },
     /// A table seat's own hook (`proto_group_choices`, `proto_group_autoplay`) failed or
     /// returned something unusable: the seat shows no choices for that step, plays nothing.

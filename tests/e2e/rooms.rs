@@ -18,7 +18,7 @@ use aigenora::room::replica::Verified;
 use aigenora::session::room::RoomControl;
 use aigenora::session::room::admission::{leader_admit, member_admit, verify_binding};
 use aigenora::session::room::leader::Hub;
-use aigenora::session::room::member::{FollowEnd, Follower, MemberEvents, Outbox};
+use aigenora::session::room::member::{FollowEnd, Follower, MemberEvents, Outbox, ReceiptSource};
 use aigenora::session::room::rest::RestControl;
 use aigenora::spec::{Flow, Role, Spec};
 use aigenora::transport::{DEFAULT_CONNECT_TIMEOUT, IrohChannel, Ticket};
@@ -39,7 +39,7 @@ impl MemberEvents for Seen {
     fn step(&mut self, _verified: &Verified, _replica: &Replica) {
         self.steps += 1;
     }
-    fn receipt(&mut self, receipt: &Receipt, _action: &Map<String, Value>) {
+    fn receipt(&mut self, receipt: &Receipt, _source: ReceiptSource, _action: &Map<String, Value>) {
         self.receipts.push(format!("{:?}", receipt.status));
     }
 }

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use super::admission::random_hex;
 use super::lead::Arrival;
-use super::member::{ActionSource, MemberEvents};
+use super::member::{ActionSource, MemberEvents, ReceiptSource};
 use super::seat::MemberHooks;
 use crate::hooks::python_hooks::PythonHooks;
 use crate::records::{Event, EventLog};
@@ -266,8 +266,8 @@ impl MemberEvents for Checks<'_> {
         self.inner.step(verified, replica);
     }
 
-    fn receipt(&mut self, receipt: &Receipt, action: &Map<String, Value>) {
-        self.inner.receipt(receipt, action);
+    fn receipt(&mut self, receipt: &Receipt, source: ReceiptSource, action: &Map<String, Value>) {
+        self.inner.receipt(receipt, source, action);
     }
 }
 

@@ -18,7 +18,7 @@ use super::admission::{member_admit, verify_binding};
 use super::failover::{Claimed, Next, Recovery};
 use super::fair_deal::{DealVerdict, FairDeals, SeedWait};
 use super::lead::{self, Lead, leader_hooks};
-use super::member::{ActionSource, FollowEnd, Follower, MemberEvents, Outbox};
+use super::member::{ActionSource, FollowEnd, Follower, MemberEvents, Outbox, ReceiptSource};
 use super::record::RoomRecord;
 use super::rest::RestControl;
 use super::seat::{self, MemberHooks, SeatSetup, SharedSeat};
@@ -671,7 +671,7 @@ impl MemberEvents for Recorder {
         verdict.keep_in(&mut self.deal_verdicts);
     }
 
-    fn receipt(&mut self, receipt: &Receipt, _action: &Map<String, Value>) {
+    fn receipt(&mut self, receipt: &Receipt, source: ReceiptSource, _action: &Map<String, Value>) {
         if receipt.status == ReceiptStatus::Rejected
             && let Some((seat, _)) = self.own.as_ref().and_then(OwnHooks::seat)
         {
@@ -684,6 +684,8 @@ impl MemberEvents for Recorder {
             status: status.unwrap_or_default(),
             client_seq: receipt.client_seq,
             reason: receipt.reason.clone(),
+            source: (source == ReceiptSource::TerminalCheckpoint)
+                .then(|| "terminal_checkpoint".into()),
         });
     }
 }

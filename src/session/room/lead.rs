@@ -598,6 +598,7 @@ impl Lead {
             status: status.into(),
             client_seq: Some(client_seq),
             reason,
+            source: None,
         });
     }
 

@@ -58,9 +58,20 @@ impl ActionSource for std::collections::VecDeque<Map<String, Value>> {
 pub trait MemberEvents {
     /// A verified step; `replica` holds the view and checkpoint it decoded to.
     fn step(&mut self, verified: &Verified, replica: &Replica);
-    fn receipt(&mut self, receipt: &Receipt, action: &Map<String, Value>);
+    /// How one of this member's actions ended, and who said so.
+    fn receipt(&mut self, receipt: &Receipt, source: ReceiptSource, action: &Map<String, Value>);
     /// This member checked a hand it was dealt (before the step that opened it is recorded).
     fn deal_checked(&mut self, _verdict: &super::fair_deal::DealVerdict) {}
+}
+
+/// Who told a member how its action ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReceiptSource {
+    /// The leader's receipt.
+    Leader,
+    /// The room's last checkpoint, verified, which counts the action as taken: the room ended
+    /// and its receipt never came (the leader stopped first).
+    TerminalCheckpoint,
 }
 
 /// How following ended.
@@ -234,8 +245,39 @@ impl<'a> Follower<'a> {
     /// The room ended with an action of this member in flight, often the one that ended it:
     /// a leader may send that last step before the action's receipt (the reference does), so
     /// receipts are still read, for at most [`LAST_RECEIPT_WAIT`] or until the leader closes,
-    /// and the action is settled and recorded instead of lost.
+    /// and the action is settled and recorded instead of lost. A leader that stops before
+    /// the receipt leaves the last checkpoint to say it: the action counts as accepted when
+    /// that checkpoint's last action number of this member reached it.
     fn settle_last_action(&mut self) {
+        self.await_last_receipt();
+        let Some(pending) = self.outbox.pending().filter(|p| p.sent_at.is_some()) else {
+            return;
+        };
+        let last_taken = self.replica.checkpoint.as_ref().and_then(|c| {
+            let seqs = &c.state.last_client_seq;
+            seqs.get(self.identity.public_key()).copied()
+        });
+        if last_taken.is_none_or(|seq| seq < pending.client_seq) {
+            return;
+        }
+        let receipt = Receipt {
+            status: ReceiptStatus::Accepted,
+            client_seq: Some(pending.client_seq),
+            authority_seq: None,
+            frame_hash: None,
+            completed: Some(true),
+            action_id: Some(pending.action_id.clone()),
+            reason: None,
+            retryable: None,
+        };
+        let action = pending.action.clone();
+        self.events
+            .receipt(&receipt, ReceiptSource::TerminalCheckpoint, &action);
+        self.outbox.settle();
+    }
+
+    /// Reads the leader's last frames for the receipt of the action in flight.
+    fn await_last_receipt(&mut self) {
         let deadline = Instant::now() + LAST_RECEIPT_WAIT;
         while self.outbox.pending().is_some_and(|p| p.sent_at.is_some()) {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -261,7 +303,8 @@ impl<'a> Follower<'a> {
             return Ok(());
         }
         let keep = receipt.status == ReceiptStatus::Rejected && receipt.retryable == Some(true);
-        self.events.receipt(&receipt, &pending.action);
+        self.events
+            .receipt(&receipt, ReceiptSource::Leader, &pending.action);
         if !keep {
             self.outbox.settle();
         }

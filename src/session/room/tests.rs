@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use super::RoomControl;
 use super::admission::{leader_admit, member_admit};
 use super::leader::Hub;
-use super::member::{FollowEnd, Follower, MemberEvents, Outbox};
+use super::member::{FollowEnd, Follower, MemberEvents, Outbox, ReceiptSource};
 use crate::api::group::{
     Group, GroupMember, GroupStatus, MemberAdmitted, MemberStatus, NewMember, RecoveryMode,
     StartPolicy, admission_canonical,
@@ -144,14 +144,16 @@ fn room_of(leader: &Identity) -> Control {
 struct Seen {
     steps: Vec<u64>,
     receipts: Vec<(ReceiptStatus, Option<String>)>,
+    sources: Vec<ReceiptSource>,
 }
 
 impl MemberEvents for Seen {
     fn step(&mut self, verified: &Verified, _replica: &Replica) {
         self.steps.push(verified.envelope.core.seq);
     }
-    fn receipt(&mut self, receipt: &Receipt, _action: &Map<String, Value>) {
+    fn receipt(&mut self, receipt: &Receipt, source: ReceiptSource, _action: &Map<String, Value>) {
         self.receipts.push((receipt.status, receipt.reason.clone()));
+        self.sources.push(source);
     }
 }
 
@@ -549,4 +551,87 @@ fn the_hub_throttles_a_flood_and_detaches_members_that_fall_behind() {
         "{reasons:?}"
     );
     assert_eq!(reasons.len(), 2, "{reasons:?}");
+}
+
+/// A leader (a bare authority here) that ends the room on a step and stops without sending
+/// any receipt: the member's action in flight is settled from the last checkpoint — accepted
+/// when that checkpoint counts it, left unrecorded when the room ended on someone else's.
+#[test]
+fn an_action_whose_receipt_never_comes_is_settled_from_the_last_checkpoint() {
+    use crate::transport::Channel;
+    for ours_ends_it in [true, false] {
+        let (leader, member, other) = (
+            Identity::generate(),
+            Identity::generate(),
+            Identity::generate(),
+        );
+        let seats = vec![seated(&leader, 0), seated(&member, 1), seated(&other, 2)];
+        let (mut authority, first) = Authority::new(
+            ChatHooks,
+            rules(),
+            leader.clone(),
+            "room-1",
+            0,
+            3,
+            seats,
+            Start::Fresh,
+        )
+        .unwrap();
+        let (mut leader_end, mut member_end) = duplex();
+        let envelope_for = |envelopes: &[(String, Value)]| {
+            let (_, envelope) = envelopes
+                .iter()
+                .find(|(key, _)| key == member.public_key())
+                .expect("one for the member");
+            envelope.clone()
+        };
+        leader_end.send(&envelope_for(&first)).unwrap();
+        let follower = {
+            let member = member.clone();
+            let leader_key = leader.public_key().to_string();
+            std::thread::spawn(move || {
+                let mut replica = Replica::new("room-1", member.public_key(), &leader_key, 0);
+                let mut actions: VecDeque<_> = vec![say("bye")].into();
+                let mut seen = Seen::default();
+                let mut outbox = Outbox::default();
+                let end = Follower::new(
+                    &mut member_end,
+                    &mut replica,
+                    &member,
+                    &mut actions,
+                    &mut seen,
+                    &mut outbox,
+                )
+                .run();
+                (end, seen, outbox.pending().is_some())
+            })
+        };
+        let input = loop {
+            let frame = leader_end_recv(&mut leader_end);
+            if frame["_group"] == "input" {
+                break crate::wire::group::Input::parse(&frame).unwrap();
+            }
+        };
+        let (last, _) = if ours_ends_it {
+            authority.apply_input(member.public_key(), input.client_seq, &input.action)
+        } else {
+            authority.apply_input(other.public_key(), 1, &say("bye"))
+        };
+        assert!(authority.completed);
+        leader_end.send(&envelope_for(&last)).unwrap();
+        leader_end.close().unwrap();
+        let (end, seen, still_pending) = follower.join().unwrap();
+        assert_eq!(end.unwrap(), FollowEnd::Completed(Some("ended".into())));
+        if ours_ends_it {
+            assert_eq!(seen.receipts, vec![(ReceiptStatus::Accepted, None)]);
+            assert_eq!(seen.sources, vec![ReceiptSource::TerminalCheckpoint]);
+            assert!(!still_pending, "the action is settled");
+        } else {
+            assert!(seen.receipts.is_empty(), "{:?}", seen.receipts);
+            assert!(
+                still_pending,
+                "an action the room never took stays unsettled"
+            );
+        }
+    }
 }
