@@ -439,11 +439,11 @@ fn start_web(play: &PlayArgs, dir: &SessionRecorder) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// With `--web`, gives a page still following the session up to 2 s to receive its end
-/// before the process (and its controller) exits.
+/// With `--web`, gives a page still following the session up to 5 s to receive its end
+/// (and close its stream) before the process (and its controller) exits.
 fn let_pages_see_the_end(play: &PlayArgs) {
     if play.web {
-        crate::control::web::linger(Duration::from_secs(2));
+        crate::control::web::linger(Duration::from_secs(5));
     }
 }
 

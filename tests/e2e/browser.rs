@@ -646,6 +646,7 @@ fn a_double_click_answers_one_window_only() {
 /// ("Your move: turn 3 — ..."); false once the game is over instead.
 async fn turn_comes(browser: &Browser, turn: usize) -> bool {
     let wanted = format!("Your move: turn {} — ", turn + 1);
+    let started = std::time::Instant::now();
     loop {
         let shown = browser.until("a turn or the end", "#turn", "").await;
         if shown.contains("Game over") {
@@ -655,6 +656,11 @@ async fn turn_comes(browser: &Browser, turn: usize) -> bool {
             assert!(!shown.contains("action_seq"), "the turn in words: {shown}");
             return true;
         }
+        assert!(
+            started.elapsed() < SESSION_LIMIT,
+            "neither turn {} nor the end came; the page shows {shown:?}",
+            turn + 1
+        );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }

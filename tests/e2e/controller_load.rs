@@ -1,8 +1,9 @@
 //! The browser controller holds under load: idle connections are closed after the header
 //! deadline and capped in number (a flood of them costs a playing side neither its file
 //! descriptors nor the person's move), a token is checked before any body is read, event
-//! streams are capped, a page is sent only a bounded tail of a long event log, and a request
-//! with two Host headers is refused.
+//! streams are capped, a page is sent only a bounded tail of a long event log, an ended
+//! session's stream waits for its page to close it, and a request with two Host headers is
+//! refused.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -353,5 +354,63 @@ fn an_answer_naming_a_window_that_closed_is_refused_as_too_late() {
     assert!(
         !files.decisions().exists(),
         "nothing was written for the open window"
+    );
+}
+
+/// A stream that delivered its session's end stays open (comments keep it alive) until its
+/// page closes it — how a `--web` process knows the end arrived before it exits — and a
+/// page's close frees its place at once: sixteen pages that saw the end and closed make room
+/// for sixteen more well before the hold would have ended their streams.
+#[test]
+fn an_ended_sessions_stream_stays_open_until_its_page_closes_it() {
+    let served = serve_a_session("");
+    std::fs::write(
+        served.session.join("session.json"),
+        json!({"role": "guest", "status": "closed", "local_control_mode": "human"}).to_string(),
+    )
+    .unwrap();
+    let (port, me) = (served.port, format!("127.0.0.1:{}", served.port));
+    let path = format!("/api/sessions/{}/stream?token={}", served.id, served.token);
+    // A page: opened, read until it has the final state and a comment after it (the stream
+    // still open), or refused (429).
+    let page_sees_the_end = || -> Option<TcpStream> {
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream
+            .write_all(format!("GET {path} HTTP/1.1\r\nHost: {me}\r\n\r\n").as_bytes())
+            .unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let (mut seen, mut buffer) = (Vec::new(), [0u8; 4096]);
+        loop {
+            let text = String::from_utf8_lossy(&seen).to_string();
+            if text.starts_with("HTTP/1.1 429") {
+                return None;
+            }
+            if let Some((_, after)) = text.split_once("\"status\":\"closed\"")
+                && after.contains("\n:")
+            {
+                return Some(stream);
+            }
+            let read = stream.read(&mut buffer).unwrap();
+            assert!(
+                read > 0,
+                "the stream ended before its page closed it: {text}"
+            );
+            seen.extend_from_slice(&buffer[..read]);
+        }
+    };
+    let first: Vec<TcpStream> = (0..16).map(|_| page_sees_the_end().unwrap()).collect();
+    assert!(page_sees_the_end().is_none(), "the 17th is refused");
+    let closed = Instant::now();
+    drop(first);
+    let again = wait_until(Duration::from_secs(3), || {
+        let pages: Vec<TcpStream> = (0..16).map_while(|_| page_sees_the_end()).collect();
+        (pages.len() == 16).then_some(pages)
+    });
+    assert!(
+        again.is_some(),
+        "closed pages still held their places {:?} after closing",
+        closed.elapsed()
     );
 }

@@ -5,12 +5,14 @@
 //! reconnecting page resumes where it left off (Last-Event-ID) instead of replaying
 //! everything. A fresh page gets only the recent events (a bounded tail of the file, however
 //! long the session's log has grown). The files are looked at every 10 ms; a session that
-//! ended gets one last `state` and the stream ends. At most [`MAX_STREAMS`] are open at once.
+//! ended gets one last `state`, and its stream stays open until the page, having it, closes
+//! the stream (at most [`END_HOLD`]): that close is how [`linger`] knows the end arrived
+//! before the process exits. At most [`MAX_STREAMS`] are open at once.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::response::sse::Event;
 use futures_util::Stream;
@@ -28,8 +30,12 @@ const HISTORY_BYTES: u64 = 256 * 1024;
 const MAX_EVENT_LINE: usize = 256 * 1024;
 /// Streams one controller serves at once (a page needs one).
 pub const MAX_STREAMS: usize = 16;
+/// How long a stream that delivered its session's end waits for the page to close it.
+const END_HOLD: Duration = Duration::from_secs(5);
+/// How often a stream waiting for its page to close writes a comment: a write to a page that
+/// closed fails, which ends the stream.
+const END_PROBE: Duration = Duration::from_millis(20);
 
-/// A file's change stamp: its length and modification time.
 /// Streams open now, in this process.
 static OPEN_STREAMS: AtomicUsize = AtomicUsize::new(0);
 
@@ -54,8 +60,9 @@ impl Drop for Open {
     }
 }
 
-/// Waits (at most `limit`) until every open stream has delivered its session's end and
-/// closed, so a page watching a session whose process is about to exit sees how it ended.
+/// Waits (at most `limit`) until every open stream has delivered its session's end and its
+/// page has closed it, so a page watching a session whose process is about to exit sees how
+/// it ended (a stream that ended on its own side could still hold the last bytes unsent).
 pub fn linger(limit: Duration) {
     let started = std::time::Instant::now();
     while OPEN_STREAMS.load(Ordering::SeqCst) > 0 && started.elapsed() < limit {
@@ -73,6 +80,8 @@ struct Follow {
     queue: VecDeque<Event>,
     first: bool,
     done: bool,
+    /// When the session's end was sent, once it was.
+    ended: Option<Instant>,
 }
 
 impl Follow {
@@ -135,6 +144,7 @@ pub fn follow(
         queue: VecDeque::new(),
         first: true,
         done: false,
+        ended: None,
     };
     futures_util::stream::unfold(state, |mut state| async move {
         loop {
@@ -142,7 +152,12 @@ pub fn follow(
                 return Some((Ok(event), state));
             }
             if state.done {
-                return None;
+                let ended = *state.ended.get_or_insert_with(Instant::now);
+                if ended.elapsed() >= END_HOLD {
+                    return None;
+                }
+                tokio::time::sleep(END_PROBE).await;
+                return Some((Ok(Event::default().comment("")), state));
             }
             state.look();
             if state.queue.is_empty() {
