@@ -75,6 +75,15 @@ fn serve_a_session(events: &str) -> Served {
     }
 }
 
+/// A raw `GET path` on a new connection to the controller at `port`, its answer unread.
+fn open_stream(port: u16, path: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .write_all(format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n").as_bytes())
+        .unwrap();
+    stream
+}
+
 /// The body of one raw request's answer.
 fn http_body(port: u16, request: &str) -> String {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
@@ -169,15 +178,8 @@ fn event_streams_are_capped_and_a_page_gets_a_bounded_tail_of_a_long_log() {
     }
     let served = serve_a_session(&events);
     let port = served.port;
-    let me = format!("127.0.0.1:{port}");
     let path = format!("/api/sessions/{}/stream?token={}", served.id, served.token);
-    let open_stream = || {
-        let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        stream
-            .write_all(format!("GET {path} HTTP/1.1\r\nHost: {me}\r\n\r\n").as_bytes())
-            .unwrap();
-        stream
-    };
+    let open_stream = || open_stream(port, &path);
     let mut first = open_stream();
     first
         .set_read_timeout(Some(Duration::from_secs(10)))
@@ -369,15 +371,12 @@ fn an_ended_sessions_stream_stays_open_until_its_page_closes_it() {
         json!({"role": "guest", "status": "closed", "local_control_mode": "human"}).to_string(),
     )
     .unwrap();
-    let (port, me) = (served.port, format!("127.0.0.1:{}", served.port));
+    let port = served.port;
     let path = format!("/api/sessions/{}/stream?token={}", served.id, served.token);
     // A page: opened, read until it has the final state and a comment after it (the stream
     // still open), or refused (429).
     let page_sees_the_end = || -> Option<TcpStream> {
-        let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        stream
-            .write_all(format!("GET {path} HTTP/1.1\r\nHost: {me}\r\n\r\n").as_bytes())
-            .unwrap();
+        let mut stream = open_stream(port, &path);
         stream
             .set_read_timeout(Some(Duration::from_secs(10)))
             .unwrap();

@@ -64,7 +64,7 @@ impl Drop for Open {
 /// page has closed it, so a page watching a session whose process is about to exit sees how
 /// it ended (a stream that ended on its own side could still hold the last bytes unsent).
 pub fn linger(limit: Duration) {
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     while OPEN_STREAMS.load(Ordering::SeqCst) > 0 && started.elapsed() < limit {
         std::thread::sleep(Duration::from_millis(10));
     }

@@ -220,17 +220,7 @@ fn members_are_admitted_act_verify_and_see_the_room_end() {
         .iter()
         .map(RoomMember::from)
         .collect();
-    let (authority, _) = Authority::new(
-        ChatHooks,
-        rules(),
-        leader.clone(),
-        "room-1",
-        0,
-        3,
-        listed,
-        Start::Fresh,
-    )
-    .unwrap();
+    let (authority, _) = chat_room(&leader, listed);
     let mut hub = Hub::new(authority);
     for (member, channel) in admitted.iter().zip(leader_ends) {
         hub.attach(&member.public_key, Box::new(channel)).unwrap();
@@ -381,17 +371,7 @@ fn a_member_ahead_hands_its_checkpoint_to_a_new_leader_in_ready() {
         Identity::generate(),
     );
     let seats = vec![seated(&old, 0), seated(&successor, 1), seated(&member, 2)];
-    let (mut authority, _) = Authority::new(
-        ChatHooks,
-        rules(),
-        old.clone(),
-        "room-1",
-        0,
-        3,
-        seats,
-        Start::Fresh,
-    )
-    .unwrap();
+    let (mut authority, _) = chat_room(&old, seats);
     let _ = authority.apply_input(member.public_key(), 1, &say("last words"));
     let newest = authority.checkpoint().unwrap().clone();
     let control = room_of(&successor);
@@ -444,6 +424,25 @@ fn leader_end_recv(channel: &mut dyn crate::transport::Channel) -> Value {
         .unwrap()
 }
 
+/// A fresh chat room `room-1` led by `leader` with `seats` (membership version 3), and its
+/// first envelopes.
+fn chat_room(
+    leader: &Identity,
+    seats: Vec<RoomMember>,
+) -> (Authority<ChatHooks>, crate::room::authority::Envelopes) {
+    Authority::new(
+        ChatHooks,
+        rules(),
+        leader.clone(),
+        "room-1",
+        0,
+        3,
+        seats,
+        Start::Fresh,
+    )
+    .unwrap()
+}
+
 fn seated(identity: &Identity, seat: u32) -> RoomMember {
     RoomMember {
         member_id: format!("member-{seat}"),
@@ -463,17 +462,7 @@ fn the_hub_throttles_a_flood_and_detaches_members_that_fall_behind() {
     let leader = Identity::generate();
     let (flooder, deaf) = (Identity::generate(), Identity::generate());
     let members = vec![seated(&leader, 0), seated(&flooder, 1), seated(&deaf, 2)];
-    let (authority, _) = Authority::new(
-        ChatHooks,
-        rules(),
-        leader.clone(),
-        "room-1",
-        0,
-        3,
-        members,
-        Start::Fresh,
-    )
-    .unwrap();
+    let (authority, _) = chat_room(&leader, members);
     let mut hub = Hub::new(authority);
     let (flood_leader, mut flood_end) = duplex();
     let (deaf_leader, _deaf_end) = duplex();
@@ -566,17 +555,7 @@ fn an_action_whose_receipt_never_comes_is_settled_from_the_last_checkpoint() {
             Identity::generate(),
         );
         let seats = vec![seated(&leader, 0), seated(&member, 1), seated(&other, 2)];
-        let (mut authority, first) = Authority::new(
-            ChatHooks,
-            rules(),
-            leader.clone(),
-            "room-1",
-            0,
-            3,
-            seats,
-            Start::Fresh,
-        )
-        .unwrap();
+        let (mut authority, first) = chat_room(&leader, seats);
         let (mut leader_end, mut member_end) = duplex();
         let envelope_for = |envelopes: &[(String, Value)]| {
             let (_, envelope) = envelopes
