@@ -1,193 +1,13 @@
-//! A room run in memory: our authority's envelopes, verified by our replicas, and every
-//! kind of tampering caught with its reason.
+//! Envelopes a member must refuse: forged, reordered, inconsistent or signed lies, each caught
+//! with its reason and leaving the member's replica exactly as it was.
 
 use serde_json::{Value, json};
 
-use super::authority::{Authority, Envelopes, Receipt, Start};
-use super::checkpoint::{self, Checkpoint, RoomMember};
-use super::envelope::FrameKind;
-use super::test_hooks::{ChatHooks, rules};
-use super::{Replica, RoomError};
-use crate::api::group::MemberStatus;
+use super::{deliver, log_length, room, say};
 use crate::identity::Identity;
-
-fn member(identity: &Identity, seat: u32) -> RoomMember {
-    RoomMember {
-        member_id: format!("m{seat}"),
-        public_key: identity.public_key().to_string(),
-        seat,
-        status: MemberStatus::Active,
-    }
-}
-
-struct Room {
-    leader: Identity,
-    others: Vec<Identity>,
-    authority: Authority<ChatHooks>,
-    replicas: Vec<Replica>,
-}
-
-fn deliver(replicas: &mut [Replica], envelopes: &Envelopes, bootstrap: bool) {
-    for replica in replicas.iter_mut() {
-        let (_, envelope) = envelopes
-            .iter()
-            .find(|(key, _)| *key == replica.viewer)
-            .expect("one per member");
-        replica
-            .apply(envelope.clone(), bootstrap)
-            .unwrap()
-            .expect("a new frame");
-    }
-}
-
-fn room() -> Room {
-    let leader = Identity::generate();
-    let others: Vec<Identity> = (0..3).map(|_| Identity::generate()).collect();
-    let mut members = vec![member(&leader, 0)];
-    members.extend(
-        others
-            .iter()
-            .enumerate()
-            .map(|(i, id)| member(id, i as u32 + 1)),
-    );
-    let (authority, first) = Authority::new(
-        ChatHooks,
-        rules(),
-        leader.clone(),
-        "g1",
-        0,
-        4,
-        members,
-        Start::Fresh,
-    )
-    .unwrap();
-    let mut replicas: Vec<Replica> = others
-        .iter()
-        .map(|id| Replica::new("g1", id.public_key(), leader.public_key(), 0))
-        .collect();
-    deliver(&mut replicas, &first, true);
-    Room {
-        leader,
-        others,
-        authority,
-        replicas,
-    }
-}
-
-fn say(room: &mut Room, who: usize, seq: u64, text: &str) -> (Envelopes, Receipt) {
-    let key = room.others[who].public_key().to_string();
-    let action = json!({"say": text});
-    room.authority
-        .apply_input(&key, seq, action.as_object().unwrap())
-}
-
-#[test]
-fn every_member_verifies_every_step_with_views_and_checkpoints_in_both_forms() {
-    let mut room = room();
-    let mut forms = std::collections::BTreeSet::new();
-    for round in 1..=24u64 {
-        let (envelopes, receipt) = say(
-            &mut room,
-            (round % 3) as usize,
-            round.div_ceil(3),
-            &format!("hello {round}"),
-        );
-        assert!(
-            matches!(receipt, Receipt::Accepted { authority_seq, .. } if authority_seq == round),
-            "{receipt:?}"
-        );
-        assert_eq!(envelopes.len(), 4, "the leader gets its own envelope too");
-        for (_, envelope) in &envelopes {
-            forms.insert((
-                envelope["view_mode"].to_string(),
-                envelope["checkpoint_mode"].to_string(),
-            ));
-        }
-        deliver(&mut room.replicas, &envelopes, false);
-    }
-    assert!(
-        forms.contains(&("\"delta\"".into(), "\"delta\"".into())),
-        "{forms:?}"
-    );
-    assert!(
-        forms.iter().any(|(_, c)| c == "\"full\""),
-        "every 4th step is a full checkpoint"
-    );
-    let view = room.replicas[0].view.as_ref().unwrap();
-    assert_eq!(view["log"].as_array().unwrap().len(), 24);
-    assert_eq!(view["mine"], 8);
-    let checkpoint = room.replicas[2].checkpoint.as_ref().unwrap();
-    assert_eq!(checkpoint.seq, 24);
-    assert_eq!(
-        checkpoint.state.last_client_seq[room.others[2].public_key()],
-        8
-    );
-}
-
-#[test]
-fn inputs_are_ordered_duplicates_and_gaps_and_refusals_change_nothing() {
-    let mut room = room();
-    let (_, first) = say(&mut room, 0, 1, "one");
-    assert!(matches!(first, Receipt::Accepted { .. }));
-    let (none, again) = say(&mut room, 0, 1, "one");
-    assert!(none.is_empty());
-    assert_eq!(
-        again,
-        Receipt::Duplicate {
-            client_seq: 1,
-            authority_seq: 1
-        }
-    );
-    let (_, gap) = say(&mut room, 0, 3, "three");
-    assert_eq!(
-        gap,
-        Receipt::Rejected {
-            client_seq: 3,
-            reason: "client_seq gap: expected 2, got 3".into()
-        }
-    );
-    let (_, refused) = say(&mut room, 0, 2, "");
-    assert_eq!(
-        refused,
-        Receipt::Rejected {
-            client_seq: 2,
-            reason: "the hooks refused the action: say something".into()
-        }
-    );
-    let (_, big) = say(&mut room, 0, 2, &"x".repeat(600));
-    assert!(
-        matches!(big, Receipt::Rejected { ref reason, .. } if reason.contains("max_action_bytes")),
-        "{big:?}"
-    );
-    let stranger = Identity::generate();
-    let (_, outsider) = room.authority.apply_input(
-        stranger.public_key(),
-        1,
-        json!({"say": "hi"}).as_object().unwrap(),
-    );
-    assert!(matches!(outsider, Receipt::Rejected { .. }));
-    assert_eq!(
-        room.authority.seq, 1,
-        "only the accepted action made a step"
-    );
-    let (envelopes, end) = say(&mut room, 1, 1, "bye");
-    assert!(matches!(
-        end,
-        Receipt::Accepted {
-            completed: true,
-            ..
-        }
-    ));
-    assert_eq!(envelopes[0].1["outcome"], "ended");
-    let (_, after) = say(&mut room, 0, 2, "late");
-    assert_eq!(
-        after,
-        Receipt::Rejected {
-            client_seq: 2,
-            reason: "the room has ended".into()
-        }
-    );
-}
+use crate::room::authority::Envelopes;
+use crate::room::checkpoint::Checkpoint;
+use crate::room::{Replica, RoomError};
 
 /// Each edit of a valid envelope, and the reason the member gives.
 #[test]
@@ -312,190 +132,14 @@ fn a_forged_reordered_or_inconsistent_envelope_is_caught_with_its_reason() {
 /// Recomputes an envelope's view hash and signs it again with `signer`.
 fn resign(envelope: &mut Value, signer: &Identity) {
     let map = envelope.as_object().unwrap();
-    let private = super::envelope::part_of(map, &super::envelope::PRIVATE_FIELDS);
-    let view_hash = super::json::hash(&private).unwrap();
+    let private = crate::room::envelope::part_of(map, &crate::room::envelope::PRIVATE_FIELDS);
+    let view_hash = crate::room::json::hash(&private).unwrap();
     let frame_hash = envelope["frame_hash"].as_str().unwrap().to_string();
     let viewer = envelope["viewer_public_key"].as_str().unwrap().to_string();
-    let statement = super::envelope::signed_statement(&frame_hash, &view_hash, &viewer).unwrap();
+    let statement =
+        crate::room::envelope::signed_statement(&frame_hash, &view_hash, &viewer).unwrap();
     envelope["view_hash"] = json!(view_hash);
     envelope["signature"] = json!(signer.sign_hex(statement.as_bytes()));
-}
-
-/// `who` says "after" to a new leader as its action `client_seq`, accepted as step `step`.
-fn said_after(
-    next: &mut Authority<ChatHooks>,
-    who: &Identity,
-    client_seq: u64,
-    step: u64,
-) -> Envelopes {
-    let action = json!({"say": "after"});
-    let (envelopes, receipt) =
-        next.apply_input(who.public_key(), client_seq, action.as_object().unwrap());
-    assert!(
-        matches!(receipt, Receipt::Accepted { authority_seq, .. } if authority_seq == step),
-        "{receipt:?}"
-    );
-    envelopes
-}
-
-/// The members a checkpoint lists, but `gone` (a leader that died).
-fn members_but(checkpoint: &Checkpoint, gone: &Identity) -> Vec<RoomMember> {
-    let members = checkpoint.state.members.iter();
-    members
-        .filter(|m| m.public_key != gone.public_key())
-        .cloned()
-        .collect()
-}
-
-/// How many lines the chat log a member sees has.
-fn log_length(replica: &Replica) -> usize {
-    replica.view.as_ref().unwrap()["log"]
-        .as_array()
-        .unwrap()
-        .len()
-}
-
-#[test]
-fn a_new_leader_restores_from_a_members_checkpoint_and_the_others_follow() {
-    let mut room = room();
-    for seq in 1..=5 {
-        let (envelopes, _) = say(&mut room, 0, seq, &format!("m{seq}"));
-        deliver(&mut room.replicas, &envelopes, false);
-    }
-    let checkpoint = room.replicas[1].checkpoint.clone().unwrap();
-    assert!(room.authority.acknowledge(
-        room.others[1].public_key(),
-        5,
-        &checkpoint.frame_hash,
-        Some(&checkpoint.checkpoint_hash)
-    ));
-    assert_eq!(room.authority.replicated_checkpoint().unwrap().seq, 5);
-    // The leader dies; member 1 takes over at epoch 1 with the old leader gone.
-    let successor = room.others[1].clone();
-    let members = members_but(&checkpoint, &room.leader);
-    let (mut next, first) = Authority::new(
-        ChatHooks,
-        rules(),
-        successor.clone(),
-        "g1",
-        1,
-        5,
-        members,
-        Start::Restore(&checkpoint),
-    )
-    .unwrap();
-    assert_eq!(next.seq, 6);
-    let follower = &mut room.replicas[0];
-    follower.advance_epoch(successor.public_key(), 1).unwrap();
-    let (_, envelope) = first.iter().find(|(k, _)| *k == follower.viewer).unwrap();
-    assert_eq!(envelope["_group"], json!(FrameKind::EpochStart));
-    follower.apply(envelope.clone(), true).unwrap().unwrap();
-    let envelopes = said_after(&mut next, &room.others[0], 6, 7);
-    let (_, envelope) = envelopes
-        .iter()
-        .find(|(k, _)| *k == follower.viewer)
-        .unwrap();
-    follower.apply(envelope.clone(), false).unwrap().unwrap();
-    assert_eq!(log_length(follower), 6);
-    // An envelope of the dead leader is no longer believed.
-    let (stale, _) = say(&mut room, 2, 1, "ghost");
-    let (_, ghost) = stale
-        .iter()
-        .find(|(k, _)| *k == room.replicas[0].viewer)
-        .unwrap();
-    assert!(matches!(
-        room.replicas[0].apply(ghost.clone(), false).unwrap_err(),
-        RoomError::Mismatch { what: "leader", .. }
-    ));
-}
-
-/// The old leader's last step reached only member 0; member 1 claims the room with the
-/// step before. Restored from the claimant's checkpoint, the new epoch would start below
-/// member 0's head and member 0 would refuse it as going backwards; restored from the
-/// newest checkpoint handed over, every member follows and none goes back. A checkpoint
-/// that is not the room's, or certified by a key that never led it, is not taken.
-#[test]
-fn a_member_ahead_of_the_claimant_hands_over_its_checkpoint_and_nobody_goes_back() {
-    let mut room = room();
-    for seq in 1..=3 {
-        let (envelopes, _) = say(&mut room, 0, seq, &format!("m{seq}"));
-        if seq < 3 {
-            deliver(&mut room.replicas, &envelopes, false);
-        } else {
-            deliver(&mut room.replicas[..1], &envelopes, false);
-        }
-    }
-    let ahead = room.replicas[0].checkpoint.clone().unwrap();
-    let claimed = room.replicas[1].checkpoint.clone().unwrap();
-    assert_eq!((ahead.seq, claimed.seq), (3, 2));
-    let successor = room.others[1].clone();
-    let members = members_but(&claimed, &room.leader);
-    let restore = |checkpoint: &Checkpoint| {
-        Authority::new(
-            ChatHooks,
-            rules(),
-            successor.clone(),
-            "g1",
-            1,
-            5,
-            members.clone(),
-            Start::Restore(checkpoint),
-        )
-        .unwrap()
-    };
-    let follow = |replica: &Replica, envelopes: &Envelopes| {
-        let mut replica = replica.clone();
-        replica.advance_epoch(successor.public_key(), 1).unwrap();
-        let (_, envelope) = envelopes
-            .iter()
-            .find(|(k, _)| *k == replica.viewer)
-            .unwrap();
-        replica.apply(envelope.clone(), true).map(|_| replica)
-    };
-    // What a claim alone restores from sends member 0 back.
-    let (_, from_claim) = restore(&claimed);
-    assert_eq!(
-        follow(&room.replicas[0], &from_claim).unwrap_err(),
-        RoomError::Backwards { have: 3, got: 3 }
-    );
-    // Handed over in `ready`, member 0's checkpoint is verified and is the newest.
-    let trusted = [(room.leader.public_key().to_string(), 0)];
-    let raw = serde_json::to_value(&ahead).unwrap();
-    let handed = checkpoint::handed_over(raw.as_object().unwrap(), "g1", &trusted).unwrap();
-    let start = checkpoint::newest(claimed.clone(), [handed]);
-    assert_eq!(start.seq, 3);
-    let (mut next, first) = restore(&start);
-    assert_eq!(next.seq, 4);
-    let mut followers: Vec<Replica> = [0, 2]
-        .iter()
-        .map(|&i| follow(&room.replicas[i], &first).unwrap())
-        .collect();
-    let envelopes = said_after(&mut next, &room.others[2], 1, 5);
-    deliver(&mut followers, &envelopes, false);
-    for follower in &followers {
-        assert_eq!(follower.head.as_ref().unwrap().seq, 5);
-        assert_eq!(log_length(follower), 4);
-    }
-    // Not this room's, or certified by a leader the claimant does not know: not taken.
-    assert_eq!(
-        checkpoint::handed_over(raw.as_object().unwrap(), "g2", &trusted).unwrap_err(),
-        RoomError::CheckpointFrame("group_id")
-    );
-    let strangers = [(room.others[2].public_key().to_string(), 0)];
-    assert_eq!(
-        checkpoint::handed_over(raw.as_object().unwrap(), "g1", &strangers).unwrap_err(),
-        RoomError::Certificate
-    );
-    let mut forged = raw.as_object().unwrap().clone();
-    forged.insert("seq".into(), json!(9));
-    assert_eq!(
-        checkpoint::handed_over(&forged, "g1", &trusted).unwrap_err(),
-        RoomError::CheckpointHash
-    );
-    // An older epoch never outranks a newer one, whatever its sequence number.
-    let mut later = claimed.clone();
-    later.leader_epoch = 1;
-    assert_eq!(checkpoint::newest(later, [ahead]).leader_epoch, 1);
 }
 
 /// A lie a test tells: an edit of a good envelope.
@@ -526,7 +170,7 @@ fn refused_unchanged(
 /// Recomputes an envelope's frame hash over its (edited) core, then signs it again.
 fn rehash(envelope: &mut Value, signer: &Identity) {
     let map = envelope.as_object().unwrap();
-    let core = super::json::canonical_part(map, &super::envelope::CORE_FIELDS).unwrap();
+    let core = crate::room::json::canonical_part(map, &crate::room::envelope::CORE_FIELDS).unwrap();
     envelope["frame_hash"] = json!(crate::canonical::sha256_hex(core));
     resign(envelope, signer);
 }
@@ -581,7 +225,7 @@ fn a_lying_leaders_signed_envelope_is_caught_with_its_reason() {
             }),
             RoomError::Delta {
                 what: "view",
-                error: super::delta::apply(
+                error: crate::room::delta::apply(
                     &json!({}),
                     &json!([{"op": "remove", "path": ["no such key"]}]),
                 )
@@ -657,7 +301,7 @@ fn a_failed_delta_envelope_leaves_the_replica_exactly_as_it_was() {
     let forged_certificate = Identity::generate().sign_hex(b"not the leader's certificate");
     let missing = |what, at| RoomError::Delta {
         what,
-        error: super::delta::DeltaError::Missing(at),
+        error: crate::room::delta::DeltaError::Missing(at),
     };
     let push = |e: &mut Value, field: &str, op: Value| {
         e[field].as_array_mut().unwrap().push(op);
@@ -731,7 +375,7 @@ fn a_failed_delta_envelope_leaves_the_replica_exactly_as_it_was() {
                 let fields = content.as_object_mut().unwrap();
                 fields.remove("checkpoint_hash");
                 fields.remove("checkpoint_signature");
-                checkpoint.checkpoint_hash = super::json::hash(&content).unwrap();
+                checkpoint.checkpoint_hash = crate::room::json::hash(&content).unwrap();
                 e["checkpoint_hash"] = json!(checkpoint.checkpoint_hash);
                 e["checkpoint_signature"] =
                     json!(leader.sign_hex(checkpoint.certificate().as_bytes()));
@@ -774,7 +418,7 @@ fn a_certified_checkpoint_with_ill_typed_fields_is_refused_naming_the_field() {
         let mut hashed = raw.clone();
         hashed.remove("checkpoint_hash");
         hashed.remove("checkpoint_signature");
-        let hash = super::json::hash(&Value::Object(hashed)).unwrap();
+        let hash = crate::room::json::hash(&Value::Object(hashed)).unwrap();
         let read = |key: &str| raw.get(key).cloned().unwrap_or(json!(0));
         let statement = crate::api::group::checkpoint_canonical(
             read("group_id").as_str().unwrap_or(""),
