@@ -332,3 +332,35 @@ fn parse_unix_seconds(text: &str) -> Option<i64> {
 fn is_valid_request_id(text: &str) -> bool {
     (1..=128).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_graphic())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the gate makes of a request signed at `seconds` when the server's clock says
+    /// `now_seconds`: `Ok(())` or the refusal's code.
+    fn freshness(seconds: i64, now_seconds: i64) -> Result<(), &'static str> {
+        let request = axum::http::Request::builder()
+            .uri("/api/v1/invitations")
+            .header(HEADER_PUBLIC_KEY, "ab".repeat(32))
+            .header(HEADER_SIGNATURE, "cd".repeat(64))
+            .header(HEADER_TIMESTAMP, seconds.to_string())
+            .header(HEADER_REQUEST_ID, "r1")
+            .body(())
+            .unwrap();
+        let (parts, ()) = request.into_parts();
+        claimed_headers(&parts, 300, now_seconds * 1000 + 999)
+            .map(|_| ())
+            .map_err(|error| error.code)
+    }
+
+    #[test]
+    fn a_timestamp_is_fresh_up_to_the_window_either_way_and_stale_one_second_beyond() {
+        let now = 1_800_000_000;
+        assert_eq!(freshness(now, now), Ok(()));
+        assert_eq!(freshness(now - 300, now), Ok(()));
+        assert_eq!(freshness(now + 300, now), Ok(()));
+        assert_eq!(freshness(now - 301, now), Err("stale_timestamp"));
+        assert_eq!(freshness(now + 301, now), Err("stale_timestamp"));
+    }
+}
