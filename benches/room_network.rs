@@ -23,6 +23,7 @@ use aigenora::client::RestClient;
 
 use aigenora::hooks::python_hooks::PythonHooks;
 use aigenora::identity::Identity;
+use aigenora::records::ReceiptSource;
 use aigenora::room::Replica;
 use aigenora::room::authority::{Authority, Start};
 use aigenora::room::checkpoint::RoomMember;
@@ -31,9 +32,7 @@ use aigenora::server;
 use aigenora::session::room::RoomControl;
 use aigenora::session::room::admission::{leader_admit, member_admit};
 use aigenora::session::room::leader::Hub;
-use aigenora::session::room::member::{
-    ActionSource, Follower, MemberEvents, Outbox, ReceiptSource,
-};
+use aigenora::session::room::member::{ActionSource, Follower, MemberEvents, Outbox};
 use aigenora::session::room::rest::RestControl;
 use aigenora::spec::{Flow, Role, Spec};
 use aigenora::transport::{

@@ -34,6 +34,17 @@ pub enum PathKind {
     None,
 }
 
+/// Who told a member how its action ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReceiptSource {
+    /// The leader's receipt.
+    Leader,
+    /// The room's last checkpoint, verified, which counts the action as taken: the room ended
+    /// and its receipt never came (the leader stopped first).
+    TerminalCheckpoint,
+}
+
 /// One event. Optional fields are left out of the line when `None`; an event whose data
 /// ends up empty is written without `data`, as the reference does.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -177,7 +188,7 @@ pub enum Event {
         /// `terminal_checkpoint` when no receipt came before the room ended and its last
         /// checkpoint counts the action as taken; absent for the leader's own receipt.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        source: Option<String>,
+        source: Option<ReceiptSource>,
     },
     /// A table seat's own hook (`proto_group_choices`, `proto_group_autoplay`) failed or
     /// returned something unusable: the seat shows no choices for that step, plays nothing.

@@ -20,7 +20,8 @@ pub use decision::{
     window_key,
 };
 pub use event::{
-    Event, MessageDirection, PathKind, RecordedEvent, find_event, kept_frame, read_events,
+    Event, MessageDirection, PathKind, ReceiptSource, RecordedEvent, find_event, kept_frame,
+    read_events,
 };
 pub use event_log::EventLog;
 pub use session_record::{SessionRecord, SessionStatus};

@@ -1,12 +1,13 @@
 //! Hooks for tests of rooms: a chat room whose every action `{"say": text}` is appended to a
 //! log everyone sees; each member also sees its own count; `{"say": ""}` is refused and
-//! `{"say": "bye"}` ends the room.
+//! `{"say": "bye"}` ends the room. Also the seat every such test gives its members.
 
 use serde_json::{Map, Value, json};
 
 use super::checkpoint::RoomMember;
 use super::hooks::{HookFailure, HookResult, RoomHooks};
-use crate::api::group::{RecoveryMode, StartPolicy};
+use crate::api::group::{MemberStatus, RecoveryMode, StartPolicy};
+use crate::identity::Identity;
 use crate::spec::flow::group::GroupRules;
 
 pub struct ChatHooks;
@@ -90,5 +91,15 @@ pub fn rules() -> GroupRules {
         max_action_bytes: 512,
         max_events_per_action: 4,
         peer_channels: None,
+    }
+}
+
+/// `identity` seated at `seat`, active.
+pub fn seated(identity: &Identity, seat: u32) -> RoomMember {
+    RoomMember {
+        member_id: format!("member-{seat}"),
+        public_key: identity.public_key().into(),
+        seat,
+        status: MemberStatus::Active,
     }
 }

@@ -79,8 +79,7 @@ struct Follow {
     stamps: Vec<Stamp>,
     queue: VecDeque<Event>,
     first: bool,
-    done: bool,
-    /// When the session's end was sent, once it was.
+    /// When the session's end was read, once it was: nothing is looked at after it.
     ended: Option<Instant>,
 }
 
@@ -116,7 +115,9 @@ impl Follow {
                 .is_some_and(|s| matches!(s, "closed" | "aborted" | "crashed" | "failed"));
             self.queue
                 .push_back(Event::default().event("state").data(view.to_string()));
-            self.done = over;
+            if over {
+                self.ended = Some(Instant::now());
+            }
         }
         self.first = false;
     }
@@ -143,7 +144,6 @@ pub fn follow(
         stamps: Vec::new(),
         queue: VecDeque::new(),
         first: true,
-        done: false,
         ended: None,
     };
     futures_util::stream::unfold(state, |mut state| async move {
@@ -151,8 +151,7 @@ pub fn follow(
             if let Some(event) = state.queue.pop_front() {
                 return Some((Ok(event), state));
             }
-            if state.done {
-                let ended = *state.ended.get_or_insert_with(Instant::now);
+            if let Some(ended) = state.ended {
                 if ended.elapsed() >= END_HOLD {
                     return None;
                 }

@@ -9,19 +9,8 @@ use serde_json::json;
 
 use super::Replica;
 use super::authority::{Authority, Envelopes, Receipt, Start};
-use super::checkpoint::RoomMember;
-use super::test_hooks::{ChatHooks, rules};
-use crate::api::group::MemberStatus;
+use super::test_hooks::{ChatHooks, rules, seated};
 use crate::identity::Identity;
-
-fn member(identity: &Identity, seat: u32) -> RoomMember {
-    RoomMember {
-        member_id: format!("m{seat}"),
-        public_key: identity.public_key().to_string(),
-        seat,
-        status: MemberStatus::Active,
-    }
-}
 
 struct Room {
     leader: Identity,
@@ -46,12 +35,12 @@ fn deliver(replicas: &mut [Replica], envelopes: &Envelopes, bootstrap: bool) {
 fn room() -> Room {
     let leader = Identity::generate();
     let others: Vec<Identity> = (0..3).map(|_| Identity::generate()).collect();
-    let mut members = vec![member(&leader, 0)];
+    let mut members = vec![seated(&leader, 0)];
     members.extend(
         others
             .iter()
             .enumerate()
-            .map(|(i, id)| member(id, i as u32 + 1)),
+            .map(|(i, id)| seated(id, i as u32 + 1)),
     );
     let (authority, first) = Authority::new(
         ChatHooks,

@@ -14,10 +14,10 @@ use serde_json::{Map, Value};
 
 use super::admission::random_hex;
 use super::lead::Arrival;
-use super::member::{ActionSource, MemberEvents, ReceiptSource};
+use super::member::{ActionSource, MemberEvents};
 use super::seat::MemberHooks;
 use crate::hooks::python_hooks::PythonHooks;
-use crate::records::{Event, EventLog};
+use crate::records::{Event, EventLog, ReceiptSource};
 use crate::room::Replica;
 use crate::room::checkpoint::RoomMember;
 use crate::room::replica::Verified;

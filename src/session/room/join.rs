@@ -18,7 +18,7 @@ use super::admission::{member_admit, verify_binding};
 use super::failover::{Claimed, Next, Recovery};
 use super::fair_deal::{DealVerdict, FairDeals, SeedWait};
 use super::lead::{self, Lead, leader_hooks};
-use super::member::{ActionSource, FollowEnd, Follower, MemberEvents, Outbox, ReceiptSource};
+use super::member::{ActionSource, FollowEnd, Follower, MemberEvents, Outbox};
 use super::record::RoomRecord;
 use super::rest::RestControl;
 use super::seat::{self, MemberHooks, SeatSetup, SharedSeat};
@@ -32,7 +32,7 @@ use crate::hooks::skeleton;
 use crate::identity::Identity;
 use crate::layout::SessionDir;
 use crate::layout::{Tail, TailLine};
-use crate::records::{Event, SessionRecord};
+use crate::records::{Event, ReceiptSource, SessionRecord};
 use crate::room::Replica;
 use crate::room::authority::Start;
 use crate::room::replica::Verified;
@@ -684,8 +684,7 @@ impl MemberEvents for Recorder {
             status: status.unwrap_or_default(),
             client_seq: receipt.client_seq,
             reason: receipt.reason.clone(),
-            source: (source == ReceiptSource::TerminalCheckpoint)
-                .then(|| "terminal_checkpoint".into()),
+            source: (source == ReceiptSource::TerminalCheckpoint).then_some(source),
         });
     }
 }

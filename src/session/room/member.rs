@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use crate::identity::Identity;
+use crate::records::ReceiptSource;
 use crate::room::Replica;
 use crate::room::replica::Verified;
 use crate::transport::{Bell, Channel, ChannelError};
@@ -62,16 +63,6 @@ pub trait MemberEvents {
     fn receipt(&mut self, receipt: &Receipt, source: ReceiptSource, action: &Map<String, Value>);
     /// This member checked a hand it was dealt (before the step that opened it is recorded).
     fn deal_checked(&mut self, _verdict: &super::fair_deal::DealVerdict) {}
-}
-
-/// Who told a member how its action ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReceiptSource {
-    /// The leader's receipt.
-    Leader,
-    /// The room's last checkpoint, verified, which counts the action as taken: the room ended
-    /// and its receipt never came (the leader stopped first).
-    TerminalCheckpoint,
 }
 
 /// How following ended.

@@ -12,17 +12,18 @@ use serde_json::{Map, Value, json};
 use super::RoomControl;
 use super::admission::{leader_admit, member_admit};
 use super::leader::Hub;
-use super::member::{FollowEnd, Follower, MemberEvents, Outbox, ReceiptSource};
+use super::member::{FollowEnd, Follower, MemberEvents, Outbox};
 use crate::api::group::{
     Group, GroupMember, GroupStatus, MemberAdmitted, MemberStatus, NewMember, RecoveryMode,
     StartPolicy, admission_canonical,
 };
 use crate::identity::{self, Identity};
+use crate::records::ReceiptSource;
 use crate::room::Replica;
 use crate::room::authority::{Authority, Start};
 use crate::room::checkpoint::RoomMember;
 use crate::room::replica::Verified;
-use crate::room::test_hooks::{ChatHooks, rules};
+use crate::room::test_hooks::{ChatHooks, rules, seated};
 use crate::transport::memory::duplex;
 use crate::wire::group::{Receipt, ReceiptStatus};
 
@@ -441,15 +442,6 @@ fn chat_room(
         Start::Fresh,
     )
     .unwrap()
-}
-
-fn seated(identity: &Identity, seat: u32) -> RoomMember {
-    RoomMember {
-        member_id: format!("member-{seat}"),
-        public_key: identity.public_key().into(),
-        seat,
-        status: MemberStatus::Active,
-    }
 }
 
 /// A flood is throttled with retryable refusals, unapplied; members that acknowledge
